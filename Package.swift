@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+// netbench: page-load benchmarks over TCP+TLS (HTTP/1.1, HTTP/2) and QUIC (HTTP/3)
+// through a userspace link emulator. No package dependencies: C libraries come from
+// Debian packages through system-library targets (see scripts/bootstrap.sh).
+import PackageDescription
+
+let package = Package(
+    name: "netbench",
+    products: [
+        .executable(name: "netbench", targets: ["netbench"]),
+    ],
+    targets: [
+        // C shims: module maps and static inline wrappers for macros; nothing else.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CNghttp2", path: "Sources/CNghttp2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CNgtcp2", path: "Sources/CNgtcp2", pkgConfig: "libngtcp2",
+                       providers: [.apt(["libngtcp2-dev", "libngtcp2-crypto-gnutls-dev", "libgnutls28-dev"])]),
+        .systemLibrary(name: "CNghttp3", path: "Sources/CNghttp3", pkgConfig: "libnghttp3",
+                       providers: [.apt(["libnghttp3-dev"])]),
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+
+        .target(name: "BenchCore"),
+        .target(name: "BenchModel", dependencies: ["BenchCore"]),
+        .target(name: "Statistics", dependencies: ["BenchCore"]),
+        .target(name: "LinkModel", dependencies: ["BenchCore"]),
+        .target(name: "SystemIO", dependencies: ["BenchCore", "CLinux"]),
+        .target(name: "LinkEmulator", dependencies: ["LinkModel", "SystemIO"]),
+        .target(name: "TLS", dependencies: ["BenchCore", "COpenSSL"]),
+        .target(name: "HTTPCodec", dependencies: ["BenchCore", "CNghttp2"]),
+        .target(name: "QUIC", dependencies: ["BenchCore", "CNgtcp2", "CNghttp3"]),
+        .target(name: "Transport", dependencies: ["SystemIO", "TLS", "HTTPCodec", "QUIC"]),
+        .target(name: "Replay", dependencies: ["Transport", "BenchModel"]),
+        .target(name: "Reporters", dependencies: ["BenchModel", "Statistics"]),
+        .target(name: "Runner", dependencies: [
+            "Replay", "LinkEmulator", "BenchModel", "Statistics", "Reporters",
+        ]),
+        .executableTarget(name: "netbench", dependencies: [
+            "Runner", "Reporters", "BenchModel", "Statistics", "LinkEmulator",
+        ]),
+
+        .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
+        .testTarget(name: "BenchModelTests", dependencies: ["BenchModel"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "StatisticsTests", dependencies: ["Statistics"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "LinkModelTests", dependencies: ["LinkModel"]),
+        .testTarget(name: "TLSTests", dependencies: ["TLS"]),
+        .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
+        .testTarget(name: "QUICTests", dependencies: ["QUIC"]),
+        .testTarget(name: "LinkEmulatorTests", dependencies: ["LinkEmulator", "SystemIO"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Runner"]),
+        .testTarget(name: "ReportersTests", dependencies: ["Reporters"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "EndToEndTests", dependencies: []),
+    ],
+    swiftLanguageModes: [.v6]
+)

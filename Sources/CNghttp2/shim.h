@@ -1,0 +1,4 @@
+#ifndef NETBENCH_CNGHTTP2_SHIM_H
+#define NETBENCH_CNGHTTP2_SHIM_H
+#include <nghttp2/nghttp2.h>
+#endif

@@ -1,0 +1,9 @@
+#ifndef NETBENCH_COPENSSL_SHIM_H
+#define NETBENCH_COPENSSL_SHIM_H
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/pem.h>
+#endif

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Installs what netbench needs on a Debian machine, only what is missing, and says what it did.
+#   scripts/bootstrap.sh            build and run dependencies (C libraries, iproute2)
+#   scripts/bootstrap.sh --test     also the peers the tests measure against (aioquic, ngtcp2 examples, ...)
+# Idempotent: a second run installs nothing and runs no `apt-get update`.
+set -euo pipefail
+
+want_test=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) want_test=1 ;;
+    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    *) echo "bootstrap: unknown option '$arg' (try --help)" >&2; exit 64 ;;
+  esac
+done
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev
+          libgnutls28-dev pkg-config iproute2 openssl procps)
+test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client)
+
+missing=()
+check() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing+=("$1"); }
+for p in "${packages[@]}"; do check "$p"; done
+if [ "$want_test" = 1 ]; then for p in "${test_packages[@]}"; do check "$p"; done; fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  echo "bootstrap: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "bootstrap: Debian packages already present"
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "bootstrap: no Swift toolchain on PATH (Swift 6 is needed; /opt/swift/usr/bin?)" >&2
+  exit 69
+fi
+
+if [ "$want_test" = 1 ]; then
+  # An independent HTTP/3 peer for the interoperability tests: aioquic in a venv of the project's own,
+  # with the examples (http3_server.py, http3_client.py) that only its source distribution carries.
+  venv="$here/.build-venv"
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import aioquic' 2>/dev/null; then
+    echo "bootstrap: creating $venv with aioquic"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q aioquic
+  else
+    echo "bootstrap: aioquic already in $venv"
+  fi
+  if [ ! -f "$venv/aioquic-examples/http3_server.py" ]; then
+    tmp=$(mktemp -d)
+    "$venv/bin/pip" download -q --no-deps --no-binary :all: -d "$tmp" "aioquic==$("$venv/bin/python" -c 'import aioquic; print(aioquic.__version__)')"
+    mkdir -p "$venv/aioquic-examples"
+    tar -xzf "$tmp"/aioquic-*.tar.gz -C "$tmp"
+    cp -r "$tmp"/aioquic-*/examples/. "$venv/aioquic-examples/"
+    rm -rf "$tmp"
+    echo "bootstrap: aioquic examples in $venv/aioquic-examples"
+  fi
+fi
+echo "bootstrap: done"
