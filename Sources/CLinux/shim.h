@@ -1,12 +1,14 @@
 #ifndef NETBENCH_CLINUX_SHIM_H
 #define NETBENCH_CLINUX_SHIM_H
-#define _GNU_SOURCE 1
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
+#include <sys/uio.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <net/if.h>
@@ -15,4 +17,55 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <errno.h>
+#include <string.h>
+#include <time.h>
+
+// Declared by glibc only under _GNU_SOURCE, which would make this module's view of the C headers
+// disagree with Swift's Glibc module; the prototypes are the kernel ABI and do not change.
+extern int setns(int fd, int nstype);
+extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+extern int epoll_pwait2(int epfd, struct epoll_event *events, int maxevents,
+                        const struct timespec *timeout, const sigset_t *sigmask);
+#ifndef CLONE_NEWNET
+#define CLONE_NEWNET 0x40000000
+#endif
+static const int netbench_clone_newnet = CLONE_NEWNET;
+
+// TUNSETIFF is a function-like _IOW macro: Swift cannot import it.
+static inline unsigned long netbench_tunsetiff(void) { return TUNSETIFF; }
+
+// ioctl is variadic in C; Swift imports no variadic functions.
+static inline int netbench_ioctl_ptr(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }
+
+// fcntl is variadic in C.
+static inline int netbench_fcntl_int(int fd, int cmd, int arg) { return fcntl(fd, cmd, arg); }
+
+// open is variadic in C (mode).
+static inline int netbench_open(const char *path, int flags) { return open(path, flags); }
+
+// prctl is variadic in C.
+static inline int netbench_prctl_timerslack(unsigned long ns) { return prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0); }
+
+// errno is a macro over a thread-local lvalue.
+static inline int netbench_errno(void) { return errno; }
+
+// struct ifreq's name field sits in a union; fill it from C to keep Swift free of the layout.
+static inline void netbench_ifreq_init(struct ifreq *ifr, const char *name, short flags) {
+    memset(ifr, 0, sizeof(*ifr));
+    strncpy(ifr->ifr_name, name, IFNAMSIZ - 1);
+    ifr->ifr_flags = flags;
+}
+static inline const char *netbench_ifreq_name(const struct ifreq *ifr) { return ifr->ifr_name; }
+
+// epoll_pwait2 takes a nanosecond timespec; glibc 2.35+ has it, older ones return ENOSYS.
+static inline int netbench_epoll_pwait2_ns(int epfd, struct epoll_event *events, int maxevents, long long timeout_ns) {
+    if (timeout_ns < 0) return epoll_pwait2(epfd, events, maxevents, NULL, NULL);
+    struct timespec ts = { .tv_sec = timeout_ns / 1000000000LL, .tv_nsec = timeout_ns % 1000000000LL };
+    return epoll_pwait2(epfd, events, maxevents, &ts, NULL);
+}
+
+// SOCK_NONBLOCK / SOCK_CLOEXEC are enum values in some libcs and macros in others.
+static inline int netbench_sock_nonblock_cloexec(void) { return SOCK_NONBLOCK | SOCK_CLOEXEC; }
+static inline int netbench_sock_stream(void) { return SOCK_STREAM; }
+static inline int netbench_sock_dgram(void) { return SOCK_DGRAM; }
 #endif

@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CLinux
+import BenchCore
+
+/// Network namespaces entered per thread with setns(2): a socket or TUN device created while a
+/// thread is inside a namespace belongs to that namespace for its whole life, so one process can
+/// hold the server's, the client's and the emulator's descriptors at once.
+public enum NetworkNamespace {
+    /// The directory `ip netns` keeps named namespaces in.
+    public static let directory = "/var/run/netns"
+
+    /// Runs `body` with the calling thread inside namespace `name` (as created by `ip netns add`),
+    /// then returns the thread to the namespace it was in, also when `body` throws.
+    public static func with<T>(_ name: String?, _ body: () throws -> T) throws -> T {
+        guard let name else { return try body() }
+        let original = try Sys.open("/proc/thread-self/ns/net", O_RDONLY)
+        defer { Sys.close(original) }
+        let target = try Sys.open("\(directory)/\(name)", O_RDONLY)
+        defer { Sys.close(target) }
+        try Sys.setns(target, "netns \(name)")
+        defer {
+            // Failing to return would leave the thread in the wrong namespace: a netbench bug.
+            do { try Sys.setns(original, "original netns") } catch { preconditionFailure("\(error)") }
+        }
+        return try body()
+    }
+
+    /// Moves the calling thread into `name` for good (a thread dedicated to that namespace).
+    public static func enter(_ name: String) throws {
+        let target = try Sys.open("\(directory)/\(name)", O_RDONLY)
+        defer { Sys.close(target) }
+        try Sys.setns(target, "netns \(name)")
+    }
+}
+
+/// A TUN device: IPv4 packets in and out, no packet-info header, no offloads (MTU-sized packets
+/// with software checksums).
+public enum TUNDevice {
+    /// Opens `/dev/net/tun` and creates the device `name` in the calling thread's namespace.
+    public static func open(name: String) throws -> FileDescriptor {
+        let fd = try Sys.open("/dev/net/tun", O_RDWR | O_NONBLOCK)
+        do {
+            _ = try Sys.ioctlTunSetIff(fd, name)
+            return fd
+        } catch { Sys.close(fd); throw error }
+    }
+}
+
+/// Process-level calls the command line needs.
+public enum ProcessControl {
+    /// PR_SET_TIMERSLACK for the calling thread.
+    public static func setTimerSlack(nanoseconds: UInt) throws { try Sys.prctlTimerSlack(nanoseconds) }
+    /// kill(2) of a process netbench started itself.
+    @discardableResult
+    public static func signal(pid: Int32, _ signal: Int32) -> Bool { Sys.kill(pid, signal) }
+    public static var isRoot: Bool { Sys.geteuid() == 0 }
+    /// Reads a whole small file (/proc, /sys), or nil.
+    public static func readSmallFile(_ path: String) -> String? {
+        guard let fd = try? Sys.open(path, O_RDONLY) else { return nil }
+        defer { Sys.close(fd) }
+        var out = [UInt8]()
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let st = buf.withUnsafeMutableBytes { (try? Sys.read(fd, $0)) ?? .endOfFile }
+            guard case .bytes(let n) = st, n > 0 else { break }
+            out.append(contentsOf: buf[0..<n])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

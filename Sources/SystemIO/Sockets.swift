@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CLinux
+import BenchCore
+
+/// TCP and UDP sockets for the event loop: non-blocking, IPv4, created in the calling thread's
+/// network namespace (a socket stays in the namespace it was created in).
+public enum Socket {
+    /// A listening TCP socket bound to `endpoint` (port 0 picks one); returns the bound address.
+    public static func listenTCP(on endpoint: Endpoint, backlog: Int32 = 1024) throws -> (FileDescriptor, Endpoint) {
+        let fd = try Sys.socket(AF_INET, netbench_sock_stream(), 0)
+        do {
+            try Sys.setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR")
+            try Sys.bind(fd, endpoint)
+            try Sys.listen(fd, backlog)
+            return (fd, try Sys.getsockname(fd))
+        } catch { Sys.close(fd); throw error }
+    }
+
+    /// Accepts one waiting connection, or nil when none is waiting.
+    public static func accept(_ listener: FileDescriptor) throws -> (FileDescriptor, Endpoint)? {
+        try Sys.accept4(listener)
+    }
+
+    /// Starts a non-blocking TCP connect; completion shows as writability, then check `connectResult`.
+    /// `from` binds the local side first (a client path's address in an emulated network).
+    public static func connectTCP(to remote: Endpoint, from local: Endpoint? = nil, options: TCPOptions = .init()) throws -> FileDescriptor {
+        let fd = try Sys.socket(AF_INET, netbench_sock_stream(), 0)
+        do {
+            try apply(options, to: fd)
+            if let local { try Sys.bind(fd, local) }
+            try Sys.connect(fd, remote)
+            return fd
+        } catch { Sys.close(fd); throw error }
+    }
+
+    /// Socket options a TCP connection may need; nil leaves the kernel's default.
+    public struct TCPOptions: Sendable {
+        public var noDelay = true
+        /// TCP_USER_TIMEOUT: how long unacknowledged data may wait before the connection fails.
+        public var userTimeoutMs: UInt32? = nil
+        /// TCP_CONGESTION, e.g. "cubic" or "bbr".
+        public var congestionControl: String? = nil
+        public init(noDelay: Bool = true, userTimeoutMs: UInt32? = nil, congestionControl: String? = nil) {
+            self.noDelay = noDelay
+            self.userTimeoutMs = userTimeoutMs
+            self.congestionControl = congestionControl
+        }
+    }
+
+    public static func apply(_ options: TCPOptions, to fd: FileDescriptor) throws {
+        if options.noDelay { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1, "TCP_NODELAY") }
+        if let t = options.userTimeoutMs { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, Int32(t), "TCP_USER_TIMEOUT") }
+        if let cc = options.congestionControl { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
+    }
+
+    /// The outcome of a non-blocking connect once the socket is writable: nil on success.
+    public static func connectResult(_ fd: FileDescriptor) throws -> SystemError? {
+        let e = try Sys.socketError(fd)
+        return e == 0 ? nil : SystemError(call: "connect", errno: e)
+    }
+
+    /// A UDP socket bound to `endpoint` (port 0 picks one); returns the bound address.
+    public static func bindUDP(_ endpoint: Endpoint, receiveBuffer: Int32 = 4 << 20, sendBuffer: Int32 = 4 << 20) throws -> (FileDescriptor, Endpoint) {
+        let fd = try Sys.socket(AF_INET, netbench_sock_dgram(), 0)
+        do {
+            // Best effort: the kernel caps these at net.core.{r,w}mem_max.
+            try? Sys.setsockopt(fd, SOL_SOCKET, SO_RCVBUF, receiveBuffer, "SO_RCVBUF")
+            try? Sys.setsockopt(fd, SOL_SOCKET, SO_SNDBUF, sendBuffer, "SO_SNDBUF")
+            try Sys.bind(fd, endpoint)
+            return (fd, try Sys.getsockname(fd))
+        } catch { Sys.close(fd); throw error }
+    }
+
+    public static func localEndpoint(_ fd: FileDescriptor) throws -> Endpoint { try Sys.getsockname(fd) }
+
+    public static func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> IOStatus {
+        try Sys.read(fd, buffer)
+    }
+
+    public static func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws -> IOStatus {
+        try Sys.write(fd, bytes)
+    }
+
+    /// One datagram, or nil when none is waiting.
+    public static func receiveDatagram(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint)? {
+        try Sys.recvfrom(fd, buffer)
+    }
+
+    /// Sends one datagram; false when the socket buffer is full (the datagram was not sent).
+    public static func sendDatagram(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, to remote: Endpoint) throws -> Bool {
+        try Sys.sendto(fd, bytes, remote)
+    }
+
+    public static func shutdownWrite(_ fd: FileDescriptor) { Sys.shutdownWrite(fd) }
+
+    public static func close(_ fd: FileDescriptor) { Sys.close(fd) }
+}

@@ -1,0 +1,230 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CLinux
+import BenchCore
+
+/// A failed system call: the call's name and errno, with the C library's text.
+public struct SystemError: Error, CustomStringConvertible, Sendable {
+    public var call: String
+    public var errno: Int32
+    public var description: String { "\(call): \(String(cString: strerror(errno))) (errno \(errno))" }
+}
+
+/// An open file descriptor. Ownership is explicit: whoever holds it calls `close()`.
+public struct FileDescriptor: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    public var description: String { "fd \(rawValue)" }
+}
+
+/// What a non-blocking read or write did.
+public enum IOStatus: Equatable, Sendable {
+    case bytes(Int)
+    case wouldBlock
+    case endOfFile
+}
+
+/// Every system call netbench makes, one wrapper each, named after the C call.
+///
+/// EINTR is retried; EAGAIN/EWOULDBLOCK is a value (`.wouldBlock` / `nil`); EBADF and EFAULT are
+/// netbench bugs (precondition); anything else throws a `SystemError` naming the call.
+enum Sys {
+    @inline(__always)
+    static func check(_ call: String, _ body: () -> Int) throws -> Int? {
+        while true {
+            let r = body()
+            if r >= 0 { return r }
+            let e = netbench_errno()
+            switch e {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            case EBADF, EFAULT: preconditionFailure("\(call): \(String(cString: strerror(e))) — a netbench bug")
+            default: throw SystemError(call: "\(call)", errno: e)
+            }
+        }
+    }
+
+    static func fail(_ call: String) -> SystemError { SystemError(call: call, errno: netbench_errno()) }
+
+    /// socket(2), non-blocking and close-on-exec.
+    static func socket(_ domain: Int32, _ type: Int32, _ proto: Int32) throws -> FileDescriptor {
+        let r = try check("socket") { Int(Glibc.socket(domain, type | netbench_sock_nonblock_cloexec(), proto)) }
+        return FileDescriptor(rawValue: Int32(r!))
+    }
+
+    /// close(2). EINTR is not retried (Linux closes the fd anyway).
+    static func close(_ fd: FileDescriptor) { _ = Glibc.close(fd.rawValue) }
+
+    /// bind(2).
+    static func bind(_ fd: FileDescriptor, _ ep: Endpoint) throws {
+        var sa = sockaddr_in(ep)
+        _ = try check("bind") { Int(withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }) }
+    }
+
+    /// listen(2).
+    static func listen(_ fd: FileDescriptor, _ backlog: Int32) throws {
+        _ = try check("listen") { Int(Glibc.listen(fd.rawValue, backlog)) }
+    }
+
+    /// accept4(2), non-blocking and close-on-exec. nil when no connection is waiting.
+    static func accept4(_ fd: FileDescriptor) throws -> (FileDescriptor, Endpoint)? {
+        var sa = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let r = try check("accept4") { Int(withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { CLinux.accept4(fd.rawValue, $0, &len, netbench_sock_nonblock_cloexec()) } }) }
+        guard let r else { return nil }
+        return (FileDescriptor(rawValue: Int32(r)), Endpoint(sa))
+    }
+
+    /// connect(2) on a non-blocking socket: EINPROGRESS is the expected answer.
+    static func connect(_ fd: FileDescriptor, _ ep: Endpoint) throws {
+        var sa = sockaddr_in(ep)
+        let r = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        if r == 0 { return }
+        let e = netbench_errno()
+        if e == EINPROGRESS || e == EINTR { return }
+        throw SystemError(call: "connect to \(ep)", errno: e)
+    }
+
+    /// getsockname(2).
+    static func getsockname(_ fd: FileDescriptor) throws -> Endpoint {
+        var sa = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = try check("getsockname") { Int(withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.getsockname(fd.rawValue, $0, &len) } }) }
+        return Endpoint(sa)
+    }
+
+    /// setsockopt(2) with an int value.
+    static func setsockopt(_ fd: FileDescriptor, _ level: Int32, _ name: Int32, _ value: Int32, _ what: String) throws {
+        var v = value
+        if Glibc.setsockopt(fd.rawValue, level, name, &v, socklen_t(MemoryLayout<Int32>.size)) != 0 { throw fail("setsockopt(\(what))") }
+    }
+
+    /// setsockopt(2) with a string value (TCP_CONGESTION, SO_BINDTODEVICE).
+    static func setsockopt(_ fd: FileDescriptor, _ level: Int32, _ name: Int32, _ value: String, _ what: String) throws {
+        let r = value.withCString { Glibc.setsockopt(fd.rawValue, level, name, $0, socklen_t(strlen($0))) }
+        if r != 0 { throw fail("setsockopt(\(what)=\(value))") }
+    }
+
+    /// getsockopt(2) SO_ERROR: the outcome of a non-blocking connect.
+    static func socketError(_ fd: FileDescriptor) throws -> Int32 {
+        var v: Int32 = 0
+        var len = socklen_t(MemoryLayout<Int32>.size)
+        if Glibc.getsockopt(fd.rawValue, SOL_SOCKET, SO_ERROR, &v, &len) != 0 { throw fail("getsockopt(SO_ERROR)") }
+        return v
+    }
+
+    /// read(2).
+    static func read(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> IOStatus {
+        guard let n = try check("read", { Glibc.read(fd.rawValue, buf.baseAddress, buf.count) }) else { return .wouldBlock }
+        return n == 0 && buf.count > 0 ? .endOfFile : .bytes(n)
+    }
+
+    /// write(2).
+    static func write(_ fd: FileDescriptor, _ buf: UnsafeRawBufferPointer) throws -> IOStatus {
+        guard let n = try check("write", { Glibc.write(fd.rawValue, buf.baseAddress, buf.count) }) else { return .wouldBlock }
+        return .bytes(n)
+    }
+
+    /// recvfrom(2): nil when nothing is waiting.
+    static func recvfrom(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint)? {
+        var sa = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let r = try check("recvfrom") { withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.recvfrom(fd.rawValue, buf.baseAddress, buf.count, 0, $0, &len) } } }
+        guard let r else { return nil }
+        return (r, Endpoint(sa))
+    }
+
+    /// sendto(2): false when the socket buffer is full.
+    static func sendto(_ fd: FileDescriptor, _ buf: UnsafeRawBufferPointer, _ ep: Endpoint) throws -> Bool {
+        var sa = sockaddr_in(ep)
+        let r = try check("sendto \(ep)") { withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.sendto(fd.rawValue, buf.baseAddress, buf.count, Int32(MSG_NOSIGNAL), $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } }
+        return r != nil
+    }
+
+    /// shutdown(2) for writing: sends FIN after queued data.
+    static func shutdownWrite(_ fd: FileDescriptor) { _ = Glibc.shutdown(fd.rawValue, Int32(SHUT_WR)) }
+
+    /// epoll_create1(2).
+    static func epollCreate() throws -> FileDescriptor {
+        let r = CLinux.epoll_create1(Int32(EPOLL_CLOEXEC))
+        if r < 0 { throw fail("epoll_create1") }
+        return FileDescriptor(rawValue: r)
+    }
+
+    /// epoll_ctl(2).
+    static func epollCtl(_ ep: FileDescriptor, _ op: Int32, _ fd: FileDescriptor, _ events: UInt32, _ token: UInt64) throws {
+        var ev = epoll_event()
+        ev.events = events
+        ev.data.u64 = token
+        if CLinux.epoll_ctl(ep.rawValue, op, fd.rawValue, &ev) != 0 { throw fail("epoll_ctl(\(op), \(fd))") }
+    }
+
+    /// epoll_pwait2(2) with a nanosecond timeout (negative: wait forever). Returns the count ready.
+    static func epollWait(_ ep: FileDescriptor, _ events: UnsafeMutablePointer<epoll_event>, _ max: Int32, _ timeoutNs: Int64) throws -> Int {
+        let r = netbench_epoll_pwait2_ns(ep.rawValue, events, max, timeoutNs)
+        if r >= 0 { return Int(r) }
+        if netbench_errno() == EINTR { return 0 }
+        throw fail("epoll_pwait2")
+    }
+
+    /// eventfd(2), non-blocking.
+    static func eventfd() throws -> FileDescriptor {
+        let r = CLinux.eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        if r < 0 { throw fail("eventfd") }
+        return FileDescriptor(rawValue: r)
+    }
+
+    /// open(2).
+    static func open(_ path: String, _ flags: Int32) throws -> FileDescriptor {
+        let r = netbench_open(path, flags | O_CLOEXEC)
+        if r < 0 { throw SystemError(call: "open(\(path))", errno: netbench_errno()) }
+        return FileDescriptor(rawValue: r)
+    }
+
+    /// ioctl(2) TUNSETIFF: attaches the fd to a TUN device of that name (created if absent)
+    /// in the calling thread's network namespace. No packet-info header, no offloads.
+    static func ioctlTunSetIff(_ fd: FileDescriptor, _ name: String) throws -> String {
+        var ifr = ifreq()
+        netbench_ifreq_init(&ifr, name, Int16(IFF_TUN | IFF_NO_PI))
+        if netbench_ioctl_ptr(fd.rawValue, netbench_tunsetiff(), &ifr) != 0 { throw fail("ioctl(TUNSETIFF \(name))") }
+        return String(cString: netbench_ifreq_name(&ifr))
+    }
+
+    /// fcntl(2) F_SETFL O_NONBLOCK.
+    static func setNonBlocking(_ fd: FileDescriptor) throws {
+        let flags = netbench_fcntl_int(fd.rawValue, F_GETFL, 0)
+        if flags < 0 || netbench_fcntl_int(fd.rawValue, F_SETFL, flags | O_NONBLOCK) < 0 { throw fail("fcntl(O_NONBLOCK)") }
+    }
+
+    /// setns(2) CLONE_NEWNET: moves the calling thread into the namespace behind `fd`.
+    static func setns(_ fd: FileDescriptor, _ what: String) throws {
+        if CLinux.setns(fd.rawValue, netbench_clone_newnet) != 0 { throw SystemError(call: "setns(\(what))", errno: netbench_errno()) }
+    }
+
+    /// prctl(2) PR_SET_TIMERSLACK: timers of this thread fire within `ns` of their deadline.
+    static func prctlTimerSlack(_ ns: UInt) throws {
+        if netbench_prctl_timerslack(ns) != 0 { throw fail("prctl(PR_SET_TIMERSLACK)") }
+    }
+
+    /// kill(2).
+    static func kill(_ pid: Int32, _ signal: Int32) -> Bool { Glibc.kill(pid, signal) == 0 }
+
+    /// geteuid(2).
+    static func geteuid() -> UInt32 { Glibc.geteuid() }
+}
+
+extension sockaddr_in {
+    init(_ ep: Endpoint) {
+        self.init()
+        sin_family = sa_family_t(AF_INET)
+        sin_port = ep.port.bigEndian
+        sin_addr = in_addr(s_addr: ep.address.bigEndian)
+    }
+}
+
+extension Endpoint {
+    init(_ sa: sockaddr_in) {
+        self.init(address: UInt32(bigEndian: sa.sin_addr.s_addr), port: UInt16(bigEndian: sa.sin_port))
+    }
+}
