@@ -1,0 +1,81 @@
+import BenchCore
+
+/// The physical lower bound of a page load: what an ideal client and server would achieve on a
+/// link with this RTT and bottleneck rate, given the page's dependency graph.
+///
+/// Method: every origin's first request pays the transport's handshake round trips (TCP + TLS 1.3:
+/// 3 RTT to the first response byte; QUIC: 2 RTT; a connection already open: 1 RTT per request);
+/// a resource can be requested no earlier than its parent revealed it (the reveal offset's share of
+/// the parent's serialization, or the parent's end) and its response takes think time plus its
+/// serialization at the bottleneck rate (no competition: the bound ignores sharing, so it is a
+/// lower bound, never an estimate). The page's ideal load time is the latest finish over the
+/// critical paths of the tree.
+public struct IdealPageLoad: Sendable {
+    public var rttMs: Double
+    /// Bottleneck downlink rate; nil: serialization is free (loopback).
+    public var downlinkBitsPerSecond: Double?
+    public var transport: TransportKind
+    public var zeroRTT: Bool
+
+    public init(rttMs: Double, downlinkBitsPerSecond: Double?, transport: TransportKind, zeroRTT: Bool = false) {
+        self.rttMs = rttMs; self.downlinkBitsPerSecond = downlinkBitsPerSecond
+        self.transport = transport; self.zeroRTT = zeroRTT
+    }
+
+    func serializationMs(_ bytes: Int64) -> Double {
+        guard let rate = downlinkBitsPerSecond, rate > 0 else { return 0 }
+        return Double(bytes) * 8 / rate * 1000
+    }
+
+    /// Lower bound of TTFB of the document: handshake round trips plus its think time.
+    public func ttfbMs(_ scenario: Scenario) -> Double {
+        let hs = Double(transport.handshakeRoundTrips(zeroRTT: zeroRTT)) * rttMs
+        return hs + (scenario.root?.thinkTimeMs ?? 0)
+    }
+
+    /// Lower bound of the page-load time (ms from navigation start to the last byte).
+    public func pltMs(_ scenario: Scenario) -> Double {
+        if let bulk = scenario.bulk {
+            return Double(transport.handshakeRoundTrips(zeroRTT: zeroRTT)) * rttMs + serializationMs(bulk.bytes)
+        }
+        let byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var finish: [String: Double] = [:]      // last byte
+        var firstByte: [String: Double] = [:]
+        var originOpenedAt: [String: Double] = [:]  // earliest time a connection to the origin can exist
+        // Parents before children: a topological order by depth.
+        let order = scenario.resources.sorted { depth(of: $0, byID) < depth(of: $1, byID) }
+        for r in order {
+            var discovered = 0.0
+            if let p = r.parent, byID[p] != nil, let pFirst = firstByte[p], let pEnd = finish[p] {
+                if let after = r.revealAfterBytes {
+                    discovered = pFirst + serializationMs(after)
+                } else {
+                    discovered = pEnd
+                }
+            }
+            // A connection to an origin costs the handshake once; later requests cost one round trip.
+            let setup: Double
+            if let opened = originOpenedAt[r.origin], opened <= discovered {
+                setup = rttMs
+            } else {
+                let hs = Double(transport.handshakeRoundTrips(zeroRTT: zeroRTT)) * rttMs
+                setup = hs
+                // The connection (handshake minus the request round trip) is usable from here on.
+                originOpenedAt[r.origin] = min(originOpenedAt[r.origin] ?? .infinity, discovered + hs - rttMs)
+            }
+            let fb = discovered + setup + (r.thinkTimeMs ?? 0)
+            firstByte[r.id] = fb
+            finish[r.id] = fb + serializationMs(r.bytes)
+        }
+        // Serialization of the whole page at the bottleneck is a bound too.
+        let total = serializationMs(scenario.totalBytes) + ttfbMs(scenario)
+        return max(finish.values.max() ?? 0, total)
+    }
+
+    private func depth(of r: Scenario.Resource, _ byID: [String: Scenario.Resource]) -> Int {
+        var d = 0
+        var cur = r.parent
+        while let c = cur, d <= byID.count { d += 1; cur = byID[c]?.parent }
+        return d
+    }
+}

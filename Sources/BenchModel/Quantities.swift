@@ -1,0 +1,108 @@
+import BenchCore
+
+/// A byte count in JSON: a number (bytes) or a string with a unit (`"64KB"`, `"1.5 MiB"`).
+public struct ByteCount: Codable, Hashable, Sendable, CustomStringConvertible {
+    public var bytes: Int64
+    public init(_ bytes: Int64) { self.bytes = bytes }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let n = try? c.decode(Int64.self) { bytes = n; return }
+        if let d = try? c.decode(Double.self), d.rounded() == d { bytes = Int64(d); return }
+        let s = try c.decode(String.self)
+        guard let b = Units.parseBytes(s) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a size (e.g. 1500, \"64KB\", \"2MiB\")")
+        }
+        bytes = b
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(bytes)
+    }
+
+    public var description: String { Units.formatBytes(bytes) }
+}
+
+/// A duration in JSON: a number (milliseconds) or a string with a unit (`"40ms"`, `"1.5s"`).
+public struct DurationValue: Codable, Hashable, Sendable, CustomStringConvertible {
+    public var nanoseconds: Nanoseconds
+    public init(nanoseconds: Nanoseconds) { self.nanoseconds = nanoseconds }
+    public static func ms(_ v: Double) -> DurationValue { DurationValue(nanoseconds: .milliseconds(v)) }
+    public var milliseconds: Double { nanoseconds.inMilliseconds }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let d = try? c.decode(Double.self) {
+            guard d >= 0, d.isFinite else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "duration \(d) must be ≥ 0") }
+            nanoseconds = .milliseconds(d); return
+        }
+        let s = try c.decode(String.self)
+        guard let ns = Units.parseDuration(s) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a duration (e.g. 40, \"40ms\", \"1.5s\")")
+        }
+        nanoseconds = ns
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(Units.format(milliseconds, 3) + "ms")
+    }
+
+    public var description: String { Units.format(milliseconds, 3) + " ms" }
+}
+
+/// A rate in JSON: a number (bit/s) or a string with a unit (`"1.6Mbit"`, `"384kbit"`).
+public struct BitrateValue: Codable, Hashable, Sendable, CustomStringConvertible {
+    public var bitsPerSecond: Double
+    public init(bitsPerSecond: Double) { self.bitsPerSecond = bitsPerSecond }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let d = try? c.decode(Double.self) {
+            guard d > 0, d.isFinite else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "rate \(d) must be > 0") }
+            bitsPerSecond = d; return
+        }
+        let s = try c.decode(String.self)
+        guard let r = Units.parseBitrate(s), r > 0 else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a rate (e.g. \"1.6Mbit\", \"384kbit\")")
+        }
+        bitsPerSecond = r
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(Units.formatBitrate(bitsPerSecond).replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "/s", with: ""))
+    }
+
+    public var description: String { Units.formatBitrate(bitsPerSecond) }
+}
+
+/// A probability in JSON: a fraction (`0.02`) or a percentage string (`"2%"`).
+public struct Fraction: Codable, Hashable, Sendable, CustomStringConvertible {
+    public var value: Double
+    public init(_ value: Double) { self.value = value }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        var v: Double
+        if let d = try? c.decode(Double.self) { v = d } else {
+            let s = try c.decode(String.self)
+            guard s.hasSuffix("%"), let p = Double(s.dropLast().trimmingCharacters(in: .whitespaces)) else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a probability (e.g. 0.02 or \"2%\")")
+            }
+            v = p / 100
+        }
+        guard v >= 0, v <= 1 else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "probability \(v) is outside [0, 1]") }
+        value = v
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(value)
+    }
+
+    public var description: String { Units.format(value * 100, 3) + "%" }
+}
+
+import Foundation

@@ -1,0 +1,259 @@
+import Foundation
+import BenchCore
+
+/// `results.json` (schema v1): everything a run measured, as raw timestamps, so every figure in a
+/// report can be traced back. Timestamps are milliseconds from navigation start of their run, read
+/// from the monotonic clock. Encoded with sorted keys.
+public struct ResultsFile: Codable, Sendable {
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    public var netbenchVersion: String
+    /// UTC, ISO 8601.
+    public var startedAt: String
+    public var host: HostInfo
+    public var suite: SuiteInfo
+    public var runs: [RunRecord]
+
+    public init(netbenchVersion: String, startedAt: String, host: HostInfo, suite: SuiteInfo, runs: [RunRecord] = []) {
+        self.schemaVersion = ResultsFile.currentSchemaVersion
+        self.netbenchVersion = netbenchVersion
+        self.startedAt = startedAt
+        self.host = host
+        self.suite = suite
+        self.runs = runs
+    }
+
+    /// Loads a results file, refusing other schema versions with a clear message.
+    public static func load(from path: String) throws -> ResultsFile {
+        struct VersionOnly: Decodable { var schemaVersion: Int? }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BenchError.data("\(path): does not exist or cannot be read")
+        }
+        let v = try JSONFile.decode(VersionOnly.self, from: data, file: path)
+        guard let version = v.schemaVersion else { throw BenchError.data("\(path): missing required key 'schemaVersion' (is this a netbench results.json?)") }
+        guard version == currentSchemaVersion else {
+            throw BenchError.data("\(path): schemaVersion is \(version); this netbench reads results of version \(currentSchemaVersion)")
+        }
+        return try JSONFile.decode(ResultsFile.self, from: data, file: path)
+    }
+}
+
+public struct HostInfo: Codable, Hashable, Sendable {
+    public var kernel: String
+    public var cpuCount: Int
+    public var hostname: String?
+    public init(kernel: String, cpuCount: Int, hostname: String? = nil) {
+        self.kernel = kernel; self.cpuCount = cpuCount; self.hostname = hostname
+    }
+}
+
+public struct SuiteInfo: Codable, Hashable, Sendable {
+    public var name: String
+    public var scenarios: [String]
+    public var profiles: [Profile]
+    public var transports: [TransportKind]
+    public var runs: Int
+    public var warmupRuns: Int?
+    public var seed: UInt64
+    /// The transport the others are compared against in reports.
+    public var baselineTransport: TransportKind?
+    public var client: String?
+    public init(name: String, scenarios: [String], profiles: [Profile], transports: [TransportKind], runs: Int,
+                warmupRuns: Int? = nil, seed: UInt64, baselineTransport: TransportKind? = nil, client: String? = nil) {
+        self.name = name; self.scenarios = scenarios; self.profiles = profiles; self.transports = transports
+        self.runs = runs; self.warmupRuns = warmupRuns; self.seed = seed; self.baselineTransport = baselineTransport
+        self.client = client
+    }
+}
+
+public enum RunStatus: String, Codable, Sendable, NamedValues { case ok, failed }
+
+/// One (scenario, profile, transport, index) page load or transfer.
+public struct RunRecord: Codable, Sendable {
+    public var scenario: String
+    public var profile: String
+    public var transport: TransportKind
+    public var index: Int
+    /// Warm-up runs are recorded but left out of statistics.
+    public var warmup: Bool?
+    public var client: String?
+    public var status: RunStatus
+    public var error: String?
+    /// Wall-clock start, UTC ISO 8601, for drift analysis.
+    public var startedAt: String?
+    public var metrics: RunMetrics
+    public var requests: [RequestRecord]
+    public var connections: [ConnectionRecord]
+    public var pathEvents: [PathEventRecord]
+    public var emulator: EmulatorRecord?
+
+    public init(scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
+                error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],
+                connections: [ConnectionRecord] = [], pathEvents: [PathEventRecord] = [], emulator: EmulatorRecord? = nil) {
+        self.scenario = scenario; self.profile = profile; self.transport = transport; self.index = index
+        self.status = status; self.error = error; self.metrics = metrics; self.requests = requests
+        self.connections = connections; self.pathEvents = pathEvents; self.emulator = emulator
+    }
+
+    public var counts: Bool { status == .ok && warmup != true }
+}
+
+public struct RunMetrics: Codable, Sendable, Hashable {
+    /// Navigation start → last byte of the last resource.
+    public var pltMs: Double?
+    /// Navigation start → first byte of the document response (connection setup included).
+    public var ttfbMs: Double?
+    /// Setup of the document's connection: TCP connect + TLS, or the QUIC handshake.
+    public var handshakeMs: Double?
+    public var bytes: Int64?
+    public var requests: Int?
+    public var connections: Int?
+    /// The physical lower bound of `pltMs` (critical path with handshakes and serialization).
+    public var idealPltMs: Double?
+    /// The lower bound of `ttfbMs`: handshake round trips × RTT plus the document's think time.
+    public var idealTtfbMs: Double?
+    /// Bulk scenarios: application bytes / transfer time, in Mbit/s.
+    public var goodputMbps: Double?
+    /// The RTT the ideal was computed with (configured, or measured on loopback).
+    public var rttMs: Double?
+    public var migration: MigrationMetrics?
+    public init() {}
+
+    /// The metric names reports and checks know, in display order.
+    public static let names = ["pltMs", "ttfbMs", "handshakeMs", "goodputMbps", "bytes", "requests", "connections"]
+
+    public func value(named name: String) -> Double? {
+        switch name {
+        case "pltMs": return pltMs
+        case "ttfbMs": return ttfbMs
+        case "handshakeMs": return handshakeMs
+        case "goodputMbps": return goodputMbps
+        case "bytes": return bytes.map(Double.init)
+        case "requests": return requests.map(Double.init)
+        case "connections": return connections.map(Double.init)
+        case "idealPltMs": return idealPltMs
+        case "idealTtfbMs": return idealTtfbMs
+        case "stallMs": return migration?.stallMs
+        default: return nil
+        }
+    }
+}
+
+public struct MigrationMetrics: Codable, Sendable, Hashable {
+    /// Whether the transport connection(s) in use at the event carried on without a new handshake.
+    public var survived: Bool
+    /// Last byte received before the event → first byte received after it.
+    public var stallMs: Double?
+    /// Event → the first 100 ms window at ≥ 90% of the new path's rate (nil when never reached).
+    public var recoveryMs: Double?
+    public var extraHandshakes: Int
+    public var bytesRedownloaded: Int64
+    /// The same load without the event, for comparison.
+    public var baselinePltMs: Double?
+    public init(survived: Bool, stallMs: Double? = nil, recoveryMs: Double? = nil, extraHandshakes: Int = 0,
+                bytesRedownloaded: Int64 = 0, baselinePltMs: Double? = nil) {
+        self.survived = survived; self.stallMs = stallMs; self.recoveryMs = recoveryMs
+        self.extraHandshakes = extraHandshakes; self.bytesRedownloaded = bytesRedownloaded; self.baselinePltMs = baselinePltMs
+    }
+}
+
+/// One resource fetch. Times are ms from navigation start; nil where the phase did not happen
+/// (a reused connection has no connect phase).
+public struct RequestRecord: Codable, Sendable, Hashable {
+    public var id: String
+    public var origin: String
+    /// Index into the run's `connections`.
+    public var connection: Int?
+    public var queued: Double
+    public var connectStart: Double?
+    public var connectEnd: Double?
+    public var tlsEnd: Double?
+    public var requestSent: Double?
+    public var firstByte: Double?
+    public var lastByte: Double?
+    /// Response body bytes received.
+    public var bytes: Int64
+    public var status: Int?
+    public var `protocol`: String?
+    public var error: String?
+    public init(id: String, origin: String, queued: Double, bytes: Int64 = 0) {
+        self.id = id; self.origin = origin; self.queued = queued; self.bytes = bytes
+    }
+}
+
+public struct ConnectionRecord: Codable, Sendable, Hashable {
+    public var id: Int
+    public var origin: String
+    public var transport: TransportKind
+    public var connectStart: Double
+    /// TCP connected (h1/h2); nil for QUIC.
+    public var connectEnd: Double?
+    /// TLS or QUIC handshake complete.
+    public var handshakeEnd: Double?
+    public var closedAt: Double?
+    public var localAddress: String?
+    public var remoteAddress: String?
+    public var tlsVersion: String?
+    public var alpn: String?
+    public var resumed: Bool?
+    public var earlyDataAccepted: Bool?
+    public var path: String?
+    public var error: String?
+    public var quic: QUICStatsRecord?
+    public init(id: Int, origin: String, transport: TransportKind, connectStart: Double) {
+        self.id = id; self.origin = origin; self.transport = transport; self.connectStart = connectStart
+    }
+}
+
+public struct QUICStatsRecord: Codable, Sendable, Hashable {
+    public var smoothedRttMs: Double?
+    public var minRttMs: Double?
+    public var cwndBytes: Int64?
+    public var packetsSent: Int64?
+    public var packetsReceived: Int64?
+    public var packetsLost: Int64?
+    public var congestionControl: String?
+    public var pathValidations: [PathValidationRecord]?
+    public init() {}
+}
+
+public struct PathValidationRecord: Codable, Sendable, Hashable {
+    /// PATH_CHALLENGE sent / validated, ms from navigation start.
+    public var challengeAt: Double?
+    public var validatedAt: Double?
+    public var path: String?
+    public init(challengeAt: Double? = nil, validatedAt: Double? = nil, path: String? = nil) {
+        self.challengeAt = challengeAt; self.validatedAt = validatedAt; self.path = path
+    }
+}
+
+/// A change of the client's network path during a run (switch, rebinding, outage).
+public struct PathEventRecord: Codable, Sendable, Hashable {
+    public var at: Double
+    public var type: String
+    public var from: String?
+    public var to: String?
+    public var detail: String?
+    public init(at: Double, type: String, from: String? = nil, to: String? = nil, detail: String? = nil) {
+        self.at = at; self.type = type; self.from = from; self.to = to; self.detail = detail
+    }
+}
+
+/// How faithfully the emulator did its job during the run.
+public struct EmulatorRecord: Codable, Sendable, Hashable {
+    public var profile: String
+    public var configured: String
+    public var releaseLatenessP50Us: Double?
+    public var releaseLatenessP99Us: Double?
+    public var tunDrops: Int64?
+    public var packetsForwarded: Int64?
+    public var packetsDroppedLoss: Int64?
+    public var packetsDroppedQueue: Int64?
+    /// The emulator fell behind (lateness p99 > 1 ms or TUN drops): the run's figures are suspect.
+    public var flagged: Bool
+    public var tcpCongestionControl: String?
+    public init(profile: String, configured: String, flagged: Bool = false) {
+        self.profile = profile; self.configured = configured; self.flagged = flagged
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import BenchCore
+
+/// A suite (schema v1): the matrix scenarios × profiles × transports × runs that `netbench run`
+/// executes, interleaved (A B C A B C …) so drift hits every transport alike.
+public struct Suite: Codable, Hashable, Sendable {
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    public var name: String
+    public var description: String?
+    /// Scenario files, relative to the suite file.
+    public var scenarios: [String]
+    /// Profile names (from Scenarios/profiles) or profile files relative to the suite file.
+    public var profiles: [String]
+    public var transports: [TransportKind]
+    public var runs: Int
+    public var warmupRuns: Int?
+    public var baselineTransport: TransportKind?
+    /// k6-style thresholds checked by `netbench check`, e.g. `"pltMs.p95 < 3000"`.
+    public var thresholds: [String]?
+    public var seed: UInt64?
+    /// "builtin" (default) or "chromium".
+    public var client: String?
+
+    public init(name: String, description: String? = nil, scenarios: [String], profiles: [String],
+                transports: [TransportKind], runs: Int, warmupRuns: Int? = nil, baselineTransport: TransportKind? = nil,
+                thresholds: [String]? = nil, seed: UInt64? = nil, client: String? = nil) {
+        self.schemaVersion = Suite.currentSchemaVersion
+        self.name = name; self.description = description; self.scenarios = scenarios; self.profiles = profiles
+        self.transports = transports; self.runs = runs; self.warmupRuns = warmupRuns
+        self.baselineTransport = baselineTransport; self.thresholds = thresholds; self.seed = seed; self.client = client
+    }
+
+    public func validate(file: String) throws {
+        var problems: [String] = []
+        func bad(_ key: String, _ what: String) { problems.append("\(file): \(key): \(what)") }
+        if schemaVersion != Suite.currentSchemaVersion {
+            bad("schemaVersion", "is \(schemaVersion); this netbench reads version \(Suite.currentSchemaVersion)")
+        }
+        if name.isEmpty { bad("name", "must not be empty") }
+        if scenarios.isEmpty { bad("scenarios", "must list at least one scenario file") }
+        if profiles.isEmpty { bad("profiles", "must list at least one profile") }
+        if transports.isEmpty { bad("transports", "must list at least one of h1, h2, h3") }
+        if runs < 1 || runs > 100_000 { bad("runs", "\(runs) must be between 1 and 100000") }
+        if let w = warmupRuns, w < 0 || w > 1000 { bad("warmupRuns", "\(w) must be between 0 and 1000") }
+        if let b = baselineTransport, !transports.contains(b) {
+            bad("baselineTransport", "'\(b.rawValue)' is not one of the suite's transports (\(transports.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if let c = client, c != "builtin" && c != "chromium" { bad("client", "'\(c)' is not 'builtin' or 'chromium'") }
+        if !problems.isEmpty { throw BenchError.data(problems.joined(separator: "\n")) }
+    }
+
+    /// Loads and validates a suite; scenario paths become absolute (relative to the suite file).
+    public static func load(from path: String) throws -> Suite {
+        var s = try JSONFile.load(Suite.self, from: path)
+        try s.validate(file: path)
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent()
+        s.scenarios = s.scenarios.map { $0.hasPrefix("/") ? $0 : dir.appendingPathComponent($0).standardizedFileURL.path }
+        s.profiles = s.profiles.map { p in
+            p.hasSuffix(".json") && !p.hasPrefix("/") ? dir.appendingPathComponent(p).standardizedFileURL.path : p
+        }
+        return s
+    }
+}
