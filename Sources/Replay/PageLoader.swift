@@ -1,0 +1,266 @@
+import BenchCore
+import BenchModel
+import Transport
+
+/// A browser-like page loader: fetches the root document, discovers each child when its parent has
+/// revealed it (after N body bytes or at the parent's end), and dispatches requests the way browsers
+/// do — HTTP/1.1 with at most 6 connections per origin, HTTP/2 and HTTP/3 with one connection per
+/// origin — in priority order (document, render-blocking CSS/JS, fonts, scripts, XHR, images).
+/// It records every timestamp of the results contract from the monotonic clock.
+public final class PageLoader {
+    /// Opens a connection to an origin; the runner decides endpoints, TLS and namespaces.
+    public typealias Connector = (_ origin: Scenario.Origin) throws -> ClientConnection
+
+    private let scenario: Scenario
+    private let kind: HTTPKind
+    private let connector: Connector
+    private let maxConnectionsPerOrigin: Int
+    private let byID: [String: Scenario.Resource]
+    private let childrenOf: [String: [Scenario.Resource]]
+    private var states: [String: RequestState] = [:]
+    private var pending: [String: [String]] = [:]        // origin id → resource ids waiting to be sent
+    private var connections: [(origin: String, conn: ClientConnection)] = []
+    private var discoveryCounter = 0
+    private(set) public var navigationStart = Instant(nanoseconds: 0)
+    private(set) public var failure: String?
+    private var finishedCount = 0
+
+    struct RequestState {
+        var resource: Scenario.Resource
+        var order: Int
+        var queued: Instant
+        var connection: Int?
+        var connectionWasNew = false
+        var sent: Instant?
+        var firstByte: Instant?
+        var lastByte: Instant?
+        var bytes: Int64 = 0
+        var status: Int?
+        var error: String?
+        var revealed = Set<String>()
+        var done = false
+    }
+
+    public init(scenario: Scenario, kind: HTTPKind, connector: @escaping Connector) {
+        self.scenario = scenario
+        self.kind = kind
+        self.connector = connector
+        maxConnectionsPerOrigin = kind == .http1 ? 6 : 1
+        byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        childrenOf = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
+    }
+
+    public var isFinished: Bool { failure != nil || finishedCount == scenario.resources.count }
+
+    /// Starts the navigation: the root document is queued now.
+    public func start() {
+        navigationStart = Instant.now()
+        guard let root = scenario.root else { failure = "scenario has no root document"; return }
+        discover(root, at: navigationStart)
+        dispatch()
+    }
+
+    /// Stops with a failure (timeout, emulator error); open connections are closed.
+    public func abort(_ reason: String) {
+        if failure == nil { failure = reason }
+        for c in connections { c.conn.close() }
+    }
+
+    public func closeConnections() { for c in connections { c.conn.close() } }
+
+    private func discover(_ r: Scenario.Resource, at t: Instant) {
+        guard states[r.id] == nil else { return }
+        discoveryCounter += 1
+        states[r.id] = RequestState(resource: r, order: discoveryCounter, queued: t)
+        pending[r.origin, default: []].append(r.id)
+    }
+
+    private static func priority(_ r: Scenario.Resource) -> Int {
+        switch r.type {
+        case .document: return 0
+        case .stylesheet: return 1
+        case .script: return r.renderBlocking == true ? 1 : 3
+        case .font: return 2
+        case .xhr: return 4
+        case .image, .other: return 5
+        }
+    }
+
+    /// Sends what can be sent: per origin, highest priority first, onto free connections, opening
+    /// new ones up to the per-origin limit.
+    private func dispatch() {
+        guard failure == nil else { return }
+        for origin in pending.keys.sorted() {
+            guard var queue = pending[origin], !queue.isEmpty else { continue }
+            queue.sort { a, b in
+                let ra = states[a]!, rb = states[b]!
+                let pa = PageLoader.priority(ra.resource), pb = PageLoader.priority(rb.resource)
+                return pa != pb ? pa < pb : ra.order < rb.order
+            }
+            while !queue.isEmpty {
+                guard let (index, fresh) = connectionWithSlot(origin: origin) else { break }
+                let id = queue.removeFirst()
+                send(id, on: index, fresh: fresh)
+            }
+            pending[origin] = queue
+        }
+    }
+
+    /// A connection of `origin` with a free slot, opening one if the limit allows.
+    private func connectionWithSlot(origin: String) -> (Int, Bool)? {
+        for (i, c) in connections.enumerated() where c.origin == origin && c.conn.isUsable && c.conn.freeSlots > 0 {
+            return (i, false)
+        }
+        let open = connections.filter { $0.origin == origin && $0.conn.isUsable }.count
+        guard open < maxConnectionsPerOrigin, let o = scenario.origin(id: origin) else { return nil }
+        do {
+            let conn = try connector(o)
+            conn.onStateChange = { [weak self] in self?.connectionChanged() }
+            connections.append((origin, conn))
+            return (connections.count - 1, true)
+        } catch {
+            abort("connect to \(o.host): \(error)")
+            return nil
+        }
+    }
+
+    private func connectionChanged() {
+        // A connection that closed with requests in flight has failed them through their events;
+        // what is still pending may now go to another (or a new) connection.
+        dispatch()
+    }
+
+    private func send(_ id: String, on index: Int, fresh: Bool) {
+        states[id]!.connection = index
+        states[id]!.connectionWasNew = fresh
+        let r = states[id]!.resource
+        let host = scenario.origin(id: r.origin)?.host ?? r.origin
+        connections[index].conn.send(ClientRequest(authority: host, path: r.path)) { [weak self] event in
+            self?.handle(event, for: id)
+        }
+    }
+
+    private func handle(_ event: ClientEvent, for id: String) {
+        guard var st = states[id], !st.done else { return }
+        switch event {
+        case .sent(let t): st.sent = t
+        case .head(let status, _, let t):
+            st.status = status
+            if st.firstByte == nil { st.firstByte = t }
+            if status >= 400 { st.error = "HTTP \(status)" }
+        case .data(let count, let t):
+            if st.firstByte == nil { st.firstByte = t }
+            st.bytes += Int64(count)
+            st.lastByte = t
+            states[id] = st
+            revealChildren(of: id, at: t, final: false)
+            st = states[id]!
+        case .end(let t):
+            if st.firstByte == nil { st.firstByte = t }
+            if st.lastByte == nil { st.lastByte = t }
+            st.done = true
+            finishedCount += 1
+            if st.bytes != st.resource.bytes && st.error == nil {
+                st.error = "received \(st.bytes) bytes, expected \(st.resource.bytes)"
+            }
+            states[id] = st
+            if let e = st.error { abort("\(st.resource.path): \(e)"); return }
+            revealChildren(of: id, at: t, final: true)
+            dispatch()
+            return
+        case .failed(let reason, _):
+            st.error = reason
+            st.done = true
+            states[id] = st
+            abort("\(st.resource.path): \(reason)")
+            return
+        }
+        states[id] = st
+    }
+
+    private func revealChildren(of id: String, at t: Instant, final: Bool) {
+        guard let kids = childrenOf[id], let st = states[id] else { return }
+        var any = false
+        for k in kids where !st.revealed.contains(k.id) {
+            let due = final || (k.revealAfterBytes.map { st.bytes >= $0 } ?? false)
+            if due {
+                states[id]!.revealed.insert(k.id)
+                discover(k, at: t)
+                any = true
+            }
+        }
+        if any && !final { dispatch() }
+    }
+
+    // MARK: Results
+
+    /// The run's records: requests in discovery order, connections in opening order, times in ms
+    /// from navigation start.
+    public func records() -> (requests: [RequestRecord], connections: [ConnectionRecord], metrics: RunMetrics) {
+        func ms(_ i: Instant?) -> Double? { i.map { $0.milliseconds(since: navigationStart) } }
+        var conns: [ConnectionRecord] = []
+        for (i, c) in connections.enumerated() {
+            let info = c.conn.info
+            var rec = ConnectionRecord(id: i, origin: c.origin, transport: kind == .http1 ? .h1 : kind == .http2 ? .h2 : .h3,
+                                       connectStart: ms(info.connectStart) ?? 0)
+            rec.connectEnd = ms(info.connectEnd)
+            rec.handshakeEnd = ms(info.handshakeEnd)
+            rec.closedAt = ms(info.closedAt)
+            rec.localAddress = info.local?.description
+            rec.remoteAddress = info.remote.description
+            rec.tlsVersion = info.tlsVersion
+            rec.alpn = info.alpn
+            rec.resumed = info.resumed
+            rec.earlyDataAccepted = info.earlyDataAccepted
+            rec.error = info.error
+            if let q = info.quic {
+                var qr = QUICStatsRecord()
+                qr.smoothedRttMs = q.smoothedRTT?.inMilliseconds
+                qr.minRttMs = q.minRTT?.inMilliseconds
+                qr.cwndBytes = q.cwnd
+                qr.packetsSent = q.packetsSent
+                qr.packetsReceived = q.packetsReceived
+                qr.packetsLost = q.packetsLost
+                qr.congestionControl = q.congestionControl
+                if !q.pathValidations.isEmpty {
+                    qr.pathValidations = q.pathValidations.map { PathValidationRecord(challengeAt: ms($0.challenge), validatedAt: ms($0.validated)) }
+                }
+                rec.quic = qr
+            }
+            conns.append(rec)
+        }
+        var reqs: [RequestRecord] = []
+        for st in states.values.sorted(by: { $0.order < $1.order }) {
+            var r = RequestRecord(id: st.resource.id, origin: st.resource.origin, queued: ms(st.queued) ?? 0, bytes: st.bytes)
+            r.connection = st.connection
+            if let ci = st.connection, st.connectionWasNew {
+                let info = connections[ci].conn.info
+                r.connectStart = ms(info.connectStart)
+                r.connectEnd = ms(info.connectEnd)
+                r.tlsEnd = ms(info.handshakeEnd)
+            }
+            r.requestSent = ms(st.sent)
+            r.firstByte = ms(st.firstByte)
+            r.lastByte = ms(st.lastByte)
+            r.status = st.status
+            r.protocol = kind.rawValue
+            r.error = st.error
+            reqs.append(r)
+        }
+        var m = RunMetrics()
+        m.requests = reqs.count
+        m.bytes = reqs.reduce(0) { $0 + $1.bytes }
+        m.connections = conns.count
+        if let root = scenario.root, let st = states[root.id] {
+            m.ttfbMs = ms(st.firstByte)
+            if let ci = st.connection {
+                let info = connections[ci].conn.info
+                if let end = info.handshakeEnd { m.handshakeMs = end.milliseconds(since: info.connectStart) }
+            }
+        }
+        if isFinished && failure == nil {
+            m.pltMs = reqs.compactMap(\.lastByte).max()
+        }
+        return (reqs, conns, m)
+    }
+}

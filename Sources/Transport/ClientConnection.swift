@@ -1,0 +1,72 @@
+import BenchCore
+
+/// The HTTP version a client connection speaks.
+public enum HTTPKind: String, Sendable { case http1 = "http/1.1", http2 = "h2", http3 = "h3" }
+
+/// One request the page loader sends.
+public struct ClientRequest: Sendable {
+    public var authority: String
+    public var path: String
+    public var headers: [(String, String)]
+    public init(authority: String, path: String, headers: [(String, String)] = []) {
+        self.authority = authority; self.path = path; self.headers = headers
+    }
+}
+
+/// What happens to a request, in order: sent, head, data…, end — or failed at any point.
+public enum ClientEvent {
+    case sent(Instant)
+    case head(status: Int, headers: [(String, String)], Instant)
+    case data(count: Int, Instant)
+    case end(Instant)
+    case failed(String, Instant)
+}
+
+/// Connection-level timestamps and facts, read by the loader when it writes results.
+public struct ConnectionInfo: Sendable {
+    public var kind: HTTPKind
+    public var connectStart: Instant
+    /// TCP connected (nil for QUIC).
+    public var connectEnd: Instant?
+    /// TLS or QUIC handshake complete.
+    public var handshakeEnd: Instant?
+    public var closedAt: Instant?
+    public var local: Endpoint?
+    public var remote: Endpoint
+    public var tlsVersion: String?
+    public var alpn: String?
+    public var resumed: Bool?
+    public var earlyDataAccepted: Bool?
+    public var error: String?
+    public var quic: QUICSnapshot?
+    public init(kind: HTTPKind, connectStart: Instant, remote: Endpoint) {
+        self.kind = kind; self.connectStart = connectStart; self.remote = remote
+    }
+}
+
+/// QUIC statistics copied out of the engine (no engine type leaks into results).
+public struct QUICSnapshot: Sendable {
+    public var smoothedRTT: Nanoseconds?
+    public var minRTT: Nanoseconds?
+    public var cwnd: Int64?
+    public var packetsSent: Int64?
+    public var packetsReceived: Int64?
+    public var packetsLost: Int64?
+    public var congestionControl: String?
+    public var pathValidations: [(challenge: Instant?, validated: Instant?)] = []
+    public init() {}
+}
+
+/// A client connection of any protocol, driven by its event loop.
+public protocol ClientConnection: AnyObject {
+    var info: ConnectionInfo { get }
+    /// Not closed or failed.
+    var isUsable: Bool { get }
+    /// How many more requests it takes now (requests sent before the handshake wait inside).
+    var freeSlots: Int { get }
+    /// Sends (or queues until the handshake) a request; `events` reports its progress.
+    func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void)
+    /// Called when the connection becomes ready, frees a slot, or closes: the loader re-dispatches.
+    var onStateChange: (() -> Void)? { get set }
+    func close()
+}

@@ -1,0 +1,196 @@
+import BenchCore
+import SystemIO
+import TLS
+
+/// A TCP connection with TLS on top, driven by the event loop: ciphertext moves between the socket
+/// and the TLS engine; the layer above sees plaintext, handshake completion and close.
+///
+/// Backpressure: the layer above writes while `backlog` is small and refills from `onWritable`.
+final class SecureStream {
+    enum Phase { case connecting, handshaking, open, closed }
+
+    let fd: FileDescriptor
+    let loop: EventLoop
+    let tls: TLSConnection
+    private(set) var phase: Phase
+    private var outbox: [UInt8] = []
+    private var outboxOffset = 0
+    private var wantWrite = false
+    private var closeAfterFlush = false
+    private var readBuffer: UnsafeMutableRawBufferPointer
+    private var plainBuffer: UnsafeMutableRawBufferPointer
+
+    var onConnected: ((Instant) -> Void)?
+    var onHandshake: ((Instant) -> Void)?
+    /// Plaintext from the peer; the buffer is valid only during the call.
+    var onPlaintext: ((UnsafeRawBufferPointer, Instant) -> Void)?
+    var onWritable: (() -> Void)?
+    /// Called once, with nil for an orderly close.
+    var onClose: ((String?) -> Void)?
+
+    /// Bytes accepted but not yet handed to the kernel.
+    var backlog: Int { outbox.count - outboxOffset }
+
+    init(fd: FileDescriptor, loop: EventLoop, tls: TLSConnection, connecting: Bool) throws {
+        self.fd = fd
+        self.loop = loop
+        self.tls = tls
+        self.phase = connecting ? .connecting : .handshaking
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        plainBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        try loop.register(fd, connecting ? [.read, .write] : .read) { [weak self] ready in self?.ready(ready) }
+        wantWrite = connecting
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        plainBuffer.deallocate()
+    }
+
+    /// Sends plaintext; returns how much TLS accepted (all of it unless the stream is closing).
+    @discardableResult
+    func write(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard phase == .open else { return 0 }
+        var done = 0
+        do {
+            while done < bytes.count {
+                let n = try tls.writePlaintext(UnsafeRawBufferPointer(rebasing: bytes[done...]))
+                if n <= 0 { break }
+                done += n
+                moveCiphertext()
+            }
+        } catch {
+            fail("TLS write: \(error)")
+            return done
+        }
+        flush()
+        return done
+    }
+
+    func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { _ = write($0) } }
+
+    /// Sends close_notify after pending data, then closes.
+    func close() {
+        guard phase != .closed else { return }
+        if phase == .open { tls.shutdown(); moveCiphertext() }
+        closeAfterFlush = true
+        flush()
+    }
+
+    /// Closes at once (a failure or an abort): no close_notify.
+    func abort(_ reason: String? = nil) {
+        guard phase != .closed else { return }
+        phase = .closed
+        loop.unregister(fd)
+        Socket.close(fd)
+        let cb = onClose
+        onClose = nil
+        cb?(reason)
+    }
+
+    private func fail(_ reason: String) { abort(reason) }
+
+    private func ready(_ ready: IOInterest) {
+        if phase == .connecting {
+            guard ready.contains(.write) || ready.contains(.hangup) else { return }
+            do {
+                if let err = try Socket.connectResult(fd) { return fail("\(err)") }
+            } catch { return fail("\(error)") }
+            phase = .handshaking
+            onConnected?(Instant.now())
+            advanceHandshake()
+            return
+        }
+        if ready.contains(.read) || ready.contains(.hangup) { readAvailable() }
+        if phase != .closed && ready.contains(.write) {
+            flush()
+            if backlog == 0 && phase == .open { onWritable?() }
+        }
+    }
+
+    private func readAvailable() {
+        // Read a bounded amount per turn so one busy connection cannot starve the others.
+        for _ in 0..<16 {
+            guard phase != .closed else { return }
+            let status: IOStatus
+            do { status = try Socket.read(fd, into: readBuffer) } catch { return fail("read: \(error)") }
+            switch status {
+            case .wouldBlock: return
+            case .endOfFile:
+                return phase == .open ? abort(nil) : fail("connection closed by peer during \(phase == .handshaking ? "TLS handshake" : "connect")")
+            case .bytes(let n):
+                tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
+                if phase == .handshaking { advanceHandshake() }
+                if phase == .open { drainPlaintext() }
+                flush()
+            }
+        }
+    }
+
+    private func advanceHandshake() {
+        do {
+            let done = try tls.handshake()
+            moveCiphertext()
+            flush()
+            if done && phase == .handshaking {
+                phase = .open
+                onHandshake?(Instant.now())
+                if phase == .open { drainPlaintext() }
+                if phase == .open { onWritable?() }
+            }
+        } catch {
+            moveCiphertext()
+            flush()
+            fail("TLS handshake: \(error)")
+        }
+    }
+
+    private func drainPlaintext() {
+        while phase == .open {
+            let r: TLSReadResult
+            do { r = try tls.readPlaintext(into: plainBuffer) } catch { return fail("TLS read: \(error)") }
+            switch r {
+            case .bytes(let n):
+                onPlaintext?(UnsafeRawBufferPointer(rebasing: plainBuffer[0..<n]), Instant.now())
+            case .wantMore:
+                moveCiphertext()
+                return
+            case .closed:
+                moveCiphertext()
+                flush()
+                return abort(nil)
+            }
+        }
+    }
+
+    /// Moves what TLS produced into the outbox.
+    private func moveCiphertext() {
+        while tls.hasPendingCiphertext {
+            let chunk = tls.takeCiphertext(max: 256 * 1024)
+            if chunk.isEmpty { break }
+            if outboxOffset == outbox.count { outbox.removeAll(keepingCapacity: true); outboxOffset = 0 }
+            outbox.append(contentsOf: chunk)
+        }
+    }
+
+    private func flush() {
+        guard phase != .closed, phase != .connecting else { return }
+        moveCiphertext()
+        while outboxOffset < outbox.count {
+            let status: IOStatus
+            do {
+                status = try outbox.withUnsafeBytes { try Socket.write(fd, UnsafeRawBufferPointer(rebasing: $0[outboxOffset...])) }
+            } catch { return fail("write: \(error)") }
+            switch status {
+            case .bytes(let n): outboxOffset += n
+            case .wouldBlock, .endOfFile:
+                if !wantWrite { wantWrite = true; loop.update(fd, [.read, .write]) }
+                return
+            }
+        }
+        outbox.removeAll(keepingCapacity: true)
+        outboxOffset = 0
+        if wantWrite { wantWrite = false; loop.update(fd, .read) }
+        if closeAfterFlush { abort(nil) }
+    }
+}

@@ -1,0 +1,54 @@
+import BenchCore
+
+/// A request as the server's handler sees it, whatever the protocol.
+public struct ServerRequest: Sendable {
+    public var method: String
+    public var path: String
+    /// Host (h1) or :authority (h2, h3), without the port.
+    public var authority: String
+    public var headers: [(String, String)]
+    /// "http/1.1", "h2" or "h3".
+    public var httpProtocol: String
+
+    public init(method: String, path: String, authority: String, headers: [(String, String)], httpProtocol: String) {
+        self.method = method; self.path = path; self.authority = authority; self.headers = headers
+        self.httpProtocol = httpProtocol
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+}
+
+/// What the handler wants sent: the body is generated (filler bytes) to exactly `bodyLength`.
+public struct ServerResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var bodyLength: Int64
+    /// Think time: the response head leaves this long after the request arrived.
+    public var delay: Nanoseconds
+    /// Close the connection after this response (h1 only; e.g. after a 400).
+    public var closeConnection: Bool
+
+    public init(status: Int, headers: [(String, String)] = [], bodyLength: Int64, delay: Nanoseconds = 0, closeConnection: Bool = false) {
+        self.status = status; self.headers = headers; self.bodyLength = bodyLength; self.delay = delay
+        self.closeConnection = closeConnection
+    }
+}
+
+public typealias RequestHandler = (ServerRequest) -> ServerResponse
+
+/// Filler for response bodies: a fixed pattern, so a body is never held in memory whole.
+enum Filler {
+    static let chunk: [UInt8] = (0..<(64 * 1024)).map { UInt8(truncatingIfNeeded: ($0 * 31 + 7) % 251) }
+}
+
+/// Counters a server keeps for its own report and for tests.
+public struct ServerCounters: Sendable {
+    public var connectionsAccepted = 0
+    public var requests = 0
+    public var malformed = 0
+    public var handshakeFailures = 0
+    public var bodyBytesSent: Int64 = 0
+    public init() {}
+}

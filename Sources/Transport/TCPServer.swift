@@ -1,0 +1,79 @@
+import BenchCore
+import SystemIO
+import TLS
+
+/// HTTP/1.1 and HTTP/2 over TLS on one TCP listener; ALPN picks the protocol per connection.
+/// A failing connection (bad TLS, malformed HTTP) is closed alone; the server carries on.
+public final class TCPServer {
+    public let endpoint: Endpoint
+    private let loop: EventLoop
+    private let listener: FileDescriptor
+    private let tlsContext: TLSServerContext
+    private let handler: RequestHandler
+    private var sessions: [Int32: AnyObject] = [:]
+    public private(set) var counters = ServerCounters()
+
+    public init(loop: EventLoop, endpoint: Endpoint, tls: TLSServerContext, handler: @escaping RequestHandler) throws {
+        self.loop = loop
+        self.tlsContext = tls
+        self.handler = handler
+        (listener, self.endpoint) = try Socket.listenTCP(on: endpoint)
+        try loop.register(listener, .read) { [weak self] _ in self?.acceptAll() }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        loop.unregister(listener)
+        Socket.close(listener)
+        for s in sessions.values { (s as? ServerSession)?.abort() }
+        sessions.removeAll()
+    }
+
+    private func acceptAll() {
+        while true {
+            let accepted: (FileDescriptor, Endpoint)?
+            do { accepted = try Socket.accept(listener) } catch { return }
+            guard let (fd, _) = accepted else { return }
+            counters.connectionsAccepted += 1
+            do {
+                try Socket.apply(.init(noDelay: true), to: fd)
+                let tls = try TLSConnection(server: tlsContext)
+                let stream = try SecureStream(fd: fd, loop: loop, tls: tls, connecting: false)
+                let key = fd.rawValue
+                let holder = PendingSession(stream: stream)
+                sessions[key] = holder
+                stream.onHandshake = { [weak self, unowned stream] _ in
+                    guard let self else { return }
+                    let session: ServerSession
+                    if stream.tls.negotiatedALPN == "h2" {
+                        guard let h2 = try? H2ServerSession(stream: stream, loop: self.loop, handler: self.handler, counters: { [weak self] f in if let self { f(&self.counters) } }) else {
+                            stream.abort("HTTP/2 session setup failed"); return
+                        }
+                        session = h2
+                    } else {
+                        session = H1ServerSession(stream: stream, loop: self.loop, handler: self.handler, counters: { [weak self] f in if let self { f(&self.counters) } })
+                    }
+                    self.sessions[key] = session
+                }
+                stream.onClose = { [weak self] reason in
+                    guard let self else { return }
+                    if self.sessions[key] is PendingSession, reason != nil { self.counters.handshakeFailures += 1 }
+                    self.sessions[key] = nil
+                }
+            } catch {
+                Socket.close(fd)
+            }
+        }
+    }
+}
+
+protocol ServerSession: AnyObject { func abort() }
+
+private final class PendingSession: ServerSession {
+    let stream: SecureStream
+    init(stream: SecureStream) { self.stream = stream }
+    func abort() { stream.abort() }
+}
+
+typealias CounterUpdate = ((inout ServerCounters) -> Void) -> Void
