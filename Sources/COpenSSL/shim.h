@@ -6,4 +6,74 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/pem.h>
+#include <openssl/bn.h>
+
+// Function-like macros and SSL_OP_BIT(n) constants are not imported into Swift; each wrapper
+// below replaces exactly one of them and does nothing else.
+
+// SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
+static inline int netbench_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+
+// SSL_CTX_set_max_proto_version is a macro over SSL_CTX_ctrl.
+static inline int netbench_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_max_proto_version(ctx, version);
+}
+
+// SSL_CTX_set_mode is a macro over SSL_CTX_ctrl.
+static inline long netbench_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+
+// SSL_CTX_set_session_cache_mode is a macro over SSL_CTX_ctrl.
+static inline long netbench_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_session_cache_mode(ctx, mode);
+}
+
+// SSL_CTX_set_read_ahead is a macro over SSL_CTX_ctrl.
+static inline long netbench_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes) {
+    return SSL_CTX_set_read_ahead(ctx, yes);
+}
+
+// SSL_CTX_set_tlsext_servername_callback is a macro that casts the callback for SSL_CTX_callback_ctrl.
+static inline long netbench_SSL_CTX_set_tlsext_servername_callback(
+        SSL_CTX *ctx, int (*cb)(SSL *ssl, int *alert, void *arg)) {
+    return SSL_CTX_set_tlsext_servername_callback(ctx, cb);
+}
+
+// SSL_CTX_set_tlsext_servername_arg is a macro over SSL_CTX_ctrl.
+static inline long netbench_SSL_CTX_set_tlsext_servername_arg(SSL_CTX *ctx, void *arg) {
+    return SSL_CTX_set_tlsext_servername_arg(ctx, arg);
+}
+
+// SSL_set_tlsext_host_name is a macro over SSL_ctrl (it sets the SNI a client sends).
+static inline int netbench_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+// BIO_get_mem_data is a macro over BIO_ctrl.
+static inline long netbench_BIO_get_mem_data(BIO *bio, char **data) {
+    return BIO_get_mem_data(bio, data);
+}
+
+// BIO_set_mem_eof_return is a macro over BIO_ctrl (-1: an empty memory BIO means "retry", not EOF).
+static inline long netbench_BIO_set_mem_eof_return(BIO *bio, int value) {
+    return BIO_set_mem_eof_return(bio, value);
+}
+
+// SSL_OP_NO_TICKET is built with SSL_OP_BIT(n), which Swift does not import.
+static inline uint64_t netbench_SSL_OP_NO_TICKET(void) { return SSL_OP_NO_TICKET; }
+
+// SSL_OP_NO_COMPRESSION is built with SSL_OP_BIT(n), which Swift does not import.
+static inline uint64_t netbench_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
+
+// SSL_OP_NO_RENEGOTIATION is built with SSL_OP_BIT(n), which Swift does not import.
+static inline uint64_t netbench_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
+
+// SSL_SESS_CACHE_NO_INTERNAL is an OR of two macros; spelled once here.
+static inline long netbench_SSL_SESS_CACHE_CLIENT_EXTERNAL(void) {
+    return SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL;
+}
+
 #endif
