@@ -6,6 +6,8 @@ import Foundation
 
 /// Every subcommand, in the order `netbench --help` lists them.
 nonisolated(unsafe) let commands: [any Command.Type] = [
+    RunCommand.self,
+    ProfilesCommand.self,
     VersionCommand.self,
 ]
 

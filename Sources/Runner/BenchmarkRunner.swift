@@ -1,0 +1,108 @@
+import Foundation
+import BenchCore
+import BenchModel
+import SystemIO
+import Transport
+import TLS
+import Synchronization
+
+/// What `netbench run` asked for, resolved: scenario files loaded, profiles loaded.
+public struct RunRequest: Sendable {
+    public var suiteName: String
+    public var scenarios: [(path: String, scenario: Scenario)]
+    public var profiles: [Profile]
+    public var transports: [TransportKind]
+    public var runs: Int
+    public var warmupRuns: Int
+    public var seed: UInt64
+    public var baselineTransport: TransportKind?
+    public var outputDirectory: String
+    /// Per-run limit; nil: derived from the profile (10 × the ideal page load + 30 s, at most 10 min).
+    public var timeoutPerRun: Nanoseconds?
+    public var keyLogFile: String?
+    public var tlsVersion: TLSVersion?
+    public var qlogDirectory: String?
+
+    public init(suiteName: String, scenarios: [(path: String, scenario: Scenario)], profiles: [Profile], transports: [TransportKind],
+                runs: Int, warmupRuns: Int = 0, seed: UInt64 = 1, baselineTransport: TransportKind? = nil, outputDirectory: String) {
+        self.suiteName = suiteName; self.scenarios = scenarios; self.profiles = profiles; self.transports = transports
+        self.runs = runs; self.warmupRuns = warmupRuns; self.seed = seed; self.baselineTransport = baselineTransport
+        self.outputDirectory = outputDirectory
+    }
+}
+
+/// Progress reports for the executable to display (the runner prints nothing itself).
+public protocol RunObserver: AnyObject {
+    func blockStarting(profile: Profile, runs: Int)
+    func runStarting(position: Int, total: Int, label: String)
+    func runFinished(position: Int, total: Int, record: RunRecord)
+    func notice(_ text: String)
+}
+
+/// Executes a run request: for each profile, sets up the network (loopback or emulated), starts the
+/// replay servers, runs the interleaved matrix, and after every run rewrites the results atomically.
+public final class BenchmarkRunner: @unchecked Sendable {
+    public let request: RunRequest
+    private let cancelled = Atomic<Bool>(false)
+    private let netbenchVersion: String
+
+    public init(request: RunRequest, netbenchVersion: String) {
+        self.request = request
+        self.netbenchVersion = netbenchVersion
+    }
+
+    /// Asks the runner to stop after the current run (safe from any thread, e.g. a SIGINT handler).
+    public func cancel() { cancelled.store(true, ordering: .releasing) }
+    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    /// Runs everything; `persist` is called with the results after every run (write them to disk there).
+    public func execute(observer: RunObserver, persist: (ResultsFile) throws -> Void) throws -> ResultsFile {
+        let r = request
+        var results = ResultsFile(
+            netbenchVersion: netbenchVersion, startedAt: BenchmarkRunner.utcTimestamp(), host: BenchmarkRunner.hostInfo(),
+            suite: SuiteInfo(name: r.suiteName, scenarios: r.scenarios.map { $0.scenario.name }, profiles: r.profiles,
+                             transports: r.transports, runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed,
+                             baselineTransport: r.baselineTransport, client: "builtin"))
+        try persist(results)
+        let plan = RunPlan(scenarios: r.scenarios.count, profiles: r.profiles.count, transports: r.transports,
+                           runs: r.runs, warmupRuns: r.warmupRuns)
+        let hosts = r.scenarios.flatMap { $0.scenario.origins.map(\.host) }
+        let credentials = try RunCredentials(hosts: hosts)
+        var position = 0
+        for (pi, profile) in r.profiles.enumerated() {
+            if isCancelled { break }
+            let items = plan.items.filter { $0.profileIndex == pi }
+            observer.blockStarting(profile: profile, runs: items.count)
+            let network = try NetworkBlock(profile: profile, scenarios: r.scenarios.map(\.scenario), credentials: credentials,
+                                           withQUIC: r.transports.contains(.h3), tlsVersion: r.tlsVersion, keyLogFile: r.keyLogFile)
+            defer { network.close() }
+            for item in items {
+                if isCancelled { break }
+                position += 1
+                let (path, scenario) = r.scenarios[item.scenarioIndex]
+                _ = path
+                let label = "\(scenario.name) · \(profile.name) · \(item.transport.rawValue) · " + (item.warmup ? "warm-up" : "run \(item.index + 1)/\(r.runs)")
+                observer.runStarting(position: position, total: plan.count, label: label)
+                var record = network.run(scenario: scenario, scenarioIndex: item.scenarioIndex, transport: item.transport,
+                                         index: item.index, timeout: r.timeoutPerRun)
+                record.startedAt = record.startedAt ?? BenchmarkRunner.utcTimestamp()
+                results.runs.append(record)
+                try persist(results)
+                observer.runFinished(position: position, total: plan.count, record: record)
+            }
+        }
+        return results
+    }
+
+    static func utcTimestamp(_ date: Date = Date()) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: date)
+    }
+
+    static func hostInfo() -> HostInfo {
+        let kernel = ProcessControl.readSmallFile("/proc/sys/kernel/osrelease")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
+        return HostInfo(kernel: "Linux " + kernel, cpuCount: ProcessInfo.processInfo.activeProcessorCount,
+                        hostname: ProcessInfo.processInfo.hostName)
+    }
+}

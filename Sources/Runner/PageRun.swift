@@ -1,0 +1,63 @@
+import Foundation
+import BenchCore
+import BenchModel
+import SystemIO
+import Transport
+import Replay
+import TLS
+
+/// One page load (or bulk transfer) on the calling thread: a fresh event loop, fresh TLS state
+/// (a cold first view), the browser-like loader, then the run's records.
+struct PageRun {
+    var scenario: Scenario
+    var scenarioName: String
+    var transport: TransportKind
+    var serverEndpoints: ServerHost.Endpoints
+    var credentials: RunCredentials
+    /// The client's namespace and source address in an emulated network; nil on loopback.
+    var clientNamespace: String?
+    var clientAddress: UInt32?
+    var timeout: Nanoseconds
+    var keyLogFile: String?
+    var tlsVersion: TLSVersion?
+
+    struct Outcome {
+        var requests: [RequestRecord]
+        var connections: [ConnectionRecord]
+        var metrics: RunMetrics
+        var failure: String?
+    }
+
+    func execute() throws -> Outcome {
+        let loop = try EventLoop()
+        let kind: HTTPKind = transport == .h1 ? .http1 : transport == .h2 ? .http2 : .http3
+        var tlsContext: TLSClientContext?
+        if transport != .h3 {
+            var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [kind.rawValue])
+            if let v = tlsVersion { cfg.force(v) }
+            cfg.keyLogFile = keyLogFile
+            cfg.resumption = false
+            tlsContext = try TLSClientContext(cfg)
+        }
+        let settings = ClientSettings(tls: tlsContext)
+        let remote = transport == .h3 ? serverEndpoints.udp : serverEndpoints.tcp
+        guard let remote else { throw BenchError.run("no \(transport.rawValue) server endpoint") }
+        let local = clientAddress.map { Endpoint(address: $0, port: 0) }
+        let loader = PageLoader(scenario: scenario, kind: kind) { origin in
+            try NetworkNamespace.with(clientNamespace) {
+                try ClientConnector.open(kind, loop: loop, remote: remote, local: local, serverName: origin.host, settings: settings)
+            }
+        }
+        loader.start()
+        let deadline = loader.navigationStart + timeout
+        try loop.run(until: deadline) { loader.isFinished }
+        if !loader.isFinished {
+            loader.abort("timed out after \(Units.format(timeout.inMilliseconds / 1000, 1)) s")
+        }
+        let (requests, connections, metrics) = loader.records()
+        loader.closeConnections()
+        // Let close_notify frames leave before the loop goes away.
+        try? loop.run(until: Instant.now() + .milliseconds(20))
+        return Outcome(requests: requests, connections: connections, metrics: metrics, failure: loader.failure)
+    }
+}

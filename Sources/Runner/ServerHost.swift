@@ -1,0 +1,112 @@
+import Foundation
+import BenchCore
+import BenchModel
+import SystemIO
+import Transport
+import Replay
+import TLS
+
+/// The replay servers of a block of runs, on a thread of their own with their own event loop:
+/// for every scenario one TCP listener (h1 + h2 by ALPN) and, when QUIC is wanted, one UDP one (h3).
+/// Sockets are created inside `namespace` when given (the emulated network's server side).
+public final class ServerHost: @unchecked Sendable {
+    public struct Endpoints: Sendable { public var tcp: Endpoint; public var udp: Endpoint? }
+
+    private let thread: Thread
+    private let started = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private var stopFlag: StopFlag?
+    private var startError: Error?
+    public private(set) var endpoints: [Endpoints] = []
+
+    /// Starts serving; returns once every listener is bound (or throws what went wrong).
+    public init(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, namespace: String?,
+                withQUIC: Bool, options: ServerOptions = ServerOptions()) throws {
+        var box: ServerHost?
+        thread = Thread { [scenarios, credentials] in
+            guard let host = box else { return }
+            host.serve(scenarios: scenarios, credentials: credentials, address: address, namespace: namespace,
+                       withQUIC: withQUIC, options: options)
+        }
+        box = self
+        thread.name = "netbench-server"
+        thread.start()
+        started.wait()
+        if let e = startError { finished.wait(); throw e }
+    }
+
+    public struct ServerOptions: Sendable {
+        public var tlsVersion: TLSVersion?
+        public var keyLogFile: String?
+        public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil) {
+            self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile
+        }
+    }
+
+    private func serve(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, namespace: String?,
+                       withQUIC: Bool, options: ServerOptions) {
+        var servers: [AnyObject] = []
+        let loop: EventLoop
+        do {
+            if let namespace { try NetworkNamespace.enter(namespace) }
+            loop = try EventLoop()
+            var config = TLSServerConfiguration(identities: credentials.identities, alpn: ["h2", "http/1.1"])
+            if let v = options.tlsVersion { config.force(v) }
+            config.keyLogFile = options.keyLogFile
+            let tls = try TLSServerContext(config)
+            for s in scenarios {
+                let catalog = ReplayCatalog(scenario: s)
+                let tcp = try TCPServer(loop: loop, endpoint: Endpoint(address: address, port: 0), tls: tls) { catalog.respond(to: $0) }
+                servers.append(tcp)
+                var udpEndpoint: Endpoint?
+                if withQUIC {
+                    udpEndpoint = try startQUIC(loop: loop, address: address, credentials: credentials, options: options, catalog: catalog, servers: &servers)
+                }
+                endpoints.append(Endpoints(tcp: tcp.endpoint, udp: udpEndpoint))
+            }
+        } catch {
+            startError = error
+            started.signal()
+            finished.signal()
+            return
+        }
+        stopFlag = loop.stopper
+        started.signal()
+        do { try loop.run() } catch { /* a failing loop ends the servers; runs then fail to connect */ }
+        for s in servers { (s as? TCPServer)?.close() }
+        finished.signal()
+    }
+
+    private func startQUIC(loop: EventLoop, address: UInt32, credentials: RunCredentials, options: ServerOptions,
+                           catalog: ReplayCatalog, servers: inout [AnyObject]) throws -> Endpoint? {
+        throw BenchError.run("HTTP/3 is not available in this build yet")
+    }
+
+    /// Stops the servers and waits for the thread to end.
+    public func stop() {
+        guard let f = stopFlag else { return }
+        stopFlag = nil
+        f.set()
+        finished.wait()
+    }
+
+    deinit { stop() }
+}
+
+/// The certificate authority of one `netbench run` and a leaf per origin host.
+public struct RunCredentials: Sendable {
+    public var caPEM: String
+    public var identities: [PEMIdentity]
+
+    public init(hosts: [String]) throws {
+        let ca = try CertificateAuthority(commonName: "netbench run CA")
+        caPEM = ca.certificatePEM
+        // First = default: clients that send no SNI (connecting by IP address, as external tools may).
+        var ids: [PEMIdentity] = [try ca.issue(hostNames: ["localhost", "127.0.0.1", "198.18.0.1"])]
+        var seen = Set<String>()
+        for h in hosts where seen.insert(h.lowercased()).inserted {
+            ids.append(try ca.issue(hostNames: [h]))
+        }
+        identities = ids
+    }
+}

@@ -1,0 +1,33 @@
+import BenchCore
+import SystemIO
+import TLS
+
+/// Settings the client side of a run shares across its connections.
+public struct ClientSettings {
+    /// Trust and ALPN for TCP+TLS connections (a fresh context per run means cold TLS, as a first view).
+    public var tls: TLSClientContext?
+    public var tcp: Socket.TCPOptions
+    public init(tls: TLSClientContext?, tcp: Socket.TCPOptions = .init()) {
+        self.tls = tls
+        self.tcp = tcp
+    }
+}
+
+/// Opens client connections of the requested HTTP version on an event loop.
+public enum ClientConnector {
+    /// A new connection to `remote` presenting `serverName` (SNI, Host/:authority, certificate check).
+    /// `local` binds the client side first (a path of an emulated network).
+    public static func open(_ kind: HTTPKind, loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String,
+                            settings: ClientSettings) throws -> ClientConnection {
+        switch kind {
+        case .http1, .http2:
+            guard let tls = settings.tls else { throw BenchError.run("no TLS client context for \(kind.rawValue)") }
+            if kind == .http1 {
+                return try H1ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
+            }
+            return try H2ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
+        case .http3:
+            throw BenchError.run("HTTP/3 is not available in this build yet")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import BenchCore
+import SystemIO
+import TLS
+import HTTPCodec
+
+/// HTTP/1.1 over TLS, one request at a time (no pipelining, as browsers), kept alive between requests.
+final class H1ClientConnection: ClientConnection {
+    private(set) var info: ConnectionInfo
+    private let stream: SecureStream
+    private var parser = HTTP1ResponseParser()
+    private var current: (ClientRequest, (ClientEvent) -> Void)?
+    private var inFlight = false
+    private var closed = false
+    var onStateChange: (() -> Void)?
+
+    init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext, tcp: Socket.TCPOptions) throws {
+        info = ConnectionInfo(kind: .http1, connectStart: Instant.now(), remote: remote)
+        let fd = try Socket.connectTCP(to: remote, from: local, options: tcp)
+        info.local = try? Socket.localEndpoint(fd)
+        let conn: TLSConnection
+        do { conn = try TLSConnection(client: tls, serverName: serverName) } catch { Socket.close(fd); throw error }
+        stream = try SecureStream(fd: fd, loop: loop, tls: conn, connecting: true)
+        stream.onConnected = { [weak self] t in self?.info.connectEnd = t }
+        stream.onHandshake = { [weak self] t in self?.handshakeDone(t) }
+        stream.onPlaintext = { [weak self] bytes, t in self?.received(bytes, t) }
+        stream.onClose = { [weak self] reason in self?.closedBy(reason) }
+    }
+
+    var isUsable: Bool { !closed }
+    var freeSlots: Int { closed || current != nil ? 0 : 1 }
+
+    func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
+        precondition(current == nil, "HTTP/1.1 carries one request at a time")
+        current = (request, events)
+        if info.handshakeEnd != nil { transmit() }
+    }
+
+    func close() {
+        guard !closed else { return }
+        stream.close()
+    }
+
+    private func handshakeDone(_ t: Instant) {
+        info.handshakeEnd = t
+        info.alpn = stream.tls.negotiatedALPN
+        info.tlsVersion = stream.tls.negotiatedVersion?.rawValue
+        info.resumed = stream.tls.sessionResumed
+        if current != nil { transmit() }
+        onStateChange?()
+    }
+
+    private func transmit() {
+        guard let (req, events) = current, !inFlight else { return }
+        inFlight = true
+        parser.expectResponse(toMethod: "GET")
+        let head = HTTP1Serializer.requestHead(target: req.path, host: req.authority, headers: HTTPHeaders(req.headers))
+        stream.write(head)
+        events(.sent(Instant.now()))
+    }
+
+    private func received(_ bytes: UnsafeRawBufferPointer, _ t: Instant) {
+        guard let (_, events) = current else { return }
+        let out: [HTTP1ClientEvent]
+        do { out = try parser.feed(bytes) } catch {
+            fail("HTTP/1.1 response: \(error)", t)
+            return
+        }
+        for e in out {
+            switch e {
+            case .informational: break
+            case .head(let h): events(.head(status: h.status, headers: h.headers.map { ($0.name, $0.value) }, t))
+            case .body(let n): events(.data(count: n, t))
+            case .end(let keepAlive):
+                current = nil
+                inFlight = false
+                events(.end(t))
+                if !keepAlive { close() }
+                onStateChange?()
+                return
+            }
+        }
+    }
+
+    private func fail(_ reason: String, _ t: Instant) {
+        let cb = current?.1
+        current = nil
+        inFlight = false
+        stream.abort(reason)
+        cb?(.failed(reason, t))
+    }
+
+    private func closedBy(_ reason: String?) {
+        let t = Instant.now()
+        closed = true
+        info.closedAt = t
+        if let reason, info.error == nil { info.error = reason }
+        if let (_, events) = current {
+            current = nil
+            // A close-delimited body ends here; anything else is a failure.
+            if let done = try? parser.finish(), done.contains(where: { if case .end = $0 { return true } else { return false } }) {
+                events(.end(t))
+            } else {
+                events(.failed(reason ?? "connection closed before the response ended", t))
+            }
+        }
+        onStateChange?()
+    }
+}

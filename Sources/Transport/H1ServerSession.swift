@@ -1,0 +1,99 @@
+import BenchCore
+import HTTPCodec
+
+/// HTTP/1.1 server side of one TLS connection: keep-alive, pipelined requests answered in order,
+/// think time honoured, bodies streamed as filler with backpressure, 400 and close on bad input.
+final class H1ServerSession: ServerSession {
+    private let stream: SecureStream
+    private let loop: EventLoop
+    private let handler: RequestHandler
+    private let counters: CounterUpdate
+    private var parser = HTTP1RequestParser()
+    private var queue: [Pending] = []
+    private var stopParsing = false
+
+    private final class Pending {
+        var response: ServerResponse
+        var ready: Bool
+        var headSent = false
+        var remaining: Int64
+        var keepAlive: Bool
+        init(response: ServerResponse, keepAlive: Bool) {
+            self.response = response
+            self.ready = response.delay <= 0
+            self.remaining = response.bodyLength
+            self.keepAlive = keepAlive && !response.closeConnection
+        }
+    }
+
+    init(stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate) {
+        self.stream = stream
+        self.loop = loop
+        self.handler = handler
+        self.counters = counters
+        stream.onPlaintext = { [weak self] bytes, _ in self?.received(bytes) }
+        stream.onWritable = { [weak self] in self?.pump() }
+    }
+
+    func abort() { stream.abort() }
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        guard !stopParsing else { return }
+        for event in parser.feed(bytes) {
+            switch event {
+            case .request(let head):
+                counters { $0.requests += 1 }
+                let req = ServerRequest(method: head.method, path: head.target, authority: hostOnly(head.host ?? ""),
+                                        headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "http/1.1")
+                let p = Pending(response: handler(req), keepAlive: head.keepAlive)
+                queue.append(p)
+                if !p.ready {
+                    loop.schedule(after: p.response.delay) { [weak self, p] in p.ready = true; self?.pump() }
+                }
+                if !p.keepAlive { stopParsing = true }
+            case .malformed(let error):
+                counters { $0.malformed += 1 }
+                let status = error.kind == .unsupportedVersion ? 505 : error.kind == .headerTooLarge ? 431 : 400
+                queue.append(Pending(response: ServerResponse(status: status, headers: [("content-type", "text/plain")],
+                                                              bodyLength: 0, closeConnection: true), keepAlive: false))
+                stopParsing = true
+            case .body, .end:
+                break
+            }
+            if stopParsing { break }
+        }
+        pump()
+    }
+
+    /// Writes the head of the queue: its head once ready, then body chunks while the socket keeps up.
+    private func pump() {
+        while let p = queue.first, p.ready {
+            if !p.headSent {
+                var contentRange: HTTPContentRange?
+                if let cr = p.response.headers.first(where: { $0.0.lowercased() == "content-range" }) {
+                    contentRange = HTTPContentRange(headerValue: cr.1)
+                }
+                let head = HTTP1Serializer.responseHead(status: p.response.status, contentLength: p.response.bodyLength,
+                                                        contentRange: contentRange, keepAlive: p.keepAlive,
+                                                        headers: HTTPHeaders(p.response.headers))
+                stream.write(head)
+                p.headSent = true
+            }
+            while p.remaining > 0 {
+                guard stream.backlog < 256 * 1024, stream.phase == .open else { return }
+                let n = Int(min(p.remaining, Int64(Filler.chunk.count)))
+                let sent = Filler.chunk.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                if sent <= 0 { return }
+                p.remaining -= Int64(sent)
+                counters { $0.bodyBytesSent += Int64(sent) }
+            }
+            queue.removeFirst()
+            if !p.keepAlive { stream.close(); return }
+        }
+    }
+}
+
+func hostOnly(_ authority: String) -> String {
+    if authority.hasPrefix("[") { return authority }
+    return authority.split(separator: ":", maxSplits: 1).first.map(String.init) ?? authority
+}

@@ -1,0 +1,70 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+
+/// Progress on standard error: one line per run with its outcome, so long runs show where they are
+/// and a log of the run remains.
+final class ProgressDisplay: RunObserver {
+    private var blockStart = Date()
+    private let started = Date()
+
+    func line(_ text: String) {
+        FileHandle.standardError.write((text + "\n").data(using: .utf8)!)
+    }
+
+    func blockStarting(profile: Profile, runs: Int) {
+        blockStart = Date()
+        line("profile \(profile.name): \(profile.summary) — \(runs) run(s)")
+    }
+
+    func runStarting(position: Int, total: Int, label: String) {}
+
+    func runFinished(position: Int, total: Int, record: RunRecord) {
+        let elapsed = Date().timeIntervalSince(started)
+        let eta = position > 0 ? elapsed / Double(position) * Double(total - position) : 0
+        var outcome: String
+        if record.status == .ok {
+            outcome = "PLT " + fmt(record.metrics.pltMs ?? record.metrics.idealPltMs) + " ms, TTFB " + fmt(record.metrics.ttfbMs) + " ms"
+            if let g = record.metrics.goodputMbps { outcome += ", \(Units.format(g, 2)) Mbit/s" }
+            if record.emulator?.flagged == true { outcome += " (emulator fell behind: flagged)" }
+        } else {
+            outcome = "FAILED: " + (record.error ?? "unknown error")
+        }
+        let label = "\(record.scenario) · \(record.profile) · \(record.transport.rawValue) · " + (record.warmup == true ? "warm-up" : "run \(record.index + 1)")
+        line("[\(position)/\(total)] \(label): \(outcome)  (eta \(Int(eta.rounded())) s)")
+    }
+
+    func notice(_ text: String) { line(text) }
+
+    private func fmt(_ v: Double?) -> String { v.map { Units.format($0, 1) } ?? "-" }
+}
+
+/// SIGINT/SIGTERM: the first asks the run to stop after cleanup; the second exits at once.
+final class InterruptHandler: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+    private var count = 0
+
+    init(_ onInterrupt: @escaping @Sendable () -> Void) {
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            src.setEventHandler { [weak self] in
+                guard let self else { return }
+                self.count += 1
+                if self.count > 1 { _exit(130) }
+                FileHandle.standardError.write("\nnetbench: interrupted; finishing the current run and cleaning up (Ctrl-C again to quit at once)\n".data(using: .utf8)!)
+                onInterrupt()
+            }
+            src.resume()
+            sources.append(src)
+        }
+    }
+
+    func remove() {
+        for s in sources { s.cancel() }
+        sources.removeAll()
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+import TLS
+
+struct RunCommand: Command {
+    static let name = "run"
+    static let summary = "run a suite or scenarios and write results, summary and report"
+    static let help = """
+    usage: netbench run [SUITE.json | SCENARIO.json ...] [--transport h1,h2,h3] [--profile NAME,...]
+                        [--runs N] [--warmup N] [--out DIR] [--seed N] [--timeout DURATION]
+                        [--tls 1.2|1.3] [--keylog FILE] [--qlog DIR]
+
+    Loads pages (scenarios) through the replay server over each transport and profile, interleaving
+    the runs (h1 h2 h3 h1 h2 h3 …), and writes after every run, atomically:
+      DIR/results.json   every run's raw timestamps (schema v1)
+      DIR/summary.csv    per scenario/profile/transport/metric: n, median, p90, p95, mean, sd, 95% CI
+      DIR/report.html    the comparative report (open it in a browser)
+
+    With no file, runs the default suite (Scenarios/suites/default.json). A suite names its scenarios,
+    profiles, transports and runs; options given here override it. With scenario files, the defaults
+    are --transport h1,h2 --profile loopback --runs 10.
+
+    options:
+      --transport LIST   transports to compare: h1 (HTTP/1.1+TLS), h2 (HTTP/2+TLS), h3 (HTTP/3+QUIC)
+      --profile LIST     network profiles by name (see 'netbench profiles') or file; loopback = no emulation
+      --runs N           counted runs per scenario × profile × transport
+      --warmup N         extra runs first, recorded but left out of statistics
+      --out DIR          output directory (default: results/<UTC time>-<suite>/)
+      --seed N           seed for loss and other random choices (default: the suite's, else 1)
+      --timeout D        limit per run, e.g. 30s (default: 10 × the ideal load time + 30 s)
+      --tls V            force TLS 1.2 or 1.3 for h1/h2 (default: 1.3 negotiated)
+      --keylog FILE      append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)
+      --qlog DIR         write a qlog file per QUIC connection
+
+    examples:
+      netbench run
+      netbench run Scenarios/pages/mobile-median.json --transport h1,h2 --runs 10 --out /tmp/nb
+      netbench run Scenarios/suites/weak-network.json --runs 5
+    exit codes: 0 ok (even if some runs failed: see results), 2 every run failed or setup failed,
+                64 usage, 65 bad scenario/profile/suite, 77 missing privilege
+    """
+
+    static func run(_ args: inout Arguments) throws -> ExitCode {
+        let transportsOpt = try args.option("--transport", "-t")
+        let profilesOpt = try args.option("--profile", "-p")
+        let runsOpt = try args.intOption("--runs", "-n", range: 1...100_000)
+        let warmupOpt = try args.intOption("--warmup", "--warmup", range: 0...1000)
+        let outOpt = try args.option("--out", "-o")
+        let seedOpt = try args.option("--seed")
+        let timeoutOpt = try args.option("--timeout")
+        let tlsOpt = try args.option("--tls")
+        let keylogOpt = try args.option("--keylog")
+        let qlogOpt = try args.option("--qlog")
+        let files = try args.positionals()
+
+        let library = Library.locate()
+        var suiteName = "adhoc"
+        var scenarioPaths: [String] = []
+        var profileNames = ["loopback"]
+        var transports: [TransportKind] = [.h1, .h2]
+        var runs = 10
+        var warmup = 0
+        var seed: UInt64 = 1
+        var baseline: TransportKind?
+
+        var inputs = files
+        if inputs.isEmpty { inputs = [library.suitePath("default")] }
+        for file in inputs {
+            if try isSuite(file) {
+                let suite = try Suite.load(from: file)
+                suiteName = suite.name
+                scenarioPaths += suite.scenarios
+                profileNames = suite.profiles
+                transports = suite.transports
+                runs = suite.runs
+                warmup = suite.warmupRuns ?? 0
+                seed = suite.seed ?? seed
+                baseline = suite.baselineTransport
+            } else {
+                scenarioPaths.append(file)
+            }
+        }
+        if files.count == 1, !(try isSuite(files[0])) {
+            suiteName = URL(fileURLWithPath: files[0]).deletingPathExtension().lastPathComponent
+        }
+        if let t = transportsOpt {
+            guard let list = TransportKind.parseList(t) else { throw BenchError.usage("--transport '\(t)': expected a list of h1, h2, h3") }
+            transports = list
+        }
+        if let p = profilesOpt { profileNames = p.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+        if let n = runsOpt { runs = n }
+        if let w = warmupOpt { warmup = w }
+        if let s = seedOpt {
+            guard let v = UInt64(s) else { throw BenchError.usage("--seed '\(s)' is not a whole number ≥ 0") }
+            seed = v
+        }
+        if let b = baseline, !transports.contains(b) { baseline = transports.first }
+
+        let scenarios = try scenarioPaths.map { ($0, try Scenario.load(from: $0)) }
+        let profiles = try profileNames.map { try library.profile($0) }
+
+        let out = outOpt ?? defaultOutputDirectory(suiteName)
+        var request = RunRequest(suiteName: suiteName, scenarios: scenarios, profiles: profiles, transports: transports,
+                                 runs: runs, warmupRuns: warmup, seed: seed, baselineTransport: baseline ?? transports.first,
+                                 outputDirectory: out)
+        if let t = timeoutOpt {
+            guard let ns = Units.parseDuration(t), ns > 0 else { throw BenchError.usage("--timeout '\(t)' is not a duration (e.g. 30s)") }
+            request.timeoutPerRun = ns
+        }
+        if let v = tlsOpt {
+            guard let version = TLSVersion(rawValue: v) else { throw BenchError.usage("--tls '\(v)': expected 1.2 or 1.3") }
+            request.tlsVersion = version
+        }
+        request.keyLogFile = keylogOpt ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
+        request.qlogDirectory = qlogOpt
+
+        let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion)
+        let progress = ProgressDisplay()
+        let interrupt = InterruptHandler { runner.cancel() }
+        defer { interrupt.remove() }
+        progress.line("netbench \(netbenchVersion): \(suiteName): \(scenarios.count) scenario(s) × \(profiles.count) profile(s) × \(transports.map(\.rawValue).joined(separator: ",")) × \(runs) run(s)\(warmup > 0 ? " + \(warmup) warm-up" : "") → \(out)")
+        let results = try runner.execute(observer: progress) { results in
+            try ResultsWriter.write(results, to: out)
+        }
+        print(ResultsWriter.terminalSummary(results))
+        print("results: \(out)/results.json\nsummary: \(out)/summary.csv\nreport:  \(out)/report.html")
+        if runner.isCancelled {
+            progress.line("interrupted: \(results.runs.count) run(s) kept in \(out)/results.json")
+            return .runFailed
+        }
+        let ok = results.runs.filter { $0.status == .ok }.count
+        if ok == 0 && !results.runs.isEmpty { return .runFailed }
+        return .success
+    }
+
+    /// A suite has `scenarios`; a scenario has `resources`.
+    static func isSuite(_ path: String) throws -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { throw BenchError.data("\(path): does not exist or cannot be read") }
+        guard let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            _ = try JSONFile.decode([String: Int].self, from: data, file: path) // raises the JSON syntax error with its position
+            throw BenchError.data("\(path): not a JSON object")
+        }
+        return obj["scenarios"] != nil && obj["resources"] == nil
+    }
+
+    static func defaultOutputDirectory(_ suite: String) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return "results/\(f.string(from: Date()))-\(suite)"
+    }
+}
