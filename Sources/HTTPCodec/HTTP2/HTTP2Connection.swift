@@ -1,0 +1,279 @@
+internal import CNghttp2
+
+/// One HTTP/2 connection endpoint over nghttp2, with no I/O: bytes from the peer go into
+/// `receive`, events come out; bytes for the peer come out of `takeOutbound` as fast as the
+/// caller can write them (stop calling it when the socket would block: that is the backpressure).
+///
+/// Response bodies are generated (`BodyFiller`) frame by frame as flow control allows; they
+/// are never held whole. Receive windows are replenished automatically as DATA arrives
+/// (the client counts bytes and discards them), so bodies larger than any window never stall.
+///
+/// Not thread-safe: drive it from one event loop.
+public final class HTTP2Connection {
+    public enum Role: Sendable { case client, server }
+
+    public let role: Role
+    public let settings: HTTP2Settings
+    private let session: OpaquePointer
+    private let state: HTTP2SessionState
+    /// Bytes nghttp2 serialized that did not fit the caller's buffer; sent first next time.
+    private var overflow: [UInt8] = []
+    private var overflowStart = 0
+    private var failure: HTTP2Error?
+
+    /// Creates the session and queues our SETTINGS (and, for a client, the connection preface)
+    /// so that `wantsWrite` is true from the start.
+    /// - Parameter settings: defaults to `.chromeClient` or `.defaultServer`.
+    public init(role: Role, settings: HTTP2Settings? = nil) throws(HTTP2Error) {
+        self.role = role
+        self.settings = settings ?? (role == .client ? .chromeClient : .defaultServer)
+        state = HTTP2SessionState(isServer: role == .server)
+        session = try Self.makeSession(role: role, userData: Unmanaged.passUnretained(state).toOpaque())
+        try submitSettings()
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    private static func makeSession(role: Role, userData: UnsafeMutableRawPointer) throws(HTTP2Error) -> OpaquePointer {
+        var callbacks: OpaquePointer?
+        try check(nghttp2_session_callbacks_new(&callbacks), "nghttp2_session_callbacks_new")
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        HTTP2Callbacks.install(into: callbacks!)
+        var option: OpaquePointer?
+        try check(nghttp2_option_new(&option), "nghttp2_option_new")
+        defer { nghttp2_option_del(option) }
+        var session: OpaquePointer?
+        if role == .client {
+            try check(nghttp2_session_client_new2(&session, callbacks, userData, option), "nghttp2_session_client_new2")
+        } else {
+            try check(nghttp2_session_server_new2(&session, callbacks, userData, option), "nghttp2_session_server_new2")
+        }
+        return session!
+    }
+
+    private func submitSettings() throws(HTTP2Error) {
+        var entries: [nghttp2_settings_entry] = []
+        func add(_ id: nghttp2_settings_id, _ value: UInt32?) {
+            if let value { entries.append(nghttp2_settings_entry(settings_id: Int32(id.rawValue), value: value)) }
+        }
+        add(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, settings.headerTableSize)
+        add(NGHTTP2_SETTINGS_ENABLE_PUSH, settings.enablePush.map { $0 ? 1 : 0 })
+        add(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams)
+        add(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, settings.initialWindowSize == 65_535 ? nil : settings.initialWindowSize)
+        add(NGHTTP2_SETTINGS_MAX_FRAME_SIZE, settings.maxFrameSize)
+        add(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, settings.maxHeaderListSize)
+        try Self.check(nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count),
+                       "nghttp2_submit_settings")
+        if settings.connectionWindowSize != 65_535 {
+            guard settings.connectionWindowSize <= UInt32(Int32.max) else {
+                throw .library(call: "nghttp2_session_set_local_window_size", code: NGHTTP2_ERR_INVALID_ARGUMENT.rawValue,
+                               message: "connection window over 2^31-1")
+            }
+            try Self.check(nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0,
+                                                                 Int32(settings.connectionWindowSize)),
+                           "nghttp2_session_set_local_window_size")
+        }
+    }
+
+    // MARK: input
+
+    /// Feeds bytes read from the peer.
+    /// - Returns: the events they caused, after any left from sending (see `takeEvents`).
+    /// - Throws: `HTTP2Error.library` when nghttp2 cannot go on (bad client preface, flooding):
+    ///   close the connection. Lesser protocol violations instead produce a GOAWAY to flush
+    ///   and a `.connectionError` event.
+    public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) -> [HTTP2Event] {
+        if let failure { throw failure }
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return state.takeEvents() }
+        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if result < 0 {
+            let error = HTTP2Error.library(call: "nghttp2_session_mem_recv", code: Int32(result),
+                                           message: String(cString: nghttp2_strerror(Int32(result))))
+            failure = error
+            throw error
+        }
+        return state.takeEvents()
+    }
+
+    public func receive(_ bytes: [UInt8]) throws(HTTP2Error) -> [HTTP2Event] {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(HTTP2Error) in try receive(buffer) }
+        }
+        return try result.get()
+    }
+
+    /// Events caused by sending (streams closed when their last frame went out, a protocol
+    /// error GOAWAY) that no `receive` has returned yet.
+    public func takeEvents() -> [HTTP2Event] {
+        state.takeEvents()
+    }
+
+    // MARK: output
+
+    /// Whether there is something to send.
+    public var wantsWrite: Bool {
+        overflowStart < overflow.count || nghttp2_session_want_write(session) != 0
+    }
+
+    /// Whether the session still expects input; when neither this nor `wantsWrite` holds,
+    /// the connection is done and can be closed.
+    public var wantsRead: Bool {
+        failure == nil && nghttp2_session_want_read(session) != 0
+    }
+
+    public var isFinished: Bool { !wantsRead && !wantsWrite }
+
+    /// Copies up to `buffer.count` bytes to send into `buffer`.
+    /// - Returns: bytes written; 0 when there is nothing to send now (flow control, nothing
+    ///   submitted). Bytes are taken from nghttp2 frame by frame, so a caller that stops
+    ///   when its socket is full leaves the rest unserialized inside nghttp2.
+    public func takeOutbound(into buffer: UnsafeMutableRawBufferPointer) throws(HTTP2Error) -> Int {
+        var written = 0
+        try produce(limit: buffer.count) { chunk in
+            (buffer.baseAddress! + written).copyMemory(from: chunk.baseAddress!, byteCount: chunk.count)
+            written += chunk.count
+        }
+        return written
+    }
+
+    /// Up to `max` bytes to send, as an array.
+    public func takeOutbound(max: Int = .max) throws(HTTP2Error) -> [UInt8] {
+        var out: [UInt8] = []
+        try produce(limit: max) { out.append(contentsOf: $0) }
+        return out
+    }
+
+    /// Hands `consume` the next bytes to send, at most `limit` in all, in order.
+    private func produce(limit: Int, _ consume: (UnsafeRawBufferPointer) -> Void) throws(HTTP2Error) {
+        if let failure { throw failure }
+        var remaining = limit
+        if overflowStart < overflow.count {
+            let n = min(remaining, overflow.count - overflowStart)
+            overflow.withUnsafeBytes { consume(UnsafeRawBufferPointer(rebasing: $0[overflowStart..<overflowStart + n])) }
+            overflowStart += n
+            remaining -= n
+            if overflowStart == overflow.count {
+                overflow.removeAll(keepingCapacity: true)
+                overflowStart = 0
+            }
+        }
+        while remaining > 0 {
+            var pointer: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &pointer)
+            if n < 0 {
+                let error = HTTP2Error.library(call: "nghttp2_session_mem_send", code: Int32(n),
+                                               message: String(cString: nghttp2_strerror(Int32(n))))
+                failure = error
+                throw error
+            }
+            if n == 0 { break }
+            let frame = UnsafeRawBufferPointer(start: pointer, count: n)
+            let fit = min(n, remaining)
+            consume(UnsafeRawBufferPointer(rebasing: frame[0..<fit]))
+            remaining -= fit
+            if fit < n {
+                // nghttp2's pointer dies at the next mem_send: keep the tail ourselves.
+                overflow.append(contentsOf: frame[fit...])
+            }
+        }
+    }
+
+    // MARK: submitting
+
+    /// Client: queues a request and returns its stream id. The request opens when the peer's
+    /// stream limit allows; `bodyLength` > 0 sends a generated body (with Content-Length).
+    public func submitRequest(method: String = "GET", scheme: String = "https", authority: String, path: String,
+                              headers: HTTPHeaders = [:], priority: HTTP2Priority? = nil,
+                              bodyLength: Int64 = 0) throws(HTTP2Error) -> Int32
+    {
+        precondition(role == .client, "submitRequest on a server connection")
+        var fields = NameValueList()
+        fields.add(":method", method)      // Chrome's pseudo-header order
+        fields.add(":authority", authority)
+        fields.add(":scheme", scheme)
+        fields.add(":path", path)
+        if bodyLength > 0 && !headers.contains("content-length") { fields.add("content-length", String(bodyLength)) }
+        fields.addRegular(headers)
+        var spec = nghttp2_priority_spec()
+        if let priority {
+            nghttp2_priority_spec_init(&spec, priority.dependsOn, Int32(priority.weight), priority.exclusive ? 1 : 0)
+        }
+        var provider = Self.bodyProvider
+        let stream = fields.withNameValues { nva, count in
+            withUnsafePointer(to: &spec) { specPointer in
+                withUnsafePointer(to: &provider) { providerPointer in
+                    nghttp2_submit_request(session, priority == nil ? nil : specPointer, nva, count,
+                                           bodyLength > 0 ? providerPointer : nil, nil)
+                }
+            }
+        }
+        try Self.check(stream, "nghttp2_submit_request")
+        if bodyLength > 0 { state.outbound[stream] = .init(length: bodyLength) }
+        return stream
+    }
+
+    /// Server: answers `stream` with `status`, `headers` and a generated body of exactly
+    /// `bodyLength` bytes. May be called any time after the `.request` event (think time).
+    /// `content-length: bodyLength` is added unless `headers` has one (HEAD answers pass the
+    /// representation's length there with `bodyLength` 0) or the status forbids a body.
+    /// - Throws: `.streamNotOpen` if the client reset the stream meanwhile.
+    public func submitResponse(stream: Int32, status: Int, headers: HTTPHeaders = [:],
+                               bodyLength: Int64) throws(HTTP2Error)
+    {
+        precondition(role == .server, "submitResponse on a client connection")
+        guard nghttp2_session_find_stream(session, stream) != nil else { throw .streamNotOpen(stream) }
+        var fields = NameValueList()
+        fields.add(":status", String(status))
+        if !HTTPStatus.forbidsBody(status) && !headers.contains("content-length") {
+            fields.add("content-length", String(bodyLength))
+        }
+        fields.addRegular(headers)
+        var provider = Self.bodyProvider
+        let result = fields.withNameValues { nva, count in
+            withUnsafePointer(to: &provider) { providerPointer in
+                nghttp2_submit_response(session, stream, nva, count, bodyLength > 0 ? providerPointer : nil)
+            }
+        }
+        try Self.check(result, "nghttp2_submit_response")
+        if bodyLength > 0 { state.outbound[stream] = .init(length: bodyLength) }
+    }
+
+    /// Resets `stream` with RST_STREAM (`.cancel` is what a browser sends for an abandoned load).
+    public func submitReset(stream: Int32, code: HTTP2ErrorCode = .cancel) throws(HTTP2Error) {
+        guard nghttp2_session_find_stream(session, stream) != nil else { throw .streamNotOpen(stream) }
+        try Self.check(nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue),
+                       "nghttp2_submit_rst_stream")
+    }
+
+    /// Sends GOAWAY naming the last stream we processed; streams up to it still complete,
+    /// then `isFinished` becomes true.
+    public func submitGoAway(code: HTTP2ErrorCode = .noError) throws(HTTP2Error) {
+        state.applicationSentGoAway = true
+        try Self.check(nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue),
+                                             nghttp2_session_get_last_proc_stream_id(session), code.rawValue, nil, 0),
+                       "nghttp2_submit_goaway")
+    }
+
+    /// nghttp2 copies the provider; the stream id tells the callback which body to generate.
+    private static var bodyProvider: nghttp2_data_provider {
+        nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: HTTP2Callbacks.readBody)
+    }
+
+    // MARK: state
+
+    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS (unlimited until its SETTINGS arrive).
+    public var remoteMaxConcurrentStreams: UInt32 {
+        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+    }
+
+    /// The last message nghttp2 logged about a peer error (why a stream was reset, for example).
+    public var lastLibraryMessage: String? { state.lastLibraryMessage }
+
+    private static func check<I: BinaryInteger>(_ result: I, _ call: String) throws(HTTP2Error) {
+        guard result < 0 else { return }
+        let code = Int32(result)
+        throw .library(call: call, code: code, message: String(cString: nghttp2_strerror(code)))
+    }
+}

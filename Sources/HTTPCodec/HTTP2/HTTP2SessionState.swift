@@ -1,0 +1,134 @@
+internal import CNghttp2
+
+/// The Swift side of one nghttp2 session: nghttp2's callbacks (see `HTTP2Callbacks`) land here
+/// through `user_data`, turn into `HTTP2Event`s, and read generated bodies.
+///
+/// Owned by `HTTP2Connection`, which deletes the session before this object goes away, so the
+/// unretained `user_data` pointer is always valid while nghttp2 can call back.
+final class HTTP2SessionState {
+    /// A header block being received, and body bytes not yet reported.
+    struct InboundStream {
+        var method: String?
+        var path: String?
+        var authority: String?
+        var scheme: String?
+        var status: Int?
+        var headers = HTTPHeaders()
+        var sawFinalHead = false
+        var unreportedData = 0
+    }
+
+    /// A generated body being sent: `BodyFiller` bytes `offset ..< length`.
+    struct OutboundBody {
+        var offset: Int64 = 0
+        let length: Int64
+    }
+
+    let isServer: Bool
+    var events: [HTTP2Event] = []
+    var inbound: [Int32: InboundStream] = [:]
+    var outbound: [Int32: OutboundBody] = [:]
+    /// Streams with DATA bytes received in a frame that has not ended yet.
+    private var partialData: [Int32] = []
+    /// Set when the application itself submits GOAWAY, so that only the library's own
+    /// protocol-error GOAWAYs become `.connectionError`.
+    var applicationSentGoAway = false
+    /// The last message nghttp2 gave `error_callback2` (for diagnostics).
+    var lastLibraryMessage: String?
+
+    init(isServer: Bool) {
+        self.isServer = isServer
+    }
+
+    static func from(_ userData: UnsafeMutableRawPointer?) -> HTTP2SessionState {
+        Unmanaged<HTTP2SessionState>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    func takeEvents() -> [HTTP2Event] {
+        for stream in partialData {
+            guard let count = inbound[stream]?.unreportedData, count > 0 else { continue }
+            inbound[stream]!.unreportedData = 0
+            events.append(.data(stream: stream, count: count, endStream: false))
+        }
+        partialData.removeAll(keepingCapacity: true)
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    // MARK: receiving
+
+    func beginHeaders(stream: Int32) {
+        var state = inbound[stream] ?? InboundStream()
+        state.method = nil; state.path = nil; state.authority = nil; state.scheme = nil; state.status = nil
+        state.headers = HTTPHeaders()
+        inbound[stream] = state
+    }
+
+    func header(stream: Int32, name: String, value: String) {
+        switch name {
+        case ":method": inbound[stream]?.method = value
+        case ":path": inbound[stream]?.path = value
+        case ":authority": inbound[stream]?.authority = value
+        case ":scheme": inbound[stream]?.scheme = value
+        case ":status": inbound[stream]?.status = Int(value)
+        default: inbound[stream]?.headers.add(name: name, value: value)
+        }
+    }
+
+    func headersComplete(stream: Int32, isRequest: Bool, endStream: Bool) {
+        guard var state = inbound[stream] else { return }
+        defer { inbound[stream] = state }
+        if isServer && isRequest {
+            state.sawFinalHead = true
+            let head = HTTPRequestHead(method: state.method ?? "", target: state.path ?? "", version: .http2,
+                                       headers: state.headers, authority: state.authority, scheme: state.scheme)
+            events.append(.request(stream: stream, head: head, endStream: endStream))
+        } else if !isServer, let status = state.status, !state.sawFinalHead {
+            if (100..<200).contains(status) { return }   // interim response: wait for the final one
+            state.sawFinalHead = true
+            events.append(.response(stream: stream, status: status, headers: state.headers, endStream: endStream))
+        } else if state.sawFinalHead {
+            events.append(.trailers(stream: stream, headers: state.headers))
+        }
+    }
+
+    func dataChunk(stream: Int32, count: Int) {
+        guard inbound[stream] != nil else { return }
+        if inbound[stream]!.unreportedData == 0 { partialData.append(stream) }
+        inbound[stream]!.unreportedData += count
+    }
+
+    func dataFrameComplete(stream: Int32, endStream: Bool) {
+        guard inbound[stream] != nil else { return }
+        let count = inbound[stream]!.unreportedData
+        inbound[stream]!.unreportedData = 0
+        if count > 0 || endStream {
+            events.append(.data(stream: stream, count: count, endStream: endStream))
+        }
+    }
+
+    func streamClosed(stream: Int32, errorCode: UInt32) {
+        if let count = inbound.removeValue(forKey: stream)?.unreportedData, count > 0 {
+            events.append(.data(stream: stream, count: count, endStream: false))
+        }
+        outbound.removeValue(forKey: stream)
+        events.append(.streamClosed(stream: stream, errorCode: HTTP2ErrorCode(rawValue: errorCode)))
+    }
+
+    // MARK: sending
+
+    /// Fills `buffer` with the next bytes of `stream`'s generated body.
+    /// - Returns: bytes written and whether that was the end of the body.
+    func readBody(stream: Int32, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, eof: Bool)? {
+        guard var body = outbound[stream] else { return nil }
+        let n = Int(min(Int64(buffer.count), body.length - body.offset))
+        BodyFiller.fill(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]), offset: body.offset)
+        body.offset += Int64(n)
+        if body.offset == body.length {
+            outbound.removeValue(forKey: stream)
+            return (n, true)
+        }
+        outbound[stream] = body
+        return (n, false)
+    }
+}

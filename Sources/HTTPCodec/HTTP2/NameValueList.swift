@@ -1,0 +1,50 @@
+internal import CNghttp2
+
+/// Header fields laid out for nghttp2: one byte buffer, and `nghttp2_nv` entries pointing into it.
+/// nghttp2 copies the fields during `nghttp2_submit_*`, so the buffer only lives for the call.
+struct NameValueList {
+    private var bytes: [UInt8] = []
+    private var spans: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
+
+    init() {
+        bytes.reserveCapacity(512)
+    }
+
+    /// Fields HTTP/2 forbids (RFC 9113 §8.2.2); recorded HTTP/1.1 headers may carry them,
+    /// and sending one would make the peer reset the stream.
+    static let connectionSpecific: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host",
+    ]
+
+    /// Adds a field; the name is lowercased, as HTTP/2 requires.
+    mutating func add(_ name: String, _ value: String) {
+        let nameStart = bytes.count
+        for byte in name.utf8 { bytes.append(asciiLower(byte)) }
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value.utf8)
+        spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
+    }
+
+    /// Adds the caller's fields, leaving out pseudo-fields (we write our own), connection-specific
+    /// fields, and any name in `skipping`.
+    mutating func addRegular(_ headers: HTTPHeaders, skipping: Set<String> = []) {
+        for field in headers {
+            let name = field.name.lowercased()
+            guard !name.hasPrefix(":"), !Self.connectionSpecific.contains(name), !skipping.contains(name) else { continue }
+            add(name, field.value)
+        }
+    }
+
+    mutating func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        let spans = self.spans
+        if bytes.isEmpty { bytes.append(0) }   // keep a valid base address
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let nva = spans.map {
+                nghttp2_nv(name: base + $0.name, value: base + $0.value, namelen: $0.nameLength,
+                           valuelen: $0.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            return nva.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+}
