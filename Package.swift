@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "QUICTests", dependencies: ["QUIC"]),
         .testTarget(name: "LinkEmulatorTests", dependencies: ["LinkEmulator", "SystemIO"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Runner"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Runner", "Transport", "TLS", "SystemIO"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "EndToEndTests", dependencies: []),

@@ -12,7 +12,7 @@ import TLS
 public final class ServerHost: @unchecked Sendable {
     public struct Endpoints: Sendable { public var tcp: Endpoint; public var udp: Endpoint? }
 
-    private let thread: Thread
+    private var thread: Thread?
     private let started = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private var stopFlag: StopFlag?
@@ -22,14 +22,13 @@ public final class ServerHost: @unchecked Sendable {
     /// Starts serving; returns once every listener is bound (or throws what went wrong).
     public init(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, namespace: String?,
                 withQUIC: Bool, options: ServerOptions = ServerOptions()) throws {
-        var box: ServerHost?
-        thread = Thread { [scenarios, credentials] in
-            guard let host = box else { return }
-            host.serve(scenarios: scenarios, credentials: credentials, address: address, namespace: namespace,
+        let thread = Thread { [self, scenarios, credentials] in
+            self.serve(scenarios: scenarios, credentials: credentials, address: address, namespace: namespace,
                        withQUIC: withQUIC, options: options)
         }
-        box = self
+        self.thread = thread
         thread.name = "netbench-server"
+        thread.stackSize = 4 << 20
         thread.start()
         started.wait()
         if let e = startError { finished.wait(); throw e }

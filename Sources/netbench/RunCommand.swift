@@ -55,6 +55,28 @@ struct RunCommand: Command {
         let qlogOpt = try args.option("--qlog")
         let files = try args.positionals()
 
+        // Option values are checked before any file is read: a typo is a usage error (64).
+        var transportList: [TransportKind]?
+        if let t = transportsOpt {
+            guard let list = TransportKind.parseList(t) else { throw BenchError.usage("--transport '\(t)': expected a list of h1, h2, h3") }
+            transportList = list
+        }
+        var seedValue: UInt64?
+        if let s = seedOpt {
+            guard let v = UInt64(s) else { throw BenchError.usage("--seed '\(s)' is not a whole number ≥ 0") }
+            seedValue = v
+        }
+        var timeoutValue: Nanoseconds?
+        if let t = timeoutOpt {
+            guard let ns = Units.parseDuration(t), ns > 0 else { throw BenchError.usage("--timeout '\(t)' is not a duration (e.g. 30s)") }
+            timeoutValue = ns
+        }
+        var tlsValue: TLSVersion?
+        if let v = tlsOpt {
+            guard let version = TLSVersion(rawValue: v) else { throw BenchError.usage("--tls '\(v)': expected 1.2 or 1.3") }
+            tlsValue = version
+        }
+
         let library = Library.locate()
         var suiteName = "adhoc"
         var scenarioPaths: [String] = []
@@ -85,17 +107,11 @@ struct RunCommand: Command {
         if files.count == 1, !(try isSuite(files[0])) {
             suiteName = URL(fileURLWithPath: files[0]).deletingPathExtension().lastPathComponent
         }
-        if let t = transportsOpt {
-            guard let list = TransportKind.parseList(t) else { throw BenchError.usage("--transport '\(t)': expected a list of h1, h2, h3") }
-            transports = list
-        }
+        if let list = transportList { transports = list }
         if let p = profilesOpt { profileNames = p.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
         if let n = runsOpt { runs = n }
         if let w = warmupOpt { warmup = w }
-        if let s = seedOpt {
-            guard let v = UInt64(s) else { throw BenchError.usage("--seed '\(s)' is not a whole number ≥ 0") }
-            seed = v
-        }
+        if let v = seedValue { seed = v }
         if let b = baseline, !transports.contains(b) { baseline = transports.first }
 
         let scenarios = try scenarioPaths.map { ($0, try Scenario.load(from: $0)) }
@@ -105,14 +121,8 @@ struct RunCommand: Command {
         var request = RunRequest(suiteName: suiteName, scenarios: scenarios, profiles: profiles, transports: transports,
                                  runs: runs, warmupRuns: warmup, seed: seed, baselineTransport: baseline ?? transports.first,
                                  outputDirectory: out)
-        if let t = timeoutOpt {
-            guard let ns = Units.parseDuration(t), ns > 0 else { throw BenchError.usage("--timeout '\(t)' is not a duration (e.g. 30s)") }
-            request.timeoutPerRun = ns
-        }
-        if let v = tlsOpt {
-            guard let version = TLSVersion(rawValue: v) else { throw BenchError.usage("--tls '\(v)': expected 1.2 or 1.3") }
-            request.tlsVersion = version
-        }
+        request.timeoutPerRun = timeoutValue
+        request.tlsVersion = tlsValue
         request.keyLogFile = keylogOpt ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
         request.qlogDirectory = qlogOpt
 

@@ -1,0 +1,148 @@
+import BenchCore
+import SystemIO
+import TLS
+import HTTPCodec
+
+/// HTTP/2 over TLS: one connection per origin carrying every request concurrently (up to the
+/// server's stream limit), with Chrome-like windows.
+final class H2ClientConnection: ClientConnection {
+    private(set) var info: ConnectionInfo
+    private let stream: SecureStream
+    private let h2: HTTP2Connection
+    private var queued: [(ClientRequest, (ClientEvent) -> Void)] = []
+    private var active: [Int32: (ClientEvent) -> Void] = [:]
+    private var closed = false
+    private var outbound: UnsafeMutableRawBufferPointer
+    var onStateChange: (() -> Void)?
+
+    init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext, tcp: Socket.TCPOptions) throws {
+        info = ConnectionInfo(kind: .http2, connectStart: Instant.now(), remote: remote)
+        h2 = try HTTP2Connection(role: .client, settings: .chromeClient)
+        outbound = .allocate(byteCount: 64 * 1024, alignment: 16)
+        let fd = try Socket.connectTCP(to: remote, from: local, options: tcp)
+        info.local = try? Socket.localEndpoint(fd)
+        let conn: TLSConnection
+        do { conn = try TLSConnection(client: tls, serverName: serverName) } catch { Socket.close(fd); throw error }
+        stream = try SecureStream(fd: fd, loop: loop, tls: conn, connecting: true)
+        stream.onConnected = { [weak self] t in self?.info.connectEnd = t }
+        stream.onHandshake = { [weak self] t in self?.handshakeDone(t) }
+        stream.onPlaintext = { [weak self] bytes, t in self?.received(bytes, t) }
+        stream.onWritable = { [weak self] in self?.pump() }
+        stream.onClose = { [weak self] reason in self?.closedBy(reason) }
+    }
+
+    deinit { outbound.deallocate() }
+
+    var isUsable: Bool { !closed }
+    /// HTTP/2 multiplexes: nghttp2 itself holds requests beyond the peer's stream limit.
+    var freeSlots: Int { closed ? 0 : 1000 }
+
+    func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
+        queued.append((request, events))
+        if info.handshakeEnd != nil { submitQueued() }
+    }
+
+    func close() {
+        guard !closed else { return }
+        try? h2.submitGoAway()
+        pump()
+        stream.close()
+    }
+
+    private func handshakeDone(_ t: Instant) {
+        info.handshakeEnd = t
+        info.alpn = stream.tls.negotiatedALPN
+        info.tlsVersion = stream.tls.negotiatedVersion?.rawValue
+        info.resumed = stream.tls.sessionResumed
+        guard info.alpn == "h2" else {
+            stream.abort("server did not negotiate h2 (ALPN: \(info.alpn ?? "none"))")
+            return
+        }
+        submitQueued()
+        onStateChange?()
+    }
+
+    private func submitQueued() {
+        let batch = queued
+        queued.removeAll()
+        for (req, events) in batch {
+            do {
+                let id = try h2.submitRequest(authority: req.authority, path: req.path, headers: HTTPHeaders(req.headers))
+                active[id] = events
+            } catch {
+                events(.failed("HTTP/2 submit: \(error)", Instant.now()))
+            }
+        }
+        pump()
+        // Requests count as sent once their HEADERS frames are handed to TLS.
+        let now = Instant.now()
+        for id in active.keys where sentMarked.insert(id).inserted { active[id]?(.sent(now)) }
+    }
+
+    private var sentMarked = Set<Int32>()
+
+    private func received(_ bytes: UnsafeRawBufferPointer, _ t: Instant) {
+        let events: [HTTP2Event]
+        do { events = try h2.receive(bytes) } catch {
+            fail("HTTP/2: \(error)")
+            return
+        }
+        handle(events, t)
+        handle(h2.takeEvents(), t)
+        pump()
+    }
+
+    private func handle(_ events: [HTTP2Event], _ t: Instant) {
+        for e in events {
+            switch e {
+            case .response(let id, let status, let headers, let endStream):
+                active[id]?(.head(status: status, headers: headers.map { ($0.name, $0.value) }, t))
+                if endStream { finish(id, t) }
+            case .data(let id, let count, let endStream):
+                if count > 0 { active[id]?(.data(count: count, t)) }
+                if endStream { finish(id, t) }
+            case .streamClosed(let id, let code):
+                if let cb = active.removeValue(forKey: id) {
+                    cb(code == .noError ? .end(t) : .failed("HTTP/2 stream reset: \(code)", t))
+                }
+            case .goAway(_, let code, let debug):
+                if code != .noError { fail("HTTP/2 GOAWAY \(code) \(debug)") }
+            case .connectionError(let code, let reason):
+                fail("HTTP/2 connection error \(code): \(reason)")
+            default:
+                break
+            }
+        }
+    }
+
+    private func finish(_ id: Int32, _ t: Instant) {
+        if let cb = active.removeValue(forKey: id) { cb(.end(t)) }
+        onStateChange?()
+    }
+
+    private func pump() {
+        while stream.phase == .open && stream.backlog < 256 * 1024 && h2.wantsWrite {
+            let n: Int
+            do { n = try h2.takeOutbound(into: outbound) } catch { fail("HTTP/2: \(error)"); return }
+            if n == 0 { break }
+            stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
+        }
+    }
+
+    private func fail(_ reason: String) {
+        if info.error == nil { info.error = reason }
+        stream.abort(reason)
+    }
+
+    private func closedBy(_ reason: String?) {
+        let t = Instant.now()
+        closed = true
+        info.closedAt = t
+        if let reason, info.error == nil { info.error = reason }
+        let pending = active.values.map { $0 } + queued.map { $0.1 }
+        active.removeAll()
+        queued.removeAll()
+        for cb in pending { cb(.failed(reason ?? "connection closed with the response incomplete", t)) }
+        onStateChange?()
+    }
+}

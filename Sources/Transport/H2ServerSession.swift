@@ -1,0 +1,66 @@
+import BenchCore
+import HTTPCodec
+
+/// HTTP/2 server side of one TLS connection over nghttp2: every request is answered after its think
+/// time on its own stream; nghttp2 interleaves the DATA frames and enforces flow control.
+final class H2ServerSession: ServerSession {
+    private let stream: SecureStream
+    private let loop: EventLoop
+    private let handler: RequestHandler
+    private let counters: CounterUpdate
+    private let h2: HTTP2Connection
+    private var outbound: UnsafeMutableRawBufferPointer
+
+    init(stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate) throws {
+        self.stream = stream
+        self.loop = loop
+        self.handler = handler
+        self.counters = counters
+        h2 = try HTTP2Connection(role: .server, settings: .defaultServer)
+        outbound = .allocate(byteCount: 64 * 1024, alignment: 16)
+        stream.onPlaintext = { [weak self] bytes, _ in self?.received(bytes) }
+        stream.onWritable = { [weak self] in self?.pump() }
+        pump()
+    }
+
+    deinit { outbound.deallocate() }
+
+    func abort() { stream.abort() }
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        let events: [HTTP2Event]
+        do { events = try h2.receive(bytes) } catch {
+            counters { $0.malformed += 1 }
+            pump()
+            stream.close()
+            return
+        }
+        for event in events {
+            guard case .request(let id, let head, _) = event else { continue }
+            counters { $0.requests += 1 }
+            let req = ServerRequest(method: head.method, path: head.target, authority: hostOnly(head.authority ?? head.host ?? ""),
+                                    headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "h2")
+            let response = handler(req)
+            let submit = { [weak self] in
+                guard let self else { return }
+                try? self.h2.submitResponse(stream: id, status: response.status, headers: HTTPHeaders(response.headers),
+                                            bodyLength: response.bodyLength)
+                self.counters { $0.bodyBytesSent += response.bodyLength }
+                self.pump()
+            }
+            if response.delay > 0 { loop.schedule(after: response.delay, submit) } else { submit() }
+        }
+        pump()
+    }
+
+    /// Moves frames from nghttp2 to TLS while the socket keeps up.
+    private func pump() {
+        while stream.phase == .open && stream.backlog < 256 * 1024 && h2.wantsWrite {
+            let n: Int
+            do { n = try h2.takeOutbound(into: outbound) } catch { stream.close(); return }
+            if n == 0 { break }
+            stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
+        }
+        if !h2.wantsRead && !h2.wantsWrite { stream.close() }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import XCTest
+
+/// Runs the built `netbench` binary as a user would.
+final class CommandLineTests: XCTestCase {
+    static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// The binary next to the test bundle (.build/debug or .build/release).
+    var binary: String {
+        let dir = Bundle.main.bundleURL.deletingLastPathComponent().path
+        for candidate in [dir + "/netbench", Bundle(for: CommandLineTests.self).bundleURL.deletingLastPathComponent().path + "/netbench",
+                          CommandLineTests.root + "/.build/debug/netbench"] where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        return CommandLineTests.root + "/.build/debug/netbench"
+    }
+
+    struct Outcome { var status: Int32; var stdout: String; var stderr: String }
+
+    func netbench(_ args: [String], timeout: TimeInterval = 300) throws -> Outcome {
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw XCTSkip("netbench binary not built at \(binary): run `swift build` first")
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: CommandLineTests.root)
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        // Read both pipes while the process runs so a full pipe cannot block it.
+        let outData = DataBox(), errData = DataBox()
+        let group = DispatchGroup()
+        group.enter(); DispatchQueue.global().async { outData.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter(); DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while p.isRunning && Date() < deadline { usleep(20_000) }
+        if p.isRunning { p.terminate(); p.waitUntilExit(); XCTFail("netbench \(args) timed out") }
+        group.wait()
+        p.waitUntilExit()
+        return Outcome(status: p.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self), stderr: String(decoding: errData.data, as: UTF8.self))
+    }
+
+    func tempDir() -> String {
+        let d = NSTemporaryDirectory() + "netbench-e2e-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: d) }
+        return d
+    }
+
+    func testRunWritesResultsAndSummary() throws {
+        let out = tempDir() + "/run"
+        let r = try netbench(["run", CommandLineTests.root + "/Tests/Fixtures/small-page.json", "--transport", "h1,h2", "--runs", "2", "--out", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/results.json"))
+        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/results.json"))
+        let json = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        XCTAssertEqual(json["schemaVersion"] as? Int, 1)
+        let runs = json["runs"] as! [[String: Any]]
+        XCTAssertEqual(runs.count, 4)
+        XCTAssertTrue(runs.allSatisfy { $0["status"] as? String == "ok" }, r.stderr)
+        XCTAssertTrue(r.stderr.contains("[4/4]"), "progress lines: \(r.stderr)")
+    }
+
+    func testBadScenarioExits65NamingFileKeyAndValue() throws {
+        let dir = tempDir()
+        let bad = dir + "/bad.json"
+        try """
+        { "schemaVersion": 1, "name": "bad", "origins": [{"id": "main", "host": "www.shop.test"}],
+          "resources": [ {"id": "doc", "origin": "main", "path": "/", "bytes": 10, "type": "document"},
+                         {"id": "x", "origin": "main", "path": "/x", "bytes": 5, "type": "image", "parent": "ghost"} ] }
+        """.write(toFile: bad, atomically: true, encoding: .utf8)
+        let r = try netbench(["run", bad, "--out", dir + "/out"])
+        XCTAssertEqual(r.status, 65, r.stderr)
+        XCTAssertTrue(r.stderr.contains(bad), r.stderr)
+        XCTAssertTrue(r.stderr.contains("resources[1].parent"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("ghost"), r.stderr)
+    }
+
+    func testMissingScenarioFileExits65() throws {
+        let r = try netbench(["run", "/nonexistent/page.json"])
+        XCTAssertEqual(r.status, 65, r.stderr)
+        XCTAssertTrue(r.stderr.contains("/nonexistent/page.json"))
+    }
+
+    func testUnknownFlagExits64() throws {
+        let r = try netbench(["run", "--frobnicate"])
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.stderr.contains("--frobnicate"), r.stderr)
+    }
+
+    func testUnknownCommandAndBadValuesExit64() throws {
+        XCTAssertEqual(try netbench(["teleport"]).status, 64)
+        XCTAssertEqual(try netbench(["run", "--runs", "zero"]).status, 64)
+        XCTAssertEqual(try netbench(["run", "--transport", "h9"]).status, 64)
+    }
+
+    func testEveryCommandHasHelp() throws {
+        let top = try netbench(["--help"])
+        XCTAssertEqual(top.status, 0)
+        let names = top.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
+        XCTAssertTrue(names.contains("run"), top.stdout)
+        for name in names {
+            let h = try netbench([name, "--help"])
+            XCTAssertEqual(h.status, 0, name)
+            XCTAssertTrue(h.stdout.contains("usage: netbench \(name)"), "\(name) --help: \(h.stdout)")
+        }
+    }
+}
+
+/// Written by one reader thread, read after `DispatchGroup.wait()`.
+final class DataBox: @unchecked Sendable { var data = Data() }

@@ -1,0 +1,90 @@
+import Foundation
+import XCTest
+import BenchCore
+import BenchModel
+import Runner
+
+/// Real servers and clients over loopback: every resource arrives with its exact size, every
+/// timestamp is ordered, and the connection rules hold (6 per origin for h1, 1 per origin for h2).
+final class LoopbackPageLoadTests: XCTestCase {
+    func load(_ scenarioPath: String, transports: [TransportKind], runs: Int = 1) throws -> ResultsFile {
+        let scenario = try Scenario.load(from: scenarioPath)
+        let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var request = RunRequest(suiteName: "test", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
+                                 transports: transports, runs: runs, outputDirectory: out)
+        request.timeoutPerRun = .seconds(60)
+        let runner = BenchmarkRunner(request: request, netbenchVersion: "test")
+        var persisted = 0
+        let results = try runner.execute(observer: QuietObserver()) { r in
+            persisted += 1
+            try JSONFile.save(r, to: out + "/results.json")
+        }
+        XCTAssertEqual(persisted, results.runs.count + 1, "results are written before the first run and after every run")
+        let reloaded = try ResultsFile.load(from: out + "/results.json")
+        XCTAssertEqual(reloaded.runs.count, results.runs.count)
+        return results
+    }
+
+    func checkExactBytes(_ results: ResultsFile, _ scenario: Scenario) {
+        for run in results.runs {
+            XCTAssertEqual(run.status, .ok, "\(run.transport.rawValue): \(run.error ?? "")")
+            XCTAssertEqual(run.requests.count, scenario.resources.count, run.transport.rawValue)
+            for res in scenario.resources {
+                guard let req = run.requests.first(where: { $0.id == res.id }) else { XCTFail("\(res.id) not loaded"); continue }
+                XCTAssertEqual(req.bytes, res.bytes, "\(run.transport.rawValue) \(res.id) size")
+                XCTAssertEqual(req.status, 200, "\(run.transport.rawValue) \(res.id) status")
+            }
+            XCTAssertEqual(run.metrics.bytes, scenario.totalBytes)
+            assertOrderedTimestamps(run)
+            XCTAssertNotNil(run.metrics.pltMs)
+            XCTAssertNotNil(run.metrics.ttfbMs)
+            XCTAssertNotNil(run.metrics.handshakeMs)
+            if let plt = run.metrics.pltMs, let ideal = run.metrics.idealPltMs {
+                XCTAssertGreaterThan(ideal, 0)
+                XCTAssertGreaterThanOrEqual(plt, ideal * 0.5, "measured PLT far below its lower bound: the ideal is wrong")
+            }
+        }
+    }
+
+    func testSmallPageOverH1AndH2() throws {
+        let path = fixture("small-page.json")
+        let scenario = try Scenario.load(from: path)
+        let results = try load(path, transports: [.h1, .h2], runs: 2)
+        XCTAssertEqual(results.runs.map(\.transport), [.h1, .h2, .h1, .h2], "runs are interleaved")
+        checkExactBytes(results, scenario)
+        for run in results.runs {
+            for c in run.connections {
+                XCTAssertEqual(c.tlsVersion, "1.3")
+                XCTAssertEqual(c.alpn, run.transport == .h1 ? "http/1.1" : "h2")
+            }
+            let perOrigin = Dictionary(grouping: run.connections, by: \.origin).mapValues(\.count)
+            if run.transport == .h2 { XCTAssertEqual(Set(perOrigin.values), [1], "h2: one connection per origin") }
+            else { XCTAssertLessThanOrEqual(perOrigin.values.max() ?? 0, 6, "h1: at most 6 connections per origin") }
+        }
+    }
+
+    func testShippedMobilePageOverH1AndH2() throws {
+        let path = packageRoot + "/Scenarios/pages/mobile-median.json"
+        let scenario = try Scenario.load(from: path)
+        XCTAssertGreaterThanOrEqual(scenario.resources.count, 60)
+        let results = try load(path, transports: [.h1, .h2])
+        checkExactBytes(results, scenario)
+        let h1 = results.runs.first { $0.transport == .h1 }!
+        let perOrigin = Dictionary(grouping: h1.connections, by: \.origin).mapValues(\.count)
+        XCTAssertGreaterThan(perOrigin.values.max() ?? 0, 1, "h1 opens parallel connections for a busy origin")
+    }
+
+    func testForcedTLS12() throws {
+        let path = fixture("small-page.json")
+        let scenario = try Scenario.load(from: path)
+        let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var request = RunRequest(suiteName: "tls12", scenarios: [(path, scenario)], profiles: [.loopback],
+                                 transports: [.h2], runs: 1, outputDirectory: out)
+        request.tlsVersion = .tls12
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        XCTAssertEqual(results.runs.first?.status, .ok, results.runs.first?.error ?? "")
+        XCTAssertEqual(results.runs.first?.connections.first?.tlsVersion, "1.2")
+    }
+}
