@@ -1,0 +1,226 @@
+import BenchCore
+internal import CNgtcp2
+
+/// Many HTTP/3 connections behind one UDP socket. It routes datagrams by destination
+/// connection ID, creates connections for valid client Initials (`ngtcp2_accept`), answers
+/// unknown versions with Version Negotiation, drops garbage silently, follows client migration
+/// and NAT rebinding (ngtcp2 validates the new path), and reaps closed and idle connections.
+/// Like `HTTP3Client` it does no I/O and every driving call returns the events it caused.
+public final class HTTP3Server {
+    private let config: QUICConfiguration
+    private let tls: ServerTLSContext
+    private let filler = FillerBuffer()
+    private let staticSecret = randomBytes(32)
+    private var routes: [ConnectionIDKey: ServerConnection] = [:]
+    private var connections: [HTTP3ConnectionHandle: ServerConnection] = [:]
+    private var nextHandle: UInt64 = 1
+    /// Stateless packets (Version Negotiation) waiting for the next `write`.
+    private var stateless: [(bytes: [UInt8], remote: Endpoint, local: Endpoint)] = []
+    private var events: [HTTP3ServerEvent] = []
+
+    /// - Parameter credentials: certificate chains and keys; GnuTLS serves the one whose names
+    ///   match the client's SNI, else the first.
+    public init(config: QUICConfiguration, credentials: [QUICServerCredentials], now: Instant) throws {
+        self.config = config
+        tls = try ServerTLSContext(credentials: credentials)
+    }
+
+    public var connectionCount: Int { connections.count }
+
+    /// Processes one received UDP payload; never fails on bad input from the network.
+    public func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint,
+                        now: Instant) -> [HTTP3ServerEvent] {
+        guard let base = datagram.baseAddress?.assumingMemoryBound(to: UInt8.self), datagram.count > 0
+        else { return [] }
+        var vc = ngtcp2_version_cid()
+        switch ngtcp2_pkt_decode_version_cid(&vc, base, datagram.count, serverCIDLength) {
+        case 0: break
+        case NGTCP2_ERR_VERSION_NEGOTIATION:
+            queueVersionNegotiation(vc, remote: remote, local: local)
+            return []
+        default: return []
+        }
+        let key = ConnectionIDKey(bytes: vc.dcid, count: vc.dcidlen)
+        if let sc = routes[key] {
+            sc.quic.receive(datagram, local: local, remote: remote, now: now)
+            collect(sc)
+        } else {
+            accept(datagram, base: base, local: local, remote: remote, now: now)
+        }
+        return takeEvents()
+    }
+
+    /// Starts answering `stream` of `connection`: `status`, `headers` (a `content-length` of
+    /// `bodyLength` is added unless given) and exactly `bodyLength` bytes of filler, generated as
+    /// sent. May be called any time after the `.request` event (server think time).
+    public func submitResponse(connection: HTTP3ConnectionHandle, stream: Int64, status: Int,
+                               headers: [(String, String)] = [], bodyLength: Int64) throws {
+        guard let sc = connections[connection] else {
+            throw QUICError.invalidState("\(connection) is closed")
+        }
+        try sc.quic.submitResponse(stream: stream, status: status, headers: headers, bodyLength: bodyLength)
+    }
+
+    /// Sends what every connection has to send; see `HTTP3Client.write`.
+    @discardableResult
+    public func write(now: Instant, emit: (UnsafeRawBufferPointer, _ remote: Endpoint, _ local: Endpoint) -> Void)
+        -> [HTTP3ServerEvent] {
+        for packet in stateless {
+            packet.bytes.withUnsafeBytes { emit($0, packet.remote, packet.local) }
+        }
+        stateless.removeAll()
+        for sc in Array(connections.values) {
+            sc.quic.write(now: now, emit: emit)
+            collect(sc)
+        }
+        return takeEvents()
+    }
+
+    /// The earliest timer of any connection (or now, when stateless packets wait).
+    public var expiry: Instant? {
+        var earliest: Instant? = nil
+        for sc in connections.values {
+            if let t = sc.quic.expiry, earliest == nil || t < earliest! { earliest = t }
+        }
+        return earliest
+    }
+
+    /// Runs the timers that are due; closes idle connections and reaps closed ones.
+    @discardableResult
+    public func handleExpiry(now: Instant) -> [HTTP3ServerEvent] {
+        for sc in Array(connections.values) {
+            if let t = sc.quic.expiry, t <= now {
+                sc.quic.handleExpiry(now: now)
+                collect(sc)
+            }
+        }
+        return takeEvents()
+    }
+
+    /// Statistics of one connection, `nil` once it is gone.
+    public func statistics(for connection: HTTP3ConnectionHandle) -> QUICStatistics? {
+        connections[connection]?.quic.currentStatistics()
+    }
+
+    /// The path a connection uses now.
+    public func currentPath(of connection: HTTP3ConnectionHandle) -> (local: Endpoint, remote: Endpoint)? {
+        guard let sc = connections[connection], let p = ngtcp2_conn_get_path(sc.quic.conn),
+              let local = Endpoint(p.pointee.local), let remote = Endpoint(p.pointee.remote) else { return nil }
+        return (local, remote)
+    }
+
+    // MARK: Internals
+
+    private func accept(_ datagram: UnsafeRawBufferPointer, base: UnsafePointer<UInt8>,
+                        local: Endpoint, remote: Endpoint, now: Instant) {
+        var hd = ngtcp2_pkt_hd()
+        guard ngtcp2_accept(&hd, base, datagram.count) == 0 else { return }
+        let quic: QUICConnection
+        do {
+            quic = try QUICConnection.server(config: config, tls: tls, initial: hd, local: local,
+                                             remote: remote, staticSecret: staticSecret,
+                                             filler: filler, now: now)
+        } catch {
+            return
+        }
+        let sc = ServerConnection(handle: HTTP3ConnectionHandle(rawValue: nextHandle), quic: quic)
+        nextHandle += 1
+        connections[sc.handle] = sc
+        register(ConnectionIDKey(hd.dcid), sc)
+        var scids = [ngtcp2_cid](repeating: ngtcp2_cid(), count: max(ngtcp2_conn_get_num_scid(quic.conn), 1))
+        let n = ngtcp2_conn_get_scid(quic.conn, &scids)
+        for cid in scids.prefix(n) { register(ConnectionIDKey(cid), sc) }
+        quic.onNewConnectionID = { [unowned self, unowned sc] key in self.register(key, sc) }
+        quic.onRetireConnectionID = { [unowned self, unowned sc] key in
+            if self.routes[key] === sc { self.routes[key] = nil }
+            sc.keys.remove(key)
+        }
+        events.append(.connectionOpened(connection: sc.handle, remote: remote))
+        quic.receive(datagram, local: local, remote: remote, now: now)
+        collect(sc)
+    }
+
+    private func register(_ key: ConnectionIDKey, _ sc: ServerConnection) {
+        routes[key] = sc
+        sc.keys.insert(key)
+    }
+
+    /// Maps a connection's events to server events and reaps it once it is closed.
+    private func collect(_ sc: ServerConnection) {
+        for event in sc.quic.takeEvents() {
+            switch event {
+            case .handshakeCompleted:
+                events.append(.handshakeCompleted(connection: sc.handle))
+            case .headers(let stream, let fields):
+                var method = "", authority = "", path = ""
+                var rest: [(String, String)] = []
+                for (name, value) in fields {
+                    switch name {
+                    case ":method": method = value
+                    case ":authority": authority = value
+                    case ":path": path = value
+                    case ":scheme": break
+                    default: rest.append((name, value))
+                    }
+                }
+                events.append(.request(connection: sc.handle, stream: stream, method: method,
+                                       authority: authority, path: path, headers: rest))
+            case .pathValidated(let local, let remote, let ok):
+                guard ok, let p = ngtcp2_conn_get_path(sc.quic.conn),
+                      Endpoint(p.pointee.local) == local, Endpoint(p.pointee.remote) == remote,
+                      sc.reportedLocal != local || sc.reportedRemote != remote else { break }
+                sc.reportedLocal = local
+                sc.reportedRemote = remote
+                events.append(.pathChanged(connection: sc.handle, local: local, remote: remote))
+            case .closed(let error):
+                if !sc.closeReported {
+                    sc.closeReported = true
+                    events.append(.connectionClosed(connection: sc.handle, error: error))
+                }
+            case .data, .streamEnd, .streamReset, .resumptionReady:
+                break
+            }
+        }
+        if sc.quic.isClosed {
+            for key in sc.keys where routes[key] === sc { routes[key] = nil }
+            connections[sc.handle] = nil
+        }
+    }
+
+    private func takeEvents() -> [HTTP3ServerEvent] {
+        if events.isEmpty { return [] }
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    private func queueVersionNegotiation(_ vc: ngtcp2_version_cid, remote: Endpoint, local: Endpoint) {
+        // A reserved version first (RFC 9000 §15: greasing), then the one we speak.
+        var versions: [UInt32] = [0x1a2a_3a4a, NGTCP2_PROTO_VER_V1]
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = buffer.withUnsafeMutableBufferPointer { buf in
+            ngtcp2_pkt_write_version_negotiation(buf.baseAddress, buf.count, UInt8.random(in: 0...255),
+                                                 vc.scid, vc.scidlen, vc.dcid, vc.dcidlen,
+                                                 &versions, versions.count)
+        }
+        guard n > 0 else { return }
+        stateless.append((Array(buffer.prefix(Int(n))), remote, local))
+    }
+}
+
+/// A server-side connection and the connection IDs that route to it.
+private final class ServerConnection {
+    let handle: HTTP3ConnectionHandle
+    let quic: QUICConnection
+    var keys = Set<ConnectionIDKey>()
+    var reportedLocal: Endpoint
+    var reportedRemote: Endpoint
+    var closeReported = false
+
+    init(handle: HTTP3ConnectionHandle, quic: QUICConnection) {
+        self.handle = handle
+        self.quic = quic
+        let p = ngtcp2_conn_get_path(quic.conn)!
+        reportedLocal = Endpoint(p.pointee.local) ?? Endpoint(address: 0, port: 0)
+        reportedRemote = Endpoint(p.pointee.remote) ?? Endpoint(address: 0, port: 0)
+    }
+}

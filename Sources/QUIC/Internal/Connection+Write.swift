@@ -1,0 +1,145 @@
+import BenchCore
+internal import CNgtcp2
+internal import CNghttp3
+
+/// Called with each datagram to send, its destination and the local address to send from.
+typealias DatagramSink = (UnsafeRawBufferPointer, _ remote: Endpoint, _ local: Endpoint) -> Void
+
+extension QUICConnection {
+    /// Writes every packet ngtcp2 will build now: HTTP/3 stream data first, then ACKs and
+    /// control frames. Stops when ngtcp2 has nothing more, is congestion limited, or has written
+    /// one send quantum (ngtcp2 then sets its pacing timer, which `expiry` reflects).
+    func write(now: Instant, emit: DatagramSink) {
+        self.now = now
+        switch state {
+        case .open: break
+        case .closing:
+            flushClosePacket(emit)
+            return
+        case .draining, .closed:
+            return
+        }
+        let ts = now.nanoseconds
+        let maxUDP = ngtcp2_conn_get_max_tx_udp_payload_size(conn)
+        let maxPackets = max(1, ngtcp2_conn_get_send_quantum(conn) / max(maxUDP, 1))
+        let dest = sendBuffer.assumingMemoryBound(to: UInt8.self)
+        let path = txPath.clear()
+        var packets = 0
+        while true {
+            var streamID: Int64 = -1
+            var fin: Int32 = 0
+            var count = 0
+            if let h3, ngtcp2_conn_get_max_data_left(conn) > 0 {
+                let n = nghttp3_conn_writev_stream(h3, &streamID, &fin, vecs, Self.vecCapacity)
+                if n < 0 {
+                    failApplication(Int32(n), "nghttp3_conn_writev_stream")
+                    flushClosePacket(emit)
+                    return
+                }
+                count = n
+            }
+            var accepted: ngtcp2_ssize = -1
+            var flags = UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE)
+            if fin != 0 { flags |= UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) }
+            let n = netbench_ngtcp2_conn_writev_stream(conn, path, dest, maxUDP, &accepted, flags,
+                                                       streamID, vecs, count, ts)
+            if n < 0 {
+                switch Int32(n) {
+                case NGTCP2_ERR_STREAM_DATA_BLOCKED:
+                    nghttp3_conn_block_stream(h3, streamID)
+                    continue
+                case NGTCP2_ERR_STREAM_SHUT_WR:
+                    nghttp3_conn_shutdown_stream_write(h3, streamID)
+                    continue
+                case NGTCP2_ERR_WRITE_MORE:
+                    if !addWriteOffset(streamID, accepted, emit) { return }
+                    continue
+                default:
+                    var ccerr = ngtcp2_connection_close_error()
+                    ngtcp2_connection_close_error_set_transport_error_liberr(&ccerr, Int32(n), nil, 0)
+                    startClosing(ccerr, reporting: transportError(Int32(n), "ngtcp2_conn_writev_stream"))
+                    flushClosePacket(emit)
+                    return
+                }
+            }
+            if accepted >= 0, !addWriteOffset(streamID, accepted, emit) { return }
+            if n == 0 {
+                ngtcp2_conn_update_pkt_tx_time(conn, ts)
+                return
+            }
+            send(UnsafeRawBufferPointer(start: dest, count: Int(n)), path.pointee, emit)
+            packets += 1
+            if packets >= maxPackets {
+                ngtcp2_conn_update_pkt_tx_time(conn, ts)
+                return
+            }
+        }
+    }
+
+    private func addWriteOffset(_ streamID: Int64, _ accepted: ngtcp2_ssize, _ emit: DatagramSink) -> Bool {
+        guard let h3, streamID >= 0 else { return true }
+        let rv = nghttp3_conn_add_write_offset(h3, streamID, Int(accepted))
+        if rv != 0 {
+            failApplication(rv, "nghttp3_conn_add_write_offset")
+            flushClosePacket(emit)
+            return false
+        }
+        return true
+    }
+
+    private func send(_ packet: UnsafeRawBufferPointer, _ path: ngtcp2_path, _ emit: DatagramSink) {
+        guard let remote = Endpoint(path.remote), let local = Endpoint(path.local) else { return }
+        statistics.datagramsSent += 1
+        statistics.bytesSent += UInt64(packet.count)
+        emit(packet, remote, local)
+    }
+
+    func flushClosePacket(_ emit: DatagramSink) {
+        guard closePacketDue, let packet = closePacket, let path = ngtcp2_conn_get_path(conn),
+              let remote = Endpoint(path.pointee.remote), let local = Endpoint(path.pointee.local)
+        else { return }
+        closePacketDue = false
+        packet.withUnsafeBytes { emit($0, remote, local) }
+    }
+
+    /// Closes the connection with an HTTP/3 error inferred from an nghttp3 error code.
+    func failApplication(_ rv: Int32, _ call: String) {
+        var ccerr = ngtcp2_connection_close_error()
+        ngtcp2_connection_close_error_set_application_error(
+            &ccerr, nghttp3_err_infer_quic_app_error_code(rv), nil, 0)
+        startClosing(ccerr, reporting: http3Error(rv, call))
+    }
+
+    /// Sends CONNECTION_CLOSE with H3_NO_ERROR (an orderly close by this side).
+    func close(now: Instant, emit: DatagramSink) {
+        self.now = now
+        guard isOpen else { return }
+        var ccerr = ngtcp2_connection_close_error()
+        ngtcp2_connection_close_error_set_application_error(&ccerr, UInt64(NGHTTP3_H3_NO_ERROR), nil, 0)
+        startClosing(ccerr, reporting: .closedLocally(QUICCloseReason(isApplicationError: true, code: UInt64(NGHTTP3_H3_NO_ERROR))))
+        flushClosePacket(emit)
+    }
+
+    /// A snapshot of ngtcp2's recovery state plus this engine's counters.
+    func currentStatistics() -> QUICStatistics {
+        var s = statistics
+        guard let conn else { return s }
+        var cs = ngtcp2_conn_stat()
+        netbench_ngtcp2_conn_get_conn_stat(conn, &cs)
+        if cs.min_rtt != UInt64.max {
+            s.smoothedRTT = Nanoseconds(cs.smoothed_rtt)
+            s.minRTT = Nanoseconds(cs.min_rtt)
+            s.latestRTT = Nanoseconds(cs.latest_rtt)
+            s.rttVariance = Nanoseconds(cs.rttvar)
+        }
+        s.congestionWindow = cs.cwnd
+        s.slowStartThreshold = cs.ssthresh
+        s.bytesInFlight = cs.bytes_in_flight
+        s.deliveryRate = cs.delivery_rate_sec
+        s.ptoCount = cs.pto_count
+        for id in openBidiStreams {
+            s.streamFramesLost += UInt64(ngtcp2_conn_get_stream_loss_count(conn, id))
+        }
+        return s
+    }
+}

@@ -1,0 +1,145 @@
+import BenchCore
+
+/// The congestion controllers ngtcp2 0.12.1 ships (`ngtcp2_cc_algo`).
+public enum QUICCongestionControl: String, Sendable, Codable, CaseIterable {
+    case reno, cubic, bbr, bbr2
+}
+
+/// How a client moves its connection to a new local address.
+public enum QUICMigrationMode: String, Sendable, Codable {
+    /// `ngtcp2_conn_initiate_migration`: validate the new path (PATH_CHALLENGE/RESPONSE) and
+    /// switch to it once validated; data keeps flowing on the old path meanwhile.
+    case validateFirst
+    /// `ngtcp2_conn_initiate_immediate_migration`: send everything on the new path at once and
+    /// validate it in parallel; what a client does when its old interface is gone.
+    case immediate
+}
+
+/// Settings shared by `HTTP3Client` and `HTTP3Server`.
+///
+/// Defaults are browser-like: generous flow-control windows so that a page load is limited
+/// by the network and congestion control, not by receive windows.
+public struct QUICConfiguration: Sendable {
+    /// The ALPN token offered (client) or required (server).
+    public var alpn: String = "h3"
+    /// RTT assumed before the first sample. ngtcp2's 333 ms default paces the client's second
+    /// handshake flight by cwnd/initial_rtt and stalls short handshakes, hence 100 ms.
+    public var initialRTT: Nanoseconds = .milliseconds(100)
+    public var congestionControl: QUICCongestionControl = .cubic
+    /// `max_idle_timeout` transport parameter; the connection closes after this much silence.
+    public var idleTimeout: Nanoseconds = .seconds(30)
+    /// Gives up a handshake that has not completed after this long (`nil`: ngtcp2's default).
+    public var handshakeTimeout: Nanoseconds? = nil
+    /// Connection-level receive window (`initial_max_data`).
+    public var maxData: UInt64 = 15 * 1024 * 1024
+    /// Per-stream receive window (`initial_max_stream_data_*`).
+    public var maxStreamData: UInt64 = 6 * 1024 * 1024
+    /// Concurrent bidirectional streams the peer may open.
+    public var maxStreamsBidi: UInt64 = 100
+    /// Concurrent unidirectional streams the peer may open (HTTP/3 needs at least 3).
+    public var maxStreamsUni: UInt64 = 3
+    /// Largest UDP payload sent, before path MTU discovery raises it (`nil`: ngtcp2's 1200).
+    public var maxUDPPayloadSize: Int? = nil
+    /// Turns path MTU discovery off (handy when an emulated link has a fixed MTU).
+    public var disablePMTUD: Bool = false
+    /// Directory that receives one qlog file per connection (`<role>-<scid>.sqlog`, JSON text
+    /// sequences as ngtcp2 0.12 writes them). `nil`: no qlog.
+    public var qlogDirectory: String? = nil
+    /// File that receives NSS key-log lines (`CLIENT_HANDSHAKE_TRAFFIC_SECRET <random> <secret>`),
+    /// appended to, so Wireshark can decrypt captures. `nil`: no key log.
+    public var keyLogFile: String? = nil
+    /// Writes ngtcp2's own debug log to standard error (very verbose; for debugging only).
+    public var debugLog: Bool = false
+
+    public init() {}
+
+    /// The same settings with the given changes; reads well in tests and in the runner.
+    public func with(_ change: (inout QUICConfiguration) -> Void) -> QUICConfiguration {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}
+
+/// A certificate chain and its private key, both PEM, served by `HTTP3Server`.
+public struct QUICServerCredentials: Sendable {
+    public var certificateChainPEM: String
+    public var privateKeyPEM: String
+
+    public init(certificateChainPEM: String, privateKeyPEM: String) {
+        self.certificateChainPEM = certificateChainPEM
+        self.privateKeyPEM = privateKeyPEM
+    }
+}
+
+/// What a client needs to resume a session with 0-RTT: the TLS session ticket and the server
+/// transport parameters it remembered (RFC 9000 §7.4.1: 0-RTT data may use no more than them).
+public struct QUICResumptionState: Sendable, Codable, Equatable {
+    /// GnuTLS session data (`gnutls_session_get_data2`) holding the NewSessionTicket.
+    public var ticket: [UInt8]
+    public var serverName: String
+    public var alpn: String
+    public var initialMaxStreamsBidi: UInt64
+    public var initialMaxStreamsUni: UInt64
+    public var initialMaxStreamDataBidiLocal: UInt64
+    public var initialMaxStreamDataBidiRemote: UInt64
+    public var initialMaxStreamDataUni: UInt64
+    public var initialMaxData: UInt64
+    public var activeConnectionIDLimit: UInt64
+    public var maxIdleTimeout: UInt64
+    public var maxUDPPayloadSize: UInt64
+    public var disableActiveMigration: Bool
+    public var maxDatagramFrameSize: UInt64
+
+    public init(ticket: [UInt8], serverName: String, alpn: String,
+                initialMaxStreamsBidi: UInt64, initialMaxStreamsUni: UInt64,
+                initialMaxStreamDataBidiLocal: UInt64, initialMaxStreamDataBidiRemote: UInt64,
+                initialMaxStreamDataUni: UInt64, initialMaxData: UInt64,
+                activeConnectionIDLimit: UInt64, maxIdleTimeout: UInt64, maxUDPPayloadSize: UInt64,
+                disableActiveMigration: Bool, maxDatagramFrameSize: UInt64) {
+        self.ticket = ticket
+        self.serverName = serverName
+        self.alpn = alpn
+        self.initialMaxStreamsBidi = initialMaxStreamsBidi
+        self.initialMaxStreamsUni = initialMaxStreamsUni
+        self.initialMaxStreamDataBidiLocal = initialMaxStreamDataBidiLocal
+        self.initialMaxStreamDataBidiRemote = initialMaxStreamDataBidiRemote
+        self.initialMaxStreamDataUni = initialMaxStreamDataUni
+        self.initialMaxData = initialMaxData
+        self.activeConnectionIDLimit = activeConnectionIDLimit
+        self.maxIdleTimeout = maxIdleTimeout
+        self.maxUDPPayloadSize = maxUDPPayloadSize
+        self.disableActiveMigration = disableActiveMigration
+        self.maxDatagramFrameSize = maxDatagramFrameSize
+    }
+}
+
+/// A snapshot of one connection's recovery and congestion state (`ngtcp2_conn_get_conn_stat`)
+/// plus counters the engine keeps itself.
+public struct QUICStatistics: Sendable, Equatable {
+    /// `nil` until the first RTT sample.
+    public var smoothedRTT: Nanoseconds?
+    public var minRTT: Nanoseconds?
+    public var latestRTT: Nanoseconds?
+    public var rttVariance: Nanoseconds?
+    public var congestionWindow: UInt64 = 0
+    public var slowStartThreshold: UInt64 = 0
+    public var bytesInFlight: UInt64 = 0
+    /// Current delivery rate estimate in bytes per second (0 before any estimate).
+    public var deliveryRate: UInt64 = 0
+    /// Probe timeouts in a row right now.
+    public var ptoCount: Int = 0
+    /// Datagrams handed to `emit` and accepted by `receive`, and their UDP payload bytes.
+    public var datagramsSent: UInt64 = 0
+    public var datagramsReceived: UInt64 = 0
+    public var bytesSent: UInt64 = 0
+    public var bytesReceived: UInt64 = 0
+    /// Stream frames declared lost, summed over this connection's request streams
+    /// (`ngtcp2_conn_get_stream_loss_count`); ngtcp2 0.12.1 keeps no per-packet loss counter.
+    public var streamFramesLost: UInt64 = 0
+    /// Path validations that succeeded (migration, NAT rebinding) and that failed.
+    public var pathValidations: Int = 0
+    public var pathValidationFailures: Int = 0
+
+    public init() {}
+}
