@@ -1,15 +1,22 @@
 import BenchCore
 import SystemIO
 import TLS
+import QUIC
 
 /// Settings the client side of a run shares across its connections.
 public struct ClientSettings {
     /// Trust and ALPN for TCP+TLS connections (a fresh context per run means cold TLS, as a first view).
     public var tls: TLSClientContext?
     public var tcp: Socket.TCPOptions
-    public init(tls: TLSClientContext?, tcp: Socket.TCPOptions = .init()) {
+    /// QUIC settings and the roots the server's certificate must chain to (h3).
+    public var quic: QUICConfiguration
+    public var trustedRootsPEM: String
+    public init(tls: TLSClientContext?, tcp: Socket.TCPOptions = .init(), quic: QUICConfiguration = QUICConfiguration(),
+                trustedRootsPEM: String = "") {
         self.tls = tls
         self.tcp = tcp
+        self.quic = quic
+        self.trustedRootsPEM = trustedRootsPEM
     }
 }
 
@@ -27,7 +34,8 @@ public enum ClientConnector {
             }
             return try H2ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
         case .http3:
-            throw BenchError.run("HTTP/3 is not available in this build yet")
+            return try H3ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName,
+                                          trustedRootsPEM: settings.trustedRootsPEM, config: settings.quic)
         }
     }
 }

@@ -1,0 +1,165 @@
+import BenchCore
+import SystemIO
+import QUIC
+
+/// HTTP/3 over QUIC: one connection per origin on its own UDP socket, driven by the event loop
+/// (datagrams in → `receive`, then `write`; the engine's `expiry` arms a loop timer).
+final class H3ClientConnection: ClientConnection {
+    private var state: ConnectionInfo
+    /// Timestamps and facts, with the engine's statistics as of now (frozen at close).
+    var info: ConnectionInfo {
+        if !closed { snapshot() }
+        return state
+    }
+    private let loop: EventLoop
+    private let fd: FileDescriptor
+    private let client: HTTP3Client
+    private var local: Endpoint
+    private var streams: [Int64: (ClientEvent) -> Void] = [:]
+    private var unsent: [Int64] = []
+    private var timer: EventLoop.TimerID?
+    private var closed = false
+    private var receiveBuffer: UnsafeMutableRawBufferPointer
+    private let congestionControl: String
+    private var validations: [(challenge: Instant?, validated: Instant?)] = []
+    var onStateChange: (() -> Void)?
+
+    init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, trustedRootsPEM: String,
+         config: QUICConfiguration, resumption: QUICResumptionState? = nil) throws {
+        self.loop = loop
+        state = ConnectionInfo(kind: .http3, connectStart: Instant.now(), remote: remote)
+        let bindTo = local ?? Endpoint(address: remote.address == 0x7F00_0001 ? 0x7F00_0001 : 0, port: 0)
+        (fd, self.local) = try Socket.bindUDP(bindTo)
+        state.local = self.local
+        congestionControl = config.congestionControl.rawValue
+        receiveBuffer = .allocate(byteCount: 65536, alignment: 16)
+        do {
+            client = try HTTP3Client(config: config, trustedRootsPEM: trustedRootsPEM, serverName: serverName,
+                                     local: self.local, remote: remote, resumption: resumption, now: Instant.now())
+            try loop.register(fd, .read) { [weak self] _ in self?.readable() }
+        } catch {
+            Socket.close(fd)
+            receiveBuffer.deallocate()
+            throw error
+        }
+        flush()
+    }
+
+    deinit {
+        receiveBuffer.deallocate()
+        if !closed { loop.unregister(fd); Socket.close(fd) }
+    }
+
+    var isUsable: Bool { !closed }
+    var freeSlots: Int { closed ? 0 : 1000 }
+
+    func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
+        do {
+            let id = try client.submitRequest(authority: request.authority, path: request.path, headers: request.headers)
+            streams[id] = events
+            if state.handshakeEnd != nil || client.earlyDataAttempted { events(.sent(Instant.now())) } else { unsent.append(id) }
+            flush()
+        } catch {
+            events(.failed("HTTP/3 submit: \(error)", Instant.now()))
+        }
+    }
+
+    func close() {
+        guard !closed else { return }
+        client.close(now: Instant.now()) { bytes, remote, _ in _ = try? Socket.sendDatagram(fd, bytes, to: remote) }
+        finish(reason: nil)
+    }
+
+    private func readable() {
+        let now = Instant.now()
+        for _ in 0..<64 {
+            guard !closed else { return }
+            let got: (Int, Endpoint)?
+            do { got = try Socket.receiveDatagram(fd, into: receiveBuffer) } catch { break }
+            guard let (n, from) = got else { break }
+            handle(client.receive(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<n]), local: local, remote: from, now: now), now)
+        }
+        flush()
+    }
+
+    /// Lets the engine send, then re-arms the timer.
+    private func flush() {
+        guard !closed else { return }
+        let now = Instant.now()
+        let events = client.write(now: now) { bytes, remote, _ in
+            _ = try? Socket.sendDatagram(fd, bytes, to: remote)
+        }
+        handle(events, now)
+        guard !closed else { return }
+        loop.cancel(timer)
+        if let e = client.expiry {
+            timer = loop.schedule(at: e) { [weak self] in
+                guard let self, !self.closed else { return }
+                self.timer = nil
+                self.handle(self.client.handleExpiry(now: Instant.now()), Instant.now())
+                self.flush()
+            }
+        }
+    }
+
+    private func handle(_ events: [HTTP3ClientEvent], _ t: Instant) {
+        for e in events {
+            switch e {
+            case .handshakeCompleted:
+                state.handshakeEnd = client.handshakeCompletedAt ?? t
+                state.alpn = "h3"
+                state.tlsVersion = "1.3"
+                state.earlyDataAccepted = client.earlyDataAttempted ? client.earlyDataAccepted : nil
+                state.resumed = client.earlyDataAttempted
+                for id in unsent { streams[id]?(.sent(t)) }
+                unsent.removeAll()
+                onStateChange?()
+            case .response(let id, let status, let headers):
+                streams[id]?(.head(status: status, headers: headers, t))
+            case .data(let id, let count):
+                streams[id]?(.data(count: count, t))
+            case .responseEnd(let id):
+                if let cb = streams.removeValue(forKey: id) { cb(.end(t)) }
+            case .streamReset(let id, let code):
+                if let cb = streams.removeValue(forKey: id) { cb(.failed("HTTP/3 stream reset (code \(code))", t)) }
+            case .pathValidated(_, _, let ok):
+                validations.append((challenge: nil, validated: ok ? t : nil))
+            case .resumptionStateAvailable:
+                break
+            case .closed(let error):
+                finish(reason: "\(error)")
+                return
+            }
+        }
+    }
+
+    private func finish(reason: String?) {
+        guard !closed else { return }
+        closed = true
+        snapshot()
+        state.closedAt = Instant.now()
+        if let reason, state.error == nil { state.error = reason }
+        loop.cancel(timer)
+        loop.unregister(fd)
+        Socket.close(fd)
+        let pending = streams.values.map { $0 }
+        streams.removeAll()
+        for cb in pending { cb(.failed(reason ?? "connection closed with the response incomplete", Instant.now())) }
+        onStateChange?()
+    }
+
+    private func snapshot() {
+        let s = client.statistics
+        var q = QUICSnapshot()
+        q.smoothedRTT = s.smoothedRTT
+        q.minRTT = s.minRTT
+        q.cwnd = Int64(s.congestionWindow)
+        q.packetsSent = Int64(s.datagramsSent)
+        q.packetsReceived = Int64(s.datagramsReceived)
+        q.packetsLost = Int64(s.streamFramesLost)
+        q.congestionControl = congestionControl
+        q.pathValidations = validations
+        state.quic = q
+    }
+
+}

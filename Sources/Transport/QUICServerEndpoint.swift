@@ -1,0 +1,100 @@
+import BenchCore
+import SystemIO
+import QUIC
+
+/// HTTP/3 on one UDP socket: the QUIC engine routes datagrams to connections; requests go to the
+/// same handler as h1/h2, answered after their think time. Bad datagrams never stop the server.
+public final class QUICServerEndpoint {
+    public let endpoint: Endpoint
+    private let loop: EventLoop
+    private let fd: FileDescriptor
+    private let server: HTTP3Server
+    private let handler: RequestHandler
+    private var timer: EventLoop.TimerID?
+    private var buffer: UnsafeMutableRawBufferPointer
+    private var isClosed = false
+    public private(set) var counters = ServerCounters()
+    /// Path changes the server saw (migration, NAT rebinding), for tests and results.
+    public private(set) var pathChanges: [(at: Instant, remote: Endpoint)] = []
+
+    public init(loop: EventLoop, endpoint: Endpoint, credentials: [QUICServerCredentials], config: QUICConfiguration,
+                handler: @escaping RequestHandler) throws {
+        self.loop = loop
+        self.handler = handler
+        (fd, self.endpoint) = try Socket.bindUDP(endpoint)
+        buffer = .allocate(byteCount: 65536, alignment: 16)
+        do {
+            server = try HTTP3Server(config: config, credentials: credentials, now: Instant.now())
+            try loop.register(fd, .read) { [weak self] _ in self?.readable() }
+        } catch {
+            Socket.close(fd)
+            buffer.deallocate()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+        buffer.deallocate()
+    }
+
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        loop.cancel(timer)
+        loop.unregister(fd)
+        Socket.close(fd)
+    }
+
+    private func readable() {
+        for _ in 0..<64 {
+            guard !isClosed else { return }
+            let got: (Int, Endpoint)?
+            do { got = try Socket.receiveDatagram(fd, into: buffer) } catch { break }
+            guard let (n, from) = got else { break }
+            handle(server.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), local: endpoint, remote: from, now: Instant.now()))
+        }
+        flush()
+    }
+
+    private func flush() {
+        guard !isClosed else { return }
+        handle(server.write(now: Instant.now()) { [fd] bytes, remote, _ in _ = try? Socket.sendDatagram(fd, bytes, to: remote) })
+        loop.cancel(timer)
+        if let e = server.expiry {
+            timer = loop.schedule(at: e) { [weak self] in
+                guard let self, !self.isClosed else { return }
+                self.timer = nil
+                self.handle(self.server.handleExpiry(now: Instant.now()))
+                self.flush()
+            }
+        }
+    }
+
+    private func handle(_ events: [HTTP3ServerEvent]) {
+        for e in events {
+            switch e {
+            case .connectionOpened:
+                counters.connectionsAccepted += 1
+            case .request(let conn, let stream, let method, let authority, let path, let headers):
+                counters.requests += 1
+                let response = handler(ServerRequest(method: method, path: path, authority: hostOnly(authority),
+                                                     headers: headers, httpProtocol: "h3"))
+                let submit = { [weak self] in
+                    guard let self, !self.isClosed else { return }
+                    do {
+                        try self.server.submitResponse(connection: conn, stream: stream, status: response.status,
+                                                       headers: response.headers, bodyLength: response.bodyLength)
+                        self.counters.bodyBytesSent += response.bodyLength
+                    } catch { /* the client went away meanwhile */ }
+                    self.flush()
+                }
+                if response.delay > 0 { loop.schedule(after: response.delay, submit) } else { submit() }
+            case .pathChanged(_, _, let remote):
+                pathChanges.append((Instant.now(), remote))
+            case .handshakeCompleted, .connectionClosed:
+                break
+            }
+        }
+    }
+}
