@@ -137,6 +137,7 @@ public final class TLSConnection {
     /// complete; false when it waits for the peer. Throws on failure; the alert for the peer is
     /// then pending ciphertext, worth sending before closing.
     public func handshake() throws -> Bool {
+        try throwIfFailed()
         if isHandshakeComplete { return true }
         ERR_clear_error()
         let result = SSL_do_handshake(ssl)
@@ -146,17 +147,18 @@ public final class TLSConnection {
         }
         let code = SSL_get_error(ssl, result)
         if code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE { return false }
-        throw failure(code)
+        try failOrDefer(code, after: 0)
+        return false
     }
 
     /// Decrypts as many buffered records as fit into `buffer` (pass a large one, e.g. 256 KiB:
     /// one call then covers many 16 KiB records). `.closed` and errors that follow some bytes
-    /// are reported by the next call.
+    /// are reported by the next call; after a failure every call throws it again.
     public func readPlaintext(into buffer: UnsafeMutableRawBufferPointer) throws -> TLSReadResult {
         guard let base = buffer.baseAddress, buffer.count > 0 else {
             preconditionFailure("readPlaintext needs a non-empty buffer")
         }
-        try throwDeferredError()
+        try throwIfFailed()
         var total = 0
         while total < buffer.count {
             ERR_clear_error()
@@ -188,7 +190,7 @@ public final class TLSConnection {
     /// bytes were taken (0 while the handshake is under way or the limit is reached).
     public func writePlaintext(_ bytes: UnsafeRawBufferPointer) throws -> Int {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
-        try throwDeferredError()
+        try throwIfFailed()
         var total = 0
         while total < bytes.count && pendingCiphertextCount < pendingCiphertextLimit {
             ERR_clear_error()
@@ -208,9 +210,10 @@ public final class TLSConnection {
         return total
     }
 
-    /// Queues close_notify (as pending ciphertext). Nothing is sent before the handshake ends.
+    /// Queues close_notify (as pending ciphertext). Nothing is sent before the handshake ends
+    /// or after a failure (whose alert is already pending).
     public func shutdown() {
-        guard isHandshakeComplete else { return }
+        guard isHandshakeComplete, fatalFailure == nil else { return }
         _ = SSL_shutdown(ssl)
         ERR_clear_error()
     }
@@ -254,20 +257,20 @@ public final class TLSConnection {
 
     // MARK: Errors
 
-    /// A failure met after `count` bytes were already moved in this call: thrown by the next call.
-    private var deferredError: TLSError?
+    /// The first fatal failure. TLS errors are terminal, and OpenSSL's answer to later calls
+    /// ("unexpected EOF") would hide the cause, so every later call throws this again.
+    private var fatalFailure: TLSError?
 
+    /// Records the failure; throws it unless `count` bytes were already moved in this call
+    /// (then the next call throws it).
     private func failOrDefer(_ code: Int32, after count: Int) throws {
         let error = failure(code)
+        fatalFailure = error
         if count == 0 { throw error }
-        deferredError = error
     }
 
-    private func throwDeferredError() throws {
-        if let error = deferredError {
-            deferredError = nil
-            throw error
-        }
+    private func throwIfFailed() throws {
+        if let fatalFailure { throw fatalFailure }
     }
 
     /// Records a handshake that SSL_read/SSL_write completed before returning "want more".
