@@ -137,6 +137,7 @@ public final class TLSConnection {
     /// complete; false when it waits for the peer. Throws on failure; the alert for the peer is
     /// then pending ciphertext, worth sending before closing.
     public func handshake() throws -> Bool {
+        try throwIfFailed()
         if isHandshakeComplete { return true }
         ERR_clear_error()
         let result = SSL_do_handshake(ssl)
@@ -146,47 +147,73 @@ public final class TLSConnection {
         }
         let code = SSL_get_error(ssl, result)
         if code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE { return false }
-        throw failure(code)
+        try failOrDefer(code, after: 0)
+        return false
     }
 
-    /// Decrypts buffered records into `buffer` (pass a large one, e.g. 64 KiB).
+    /// Decrypts as many buffered records as fit into `buffer` (pass a large one, e.g. 256 KiB:
+    /// one call then covers many 16 KiB records). `.closed` and errors that follow some bytes
+    /// are reported by the next call; after a failure every call throws it again.
     public func readPlaintext(into buffer: UnsafeMutableRawBufferPointer) throws -> TLSReadResult {
-        precondition(buffer.count > 0, "readPlaintext needs a non-empty buffer")
-        ERR_clear_error()
-        var read = 0
-        if SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &read) == 1 {
-            isHandshakeComplete = true  // a read may finish the handshake implicitly
-            return .bytes(read)
+        guard let base = buffer.baseAddress, buffer.count > 0 else {
+            preconditionFailure("readPlaintext needs a non-empty buffer")
         }
-        noteImplicitHandshake()
-        let code = SSL_get_error(ssl, 0)
-        switch code {
-        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .wantMore
-        case SSL_ERROR_ZERO_RETURN: return .closed
-        default: throw failure(code)
+        try throwIfFailed()
+        var total = 0
+        while total < buffer.count {
+            ERR_clear_error()
+            var read = 0
+            if SSL_read_ex(ssl, base + total, buffer.count - total, &read) == 1 {
+                isHandshakeComplete = true  // a read may finish the handshake implicitly
+                total += read
+                continue
+            }
+            noteImplicitHandshake()
+            let code = SSL_get_error(ssl, 0)
+            switch code {
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return total > 0 ? .bytes(total) : .wantMore
+            case SSL_ERROR_ZERO_RETURN: return total > 0 ? .bytes(total) : .closed
+            default: try failOrDefer(code, after: total)
+            }
+            return .bytes(total)
         }
+        return .bytes(total)
     }
 
-    /// Encrypts plaintext into pending ciphertext; returns how many bytes were taken (0 while
-    /// the handshake is still under way). Records are at most 16 KiB; pass large buffers, but
-    /// bound the pending ciphertext by how fast the socket drains it.
+    /// Soft bound on pending ciphertext: `writePlaintext` stops accepting plaintext once this
+    /// many bytes wait for the socket (one record may overshoot it). Backpressure for callers
+    /// that hand over large buffers.
+    public var pendingCiphertextLimit = 256 * 1024
+
+    /// Encrypts plaintext into pending ciphertext, record by record (at most 16 KiB each),
+    /// until all of `bytes` is taken or `pendingCiphertextLimit` is reached; returns how many
+    /// bytes were taken (0 while the handshake is under way or the limit is reached).
     public func writePlaintext(_ bytes: UnsafeRawBufferPointer) throws -> Int {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
-        ERR_clear_error()
-        var written = 0
-        if SSL_write_ex(ssl, base, bytes.count, &written) == 1 {
-            isHandshakeComplete = true  // a write may finish the handshake implicitly
-            return written
+        try throwIfFailed()
+        var total = 0
+        while total < bytes.count && pendingCiphertextCount < pendingCiphertextLimit {
+            ERR_clear_error()
+            var written = 0
+            if SSL_write_ex(ssl, base + total, bytes.count - total, &written) == 1 {
+                isHandshakeComplete = true  // a write may finish the handshake implicitly
+                total += written
+                continue
+            }
+            noteImplicitHandshake()
+            let code = SSL_get_error(ssl, 0)
+            if code != SSL_ERROR_WANT_READ && code != SSL_ERROR_WANT_WRITE {
+                try failOrDefer(code, after: total)
+            }
+            break
         }
-        noteImplicitHandshake()
-        let code = SSL_get_error(ssl, 0)
-        if code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE { return written }
-        throw failure(code)
+        return total
     }
 
-    /// Queues close_notify (as pending ciphertext). Nothing is sent before the handshake ends.
+    /// Queues close_notify (as pending ciphertext). Nothing is sent before the handshake ends
+    /// or after a failure (whose alert is already pending).
     public func shutdown() {
-        guard isHandshakeComplete else { return }
+        guard isHandshakeComplete, fatalFailure == nil else { return }
         _ = SSL_shutdown(ssl)
         ERR_clear_error()
     }
@@ -229,6 +256,22 @@ public final class TLSConnection {
     }
 
     // MARK: Errors
+
+    /// The first fatal failure. TLS errors are terminal, and OpenSSL's answer to later calls
+    /// ("unexpected EOF") would hide the cause, so every later call throws this again.
+    private var fatalFailure: TLSError?
+
+    /// Records the failure; throws it unless `count` bytes were already moved in this call
+    /// (then the next call throws it).
+    private func failOrDefer(_ code: Int32, after count: Int) throws {
+        let error = failure(code)
+        fatalFailure = error
+        if count == 0 { throw error }
+    }
+
+    private func throwIfFailed() throws {
+        if let fatalFailure { throw fatalFailure }
+    }
 
     /// Records a handshake that SSL_read/SSL_write completed before returning "want more".
     private func noteImplicitHandshake() {

@@ -121,3 +121,47 @@ final class DataTransferTests: XCTestCase {
         XCTAssertFalse(pair.client.hasPendingCiphertext)
     }
 }
+
+final class BufferingTests: XCTestCase {
+    func testOneReadFillsALargeBufferFromManyRecords() throws {
+        let pair = try InMemoryPair(client: clientContext(), server: serverContext(), serverName: "origin.test")
+        try pair.handshake()
+        let data = patternBytes(count: 100_000, seed: 3)
+        XCTAssertEqual(try data.withUnsafeBytes { try pair.client.writePlaintext($0) }, data.count)
+        pair.pump()
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        XCTAssertEqual(try buffer.withUnsafeMutableBytes { try pair.server.readPlaintext(into: $0) }, .bytes(data.count))
+        XCTAssertEqual(Array(buffer[..<data.count]), data)
+    }
+
+    func testWriteStopsAtThePendingCiphertextLimit() throws {
+        let pair = try InMemoryPair(client: clientContext(), server: serverContext(), serverName: "origin.test")
+        try pair.handshake()
+        pair.client.pendingCiphertextLimit = 64 * 1024
+        let data = patternBytes(count: 1_000_000, seed: 4)
+        let first = try data.withUnsafeBytes { try pair.client.writePlaintext($0) }
+        XCTAssertGreaterThanOrEqual(pair.client.pendingCiphertextCount, 64 * 1024)
+        XCTAssertLessThan(first, 100_000)
+        XCTAssertEqual(try data[first...].withUnsafeBytes { try pair.client.writePlaintext($0) }, 0,
+                       "nothing more until the socket drains")
+        var sent = first
+        var received: [UInt8] = []
+        while received.count < data.count {
+            pair.pump()
+            received += try pair.readAll(pair.server)
+            sent += try data[sent...].withUnsafeBytes { try pair.client.writePlaintext($0) }
+        }
+        XCTAssertEqual(received, data)
+    }
+
+    func testCloseNotifyAfterDataInOneBatchIsReportedByTheNextRead() throws {
+        let pair = try InMemoryPair(client: clientContext(), server: serverContext(), serverName: "origin.test")
+        try pair.handshake()
+        XCTAssertEqual(try [UInt8](repeating: 9, count: 40_000).withUnsafeBytes { try pair.client.writePlaintext($0) }, 40_000)
+        pair.client.shutdown()
+        pair.pump()
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        XCTAssertEqual(try buffer.withUnsafeMutableBytes { try pair.server.readPlaintext(into: $0) }, .bytes(40_000))
+        XCTAssertEqual(try buffer.withUnsafeMutableBytes { try pair.server.readPlaintext(into: $0) }, .closed)
+    }
+}

@@ -7,7 +7,13 @@ final class VerificationTests: XCTestCase {
                                     serverName: "other.test")
         assertTLSError(.certificateVerification, containing: "hostname mismatch") { try pair.handshake() }
         // The client's alert reached the server, which names it.
-        assertTLSError(.handshake, containing: "alert") { _ = try pair.server.handshake() }
+        assertTLSError(.handshake, containing: "alert bad certificate") { _ = try pair.server.handshake() }
+        // Failures are terminal: later calls report the same cause, not OpenSSL's "unexpected EOF".
+        assertTLSError(.certificateVerification, containing: "hostname mismatch") { _ = try pair.client.handshake() }
+        assertTLSError(.handshake, containing: "alert bad certificate") {
+            var buffer = [UInt8](repeating: 0, count: 16)
+            _ = try buffer.withUnsafeMutableBytes { try pair.server.readPlaintext(into: $0) }
+        }
     }
 
     func testWildcardDoesNotMatchTwoLabels() throws {
