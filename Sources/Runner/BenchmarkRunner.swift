@@ -4,6 +4,7 @@ import BenchModel
 import SystemIO
 import Transport
 import TLS
+import QUIC
 import Synchronization
 
 /// What `netbench run` asked for, resolved: scenario files loaded, profiles loaded.
@@ -22,6 +23,7 @@ public struct RunRequest: Sendable {
     public var keyLogFile: String?
     public var tlsVersion: TLSVersion?
     public var qlogDirectory: String?
+    public var quicCongestionControl: QUICCongestionControl = .cubic
 
     public init(suiteName: String, scenarios: [(path: String, scenario: Scenario)], profiles: [Profile], transports: [TransportKind],
                 runs: Int, warmupRuns: Int = 0, seed: UInt64 = 1, baselineTransport: TransportKind? = nil, outputDirectory: String) {
@@ -74,7 +76,11 @@ public final class BenchmarkRunner: @unchecked Sendable {
             let items = plan.items.filter { $0.profileIndex == pi }
             observer.blockStarting(profile: profile, runs: items.count)
             let network = try NetworkBlock(profile: profile, scenarios: r.scenarios.map(\.scenario), credentials: credentials,
-                                           withQUIC: r.transports.contains(.h3), tlsVersion: r.tlsVersion, keyLogFile: r.keyLogFile)
+                                           withQUIC: r.transports.contains(.h3), tlsVersion: r.tlsVersion, keyLogFile: r.keyLogFile,
+                                           quic: QUICConfiguration().with {
+                                               $0.qlogDirectory = r.qlogDirectory
+                                               $0.congestionControl = r.quicCongestionControl
+                                           })
             defer { network.close() }
             for item in items {
                 if isCancelled { break }

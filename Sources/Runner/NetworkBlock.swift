@@ -4,6 +4,7 @@ import BenchModel
 import SystemIO
 import Transport
 import TLS
+import QUIC
 
 /// The network and servers of one profile's block of runs: loopback, or an emulated network whose
 /// namespaces and emulator live exactly as long as the block.
@@ -17,9 +18,10 @@ final class NetworkBlock {
     /// The RTT the ideal is computed with: configured (emulated) or measured (loopback), in ms.
     let rttMs: Double
     let downlinkBitsPerSecond: Double?
+    let quic: QUICConfiguration
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
-         tlsVersion: TLSVersion?, keyLogFile: String?) throws {
+         tlsVersion: TLSVersion?, keyLogFile: String?, quic baseQUIC: QUICConfiguration) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -28,8 +30,13 @@ final class NetworkBlock {
         guard !profile.isEmulated else {
             throw BenchError.run("profile '\(profile.name)' needs the link emulator, which is not in this build yet")
         }
+        // ngtcp2 0.12 paces the second handshake flight by cwnd / initial RTT: start from the
+        // profile's RTT (a small value on loopback), or handshakes stall for the 333 ms default.
+        var quic = baseQUIC
+        quic.initialRTT = profile.rtt?.nanoseconds ?? .milliseconds(1)
+        self.quic = quic
         servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: 0x7F00_0001, namespace: nil,
-                                 withQUIC: withQUIC, options: .init(tlsVersion: tlsVersion, keyLogFile: keyLogFile))
+                                 withQUIC: withQUIC, options: .init(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic))
         rttMs = (try? RTTProbe.tcpConnectMedian(to: servers.endpoints[0].tcp, namespace: nil, samples: 20)) ?? 0.05
         downlinkBitsPerSecond = nil
     }
@@ -42,7 +49,7 @@ final class NetworkBlock {
         let limit = timeout ?? min(.seconds(600), .milliseconds(idealPlt * 10) + .seconds(30))
         let page = PageRun(scenario: scenario, scenarioName: scenario.name, transport: transport,
                            serverEndpoints: servers.endpoints[scenarioIndex], credentials: credentials,
-                           clientNamespace: nil, clientAddress: nil, timeout: limit, keyLogFile: keyLogFile, tlsVersion: tlsVersion)
+                           clientNamespace: nil, clientAddress: nil, timeout: limit, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
         var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: transport, index: max(index, 0), status: .ok)
         if index < 0 { record.warmup = true }
         record.client = "builtin"

@@ -5,6 +5,7 @@ import SystemIO
 import Transport
 import Replay
 import TLS
+import QUIC
 
 /// One page load (or bulk transfer) on the calling thread: a fresh event loop, fresh TLS state
 /// (a cold first view), the browser-like loader, then the run's records.
@@ -20,6 +21,7 @@ struct PageRun {
     var timeout: Nanoseconds
     var keyLogFile: String?
     var tlsVersion: TLSVersion?
+    var quic: QUICConfiguration
 
     struct Outcome {
         var requests: [RequestRecord]
@@ -39,7 +41,9 @@ struct PageRun {
             cfg.resumption = false
             tlsContext = try TLSClientContext(cfg)
         }
-        let settings = ClientSettings(tls: tlsContext)
+        var quicConfig = quic
+        if quicConfig.keyLogFile == nil { quicConfig.keyLogFile = keyLogFile }
+        let settings = ClientSettings(tls: tlsContext, quic: quicConfig, trustedRootsPEM: credentials.caPEM)
         let remote = transport == .h3 ? serverEndpoints.udp : serverEndpoints.tcp
         guard let remote else { throw BenchError.run("no \(transport.rawValue) server endpoint") }
         let local = clientAddress.map { Endpoint(address: $0, port: 0) }

@@ -5,6 +5,7 @@ import SystemIO
 import Transport
 import Replay
 import TLS
+import QUIC
 
 /// The replay servers of a block of runs, on a thread of their own with their own event loop:
 /// for every scenario one TCP listener (h1 + h2 by ALPN) and, when QUIC is wanted, one UDP one (h3).
@@ -37,8 +38,9 @@ public final class ServerHost: @unchecked Sendable {
     public struct ServerOptions: Sendable {
         public var tlsVersion: TLSVersion?
         public var keyLogFile: String?
-        public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil) {
-            self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile
+        public var quic: QUICConfiguration
+        public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration()) {
+            self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile; self.quic = quic
         }
     }
 
@@ -72,13 +74,19 @@ public final class ServerHost: @unchecked Sendable {
         stopFlag = loop.stopper
         started.signal()
         do { try loop.run() } catch { /* a failing loop ends the servers; runs then fail to connect */ }
-        for s in servers { (s as? TCPServer)?.close() }
+        for s in servers { (s as? TCPServer)?.close(); (s as? QUICServerEndpoint)?.close() }
         finished.signal()
     }
 
     private func startQUIC(loop: EventLoop, address: UInt32, credentials: RunCredentials, options: ServerOptions,
                            catalog: ReplayCatalog, servers: inout [AnyObject]) throws -> Endpoint? {
-        throw BenchError.run("HTTP/3 is not available in this build yet")
+        let creds = credentials.identities.map { QUICServerCredentials(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM) }
+        var config = options.quic
+        if config.keyLogFile == nil { config.keyLogFile = options.keyLogFile }
+        let udp = try QUICServerEndpoint(loop: loop, endpoint: Endpoint(address: address, port: 0), credentials: creds,
+                                         config: config) { catalog.respond(to: $0) }
+        servers.append(udp)
+        return udp.endpoint
     }
 
     /// Stops the servers and waits for the thread to end.
