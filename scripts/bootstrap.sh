@@ -43,10 +43,11 @@ if [ "$want_test" = 1 ]; then
   # An independent HTTP/3 peer for the interoperability tests: aioquic in a venv of the project's own,
   # with the examples (http3_server.py, http3_client.py) that only its source distribution carries.
   venv="$here/.build-venv"
-  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import aioquic' 2>/dev/null; then
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import aioquic, wsproto, starlette, jinja2' 2>/dev/null; then
     echo "bootstrap: creating $venv with aioquic"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q aioquic
+    # The examples also need wsproto (client), starlette and jinja2 (the demo server).
+    "$venv/bin/pip" install -q aioquic wsproto starlette jinja2
   else
     echo "bootstrap: aioquic already in $venv"
   fi

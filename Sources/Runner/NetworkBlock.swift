@@ -37,7 +37,7 @@ final class NetworkBlock {
         self.quic = quic
         servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: 0x7F00_0001, namespace: nil,
                                  withQUIC: withQUIC, options: .init(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic))
-        rttMs = (try? RTTProbe.tcpConnectMedian(to: servers.endpoints[0].tcp, namespace: nil, samples: 20)) ?? 0.05
+        rttMs = (try? RTTProbe.tcpConnectMedian(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)) ?? 0.05
         downlinkBitsPerSecond = nil
     }
 

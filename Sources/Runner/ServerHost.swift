@@ -11,7 +11,7 @@ import QUIC
 /// for every scenario one TCP listener (h1 + h2 by ALPN) and, when QUIC is wanted, one UDP one (h3).
 /// Sockets are created inside `namespace` when given (the emulated network's server side).
 public final class ServerHost: @unchecked Sendable {
-    public struct Endpoints: Sendable { public var tcp: Endpoint; public var udp: Endpoint? }
+    public struct Endpoints: Sendable { public var tcp: Endpoint?; public var udp: Endpoint? }
 
     private var thread: Thread?
     private let started = DispatchSemaphore(value: 0)
@@ -21,11 +21,12 @@ public final class ServerHost: @unchecked Sendable {
     public private(set) var endpoints: [Endpoints] = []
 
     /// Starts serving; returns once every listener is bound (or throws what went wrong).
-    public init(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, namespace: String?,
-                withQUIC: Bool, options: ServerOptions = ServerOptions()) throws {
+    /// `port` applies to the first scenario (0: any free port; `netbench serve` passes the one asked for).
+    public init(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, port: UInt16 = 0, namespace: String?,
+                withTCP: Bool = true, withQUIC: Bool, options: ServerOptions = ServerOptions()) throws {
         let thread = Thread { [self, scenarios, credentials] in
-            self.serve(scenarios: scenarios, credentials: credentials, address: address, namespace: namespace,
-                       withQUIC: withQUIC, options: options)
+            self.serve(scenarios: scenarios, credentials: credentials, address: address, port: port, namespace: namespace,
+                       withTCP: withTCP, withQUIC: withQUIC, options: options)
         }
         self.thread = thread
         thread.name = "netbench-server"
@@ -39,31 +40,41 @@ public final class ServerHost: @unchecked Sendable {
         public var tlsVersion: TLSVersion?
         public var keyLogFile: String?
         public var quic: QUICConfiguration
-        public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration()) {
-            self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile; self.quic = quic
+        /// ALPN the TCP listener offers, in preference order.
+        public var alpn: [String]
+        public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
+                    alpn: [String] = ["h2", "http/1.1"]) {
+            self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile; self.quic = quic; self.alpn = alpn
         }
     }
 
-    private func serve(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, namespace: String?,
-                       withQUIC: Bool, options: ServerOptions) {
+    private func serve(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, port: UInt16, namespace: String?,
+                       withTCP: Bool, withQUIC: Bool, options: ServerOptions) {
         var servers: [AnyObject] = []
         let loop: EventLoop
         do {
             if let namespace { try NetworkNamespace.enter(namespace) }
             loop = try EventLoop()
-            var config = TLSServerConfiguration(identities: credentials.identities, alpn: ["h2", "http/1.1"])
+            var config = TLSServerConfiguration(identities: credentials.identities, alpn: options.alpn)
             if let v = options.tlsVersion { config.force(v) }
             config.keyLogFile = options.keyLogFile
             let tls = try TLSServerContext(config)
-            for s in scenarios {
+            for (i, s) in scenarios.enumerated() {
                 let catalog = ReplayCatalog(scenario: s)
-                let tcp = try TCPServer(loop: loop, endpoint: Endpoint(address: address, port: 0), tls: tls) { catalog.respond(to: $0) }
-                servers.append(tcp)
+                let listen = Endpoint(address: address, port: i == 0 ? port : 0)
+                var tcpEndpoint: Endpoint?
+                if withTCP {
+                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls) { catalog.respond(to: $0) }
+                    servers.append(tcp)
+                    tcpEndpoint = tcp.endpoint
+                }
                 var udpEndpoint: Endpoint?
                 if withQUIC {
-                    udpEndpoint = try startQUIC(loop: loop, address: address, credentials: credentials, options: options, catalog: catalog, servers: &servers)
+                    // h3 shares the TCP listener's port number when there is one, as real sites do.
+                    let udpListen = Endpoint(address: address, port: tcpEndpoint?.port ?? listen.port)
+                    udpEndpoint = try startQUIC(loop: loop, endpoint: udpListen, credentials: credentials, options: options, catalog: catalog, servers: &servers)
                 }
-                endpoints.append(Endpoints(tcp: tcp.endpoint, udp: udpEndpoint))
+                endpoints.append(Endpoints(tcp: tcpEndpoint, udp: udpEndpoint))
             }
         } catch {
             startError = error
@@ -78,12 +89,12 @@ public final class ServerHost: @unchecked Sendable {
         finished.signal()
     }
 
-    private func startQUIC(loop: EventLoop, address: UInt32, credentials: RunCredentials, options: ServerOptions,
+    private func startQUIC(loop: EventLoop, endpoint: Endpoint, credentials: RunCredentials, options: ServerOptions,
                            catalog: ReplayCatalog, servers: inout [AnyObject]) throws -> Endpoint? {
         let creds = credentials.identities.map { QUICServerCredentials(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM) }
         var config = options.quic
         if config.keyLogFile == nil { config.keyLogFile = options.keyLogFile }
-        let udp = try QUICServerEndpoint(loop: loop, endpoint: Endpoint(address: address, port: 0), credentials: creds,
+        let udp = try QUICServerEndpoint(loop: loop, endpoint: endpoint, credentials: creds,
                                          config: config) { catalog.respond(to: $0) }
         servers.append(udp)
         return udp.endpoint

@@ -45,7 +45,7 @@ final class InterruptHandler: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private var count = 0
 
-    init(_ onInterrupt: @escaping @Sendable () -> Void) {
+    init(message: String = "finishing the current run and cleaning up", _ onInterrupt: @escaping @Sendable () -> Void) {
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
@@ -53,7 +53,7 @@ final class InterruptHandler: @unchecked Sendable {
                 guard let self else { return }
                 self.count += 1
                 if self.count > 1 { _exit(130) }
-                FileHandle.standardError.write("\nnetbench: interrupted; finishing the current run and cleaning up (Ctrl-C again to quit at once)\n".data(using: .utf8)!)
+                FileHandle.standardError.write("\nnetbench: interrupted; \(message) (Ctrl-C again to quit at once)\n".data(using: .utf8)!)
                 onInterrupt()
             }
             src.resume()

@@ -7,6 +7,7 @@ import Foundation
 /// Every subcommand, in the order `netbench --help` lists them.
 nonisolated(unsafe) let commands: [any Command.Type] = [
     RunCommand.self,
+    ServeCommand.self,
     ProfilesCommand.self,
     VersionCommand.self,
 ]

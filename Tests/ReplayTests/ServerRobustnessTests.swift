@@ -25,7 +25,7 @@ final class ServerRobustnessTests: XCTestCase {
     func exchange(_ request: String, serverName: String = "www.shop.test") throws -> String {
         let ctx = try TLSClientContext(TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: ["http/1.1"]))
         let tls = try TLSConnection(client: ctx, serverName: serverName)
-        let fd = try Socket.connectTCP(to: host.endpoints[0].tcp)
+        let fd = try Socket.connectTCP(to: host.endpoints[0].tcp!)
         defer { Socket.close(fd) }
         let epoll = try Epoll()
         try epoll.add(fd, [.read, .write], token: 1)
@@ -89,7 +89,7 @@ final class ServerRobustnessTests: XCTestCase {
         XCTAssertTrue(bad.hasPrefix("HTTP/1.1 400"), bad)
         XCTAssertTrue(bad.lowercased().contains("connection: close"))
         // Garbage that is not even TLS.
-        let fd = try Socket.connectTCP(to: host.endpoints[0].tcp)
+        let fd = try Socket.connectTCP(to: host.endpoints[0].tcp!)
         usleep(20_000)
         _ = try Array("GET / HTTP/1.1\r\n\r\n".utf8).withUnsafeBytes { try Socket.write(fd, $0) }
         usleep(50_000)

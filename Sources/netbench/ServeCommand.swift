@@ -1,0 +1,67 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+
+struct ServeCommand: Command {
+    static let name = "serve"
+    static let summary = "serve a scenario alone (for external clients and two-host runs)"
+    static let help = """
+    usage: netbench serve SCENARIO.json --transport h1|h2|h3 --listen ADDR:PORT [--ca-out FILE] [--keylog FILE]
+
+    Serves every origin of the scenario on one listener until Ctrl-C: the origin is chosen by the
+    Host / :authority header (and SNI), and when the host is not one of the scenario's (an IP address,
+    say) by the path alone. Bodies have the scenario's exact sizes; think times are honoured.
+    A certificate authority is generated at start and written to FILE (default: ./netbench-ca.pem);
+    point the client at it (curl --cacert FILE, aioquic's --ca-certs FILE).
+
+    options:
+      --transport T    h1 (HTTP/1.1 over TLS), h2 (HTTP/2 and HTTP/1.1 over TLS, by ALPN), h3 (HTTP/3 over QUIC/UDP)
+      --listen A:P     address and port, e.g. 127.0.0.1:8443 (port 0: any free port, printed)
+      --ca-out FILE    where to write the CA certificate (PEM)
+      --keylog FILE    append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)
+
+    example:
+      netbench serve Scenarios/pages/mobile-median.json --transport h3 --listen 127.0.0.1:4433
+    """
+
+    static func run(_ args: inout Arguments) throws -> ExitCode {
+        guard let t = try args.option("--transport", "-t") else { throw BenchError.usage("--transport h1|h2|h3 is required") }
+        guard let transport = TransportKind(rawValue: t) else { throw BenchError.usage("--transport '\(t)': expected h1, h2 or h3") }
+        guard let l = try args.option("--listen", "-l") else { throw BenchError.usage("--listen ADDR:PORT is required") }
+        guard let listen = Endpoint(l) else { throw BenchError.usage("--listen '\(l)' is not ADDR:PORT (e.g. 127.0.0.1:8443)") }
+        let caOut = try args.option("--ca-out") ?? "netbench-ca.pem"
+        let keylog = try args.option("--keylog") ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
+        let files = try args.positionals()
+        guard files.count == 1 else { throw BenchError.usage("give exactly one scenario file") }
+        let scenario = try Scenario.load(from: files[0])
+        let credentials = try RunCredentials(hosts: scenario.origins.map(\.host))
+        do { try credentials.caPEM.write(toFile: caOut, atomically: true, encoding: .utf8) } catch {
+            throw BenchError.run("\(caOut): cannot write the CA certificate: \(error.localizedDescription)")
+        }
+        let options = ServerHost.ServerOptions(keyLogFile: keylog, alpn: transport == .h1 ? ["http/1.1"] : ["h2", "http/1.1"])
+        let host: ServerHost
+        do {
+            host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,
+                                  namespace: nil, withTCP: transport != .h3, withQUIC: transport == .h3, options: options)
+        } catch {
+            throw BenchError.run("cannot listen on \(listen): \(error)")
+        }
+        let bound = transport == .h3 ? host.endpoints[0].udp! : host.endpoints[0].tcp!
+        // Unbuffered: scripts wait for these lines to know the server is up.
+        let banner = """
+        netbench serve: \(scenario.name) over \(transport.rawValue) on \(bound) (\(transport == .h3 ? "UDP" : "TCP"))
+        origins: \(scenario.origins.map(\.host).joined(separator: ", "))
+        CA certificate: \(URL(fileURLWithPath: caOut).standardizedFileURL.path)
+        Ctrl-C stops.
+
+        """
+        FileHandle.standardOutput.write(banner.data(using: .utf8)!)
+        let stop = DispatchSemaphore(value: 0)
+        let interrupt = InterruptHandler(message: "stopping the server") { stop.signal() }
+        stop.wait()
+        interrupt.remove()
+        host.stop()
+        return .success
+    }
+}
