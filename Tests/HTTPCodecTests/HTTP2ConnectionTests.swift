@@ -309,4 +309,26 @@ final class HTTP2ConnectionTests: XCTestCase {
         XCTAssertEqual(offsets, sizeOf)
         XCTAssertEqual(logs.mapValues { Int64($0.bytes) }, sizeOf)
     }
+
+    /// Chrome-style exclusive dependency: the dependent stream gets no DATA until its parent is done.
+    func testPriorityDependencyIsHonoured() throws {
+        let pair = try HTTP2Pair()
+        let first = try pair.client.submitRequest(authority: "a", path: "/size/2000000",
+                                                  priority: HTTP2Priority(weight: 256, exclusive: true))
+        let second = try pair.client.submitRequest(authority: "a", path: "/size/2000000",
+                                                   priority: HTTP2Priority(dependsOn: first, weight: 220, exclusive: true))
+        var order: [Int32] = []
+        try pair.run(client: { event in
+            if case let .data(stream, count, _) = event, count > 0, order.last != stream { order.append(stream) }
+        }, server: { try self.answerBySize(pair, $0) })
+        XCTAssertEqual(order, [first, second])
+    }
+
+    func testInvalidSettingsAreRejected() {
+        XCTAssertThrowsError(try HTTP2Connection(role: .client, settings: HTTP2Settings(initialWindowSize: 1 << 31))) { error in
+            guard case let .library(call, _, message)? = error as? HTTP2Error else { return XCTFail("\(error)") }
+            XCTAssertEqual(call, "nghttp2_submit_settings")
+            XCTAssertFalse(message.isEmpty)
+        }
+    }
 }
