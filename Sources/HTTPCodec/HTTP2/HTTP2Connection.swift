@@ -223,7 +223,7 @@ public final class HTTP2Connection {
                                bodyLength: Int64) throws(HTTP2Error)
     {
         precondition(role == .server, "submitResponse on a client connection")
-        guard nghttp2_session_find_stream(session, stream) != nil else { throw .streamNotOpen(stream) }
+        guard isOpen(stream) else { throw .streamNotOpen(stream) }
         var fields = NameValueList()
         fields.add(":status", String(status))
         if !HTTPStatus.forbidsBody(status) && !headers.contains("content-length") {
@@ -242,7 +242,7 @@ public final class HTTP2Connection {
 
     /// Resets `stream` with RST_STREAM (`.cancel` is what a browser sends for an abandoned load).
     public func submitReset(stream: Int32, code: HTTP2ErrorCode = .cancel) throws(HTTP2Error) {
-        guard nghttp2_session_find_stream(session, stream) != nil else { throw .streamNotOpen(stream) }
+        guard isOpen(stream) else { throw .streamNotOpen(stream) }
         try Self.check(nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue),
                        "nghttp2_submit_rst_stream")
     }
@@ -262,6 +262,14 @@ public final class HTTP2Connection {
     }
 
     // MARK: state
+
+    /// Whether `stream` is open in either direction. A server's nghttp2 keeps closed streams
+    /// around for the RFC 7540 priority tree, so finding one is not enough.
+    private func isOpen(_ stream: Int32) -> Bool {
+        guard stream > 0, let handle = nghttp2_session_find_stream(session, stream) else { return false }
+        let state = nghttp2_stream_get_state(handle)
+        return state != NGHTTP2_STREAM_STATE_CLOSED && state != NGHTTP2_STREAM_STATE_IDLE
+    }
 
     /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS (unlimited until its SETTINGS arrive).
     public var remoteMaxConcurrentStreams: UInt32 {

@@ -10,9 +10,10 @@ struct NameValueList {
         bytes.reserveCapacity(512)
     }
 
-    /// Fields HTTP/2 forbids (RFC 9113 §8.2.2); recorded HTTP/1.1 headers may carry them,
-    /// and sending one would make the peer reset the stream.
-    static let connectionSpecific: Set<String> = [
+    /// Fields never sent over HTTP/2: the connection-specific ones RFC 9113 §8.2.2 forbids
+    /// (recorded HTTP/1.1 headers carry them, and the peer would reset the stream), and `host`,
+    /// which `:authority` replaces as it does in browsers.
+    static let dropped: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host",
     ]
 
@@ -25,12 +26,12 @@ struct NameValueList {
         spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
     }
 
-    /// Adds the caller's fields, leaving out pseudo-fields (we write our own), connection-specific
+    /// Adds the caller's fields, leaving out pseudo-fields (we write our own), `dropped`
     /// fields, and any name in `skipping`.
     mutating func addRegular(_ headers: HTTPHeaders, skipping: Set<String> = []) {
         for field in headers {
             let name = field.name.lowercased()
-            guard !name.hasPrefix(":"), !Self.connectionSpecific.contains(name), !skipping.contains(name) else { continue }
+            guard !name.hasPrefix(":"), !Self.dropped.contains(name), !skipping.contains(name) else { continue }
             add(name, field.value)
         }
     }
