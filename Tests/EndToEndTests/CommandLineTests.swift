@@ -3,21 +3,8 @@ import XCTest
 
 /// Runs the built `netbench` binary as a user would.
 final class CommandLineTests: XCTestCase {
-    static let root: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-
-    /// The binary next to the test bundle (.build/debug or .build/release).
-    var binary: String {
-        let dir = Bundle.main.bundleURL.deletingLastPathComponent().path
-        for candidate in [dir + "/netbench", Bundle(for: CommandLineTests.self).bundleURL.deletingLastPathComponent().path + "/netbench",
-                          CommandLineTests.root + "/.build/debug/netbench"] where FileManager.default.isExecutableFile(atPath: candidate) {
-            return candidate
-        }
-        return CommandLineTests.root + "/.build/debug/netbench"
-    }
+    static var root: String { NetbenchBinary.root }
+    var binary: String { NetbenchBinary.path }
 
     struct Outcome { var status: Int32; var stdout: String; var stderr: String }
 
@@ -115,3 +102,21 @@ final class CommandLineTests: XCTestCase {
 
 /// Written by one reader thread, read after `DispatchGroup.wait()`.
 final class DataBox: @unchecked Sendable { var data = Data() }
+
+/// Where the package and the built binary are.
+enum NetbenchBinary {
+    static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// The binary next to the test bundle (.build/debug or .build/release).
+    static var path: String {
+        let dir = Bundle(for: CommandLineTests.self).bundleURL.deletingLastPathComponent().path
+        for candidate in [dir + "/netbench", root + "/.build/debug/netbench"] where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        return root + "/.build/debug/netbench"
+    }
+}

@@ -47,28 +47,33 @@ final class LoopbackPageLoadTests: XCTestCase {
         }
     }
 
-    func testSmallPageOverH1AndH2() throws {
+    func testSmallPageOverH1H2AndH3() throws {
         let path = fixture("small-page.json")
         let scenario = try Scenario.load(from: path)
-        let results = try load(path, transports: [.h1, .h2], runs: 2)
-        XCTAssertEqual(results.runs.map(\.transport), [.h1, .h2, .h1, .h2], "runs are interleaved")
+        let results = try load(path, transports: [.h1, .h2, .h3], runs: 2)
+        XCTAssertEqual(results.runs.map(\.transport), [.h1, .h2, .h3, .h1, .h2, .h3], "runs are interleaved")
         checkExactBytes(results, scenario)
         for run in results.runs {
             for c in run.connections {
                 XCTAssertEqual(c.tlsVersion, "1.3")
-                XCTAssertEqual(c.alpn, run.transport == .h1 ? "http/1.1" : "h2")
+                XCTAssertEqual(c.alpn, run.transport == .h1 ? "http/1.1" : run.transport == .h2 ? "h2" : "h3")
+                if run.transport == .h3 {
+                    XCTAssertNil(c.connectEnd, "QUIC has no separate TCP connect")
+                    XCTAssertNotNil(c.quic?.smoothedRttMs, "QUIC statistics recorded")
+                    XCTAssertGreaterThan(c.quic?.packetsReceived ?? 0, 0)
+                }
             }
             let perOrigin = Dictionary(grouping: run.connections, by: \.origin).mapValues(\.count)
-            if run.transport == .h2 { XCTAssertEqual(Set(perOrigin.values), [1], "h2: one connection per origin") }
+            if run.transport != .h1 { XCTAssertEqual(Set(perOrigin.values), [1], "\(run.transport): one connection per origin") }
             else { XCTAssertLessThanOrEqual(perOrigin.values.max() ?? 0, 6, "h1: at most 6 connections per origin") }
         }
     }
 
-    func testShippedMobilePageOverH1AndH2() throws {
+    func testShippedMobilePageOverH1H2AndH3() throws {
         let path = packageRoot + "/Scenarios/pages/mobile-median.json"
         let scenario = try Scenario.load(from: path)
         XCTAssertGreaterThanOrEqual(scenario.resources.count, 60)
-        let results = try load(path, transports: [.h1, .h2])
+        let results = try load(path, transports: [.h1, .h2, .h3])
         checkExactBytes(results, scenario)
         let h1 = results.runs.first { $0.transport == .h1 }!
         let perOrigin = Dictionary(grouping: h1.connections, by: \.origin).mapValues(\.count)

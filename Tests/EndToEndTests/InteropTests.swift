@@ -1,0 +1,68 @@
+import Foundation
+import XCTest
+
+/// An independent HTTP/3 implementation (Python aioquic, installed by scripts/bootstrap.sh --test)
+/// loads resources from `netbench serve --transport h3`, with exact byte counts.
+final class InteropTests: XCTestCase {
+    var venv: String {
+        ProcessInfo.processInfo.environment["NETBENCH_AIOQUIC_VENV"] ?? CommandLineTests.root + "/.build-venv"
+    }
+
+    func requireAioquic() throws -> String {
+        let client = venv + "/aioquic-examples/http3_client.py"
+        guard FileManager.default.fileExists(atPath: client), FileManager.default.isExecutableFile(atPath: venv + "/bin/python") else {
+            // In CI the bootstrap must have installed it: a skip there would hide a missing install step.
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("aioquic not installed at \(venv): scripts/bootstrap.sh --test should have done it") }
+            throw XCTSkip("aioquic not installed at \(venv) (run scripts/bootstrap.sh --test)")
+        }
+        return client
+    }
+
+    func testAioquicClientLoadsFromNetbenchServeH3() throws {
+        let client = try requireAioquic()
+        let dir = NSTemporaryDirectory() + "netbench-interop-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir + "/dl", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
+        serve.arguments = ["serve", CommandLineTests.root + "/Tests/Fixtures/small-page.json", "--transport", "h3",
+                           "--listen", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"]
+        let out = Pipe()
+        serve.standardOutput = out
+        serve.standardError = FileHandle.nullDevice
+        try serve.run()
+        defer { serve.interrupt(); serve.waitUntilExit() }
+
+        // The first line names the bound port: "... on 127.0.0.1:PORT (UDP)".
+        var banner = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !banner.contains("(UDP)") && Date() < deadline {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            banner += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) else {
+            return XCTFail("no listening address in: \(banner)")
+        }
+        let authority = String(banner[range])
+
+        let py = Process()
+        py.executableURL = URL(fileURLWithPath: venv + "/bin/python")
+        py.arguments = [client, "--ca-certs", dir + "/ca.pem", "--output-dir", dir + "/dl",
+                        "https://\(authority)/app.js", "https://\(authority)/big.bin", "https://\(authority)/f.woff2"]
+        py.currentDirectoryURL = URL(fileURLWithPath: venv + "/aioquic-examples")
+        let pyErr = Pipe()
+        py.standardError = pyErr
+        py.standardOutput = FileHandle.nullDevice
+        try py.run()
+        let log = pyErr.fileHandleForReading.readDataToEndOfFile()
+        py.waitUntilExit()
+        XCTAssertEqual(py.terminationStatus, 0, String(decoding: log, as: UTF8.self))
+        let sizes = ["app.js": 300_000, "big.bin": 5_000_000, "f.woff2": 40_000]
+        for (name, size) in sizes {
+            let attrs = try? FileManager.default.attributesOfItem(atPath: dir + "/dl/" + name)
+            XCTAssertEqual((attrs?[.size] as? NSNumber)?.intValue, size, "\(name): \(String(decoding: log, as: UTF8.self).suffix(800))")
+        }
+    }
+}
