@@ -46,6 +46,7 @@ public protocol RunObserver: AnyObject {
 public final class BenchmarkRunner: @unchecked Sendable {
     public let request: RunRequest
     private let cancelled = Atomic<Bool>(false)
+    private let currentLoop = Mutex<StopFlag?>(nil)
     private let netbenchVersion: String
 
     public init(request: RunRequest, netbenchVersion: String) {
@@ -54,7 +55,10 @@ public final class BenchmarkRunner: @unchecked Sendable {
     }
 
     /// Asks the runner to stop after the current run (safe from any thread, e.g. a SIGINT handler).
-    public func cancel() { cancelled.store(true, ordering: .releasing) }
+    public func cancel() {
+        cancelled.store(true, ordering: .releasing)
+        currentLoop.withLock { $0?.set() }
+    }
     public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     /// Runs everything; `persist` is called with the results after every run (write them to disk there).
@@ -90,7 +94,12 @@ public final class BenchmarkRunner: @unchecked Sendable {
                 let label = "\(scenario.name) · \(profile.name) · \(item.transport.rawValue) · " + (item.warmup ? "warm-up" : "run \(item.index + 1)/\(r.runs)")
                 observer.runStarting(position: position, total: plan.count, label: label)
                 var record = network.run(scenario: scenario, scenarioIndex: item.scenarioIndex, transport: item.transport,
-                                         index: item.index, timeout: r.timeoutPerRun)
+                                         index: item.index, timeout: r.timeoutPerRun) { flag in
+                    currentLoop.withLock { $0 = flag }
+                    if flag != nil && isCancelled { flag?.set() }
+                }
+                // An interrupted run measured nothing: it is not kept.
+                if isCancelled { break }
                 record.startedAt = record.startedAt ?? BenchmarkRunner.utcTimestamp()
                 results.runs.append(record)
                 try persist(results)

@@ -43,7 +43,8 @@ final class NetworkBlock {
 
     func close() { servers.stop() }
 
-    func run(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?) -> RunRecord {
+    func run(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
+             register: (StopFlag?) -> Void) -> RunRecord {
         let ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport)
         let idealPlt = ideal.pltMs(scenario)
         let limit = timeout ?? min(.seconds(600), .milliseconds(idealPlt * 10) + .seconds(30))
@@ -55,7 +56,7 @@ final class NetworkBlock {
         record.client = "builtin"
         record.startedAt = BenchmarkRunner.utcTimestamp()
         do {
-            let outcome = try page.execute()
+            let outcome = try page.execute(register: register)
             record.requests = outcome.requests
             record.connections = outcome.connections
             record.metrics = outcome.metrics

@@ -30,8 +30,11 @@ struct PageRun {
         var failure: String?
     }
 
-    func execute() throws -> Outcome {
+    /// `register` receives the loop's stop handle, so an interrupt can end the run at once.
+    func execute(register: (StopFlag?) -> Void = { _ in }) throws -> Outcome {
         let loop = try EventLoop()
+        register(loop.stopper)
+        defer { register(nil) }
         let kind: HTTPKind = transport == .h1 ? .http1 : transport == .h2 ? .http2 : .http3
         var tlsContext: TLSClientContext?
         if transport != .h3 {
