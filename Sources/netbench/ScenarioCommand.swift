@@ -140,8 +140,12 @@ struct ScenarioCommand: Command {
         let data = try JSONFile.encode(scenario)
         if let output {
             try JSONFile.writeAtomically(data, to: output)
-            let s = ScenarioSummary(scenario)
-            print("wrote \(output): \(s.requests) requests, \(Units.formatBytes(s.totalBytes)), \(s.origins.count) origins, depth \(s.depth)")
+            if let b = scenario.bulk {
+                print("wrote \(output): bulk \(b.direction.rawValue) of \(Units.formatBytes(b.bytes))")
+            } else {
+                let s = ScenarioSummary(scenario)
+                print("wrote \(output): \(s.requests) requests, \(Units.formatBytes(s.totalBytes)), \(s.origins.count) origins, depth \(s.depth)")
+            }
         } else {
             FileHandle.standardOutput.write(data)
         }

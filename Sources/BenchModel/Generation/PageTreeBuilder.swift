@@ -63,6 +63,8 @@ struct PageTreeBuilder {
                 d[i].renderBlocking = false
                 if chainPosition < scriptChain {
                     if chainPosition == 0 { place(i, .head) } else { attach(i, to: i - 1) }
+                    let names = ["loader", "runtime", "vendor", "app", "router"]
+                    d[i].nameHint = chainPosition < names.count ? names[chainPosition] : "route-chunk"
                     chainPosition += 1
                     continue
                 }

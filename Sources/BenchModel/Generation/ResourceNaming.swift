@@ -67,7 +67,8 @@ enum ResourceNaming {
             let name = rng.pick(d.thirdParty ? ["css", "widget", "theme"] : ["main", "theme", "components", "vendor", "layout"])
             return "/assets/css/\(name)-\(k).\(hash).css"
         case .script:
-            let name = rng.pick(d.thirdParty ? ["loader", "tag", "sdk", "widget", "bundle"] : ["app", "vendor", "runtime", "chunk", "polyfills"])
+            let drawn = rng.pick(d.thirdParty ? ["loader", "tag", "sdk", "widget", "bundle"] : ["app", "vendor", "runtime", "chunk", "polyfills"])
+            let name = d.nameHint ?? drawn
             return "/assets/js/\(name)-\(k).\(hash).js"
         case .font:
             let family = rng.pick(["inter", "roboto", "opensans", "lato", "merriweather"])

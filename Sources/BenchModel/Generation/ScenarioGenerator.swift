@@ -218,6 +218,8 @@ struct DraftResource {
     var revealAfterBytes: Int64?
     var renderBlocking: Bool?
     var thinkTimeMs: Double?
+    /// A file-name stem that says what the resource is (the script chain of a single-page app).
+    var nameHint: String?
 }
 
 extension ScenarioGenerator {

@@ -21,11 +21,11 @@ public enum ScenarioPreset: String, CaseIterable, Sendable {
         case .heavyP90:
             return "heavy page: 170 requests (HTTP Archive 2024 mobile p90), median mix, 35 KB per request (the median page's)"
         case .spaDeepChain:
-            return "single-page app: a 7-script chain (loader → runtime → vendor → app → route chunks), data by XHR from the last script"
+            return "single-page app: a 7-script chain (loader → runtime → vendor → app → router → route chunks), then XHR data and images from the last script; depth 9"
         case .imageHeavy:
             return "image gallery / shop listing: 120 requests, 70% images, 6 MB (images ~5.2 MB)"
         case .apiSmallJSON:
-            return "API-driven dashboard: 80 requests, 70 small JSON XHRs of 0.5–5 KB from one app script"
+            return "API-driven dashboard: 80 requests, 70 small JSON XHRs (about 0.5–5 KB each, 150 KB together) from the app's scripts"
         case .bulk10MBDownload: return "bulk 10 MB download on one connection (goodput, like the QUIC interop runner's transfer test)"
         case .bulk10MBUpload: return "bulk 10 MB upload on one connection (goodput)"
         case .bulk100MBDownload: return "bulk 100 MB download on one connection (goodput at high rates)"
