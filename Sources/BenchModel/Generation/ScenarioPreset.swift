@@ -7,6 +7,7 @@ public enum ScenarioPreset: String, CaseIterable, Sendable {
     case spaDeepChain = "spa-deep-chain"
     case imageHeavy = "image-heavy"
     case apiSmallJSON = "api-small-json"
+    case smallPage = "small-page"
     case bulk10MBDownload = "bulk-10MB-download"
     case bulk10MBUpload = "bulk-10MB-upload"
     case bulk100MBDownload = "bulk-100MB-download"
@@ -26,6 +27,8 @@ public enum ScenarioPreset: String, CaseIterable, Sendable {
             return "image gallery / shop listing: 120 requests, 70% images, 6 MB (images ~5.2 MB)"
         case .apiSmallJSON:
             return "API-driven dashboard: 80 requests, 70 small JSON XHRs (about 0.5–5 KB each, 150 KB together) from the app's scripts"
+        case .smallPage:
+            return "small page for smoke tests: 12 requests, 150 KB, 2 origins (below the mobile p10 of 22 requests)"
         case .bulk10MBDownload: return "bulk 10 MB download on one connection (goodput, like the QUIC interop runner's transfer test)"
         case .bulk10MBUpload: return "bulk 10 MB upload on one connection (goodput)"
         case .bulk100MBDownload: return "bulk 100 MB download on one connection (goodput at high rates)"
@@ -66,6 +69,8 @@ public enum ScenarioPreset: String, CaseIterable, Sendable {
             d.sizeSpread[.xhr] = 0.5
             d.thirdPartyShare[.xhr] = 0.05
             return opts(d, requests: 80, bytes: 522_000, origins: 3, site: "bank")
+        case .smallPage:
+            return opts(mobile, requests: 12, bytes: 150_000, origins: 2, site: "blog")
         case .bulk10MBDownload, .bulk10MBUpload, .bulk100MBDownload:
             return nil
         }
