@@ -197,8 +197,12 @@ struct ScenarioCommand: Command {
         }
         out += "\(m.requests) requests, \(Units.formatBytes(m.totalBytes)), \(m.origins.count) origins, depth \(m.depth), \(m.renderBlocking) render-blocking\n\n"
         out += "origins:\n"
+        let idWidth = (m.origins.map(\.id.count).max() ?? 0) + 2
+        let hostWidth = (m.origins.map(\.host.count).max() ?? 0) + 2
         for o in m.origins {
-            out += "  " + pad(o.id, 14) + pad(o.host, 28) + lpad("\(o.requests)", 4) + " req " + lpad(Units.formatBytes(o.bytes), 10)
+            let host = o.host == o.id ? "" : o.host
+            out += "  " + pad(o.id, idWidth) + pad(host, m.origins.allSatisfy { $0.host == $0.id } ? 0 : hostWidth)
+            out += lpad("\(o.requests)", 4) + " req " + lpad(Units.formatBytes(o.bytes), 10)
             out += o.thirdParty ? "  third party\n" : "\n"
         }
         out += "\nby type:\n"

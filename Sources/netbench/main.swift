@@ -8,6 +8,7 @@ import Foundation
 nonisolated(unsafe) let commands: [any Command.Type] = [
     VersionCommand.self,
     ScenarioCommand.self,
+    ImportHARCommand.self,
 ]
 
 let netbenchVersion = "0.1.0"
