@@ -10,6 +10,8 @@ nonisolated(unsafe) let commands: [any Command.Type] = [
     ServeCommand.self,
     ProfilesCommand.self,
     VersionCommand.self,
+    ScenarioCommand.self,
+    ImportHARCommand.self,
 ]
 
 let netbenchVersion = "0.1.0"

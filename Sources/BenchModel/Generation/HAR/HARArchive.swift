@@ -1,0 +1,200 @@
+import Foundation
+
+/// HAR 1.2 (`http://www.softwareishard.com/blog/har-12-spec/`) as Chrome, Firefox and WebPageTest
+/// write it, decoded by hand so the differences between the tools are absorbed here:
+///
+/// - sizes and timings may be missing, `-1` ("not available"), fractional or (rarely) strings;
+/// - Chrome adds `_initiator` (an object: `type`, `url`, `lineNumber`, `stack.callFrames[].url`,
+///   `stack.parent`), `_resourceType` and `response._transferSize`;
+/// - WebPageTest adds `_initiator` as a plain URL string (with `_initiator_type`);
+/// - Firefox adds neither.
+///
+/// Required, as the spec says and every tool writes: `log.entries[]`, each with `startedDateTime`,
+/// `request.url` and `response.status`. Anything else missing is tolerated.
+struct HARArchive: Decodable {
+    var log: Log
+
+    struct Log: Decodable {
+        var creator: Creator?
+        var pages: [Page]?
+        var entries: [Entry]
+    }
+
+    struct Creator: Decodable {
+        var name: String?
+        var version: String?
+    }
+
+    struct Page: Decodable {
+        var id: String?
+        var title: String?
+    }
+
+    struct Entry: Decodable {
+        var pageref: String?
+        var startedDateTime: String
+        var time: Double?
+        var request: Request
+        var response: Response
+        var timings: Timings?
+        var initiator: Initiator?
+        var resourceType: String?
+        /// Chrome's fetch priority (`VeryHigh`, `High`, `Medium`, `Low`, `VeryLow`).
+        var priority: String?
+
+        enum CodingKeys: String, CodingKey {
+            case pageref, startedDateTime, time, request, response, timings
+            case initiator = "_initiator", initiatorType = "_initiator_type", resourceType = "_resourceType"
+            case priority = "_priority"
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            pageref = try? c.decodeIfPresent(String.self, forKey: .pageref)
+            startedDateTime = try c.decode(String.self, forKey: .startedDateTime)
+            time = c.lenientDouble(.time)
+            request = try c.decode(Request.self, forKey: .request)
+            response = try c.decode(Response.self, forKey: .response)
+            timings = try? c.decodeIfPresent(Timings.self, forKey: .timings)
+            resourceType = try? c.decodeIfPresent(String.self, forKey: .resourceType)
+            priority = try? c.decodeIfPresent(String.self, forKey: .priority)
+            if let object = try? c.decodeIfPresent(Initiator.self, forKey: .initiator) {
+                initiator = object
+            } else if let url = try? c.decodeIfPresent(String.self, forKey: .initiator), !url.isEmpty {
+                // WebPageTest: the initiator is a URL string, its kind in `_initiator_type`.
+                initiator = Initiator(type: (try? c.decodeIfPresent(String.self, forKey: .initiatorType)) ?? "parser", url: url, stack: nil)
+            }
+        }
+    }
+
+    struct Request: Decodable {
+        var method: String
+        var url: String
+        var bodySize: Double?
+
+        enum CodingKeys: String, CodingKey { case method, url, bodySize }
+
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            method = (try? c.decodeIfPresent(String.self, forKey: .method)) ?? "GET"
+            url = try c.decode(String.self, forKey: .url)
+            bodySize = c.lenientDouble(.bodySize)
+        }
+    }
+
+    struct Response: Decodable {
+        var status: Int
+        var redirectURL: String?
+        var bodySize: Double?
+        var transferSize: Double?
+        var content: Content?
+        var headers: [Header]?
+
+        enum CodingKeys: String, CodingKey {
+            case status, redirectURL, bodySize, content, headers, transferSize = "_transferSize"
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            guard let s = c.lenientDouble(.status) else {
+                if c.contains(.status) {
+                    throw DecodingError.typeMismatch(Int.self, .init(codingPath: c.codingPath + [CodingKeys.status], debugDescription: "expected a number"))
+                }
+                throw DecodingError.keyNotFound(CodingKeys.status, .init(codingPath: c.codingPath, debugDescription: "missing"))
+            }
+            status = Int(s)
+            redirectURL = try? c.decodeIfPresent(String.self, forKey: .redirectURL)
+            bodySize = c.lenientDouble(.bodySize)
+            transferSize = c.lenientDouble(.transferSize)
+            content = try? c.decodeIfPresent(Content.self, forKey: .content)
+            headers = try? c.decodeIfPresent([Header].self, forKey: .headers)
+        }
+
+        /// `redirectURL`, or the `Location` header when a tool left `redirectURL` empty.
+        var redirectTarget: String? {
+            if let r = redirectURL, !r.isEmpty { return r }
+            return headers?.first { $0.name.lowercased() == "location" }?.value
+        }
+    }
+
+    struct Header: Decodable {
+        var name: String
+        var value: String
+    }
+
+    struct Content: Decodable {
+        var size: Double?
+        var mimeType: String?
+
+        enum CodingKeys: String, CodingKey { case size, mimeType }
+
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            size = c.lenientDouble(.size)
+            mimeType = try? c.decodeIfPresent(String.self, forKey: .mimeType)
+        }
+    }
+
+    /// Phase durations in ms; `-1` (not applicable) becomes nil.
+    struct Timings: Decodable {
+        var blocked, dns, connect, ssl, send, wait, receive: Double?
+
+        enum CodingKeys: String, CodingKey { case blocked, dns, connect, ssl, send, wait, receive }
+
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            func v(_ k: CodingKeys) -> Double? { c.lenientDouble(k).flatMap { $0 >= 0 ? $0 : nil } }
+            blocked = v(.blocked); dns = v(.dns); connect = v(.connect); ssl = v(.ssl)
+            send = v(.send); wait = v(.wait); receive = v(.receive)
+        }
+
+        /// Time from the request's start to the first response byte.
+        var untilFirstByte: Double {
+            // HAR 1.2: `ssl` is included in `connect`.
+            [blocked, dns, connect, send, wait].reduce(0) { $0 + ($1 ?? 0) }
+        }
+        var total: Double { untilFirstByte + (receive ?? 0) }
+    }
+
+    /// Chrome's `_initiator`: who caused the request.
+    struct Initiator: Decodable {
+        var type: String?
+        var url: String?
+        var stack: Stack?
+
+        init(type: String?, url: String?, stack: Stack?) { self.type = type; self.url = url; self.stack = stack }
+
+        struct Stack: Decodable {
+            var callFrames: [CallFrame]?
+            var parent: Box?
+        }
+        struct CallFrame: Decodable { var url: String? }
+        /// `Stack.parent` is itself a stack (async stacks); a class breaks the recursion.
+        final class Box: Decodable {
+            let stack: Stack
+            init(from decoder: Decoder) throws { stack = try Stack(from: decoder) }
+        }
+
+        /// Script URLs on the stack, innermost first, async parents after.
+        var stackURLs: [String] {
+            var out: [String] = []
+            var cur = stack
+            var guardCount = 0
+            while let s = cur, guardCount < 64 {
+                out += (s.callFrames ?? []).compactMap { $0.url }.filter { !$0.isEmpty }
+                cur = s.parent?.stack
+                guardCount += 1
+            }
+            return out
+        }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A number, a numeric string, or nil (absent, null or anything else): the tools disagree.
+    func lenientDouble(_ key: Key) -> Double? {
+        if let d = try? decodeIfPresent(Double.self, forKey: key) { return d }
+        if let s = try? decodeIfPresent(String.self, forKey: key) { return Double(s.trimmingCharacters(in: .whitespaces)) }
+        return nil
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import BenchCore
+
+/// HAR 1.2 (Chrome, Firefox, WebPageTest) → `Scenario`.
+///
+/// ```swift
+/// let result = try HARImporter.load(path: "page.har")
+/// try JSONFile.save(result.scenario, to: "page.json")
+/// for note in result.report.skipped { print(note) }     // log.entries[3]: data: URL (inline, no request)
+/// ```
+/// - Origins: one per host (the host is the id); ports and http/https are not kept (netbench
+///   replays every origin over TLS on its own port).
+/// - Sizes, types: `HARClassification`. Think time: `timings.wait` less the recorded round trip
+///   (estimated from the fastest TCP handshake in the file), so replaying through an emulated RTT
+///   does not count the recorded one twice; `subtractRoundTrip: false` keeps `wait` as it is.
+/// - Dependencies: `HARDependencies` (Chrome's `_initiator` when present, else timing).
+/// - Redirects (3xx with a target) are followed: the target entry is the resource, the redirect
+///   is recorded in the report. `data:` and other non-HTTP URLs are skipped, duplicate URLs
+///   imported once, non-GET requests imported as GETs and noted, failed requests (status 0)
+///   skipped. Multi-page HARs: the first page's entries.
+/// - Errors: a HAR that cannot be read (bad JSON, truncation, missing required field) is a
+///   `BenchError.data` naming the file and the key path (`log.entries[12].request.url: missing`).
+public enum HARImporter {
+    public struct Options: Sendable, Hashable {
+        public var name: String?
+        public var subtractRoundTrip: Bool
+        public init(name: String? = nil, subtractRoundTrip: Bool = true) {
+            self.name = name; self.subtractRoundTrip = subtractRoundTrip
+        }
+    }
+
+    /// Something about one entry (or the whole file, when `entry` is nil).
+    public struct Note: Sendable, Hashable, CustomStringConvertible {
+        public var entry: Int?
+        public var message: String
+        public init(entry: Int?, _ message: String) { self.entry = entry; self.message = message }
+        public var description: String { (entry.map { "log.entries[\($0)]: " } ?? "") + message }
+    }
+
+    public struct Redirect: Sendable, Hashable {
+        public var entry: Int
+        public var status: Int
+        public var from: String
+        public var to: String
+        /// The entry that loaded the target; nil if the HAR does not have it.
+        public var targetEntry: Int?
+    }
+
+    public struct Report: Sendable {
+        public var creator: String?
+        public var entries: Int
+        public var imported: Int
+        /// Entries not imported, with the reason.
+        public var skipped: [Note]
+        /// Entries imported with a caveat (non-GET, a port dropped, …).
+        public var notes: [Note]
+        public var redirects: [Redirect]
+        /// The recorded round trip subtracted from `timings.wait`, in ms (nil: none found).
+        public var roundTripMs: Double?
+        public var parentsFromInitiator: Int
+        public var parentsFromTiming: Int
+    }
+
+    public struct Result: Sendable {
+        public var scenario: Scenario
+        public var report: Report
+    }
+
+    public static func load(path: String, options: Options = Options()) throws -> Result {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BenchError.data("\(path): " + (FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"))
+        }
+        var opts = options
+        if opts.name == nil {
+            let base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            opts.name = base.isEmpty ? "imported" : base
+        }
+        return try importHAR(data, file: path, options: opts)
+    }
+
+    public static func importHAR(_ data: Data, file: String, options: Options = Options()) throws -> Result {
+        let har = try decode(data, file: file)
+        var builder = HARScenarioBuilder(har: har, file: file, options: options)
+        return try builder.build()
+    }
+
+    /// Decodes with errors that name the entry: a structural failure (truncation, unbalanced
+    /// brackets) by the path where the text breaks off, a missing or mistyped field by its path.
+    static func decode(_ data: Data, file: String) throws -> HARArchive {
+        if let (path, problem) = JSONLocator.structuralError(in: data) {
+            throw BenchError.data("\(file): \(path): \(problem)")
+        }
+        do {
+            return try JSONDecoder().decode(HARArchive.self, from: data)
+        } catch let e as DecodingError {
+            throw BenchError.data("\(file): \(describe(e, data))")
+        } catch {
+            throw BenchError.data("\(file): not a HAR file: \(error.localizedDescription)")
+        }
+    }
+
+    static func describe(_ e: DecodingError, _ data: Data) -> String {
+        func path(_ p: [CodingKey]) -> String {
+            var s = ""
+            for k in p { if let i = k.intValue { s += "[\(i)]" } else { s += (s.isEmpty ? "" : ".") + k.stringValue } }
+            return s
+        }
+        switch e {
+        case .keyNotFound(let key, let ctx):
+            let p = path(ctx.codingPath)
+            return (p.isEmpty ? "" : p + ".") + key.stringValue + ": missing"
+        case .typeMismatch(_, let ctx), .valueNotFound(_, let ctx):
+            return path(ctx.codingPath) + ": wrong type (\(ctx.debugDescription))"
+        case .dataCorrupted(let ctx):
+            if ctx.codingPath.isEmpty {
+                // Foundation's message may carry "line L, column C": translate it to a key path.
+                let text = (ctx.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String ?? ctx.debugDescription
+                if let (l, c) = lineColumn(text) {
+                    return JSONLocator.path(at: JSONLocator.offset(line: l, column: c, in: data), in: data) + ": not valid JSON: \(text)"
+                }
+                return "not valid JSON: \(text)"
+            }
+            return path(ctx.codingPath) + ": \(ctx.debugDescription)"
+        @unknown default:
+            return "\(e)"
+        }
+    }
+
+    private static func lineColumn(_ text: String) -> (Int, Int)? {
+        guard let r = text.range(of: "line ") else { return nil }
+        let rest = text[r.upperBound...]
+        let line = Int(rest.prefix { $0.isNumber })
+        guard let line, let cr = rest.range(of: "column ") else { return nil }
+        guard let column = Int(rest[cr.upperBound...].prefix { $0.isNumber }) else { return nil }
+        return (line, column)
+    }
+}

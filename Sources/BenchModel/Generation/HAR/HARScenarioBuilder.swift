@@ -1,0 +1,103 @@
+import Foundation
+import BenchCore
+
+/// The work behind `HARImporter.importHAR`: filter the entries, follow redirects, deduplicate,
+/// find the root, resolve dependencies, name origins and resources.
+struct HARScenarioBuilder {
+    typealias Note = HARImporter.Note
+    let har: HARArchive
+    let file: String
+    let options: HARImporter.Options
+    var skipped: [Note] = []
+    var notes: [Note] = []
+    var redirects: [HARImporter.Redirect] = []
+
+    init(har: HARArchive, file: String, options: HARImporter.Options) {
+        self.har = har; self.file = file; self.options = options
+    }
+
+    struct Candidate {
+        var index: Int
+        var key: String
+        var host: String
+        var path: String
+        var type: Scenario.ResourceType
+        var bytes: Int64
+        var start, firstByte, end: Double
+        var entry: HARArchive.Entry
+    }
+
+    /// `host/path?query`, lowercased host, no scheme, port or fragment: how URLs are matched.
+    static func key(_ url: String) -> String? {
+        guard let c = URLComponents(string: url), let host = c.host?.lowercased(), !host.isEmpty else { return nil }
+        let path = c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath
+        return host + path + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    mutating func build() throws -> HARImporter.Result {
+        let entries = har.log.entries
+        let page = har.log.pages?.first?.id
+        var candidates: [Candidate] = []
+        var alias: [String: String] = [:]          // redirect source or duplicate → the key it stands for
+        var firstByKey: [String: Int] = [:]
+        var plainHTTP = 0
+        for (i, e) in entries.enumerated() {
+            if let page, let ref = e.pageref, ref != page {
+                skipped.append(Note(entry: i, "belongs to page '\(ref)'; netbench imports the first page, '\(page)'")); continue
+            }
+            let url = e.request.url
+            let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+            if scheme == "data" { skipped.append(Note(entry: i, "data: URL (inline, no request)")); continue }
+            guard scheme == "http" || scheme == "https" else {
+                skipped.append(Note(entry: i, "unsupported URL scheme '\(scheme)' (\(url.prefix(60)))")); continue
+            }
+            guard let start = HARTime.milliseconds(e.startedDateTime) else {
+                throw BenchError.data("\(file): log.entries[\(i)].startedDateTime: '\(e.startedDateTime)' is not an ISO 8601 date-time")
+            }
+            guard let c = URLComponents(string: url), let host = c.host?.lowercased(), let key = Self.key(url) else {
+                skipped.append(Note(entry: i, "URL '\(url.prefix(80))' cannot be parsed")); continue
+            }
+            guard Scenario.isValidHost(host) else { skipped.append(Note(entry: i, "host '\(host)' is not a host name netbench can serve")); continue }
+            if e.response.status == 0 { skipped.append(Note(entry: i, "no response (status 0: blocked, aborted or failed)")); continue }
+            if (300..<400).contains(e.response.status), let target = e.response.redirectTarget, !target.isEmpty {
+                let absolute = URL(string: target, relativeTo: URL(string: url))?.absoluteString ?? target
+                redirects.append(.init(entry: i, status: e.response.status, from: url, to: absolute, targetEntry: nil))
+                if let t = Self.key(absolute), t != key { alias[key] = t }
+                continue
+            }
+            if let j = firstByKey[key] {
+                skipped.append(Note(entry: i, "duplicate of log.entries[\(j)] (same URL \(url.prefix(80))); imported once")); continue
+            }
+            guard let bytes = HARClassification.bytes(of: e) else {
+                skipped.append(Note(entry: i, "no response size (bodySize, content.size and _transferSize all missing or -1)")); continue
+            }
+            firstByKey[key] = i
+            if scheme == "http" { plainHTTP += 1 }
+            if let port = c.port, port != (scheme == "http" ? 80 : 443) {
+                notes.append(Note(entry: i, "port \(port) dropped: netbench serves every origin on one port"))
+            }
+            if e.request.method.uppercased() != "GET" {
+                let body = e.request.bodySize.flatMap { $0 > 0 ? " (its \(Int64($0))-byte request body is not replayed)" : nil } ?? ""
+                notes.append(Note(entry: i, "\(e.request.method.uppercased()) request imported as a GET\(body)"))
+            }
+            let path = (c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath) + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
+            let t = e.timings
+            let total = e.time.flatMap { $0 >= 0 ? $0 : nil } ?? t?.total ?? 0
+            let untilFirstByte = min(total, t?.untilFirstByte ?? max(0, total - (t?.receive ?? 0)))
+            candidates.append(Candidate(index: i, key: key, host: host, path: path, type: HARClassification.type(of: e, path: path),
+                                        bytes: bytes, start: start, firstByte: start + untilFirstByte, end: start + total, entry: e))
+        }
+        if plainHTTP > 0 {
+            notes.append(Note(entry: nil, "\(plainHTTP) entries used http://; netbench replays every origin over TLS"))
+        }
+        return try assemble(candidates, alias: alias, firstByKey: firstByKey)
+    }
+
+    /// Follows redirect and duplicate aliases to the key that was imported.
+    static func resolve(_ key: String, _ alias: [String: String]) -> String {
+        var k = key
+        var hops = 0
+        while let next = alias[k], hops < 20 { k = next; hops += 1 }
+        return k
+    }
+}
