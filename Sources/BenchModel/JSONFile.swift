@@ -119,6 +119,6 @@ extension Scenario {
     public static func load(from path: String) throws -> Scenario {
         let s = try JSONFile.load(Scenario.self, from: path)
         try s.validate(file: path)
-        return s
+        return s.withBulkResource()
     }
 }

@@ -69,6 +69,19 @@ public struct Scenario: Codable, Hashable, Sendable {
         public init(direction: Direction, bytes: Int64) { self.direction = direction; self.bytes = bytes }
     }
 
+    /// The path a bulk scenario's transfer uses.
+    public static let bulkPath = "/bulk"
+
+    /// A bulk scenario without resources gets one: `GET /bulk` of `bulk.bytes` on its first origin,
+    /// so the same server and loader carry page loads and transfers.
+    public func withBulkResource() -> Scenario {
+        guard let b = bulk, resources.isEmpty, let origin = origins.first else { return self }
+        var s = self
+        s.resources = [Resource(id: "bulk", origin: origin.id, path: Scenario.bulkPath,
+                                bytes: b.direction == .download ? b.bytes : 0, type: .document)]
+        return s
+    }
+
     // MARK: Queries
 
     public var root: Resource? { resources.first { $0.parent == nil } }
