@@ -46,6 +46,20 @@ public enum TUNDevice {
             return fd
         } catch { Sys.close(fd); throw error }
     }
+
+    /// Whether this process may open `/dev/net/tun` for reading and writing (opened and closed
+    /// at once; no device is created): nil when it can, else the failed call and its errno.
+    public static func probe() -> SystemError? {
+        do {
+            let fd = try Sys.open("/dev/net/tun", O_RDWR)
+            Sys.close(fd)
+            return nil
+        } catch let e as SystemError {
+            return e
+        } catch {
+            return SystemError(call: "open(/dev/net/tun)", errno: EIO)
+        }
+    }
 }
 
 /// Process-level calls the command line needs.
