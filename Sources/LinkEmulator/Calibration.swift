@@ -9,8 +9,13 @@ import SystemIO
 public enum Calibration {
     /// Round-trip times of UDP echoes between the client (bound to `path`, default the active
     /// path) and an echo socket on the server. Probes go out every `interval`, `payloadBytes`
-    /// each (28 bytes of IP+UDP header on top), so many are in flight at long RTTs; each sample is
-    /// the time from sending a probe to receiving its echo. Lost probes give no sample.
+    /// each (≥ 16; 28 bytes of IP+UDP header on top), so many are in flight at long RTTs. Lost
+    /// probes give no sample.
+    ///
+    /// What a sample measures: the network, as ping does with an in-kernel responder. It runs from
+    /// just before the probe's sendto to the kernel's receive timestamp of the echo
+    /// (SO_TIMESTAMPNS), minus the echo server's dwell (its kernel receive timestamp to its
+    /// sendto, carried back in the echo), so neither end's thread wake-up counts.
     public static func measureRoundTrip(on network: EmulatedNetwork, path: String? = nil, samples: Int = 100,
                                         interval: Nanoseconds = 10_000_000, payloadBytes: Int = 64,
                                         timeout: Nanoseconds = 5_000_000_000) throws -> [Nanoseconds] {
@@ -19,6 +24,7 @@ public enum Calibration {
         defer { Socket.close(echoFD) }
         let (clientFD, _) = try network.inClientNamespace { try Socket.bindUDP(Endpoint(address: p.address, port: 0)) }
         defer { Socket.close(clientFD) }
+        try Socket.enableReceiveTimestamps(clientFD)
         let echo = try EchoServer(fd: echoFD)
         echo.startThread()
         defer { echo.stopAndJoin() }
@@ -46,12 +52,15 @@ public enum Calibration {
             }
             let wait = sent < samples ? nextSend.since(now) : deadline.since(now)
             try epoll.wait(timeout: max(0, wait)) { _, _ in
-                while let (n, _) = try reply.withUnsafeMutableBytes({ try Socket.receiveDatagram(clientFD, into: $0) }) {
-                    let at = Instant.now()
-                    guard n >= 8 else { continue }
-                    let seq = Int(UInt64(littleEndian: reply.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }))
+                while let (n, _, stamp) = try reply.withUnsafeMutableBytes({ try Socket.receiveDatagramTimestamped(clientFD, into: $0) }) {
+                    let at = stamp ?? Instant.now()
+                    guard n >= 16 else { continue }
+                    let (seq, dwell) = reply.withUnsafeBytes {
+                        (Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))),
+                         Int64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: Int64.self)))
+                    }
                     guard seq < samples, let s = sentAt[seq], rtts[seq] == nil else { continue }
-                    rtts[seq] = at.since(s)
+                    rtts[seq] = at.since(s) - dwell
                     received += 1
                 }
             }

@@ -3,7 +3,9 @@ import Synchronization
 import BenchCore
 import SystemIO
 
-/// The server side of the RTT probe: echoes every datagram to its sender, on its own thread.
+/// The server side of the RTT probe: echoes every datagram to its sender, on its own thread,
+/// writing into bytes 8..<16 how long the datagram waited here (kernel receive timestamp to
+/// just before the echo's sendto), so the prober can take it out.
 final class EchoServer: @unchecked Sendable {
     private let fd: FileDescriptor
     private let epoll: Epoll
@@ -17,6 +19,7 @@ final class EchoServer: @unchecked Sendable {
         wakeup = try Wakeup()
         try epoll.add(fd, .read, token: 0)
         try epoll.add(wakeup.fd, .read, token: 1)
+        try Socket.enableReceiveTimestamps(fd)
     }
 
     func startThread() {
@@ -25,7 +28,11 @@ final class EchoServer: @unchecked Sendable {
             var buffer = [UInt8](repeating: 0, count: 2048)
             while !stopFlag.load(ordering: .acquiring) {
                 try? epoll.wait(timeout: nil) { _, _ in }
-                while let (n, from) = try? buffer.withUnsafeMutableBytes({ try Socket.receiveDatagram(fd, into: $0) }) {
+                while let (n, from, stamp) = try? buffer.withUnsafeMutableBytes({ try Socket.receiveDatagramTimestamped(fd, into: $0) }) {
+                    guard n >= 16 else { continue }
+                    let now = Instant.now()
+                    let dwell = stamp.map { now.since($0) } ?? 0
+                    buffer.withUnsafeMutableBytes { $0.storeBytes(of: Int64(dwell).littleEndian, toByteOffset: 8, as: Int64.self) }
                     _ = try? buffer.withUnsafeBytes { try Socket.sendDatagram(fd, UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: from) }
                 }
             }

@@ -19,7 +19,8 @@ extension EmulatedNetwork {
         let before = try readDrops()
         let f = try PacketForwarder(serverFD: serverFD, clientFDs: clientFDs, paths: paths.map(\.configuration),
                                     seed: options.seed, start: Instant.now(), schedule: schedule,
-                                    poolCapacity: options.packetPoolCapacity, batch: options.readBatch)
+                                    poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
+                                    nice: options.loopNice)
         let activations = schedule.filter { $0.action == .activate }
         let a = activations.isEmpty ? nil : PathActivator(events: activations, start: f.start, network: self)
         lock.withLock {
@@ -56,6 +57,7 @@ extension EmulatedNetwork {
                               unroutablePackets: f.counters.unroutable, nonIPv4Packets: f.counters.nonIPv4,
                               poolExhaustedDrops: f.counters.poolExhausted, readErrors: f.counters.readErrors,
                               writeErrors: f.counters.writeErrors, pathEvents: events,
+                              loopCPUTime: f.schedulerTimes?.cpu, loopRunQueueWait: f.schedulerTimes?.runQueueWait,
                               loopFailure: f.failure.map { "\($0)" })
     }
 

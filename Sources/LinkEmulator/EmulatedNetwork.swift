@@ -28,10 +28,12 @@ public final class EmulatedNetwork: @unchecked Sendable {
         public var packetPoolCapacity: Int
         /// Packets read per TUN per pass of the loop.
         public var readBatch: Int
+        /// Nice value of the packet loop's thread (nil: inherit).
+        public var loopNice: Int32?
 
         public init(congestionControl: String = "cubic", seed: UInt64 = 1, activePath: String? = nil,
                     namespacePrefix: String = "nb-", socketBufferMax: Int = 64 << 20, txQueueLength: Int = 10_000,
-                    packetPoolCapacity: Int = 65_536, readBatch: Int = 16) {
+                    packetPoolCapacity: Int = 65_536, readBatch: Int = 16, loopNice: Int32? = -10) {
             self.congestionControl = congestionControl
             self.seed = seed
             self.activePath = activePath
@@ -40,6 +42,7 @@ public final class EmulatedNetwork: @unchecked Sendable {
             self.txQueueLength = txQueueLength
             self.packetPoolCapacity = packetPoolCapacity
             self.readBatch = readBatch
+            self.loopNice = loopNice
         }
     }
 

@@ -50,6 +50,10 @@ public struct EmulatorReport: Sendable {
     public var readErrors: Int64
     public var writeErrors: Int64
     public var pathEvents: [AppliedPathEvent]
+    /// CPU time the packet loop's thread used, and how long it waited runnable for a CPU
+    /// (a large wait means the machine is too busy for faithful timing); nil when unknown.
+    public var loopCPUTime: Nanoseconds?
+    public var loopRunQueueWait: Nanoseconds?
     /// The loop's fatal error, if it ended early.
     public var loopFailure: String?
 

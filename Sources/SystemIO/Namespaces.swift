@@ -66,6 +66,8 @@ public enum TUNDevice {
 public enum ProcessControl {
     /// PR_SET_TIMERSLACK for the calling thread.
     public static func setTimerSlack(nanoseconds: UInt) throws { try Sys.prctlTimerSlack(nanoseconds) }
+    /// The calling thread's nice value (-20…19; lower runs sooner). Lowering it needs CAP_SYS_NICE.
+    public static func setThreadNice(_ nice: Int32) throws { try Sys.setpriorityCallingThread(nice) }
     /// kill(2) of a process netbench started itself.
     @discardableResult
     public static func signal(pid: Int32, _ signal: Int32) -> Bool { Sys.kill(pid, signal) }
