@@ -46,12 +46,28 @@ public enum TUNDevice {
             return fd
         } catch { Sys.close(fd); throw error }
     }
+
+    /// Whether this process may open `/dev/net/tun` for reading and writing (opened and closed
+    /// at once; no device is created): nil when it can, else the failed call and its errno.
+    public static func probe() -> SystemError? {
+        do {
+            let fd = try Sys.open("/dev/net/tun", O_RDWR)
+            Sys.close(fd)
+            return nil
+        } catch let e as SystemError {
+            return e
+        } catch {
+            return SystemError(call: "open(/dev/net/tun)", errno: EIO)
+        }
+    }
 }
 
 /// Process-level calls the command line needs.
 public enum ProcessControl {
     /// PR_SET_TIMERSLACK for the calling thread.
     public static func setTimerSlack(nanoseconds: UInt) throws { try Sys.prctlTimerSlack(nanoseconds) }
+    /// The calling thread's nice value (-20…19; lower runs sooner). Lowering it needs CAP_SYS_NICE.
+    public static func setThreadNice(_ nice: Int32) throws { try Sys.setpriorityCallingThread(nice) }
     /// kill(2) of a process netbench started itself.
     @discardableResult
     public static func signal(pid: Int32, _ signal: Int32) -> Bool { Sys.kill(pid, signal) }

@@ -88,6 +88,23 @@ public enum Socket {
         try Sys.recvfrom(fd, buffer)
     }
 
+    /// Asks the kernel to stamp each received datagram with its arrival time (SO_TIMESTAMPNS).
+    public static func enableReceiveTimestamps(_ fd: FileDescriptor) throws {
+        try Sys.setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, 1, "SO_TIMESTAMPNS")
+    }
+
+    /// One datagram with the instant the kernel received it (after `enableReceiveTimestamps`),
+    /// converted to the monotonic clock; nil when none is waiting. The conversion uses the
+    /// realtime−monotonic offset read right after receiving, so a clock step in between would show.
+    public static func receiveDatagramTimestamped(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint, Instant?)? {
+        guard let (n, from, realtime) = try Sys.recvmsgTimestamp(fd, buffer) else { return nil }
+        let at = realtime.map { stamp -> Instant in
+            let (rt, mono) = Sys.realtimeAndMonotonic()
+            return Instant(nanoseconds: UInt64(max(0, stamp - (rt - mono))))
+        }
+        return (n, from, at)
+    }
+
     /// Sends one datagram; false when the socket buffer is full (the datagram was not sent).
     public static func sendDatagram(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, to remote: Endpoint) throws -> Bool {
         try Sys.sendto(fd, bytes, remote)

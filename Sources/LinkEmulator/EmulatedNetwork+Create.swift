@@ -1,0 +1,84 @@
+import Foundation
+import BenchCore
+import LinkModel
+import SystemIO
+
+extension EmulatedNetwork {
+    /// Builds the namespaces, kernel settings, TUN devices, addresses and routes. On any failure
+    /// whatever was created is removed again before the error is thrown.
+    ///
+    /// Throws `BenchError` with exit class `.noPermission` when the process lacks the privileges,
+    /// `.usage` for a bad configuration, `.runFailed` when the system refuses.
+    public static func create(paths configurations: [PathConfiguration], options: Options = Options()) throws -> EmulatedNetwork {
+        let privileges = EmulationPrivileges.check()
+        guard privileges.isSufficient else { throw BenchError.privilege(privileges.reason) }
+        try validate(configurations, options)
+        let activeIndex = options.activePath.flatMap { name in configurations.firstIndex { $0.name == name } } ?? 0
+
+        let id = "\(getpid())-\(String(UInt32.random(in: 0...0xFFFF_FFFF), radix: 16))"
+        let serverNamespace = "\(options.namespacePrefix)\(id)-srv"
+        let clientNamespace = "\(options.namespacePrefix)\(id)-cli"
+        let serverDevice = "nbsrv"
+        let devices = configurations.indices.map { Topology.deviceName(pathIndex: $0, name: configurations[$0].name) }
+        var created: [String] = []
+        var fds: [FileDescriptor] = []
+        do {
+            for ns in [serverNamespace, clientNamespace] {
+                try HostCommand.run("ip", ["netns", "add", ns])
+                created.append(ns)
+            }
+            let settings = Topology.sysctls(socketBufferMax: options.socketBufferMax)
+            let optional = Topology.optionalSysctls(congestionControl: options.congestionControl, socketBufferMax: options.socketBufferMax)
+            _ = try Topology.applySysctls(settings, optional: optional, namespace: serverNamespace)
+            let readBack = try Topology.applySysctls(settings, optional: optional, namespace: clientNamespace)
+            fds.append(try NetworkNamespace.with(serverNamespace) { try TUNDevice.open(name: serverDevice) })
+            for device in devices {
+                fds.append(try NetworkNamespace.with(clientNamespace) { try TUNDevice.open(name: device) })
+            }
+            try Topology.runBatch(Topology.serverCommands(device: serverDevice, pathCount: devices.count,
+                                                          txQueueLength: options.txQueueLength), namespace: serverNamespace)
+            try Topology.runBatch(Topology.clientCommands(devices: devices, activePath: activeIndex,
+                                                          txQueueLength: options.txQueueLength), namespace: clientNamespace)
+            let paths = configurations.enumerated().map { i, c in
+                ClientPath(name: c.name, index: i, address: NetworkAddressing.clientAddress(pathIndex: i), device: devices[i], configuration: c)
+            }
+            return EmulatedNetwork(id: id, serverNamespace: serverNamespace, clientNamespace: clientNamespace,
+                                   serverDevice: serverDevice, paths: paths, options: options, kernelSettings: readBack,
+                                   serverFD: fds[0], clientFDs: Array(fds.dropFirst()), activeIndex: activeIndex)
+        } catch {
+            for fd in fds { Socket.close(fd) }
+            for ns in created { try? Topology.deleteNamespace(ns) }
+            if let e = error as? BenchError { throw e }
+            throw BenchError.run("creating the emulated network: \(error)")
+        }
+    }
+
+    static func validate(_ paths: [PathConfiguration], _ options: Options) throws {
+        guard !paths.isEmpty else { throw BenchError.usage("an emulated network needs at least one client path") }
+        guard paths.count <= NetworkAddressing.maximumPaths else {
+            throw BenchError.usage("at most \(NetworkAddressing.maximumPaths) client paths (got \(paths.count))")
+        }
+        var seen = Set<String>()
+        for p in paths {
+            guard !p.name.isEmpty, seen.insert(p.name).inserted else {
+                throw BenchError.usage("client path names must be unique and non-empty (\"\(p.name)\")")
+            }
+            for (direction, link) in [("uplink", p.uplink), ("downlink", p.downlink)] {
+                guard link.delay >= 0 else { throw BenchError.usage("path \(p.name) \(direction): negative delay") }
+                if case .constant(let bps) = link.rate, !(bps > 0) {
+                    throw BenchError.usage("path \(p.name) \(direction): rate must be > 0 bit/s (got \(bps))")
+                }
+            }
+        }
+        if let active = options.activePath, !paths.contains(where: { $0.name == active }) {
+            throw BenchError.usage("active path \"\(active)\" is not one of \(paths.map(\.name))")
+        }
+        let available = Topology.availableCongestionControls()
+        guard available.isEmpty || available.contains(options.congestionControl) else {
+            throw BenchError.usage("congestion control \"\(options.congestionControl)\" is not available (kernel offers \(available.joined(separator: ", ")))")
+        }
+        guard options.readBatch >= 1, options.packetPoolCapacity >= 64 else {
+            throw BenchError.usage("readBatch must be ≥ 1 and packetPoolCapacity ≥ 64")
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import BenchCore
+import LinkModel
+import SystemIO
+
+extension EmulatedNetwork {
+    /// Starts the packet loop with fresh links (empty queues, traces and outages counted from now,
+    /// zeroed counters). `schedule` offsets count from this call: `.down`/`.up` are applied by the
+    /// loop at the scheduled instant, `.activate` (a route change, which needs `ip`) by a helper
+    /// thread as close to it as it can.
+    public func start(schedule: [PathEvent] = []) throws {
+        for e in schedule where path(named: e.path) == nil {
+            throw BenchError.usage("path event for unknown path \"\(e.path)\" (paths: \(paths.map(\.name)))")
+        }
+        try lock.withLock {
+            guard !isTornDown else { throw BenchError.run("the emulated network \(id) was torn down") }
+            guard forwarder == nil else { throw BenchError.run("the emulator of \(id) is already running") }
+        }
+        let before = try readDrops()
+        let f = try PacketForwarder(serverFD: serverFD, clientFDs: clientFDs, paths: paths.map(\.configuration),
+                                    seed: options.seed, start: Instant.now(), schedule: schedule,
+                                    poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
+                                    nice: options.loopNice)
+        let activations = schedule.filter { $0.action == .activate }
+        let a = activations.isEmpty ? nil : PathActivator(events: activations, start: f.start, network: self)
+        lock.withLock {
+            dropsAtStart = before
+            forwarder = f
+            activator = a
+        }
+        f.startThread()
+        a?.startThread()
+    }
+
+    /// Stops the loop (joining its thread) and reports what it did since `start`.
+    /// Packets still in flight are discarded.
+    public func stop() throws -> EmulatorReport {
+        let (f, a, before): (PacketForwarder?, PathActivator?, [EmulatorReport.DeviceDrops]) = lock.withLock {
+            defer { forwarder = nil; activator = nil }
+            return (forwarder, activator, dropsAtStart)
+        }
+        guard let f else { throw BenchError.run("the emulator of \(id) is not running") }
+        a?.cancelAndJoin()
+        f.stopAndJoin()
+        let duration = Instant.now().since(f.start)
+        var devices = before
+        let after = try readDrops()
+        for i in devices.indices { if let d = after.first(where: { $0.device == devices[i].device }) { devices[i].after = d.after } }
+        let stats = paths.indices.map { i in
+            EmulatorReport.PathStatistics(name: paths[i].name, uplink: f.uplinks[i].counters, downlink: f.downlinks[i].counters,
+                                          uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit)
+        }
+        let events = (f.appliedEvents + (a?.applied ?? [])).sorted { $0.appliedAt < $1.appliedAt }
+        return EmulatorReport(duration: duration, paths: stats, releasedPackets: f.counters.released,
+                              latenessP50: f.histogram.percentile(0.5), latenessP99: f.histogram.percentile(0.99),
+                              latenessMax: f.histogram.maximum, devices: devices,
+                              unroutablePackets: f.counters.unroutable, nonIPv4Packets: f.counters.nonIPv4,
+                              poolExhaustedDrops: f.counters.poolExhausted, readErrors: f.counters.readErrors,
+                              writeErrors: f.counters.writeErrors, pathEvents: events,
+                              loopCPUTime: f.schedulerTimes?.cpu, loopRunQueueWait: f.schedulerTimes?.runQueueWait,
+                              loopFailure: f.failure.map { "\($0)" })
+    }
+
+    /// Live control: takes a path down (both directions drop; its queues are flushed) or brings
+    /// it back up. The interface and its routes stay: like a radio losing coverage.
+    public func setPath(_ name: String, up: Bool) throws {
+        guard let p = path(named: name) else { throw BenchError.usage("no client path named \"\(name)\"") }
+        guard let f = lock.withLock({ forwarder }) else { throw BenchError.run("the emulator of \(id) is not running") }
+        f.post(.setDown(path: p.index, down: !up))
+    }
+
+    /// Moves the client's default route to path `name` (unbound and unconnected sockets follow it;
+    /// sockets bound to a path's address keep their path through the source-address rules).
+    public func activate(path name: String) throws {
+        guard let p = path(named: name) else { throw BenchError.usage("no client path named \"\(name)\"") }
+        try Topology.runBatch([Topology.defaultRoute(device: p.device, pathIndex: p.index)], namespace: clientNamespace)
+        lock.withLock { activeIndex = p.index }
+    }
+
+    func readDrops() throws -> [EmulatorReport.DeviceDrops] {
+        var result: [EmulatorReport.DeviceDrops] = []
+        for (ns, devices) in [(serverNamespace, [serverDevice]), (clientNamespace, paths.map(\.device))] {
+            let counters = try InterfaceStatistics.dropCounters(namespace: ns, devices: devices)
+            for d in devices {
+                let c = counters[d] ?? DeviceDropCounters(txDropped: 0, rxDropped: 0)
+                result.append(.init(namespace: ns, device: d, before: c, after: c))
+            }
+        }
+        return result
+    }
+}
+
+/// Applies scheduled `.activate` events (route changes run `ip`, which the packet loop must not
+/// wait for) on a thread of its own.
+final class PathActivator: @unchecked Sendable {
+    private let events: [PathEvent]
+    private let start: Instant
+    private weak var network: EmulatedNetwork?
+    private let cancelled = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var appliedEvents: [AppliedPathEvent] = []
+
+    init(events: [PathEvent], start: Instant, network: EmulatedNetwork) {
+        self.events = events.sorted { $0.at < $1.at }
+        self.start = start
+        self.network = network
+    }
+
+    var applied: [AppliedPathEvent] { lock.withLock { appliedEvents } }
+
+    func startThread() {
+        Thread { [self] in
+            for e in events {
+                let wait = (start + e.at).since(Instant.now())
+                if wait > 0, cancelled.wait(timeout: .now() + .nanoseconds(Int(wait))) == .success { break }
+                guard let network else { break }
+                if (try? network.activate(path: e.path)) != nil {
+                    let event = AppliedPathEvent(path: e.path, action: .activate, scheduledAt: e.at, appliedAt: Instant.now().since(start))
+                    lock.withLock { appliedEvents.append(event) }
+                }
+            }
+            finished.signal()
+        }.start()
+    }
+
+    func cancelAndJoin() {
+        cancelled.signal()
+        finished.wait()
+    }
+}

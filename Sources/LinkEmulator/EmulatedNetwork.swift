@@ -1,0 +1,157 @@
+import Foundation
+import BenchCore
+import LinkModel
+import SystemIO
+
+/// An emulated network: a server namespace and a client namespace joined only through this
+/// process's packet loop, one client path (TUN device, address, routing table) per
+/// `PathConfiguration`.
+///
+/// Use: `create` → bind the server's sockets with `inServerNamespace`, the client's with
+/// `inClientNamespace` (a socket stays in the namespace it was made in) → `start` → run the load
+/// → `stop` (returns the report) → `start`/`stop` again for the next run if wanted → `teardown`.
+public final class EmulatedNetwork: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// TCP congestion control set in both namespaces (and read back).
+        public var congestionControl: String
+        /// Seeds the loss processes (each direction of each path gets its own stream).
+        public var seed: UInt64
+        /// The path that holds the client's default route at first; nil: the first path.
+        public var activePath: String?
+        public var namespacePrefix: String
+        /// tcp_rmem/tcp_wmem maximum in the namespaces; net.core.rmem_max/wmem_max are tried too
+        /// (a child namespace may not be allowed to raise them: see `kernelSettings`).
+        public var socketBufferMax: Int
+        /// Transmit queue of each TUN: room for bursts the loop has not read yet.
+        public var txQueueLength: Int
+        /// Packet buffers (2 KiB each, committed as touched): the most packets in flight at once.
+        public var packetPoolCapacity: Int
+        /// Packets read per TUN per pass of the loop.
+        public var readBatch: Int
+        /// Nice value of the packet loop's thread (nil: inherit).
+        public var loopNice: Int32?
+
+        public init(congestionControl: String = "cubic", seed: UInt64 = 1, activePath: String? = nil,
+                    namespacePrefix: String = "nb-", socketBufferMax: Int = 64 << 20, txQueueLength: Int = 10_000,
+                    packetPoolCapacity: Int = 65_536, readBatch: Int = 16, loopNice: Int32? = -10) {
+            self.congestionControl = congestionControl
+            self.seed = seed
+            self.activePath = activePath
+            self.namespacePrefix = namespacePrefix
+            self.socketBufferMax = socketBufferMax
+            self.txQueueLength = txQueueLength
+            self.packetPoolCapacity = packetPoolCapacity
+            self.readBatch = readBatch
+            self.loopNice = loopNice
+        }
+    }
+
+    /// A client path as built: where a client socket binds to leave by it.
+    public struct ClientPath: Sendable {
+        public var name: String
+        public var index: Int
+        /// 198.18.(index+1).2, host byte order.
+        public var address: UInt32
+        /// The TUN device in the client namespace.
+        public var device: String
+        public var configuration: PathConfiguration
+    }
+
+    public let id: String
+    public let serverNamespace: String
+    public let clientNamespace: String
+    /// The emulator's TUN in the server namespace.
+    public let serverDevice: String
+    /// 198.18.0.1, host byte order: where the replay server binds.
+    public let serverAddress: UInt32
+    public let paths: [ClientPath]
+    public let options: Options
+    /// The kernel settings applied in both namespaces, as read back from the client namespace.
+    public let kernelSettings: [String: String]
+    /// The TCP congestion control of this network (`Options.congestionControl`). TCP sockets
+    /// made for it set TCP_CONGESTION to this (on a listener it is inherited by accepted
+    /// sockets), because the namespaces' default may differ: see
+    /// `namespaceDefaultCongestionControl`.
+    public var congestionControl: String { options.congestionControl }
+
+    /// The namespaces' default congestion control as read back: equal to `congestionControl`
+    /// when the host allows a child namespace to choose it (its tcp_allowed_congestion_control),
+    /// else the host's default, which unconfigured sockets would get.
+    public var namespaceDefaultCongestionControl: String { kernelSettings["net.ipv4.tcp_congestion_control"] ?? "" }
+
+    let serverFD: FileDescriptor
+    let clientFDs: [FileDescriptor]
+    let lock = NSLock()
+    var forwarder: PacketForwarder?
+    var activator: PathActivator?
+    var dropsAtStart: [EmulatorReport.DeviceDrops] = []
+    var activeIndex: Int
+    var isTornDown = false
+
+    init(id: String, serverNamespace: String, clientNamespace: String, serverDevice: String, paths: [ClientPath],
+         options: Options, kernelSettings: [String: String], serverFD: FileDescriptor, clientFDs: [FileDescriptor], activeIndex: Int) {
+        self.id = id
+        self.serverNamespace = serverNamespace
+        self.clientNamespace = clientNamespace
+        self.serverDevice = serverDevice
+        self.serverAddress = NetworkAddressing.serverAddress
+        self.paths = paths
+        self.options = options
+        self.kernelSettings = kernelSettings
+        self.serverFD = serverFD
+        self.clientFDs = clientFDs
+        self.activeIndex = activeIndex
+    }
+
+    deinit { teardown() }
+
+    public func path(named name: String) -> ClientPath? { paths.first { $0.name == name } }
+
+    /// The path holding the client's default route.
+    public var activePath: String { lock.withLock { paths[activeIndex].name } }
+
+    public var isRunning: Bool { lock.withLock { forwarder != nil } }
+
+    /// Runs `body` on this thread inside the server namespace (bind the replay server here).
+    public func inServerNamespace<T>(_ body: () throws -> T) throws -> T {
+        try NetworkNamespace.with(serverNamespace, body)
+    }
+
+    /// Runs `body` on this thread inside the client namespace (bind client sockets here, to a
+    /// path's `address` to use that path, or unbound to follow the default route).
+    public func inClientNamespace<T>(_ body: () throws -> T) throws -> T {
+        try NetworkNamespace.with(clientNamespace, body)
+    }
+
+    /// Removes the namespaces and devices; stops the loop first if it runs. Idempotent; never throws.
+    public func teardown() {
+        let (f, a, fds): (PacketForwarder?, PathActivator?, [FileDescriptor]) = lock.withLock {
+            guard !isTornDown else { return (nil, nil, []) }
+            isTornDown = true
+            defer { forwarder = nil; activator = nil }
+            return (forwarder, activator, [serverFD] + clientFDs)
+        }
+        a?.cancelAndJoin()
+        f?.stopAndJoin()
+        for fd in fds { Socket.close(fd) }   // the TUN devices vanish with their last fd
+        for ns in [serverNamespace, clientNamespace] where fds.count > 0 {
+            try? Topology.deleteNamespace(ns)
+        }
+    }
+
+    /// Deletes namespaces left behind by netbench runs that died (`netbench doctor --cleanup`):
+    /// every namespace named `<prefix><pid>-…` whose process is gone, and, with `includeLive`,
+    /// those of running processes too. Returns the names deleted.
+    @discardableResult
+    public static func cleanupStale(prefix: String = "nb-", includeLive: Bool = false) -> [String] {
+        var deleted: [String] = []
+        for name in Topology.namespaceNames() where name.hasPrefix(prefix) {
+            // Names end in `<pid>-<random hex>-srv|cli`, whatever the prefix.
+            let parts = name.split(separator: "-")
+            let pid = parts.count >= 3 ? Int32(parts[parts.count - 3]) : nil
+            if !includeLive, let pid, ProcessControl.signal(pid: pid, 0) { continue }
+            if (try? Topology.deleteNamespace(name)) != nil { deleted.append(name) }
+        }
+        return deleted
+    }
+}

@@ -1,0 +1,78 @@
+import BenchCore
+import LinkModel
+
+/// A path event as the emulator carried it out.
+public struct AppliedPathEvent: Sendable, Equatable {
+    public var path: String
+    public var action: PathEvent.Action
+    /// The offset the schedule asked for (nil for live control), from `start()`.
+    public var scheduledAt: Nanoseconds?
+    /// The offset at which the emulator applied it, from `start()`.
+    public var appliedAt: Nanoseconds
+}
+
+/// What one `start()`…`stop()` interval of the emulator did, and whether its timing can be trusted.
+public struct EmulatorReport: Sendable {
+    public struct PathStatistics: Sendable {
+        public var name: String
+        public var uplink: LinkCounters
+        public var downlink: LinkCounters
+        public var uplinkQueueLimit: QueueLimit
+        public var downlinkQueueLimit: QueueLimit
+    }
+
+    public struct DeviceDrops: Sendable {
+        public var namespace: String
+        public var device: String
+        public var before: DeviceDropCounters
+        public var after: DeviceDropCounters
+        public var txDropsRose: Bool { after.txDropped > before.txDropped }
+        public var rxDropsRose: Bool { after.rxDropped > before.rxDropped }
+    }
+
+    /// Lateness p99 above this flags the run.
+    public static let latenessLimit: Nanoseconds = 1_000_000
+
+    public var duration: Nanoseconds
+    public var paths: [PathStatistics]
+    /// Packets written to a TUN.
+    public var releasedPackets: Int64
+    /// Release lateness (write time − scheduled release), nearest-rank percentiles over a 1 µs histogram.
+    public var latenessP50: Nanoseconds
+    public var latenessP99: Nanoseconds
+    public var latenessMax: Nanoseconds
+    public var devices: [DeviceDrops]
+    /// Packets to an address no path owns; non-IPv4 packets; packets lost for want of a buffer;
+    /// failed TUN reads and writes. All should stay 0.
+    public var unroutablePackets: Int64
+    public var nonIPv4Packets: Int64
+    public var poolExhaustedDrops: Int64
+    public var readErrors: Int64
+    public var writeErrors: Int64
+    public var pathEvents: [AppliedPathEvent]
+    /// CPU time the packet loop's thread used, and how long it waited runnable for a CPU
+    /// (a large wait means the machine is too busy for faithful timing); nil when unknown.
+    public var loopCPUTime: Nanoseconds?
+    public var loopRunQueueWait: Nanoseconds?
+    /// The loop's fatal error, if it ended early.
+    public var loopFailure: String?
+
+    /// Why the run's emulation is not trustworthy; empty when it is.
+    public var flagReasons: [String] {
+        var reasons: [String] = []
+        if latenessP99 > Self.latenessLimit {
+            reasons.append("release lateness p99 \(Units.format(Double(latenessP99) / 1e6, 3)) ms > 1 ms")
+        }
+        for d in devices where d.txDropsRose {
+            reasons.append("TUN \(d.device) in \(d.namespace) dropped \(d.after.txDropped - d.before.txDropped) packets on transmit")
+        }
+        if poolExhaustedDrops > 0 { reasons.append("\(poolExhaustedDrops) packets dropped: packet buffer pool exhausted") }
+        if writeErrors > 0 { reasons.append("\(writeErrors) TUN writes failed") }
+        if let loopFailure { reasons.append("packet loop failed: \(loopFailure)") }
+        return reasons
+    }
+
+    /// True when lateness p99 > 1 ms, a TUN dropped packets on transmit, or packets were lost
+    /// outside the link model (pool, write errors, loop failure).
+    public var flagged: Bool { !flagReasons.isEmpty }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import Synchronization
+import BenchCore
+import LinkModel
+import SystemIO
+
+/// The packet loop: one dedicated thread moves IPv4 packets between the server-side TUN and the
+/// client paths' TUNs through one `Link` per direction and path.
+///
+/// Each pass reads at most `batch` packets per TUN (more per pass made release lateness worse in
+/// the C prototype), then writes every packet whose release time has come, then sleeps in
+/// epoll_pwait2 until the next release (nanosecond timeout, timer slack 1 ns) or until a TUN
+/// becomes readable. Buffers come from a preallocated pool: nothing is allocated per packet.
+///
+/// Thread confinement: everything but `stopFlag`, `commands` and `wakeup` belongs to the loop
+/// thread from `start()` until `stop()` has joined it; only then are the results read.
+final class PacketForwarder: @unchecked Sendable {
+    struct Counters {
+        var released: Int64 = 0
+        var unroutable: Int64 = 0
+        var nonIPv4: Int64 = 0
+        var poolExhausted: Int64 = 0
+        var readErrors: Int64 = 0
+        var writeErrors: Int64 = 0
+    }
+
+    enum Command {
+        case setDown(path: Int, down: Bool)
+    }
+
+    let start: Instant
+    let batch: Int
+    let nice: Int32?
+    private let serverFD: FileDescriptor
+    private let clientFDs: [FileDescriptor]
+    let uplinks: [Link]
+    let downlinks: [Link]
+    private let pool: PacketPool
+    private let scratch: UnsafeMutableRawBufferPointer
+    private var schedule: PathSchedule
+    private let pathNames: [String]
+
+    private(set) var histogram = LatenessHistogram()
+    private(set) var counters = Counters()
+    private(set) var appliedEvents: [AppliedPathEvent] = []
+    private(set) var failure: Error?
+    /// The loop thread's CPU time and run-queue wait (ns), from /proc/thread-self/schedstat.
+    private(set) var schedulerTimes: (cpu: Int64, runQueueWait: Int64)?
+
+    private let stopFlag = Atomic<Bool>(false)
+    private let commands = Mutex<[Command]>([])
+    private let wakeup: Wakeup
+    private let finished = DispatchSemaphore(value: 0)
+    private static let wakeToken: UInt64 = .max
+
+    init(serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
+         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?) throws {
+        self.serverFD = serverFD
+        self.clientFDs = clientFDs
+        self.start = start
+        self.batch = batch
+        self.nice = nice
+        pathNames = paths.map(\.name)
+        var up: [Link] = [], down: [Link] = []
+        for (i, p) in paths.enumerated() {
+            up.append(Link(configuration: p.uplink, start: start, seed: seed &+ UInt64(2 * i), roundTrip: p.roundTrip))
+            down.append(Link(configuration: p.downlink, start: start, seed: seed &+ UInt64(2 * i + 1), roundTrip: p.roundTrip))
+        }
+        uplinks = up
+        downlinks = down
+        pool = PacketPool(capacity: poolCapacity)
+        scratch = .allocate(byteCount: PacketPool.slotSize, alignment: 64)
+        self.schedule = PathSchedule(events: schedule.filter { $0.action != .activate }, start: start)
+        wakeup = try Wakeup()
+    }
+
+    deinit { scratch.deallocate() }
+
+    func startThread() {
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "netbench-emulator"
+        thread.start()
+    }
+
+    /// Asks the loop to end and waits for it.
+    func stopAndJoin() {
+        stopFlag.store(true, ordering: .releasing)
+        wakeup.signal()
+        finished.wait()
+    }
+
+    /// Live control from any thread: applied by the loop at its next pass.
+    func post(_ command: Command) {
+        commands.withLock { $0.append(command) }
+        wakeup.signal()
+    }
+
+    private func run() {
+        // Timers of this thread fire within 1 ns of their deadline instead of the default 50 µs.
+        try? ProcessControl.setTimerSlack(nanoseconds: 1)
+        // A better claim on a CPU than the endpoints' threads it competes with (best effort).
+        if let nice { try? ProcessControl.setThreadNice(nice) }
+        do {
+            let epoll = try Epoll(capacity: 16)
+            try epoll.add(serverFD, .read, token: 0)
+            for (i, fd) in clientFDs.enumerated() { try epoll.add(fd, .read, token: UInt64(i + 1)) }
+            try epoll.add(wakeup.fd, .read, token: Self.wakeToken)
+            var moreWaiting = false
+            while !stopFlag.load(ordering: .acquiring) {
+                let now = Instant.now()
+                var timeout: Nanoseconds? = nil
+                if moreWaiting {
+                    timeout = 0
+                } else if let next = nextWakeup(now: now) {
+                    timeout = max(0, next.since(now))
+                }
+                moreWaiting = false
+                try epoll.wait(timeout: timeout) { token, _ in
+                    if token == Self.wakeToken {
+                        wakeup.drain()
+                        applyCommands()
+                    } else if readBatch(port: Int(token)) {
+                        moreWaiting = true
+                    }
+                }
+                releaseDue()
+            }
+        } catch {
+            failure = error
+        }
+        // Where the loop's time went: on a CPU, or runnable but waiting for one.
+        let fields = ProcessControl.readSmallFile("/proc/thread-self/schedstat")?.split(separator: " ").compactMap { Int64($0.trimming("\n")) } ?? []
+        if fields.count >= 2 { schedulerTimes = (fields[0], fields[1]) }
+    }
+
+    private func nextWakeup(now: Instant) -> Instant? {
+        var next = schedule.nextDue
+        for link in uplinks { if let t = link.nextWakeup(now: now), next.map({ t < $0 }) ?? true { next = t } }
+        for link in downlinks { if let t = link.nextWakeup(now: now), next.map({ t < $0 }) ?? true { next = t } }
+        return next
+    }
+
+    /// Reads up to `batch` packets from one TUN into its links; true when the batch filled
+    /// (more may be waiting).
+    private func readBatch(port: Int) -> Bool {
+        let fd = port == 0 ? serverFD : clientFDs[port - 1]
+        for _ in 0..<batch {
+            guard let slot = pool.take() else {
+                // No buffer: take the packet off the TUN anyway and count it lost.
+                guard case .bytes(let n)? = try? Socket.read(fd, into: scratch), n > 0 else { return false }
+                counters.poolExhausted += 1
+                continue
+            }
+            let status: IOStatus
+            do { status = try Socket.read(fd, into: pool.slot(slot)) } catch {
+                counters.readErrors += 1
+                pool.put(slot)
+                return false
+            }
+            guard case .bytes(let n) = status, n > 0 else { pool.put(slot); return false }
+            let now = Instant.now()
+            if let link = route(slot: slot, length: n, fromPort: port),
+               link.enqueue(Packet(handle: slot, size: n, arrival: now), now: now) == .accepted {
+                continue
+            }
+            pool.put(slot)
+        }
+        return true
+    }
+
+    /// The link a packet read from `port` goes through: uplink of the client path it came from,
+    /// or downlink of the client path its destination address belongs to.
+    @inline(__always)
+    private func route(slot: Int32, length: Int, fromPort port: Int) -> Link? {
+        let bytes = pool.bytes(slot, length: length)
+        guard length >= 20, bytes[0] >> 4 == 4 else {
+            counters.nonIPv4 += 1
+            return nil
+        }
+        if port > 0 { return uplinks[port - 1] }
+        let destination = UInt32(bytes[16]) << 24 | UInt32(bytes[17]) << 16 | UInt32(bytes[18]) << 8 | UInt32(bytes[19])
+        guard let i = NetworkAddressing.pathIndex(ofClientAddress: destination), i < downlinks.count else {
+            counters.unroutable += 1
+            return nil
+        }
+        return downlinks[i]
+    }
+
+    private func releaseDue() {
+        let now = Instant.now()
+        if schedule.nextDue.map({ $0 <= now }) ?? false { applyDueEvents(now: now) }
+        for i in 0..<uplinks.count {
+            release(uplinks[i], to: serverFD, now: now)
+            release(downlinks[i], to: clientFDs[i], now: now)
+        }
+    }
+
+    @inline(__always)
+    private func release(_ link: Link, to fd: FileDescriptor, now: Instant) {
+        while let p = link.dequeue(now: now) {
+            histogram.record(Instant.now().since(p.release))
+            do {
+                if case .wouldBlock = try Socket.write(fd, pool.bytes(p.handle, length: Int(p.size))) { counters.writeErrors += 1 }
+            } catch {
+                counters.writeErrors += 1
+            }
+            counters.released += 1
+            pool.put(p.handle)
+        }
+        while let d = link.takeDiscarded() { pool.put(d.handle) }
+    }
+
+    private func applyCommands() {
+        let pending = commands.withLock { list -> [Command] in
+            defer { list.removeAll(keepingCapacity: true) }
+            return list
+        }
+        let now = Instant.now()
+        for command in pending {
+            switch command {
+            case .setDown(let path, let down):
+                setDown(path: path, down: down, at: now)
+                appliedEvents.append(AppliedPathEvent(path: pathNames[path], action: down ? .down : .up,
+                                                      scheduledAt: nil, appliedAt: now.since(start)))
+            }
+        }
+    }
+
+    private func applyDueEvents(now: Instant) {
+        for event in schedule.takeDue(now: now) {
+            guard let i = pathNames.firstIndex(of: event.path) else { continue }
+            // Applied at the scheduled instant: the links account for it exactly, whenever we woke.
+            setDown(path: i, down: event.action == .down, at: start + event.at)
+            appliedEvents.append(AppliedPathEvent(path: event.path, action: event.action,
+                                                  scheduledAt: event.at, appliedAt: now.since(start)))
+        }
+    }
+
+    private func setDown(path i: Int, down: Bool, at t: Instant) {
+        uplinks[i].setDown(down, now: t)
+        downlinks[i].setDown(down, now: t)
+        release(uplinks[i], to: serverFD, now: t)
+        release(downlinks[i], to: clientFDs[i], now: t)
+    }
+}

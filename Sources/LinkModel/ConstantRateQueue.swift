@@ -1,0 +1,57 @@
+import BenchCore
+
+/// A drop-tail queue drained at a constant bit rate (or at once, when the rate is nil).
+///
+/// A packet's departure is the end of its serialization: it starts when both the packet has
+/// arrived and the previous packet has left. Serialization is computed in integers with the
+/// remainder carried (the rate is rounded to whole bit/s), so a long run never drifts.
+public final class ConstantRateQueue: BottleneckQueue {
+    public let bitsPerSecond: Double?
+    public let limit: QueueLimit
+    private var ring = PacketRing()
+    private var busyUntil = Instant(nanoseconds: 0)
+    private let wholeBitsPerSecond: Int64
+    private var busyRemainder: Int64 = 0   // sub-nanosecond part of `busyUntil`, in 1/rate ns
+    public private(set) var queuedBytes = 0
+
+    public init(bitsPerSecond: Double?, limit: QueueLimit) {
+        self.bitsPerSecond = bitsPerSecond.flatMap { $0 > 0 ? $0 : nil }
+        self.limit = limit
+        wholeBitsPerSecond = Int64(max(1, (bitsPerSecond ?? 1).rounded()))
+    }
+
+    public var queuedPackets: Int { ring.count }
+
+    public func enqueue(_ packet: Packet, now: Instant) -> Bool {
+        let size = Int(packet.size)
+        guard limit.admits(size: size, queuedPackets: ring.count, queuedBytes: queuedBytes) else { return false }
+        var p = packet
+        if bitsPerSecond != nil {
+            if busyUntil <= now { busyUntil = now; busyRemainder = 0 }
+            let scaled = Int64(size) * 8_000_000_000 + busyRemainder
+            busyUntil = busyUntil + scaled / wholeBitsPerSecond
+            busyRemainder = scaled % wholeBitsPerSecond
+            p.departure = busyUntil
+        } else {
+            p.departure = now
+        }
+        ring.append(p)
+        queuedBytes += size
+        return true
+    }
+
+    public func dequeue(now: Instant) -> Packet? {
+        guard let head = ring.first, head.departure <= now else { return nil }
+        queuedBytes -= Int(head.size)
+        return ring.popFirst()
+    }
+
+    public func nextWakeup(now: Instant) -> Instant? { ring.first?.departure }
+
+    public func flush(now: Instant, _ body: (Packet) -> Void) {
+        while let p = ring.popFirst() { body(p) }
+        queuedBytes = 0
+        busyUntil = now
+        busyRemainder = 0
+    }
+}

@@ -1,0 +1,124 @@
+import BenchCore
+
+/// One direction of an emulated link, driving its stages in the order
+/// outage → loss → drop-tail queue → rate → delay.
+///
+/// Each packet's release time is fixed when it is admitted (departure from the rate stage plus
+/// the delay): the owner calls `enqueue` as packets arrive, `dequeue` until nil whenever it
+/// wakes, sleeps until `nextWakeup`, and recycles what `takeDiscarded` returns (packets flushed
+/// from the queue when the link went down). Nothing here reads a clock.
+public final class Link {
+    public let configuration: LinkConfiguration
+    public let queueLimit: QueueLimit
+    public private(set) var counters = LinkCounters()
+
+    private var loss: LossProcess
+    private let bottleneck: any BottleneckQueue
+    private let delayLine: DelayQueue
+    private var schedule: OutageSchedule
+    private var scheduledDown = false
+    private var forcedDown = false
+    private var discarded = PacketRing(capacity: 16)
+
+    /// - Parameters:
+    ///   - start: the instant outage offsets and trace offsets refer to.
+    ///   - seed: seeds the loss process.
+    ///   - roundTrip: sizes the default queue (one BDP); defaults to twice this direction's delay.
+    public init(configuration: LinkConfiguration, start: Instant, seed: UInt64, roundTrip: Nanoseconds? = nil) {
+        self.configuration = configuration
+        let limit = configuration.effectiveQueueLimit(roundTrip: roundTrip ?? 2 * configuration.delay)
+        self.queueLimit = limit
+        loss = LossProcess(model: configuration.loss, seed: seed)
+        switch configuration.rate {
+        case .unlimited: bottleneck = ConstantRateQueue(bitsPerSecond: nil, limit: limit)
+        case .constant(let bps): bottleneck = ConstantRateQueue(bitsPerSecond: bps, limit: limit)
+        case .trace(let t): bottleneck = TraceRateQueue(trace: t, limit: limit, start: start)
+        }
+        delayLine = DelayQueue(delay: configuration.delay)
+        schedule = OutageSchedule(outages: configuration.outages, start: start)
+    }
+
+    public var isDown: Bool { scheduledDown || forcedDown }
+
+    /// Packets admitted and not yet released.
+    public var inFlight: Int { bottleneck.queuedPackets + delayLine.count }
+
+    public func enqueue(_ packet: Packet, now: Instant) -> LinkVerdict {
+        advance(to: now)
+        counters.received.add(packet.size)
+        if isDown {
+            counters.droppedByOutage.add(packet.size)
+            return .droppedByOutage
+        }
+        if loss.dropsNextPacket() {
+            counters.droppedByLoss.add(packet.size)
+            return .droppedByLoss
+        }
+        guard bottleneck.enqueue(packet, now: now) else {
+            counters.droppedByQueue.add(packet.size)
+            return .droppedByQueue
+        }
+        return .accepted
+    }
+
+    /// The next packet due at `now`, its `release` stamped; nil when none is due.
+    public func dequeue(now: Instant) -> Packet? {
+        advance(to: now)
+        guard let p = delayLine.dequeue(now: now) else { return nil }
+        counters.forwarded.add(p.size)
+        return p
+    }
+
+    /// The earliest release among admitted packets (a packet still in the bottleneck is released
+    /// `delay` after its known departure), or nil when the link holds nothing.
+    public func nextWakeup(now: Instant) -> Instant? {
+        let inDelay = delayLine.nextWakeup(now: now)
+        let inQueue = bottleneck.nextWakeup(now: now).map { $0 + delayLine.delay }
+        switch (inDelay, inQueue) {
+        case let (a?, b?): return min(a, b)
+        case let (a?, nil): return a
+        case let (nil, b?): return b
+        case (nil, nil): return nil
+        }
+    }
+
+    /// A packet the link dropped after admitting it (flushed by an outage), for its owner to recycle.
+    public func takeDiscarded() -> Packet? { discarded.popFirst() }
+
+    /// Live control: takes the link down (flushing its queue) or brings it back up at `now`,
+    /// on top of any scheduled outages.
+    public func setDown(_ down: Bool, now: Instant) {
+        advance(to: now)
+        let wasDown = isDown
+        forcedDown = down
+        if !wasDown && isDown { flush(at: now) }
+    }
+
+    /// Applies scheduled transitions up to `now` in time order, moving packets that left the
+    /// bottleneck into the delay line, stamped with their own departure time.
+    private func advance(to now: Instant) {
+        while let t = schedule.takeTransition(dueBy: now) {
+            moveDeparted(before: t.at)
+            let wasDown = isDown
+            scheduledDown = t.down
+            if !wasDown && isDown { flush(at: t.at) }
+        }
+        moveDeparted(through: now)
+    }
+
+    private func moveDeparted(through now: Instant) {
+        while let p = bottleneck.dequeue(now: now) { _ = delayLine.enqueue(p, now: p.departure) }
+    }
+
+    private func moveDeparted(before t: Instant) {
+        guard t.nanoseconds > 0 else { return }
+        moveDeparted(through: Instant(nanoseconds: t.nanoseconds - 1))
+    }
+
+    private func flush(at t: Instant) {
+        bottleneck.flush(now: t) { p in
+            counters.droppedByOutage.add(p.size)
+            discarded.append(p)
+        }
+    }
+}
