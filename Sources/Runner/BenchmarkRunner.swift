@@ -84,7 +84,7 @@ public final class BenchmarkRunner: @unchecked Sendable {
                                            quic: QUICConfiguration().with {
                                                $0.qlogDirectory = r.qlogDirectory
                                                $0.congestionControl = r.quicCongestionControl
-                                           })
+                                           }, seed: r.seed &+ UInt64(pi))
             defer { network.close() }
             for item in items {
                 if isCancelled { break }
