@@ -7,6 +7,7 @@ import Foundation
 /// Every subcommand, in the order `netbench --help` lists them.
 nonisolated(unsafe) let commands: [any Command.Type] = [
     VersionCommand.self,
+    ReportCommand.self, CompareCommand.self, CheckCommand.self,
 ]
 
 let netbenchVersion = "0.1.0"
