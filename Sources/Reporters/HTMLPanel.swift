@@ -23,7 +23,8 @@ enum HTMLPanel {
         let diffs = differenceRows(a, cells, primary)
         if let baseline, !diffs.isEmpty {
             charts.append("<h3>Change of the median vs \(baseline.rawValue)</h3>"
-                + DifferenceChart.render(diffs, label: "Relative difference against \(baseline.rawValue), \(scenario), \(profile)"))
+                + DifferenceChart.render(diffs, higherIsBetter: primary.higherIsBetter,
+                                         label: "Relative difference against \(baseline.rawValue), \(scenario), \(profile)"))
         }
         let series = cells.map { c in
             CDFChart.Series(label: c.transport.rawValue, color: Palette.transport(c.transport), values: a.values(primary.name, c),
@@ -37,6 +38,11 @@ enum HTMLPanel {
         if !isBulk && !ttfb.isEmpty {
             charts.append("<h3>Time to first byte: median, 95% CI, ideal</h3>"
                 + BarChart.render(ttfb, unit: "ms", label: "TTFB by transport, \(scenario), \(profile)"))
+        }
+        let goodput = barRows(a, cells, .goodput)
+        if primary != .goodput && !goodput.isEmpty {
+            charts.append("<h3>Goodput: median, 95% CI (higher is better)</h3>"
+                + BarChart.render(goodput, unit: "Mbit/s", label: "Goodput by transport, \(scenario), \(profile)"))
         }
         html += "<div class=\"grid\">" + charts.map { "<div>\($0)</div>" }.joined() + "</div>\n"
         html += waterfalls(a, cells)
@@ -83,43 +89,51 @@ enum HTMLPanel {
     }
 
     /// Every metric of every transport: n, median, percentiles, mean, sd, CI, outliers, and the
-    /// change against the baseline with its CI, p-value and verdict.
+    /// change against the baseline with its CI, p-value and verdict. Units stand once, by the metric.
     static func figuresTable(_ a: ResultsAnalysis, _ cells: [CellKey], _ baseline: TransportKind?) -> String {
         var rows = ""
         for metric in Metric.all {
             var firstRow = true
             for c in cells {
                 guard let s = a.summary(metric.name, c) else { continue }
-                let unit = metric.unit
                 var tr = firstRow ? "<tr class=\"metric-start\">" : "<tr>"
-                tr += "<td>\(firstRow ? HTML.escape(metric.name) : "")</td><td>\(HTMLReport.swatch(c.transport))\(c.transport.rawValue)</td>"
-                tr += "<td class=\"num\">\(s.n)</td>"
-                for v in [s.median, s.p90, s.p95, s.mean] { tr += "<td class=\"num\">\(HTML.escape(Format.value(v, unit: unit)))</td>" }
-                tr += "<td class=\"num\">\(s.sd.map { HTML.escape(Format.value($0, unit: unit)) } ?? "–")</td>"
-                // The unit once at the end, except for sizes, which carry their own (KB, MB).
-                let ci = unit == "B" ? Format.value(s.ci95Low, unit: unit) + " – " + Format.value(s.ci95High, unit: unit)
-                    : (unit.isEmpty ? Format.value(s.ci95Low, unit: "") : Format.value(s.ci95Low)) + "–" + Format.value(s.ci95High, unit: unit)
-                tr += "<td class=\"num\">\(HTML.escape(ci))</td>"
-                tr += "<td class=\"num\">\(s.outliers)</td>"
-                if let cmp = a.comparison(metric.name, c), let rel = cmp.relativeChange {
-                    let v = cmp.verdict(higherIsBetter: metric.higherIsBetter)
-                    let cls = v == .better ? " better" : v == .worse ? " worse" : ""
-                    tr += "<td class=\"num\">\(Format.percent(rel))</td>"
-                    tr += "<td class=\"num\">\(cmp.interval.map { Format.percentInterval($0) } ?? "–")</td>"
-                    tr += "<td class=\"num\">\(HTML.escape(Format.pValue(cmp.pValue)))</td>"
-                    tr += "<td class=\"verdict\(cls)\">\(HTML.escape(v.transportWord(higherIsBetter: metric.higherIsBetter)))</td>"
-                } else {
-                    let note = c.transport == baseline && Metric.compared.contains(metric) ? "baseline" : ""
-                    tr += "<td class=\"num\">–</td><td class=\"num\">–</td><td class=\"num\">–</td><td class=\"verdict\">\(note)</td>"
-                }
+                let unit = metric.unit.isEmpty || metric.unit == "B" ? "" : " <span class=\"note-text\">\(HTML.escape(metric.unit))</span>"
+                tr += "<td>\(firstRow ? HTML.escape(metric.name) + unit : "")</td>"
+                tr += "<td>\(HTMLReport.swatch(c.transport))\(c.transport.rawValue)</td>" + figureCells(s, metric)
+                tr += differenceCells(a.comparison(metric.name, c), metric,
+                                      isBaseline: c.transport == baseline && Metric.compared.contains(metric))
                 rows += tr + "</tr>\n"
                 firstRow = false
             }
         }
-        return "<table class=\"figures\"><thead><tr><th>metric</th><th>transport</th><th class=\"num\">n</th>"
+        return "<div class=\"table-wrap\"><table class=\"figures\"><thead><tr><th>metric</th><th>transport</th><th class=\"num\">n</th>"
             + "<th class=\"num\">median</th><th class=\"num\">p90</th><th class=\"num\">p95</th><th class=\"num\">mean</th>"
             + "<th class=\"num\">sd</th><th class=\"num\">95% CI of median</th><th class=\"num\">outliers</th>"
             + "<th class=\"num\">Δ vs \(baseline?.rawValue ?? "baseline")</th><th class=\"num\">95% CI of Δ</th>"
-            + "<th class=\"num\">p</th><th>verdict</th></tr></thead><tbody>\n" + rows + "</tbody></table>\n"
+            + "<th class=\"num\">p</th><th>verdict</th></tr></thead><tbody>\n" + rows + "</tbody></table></div>\n"
+    }
+
+    static func figureCells(_ s: Summary, _ metric: Metric) -> String {
+        // Sizes keep their own unit (KB, MB); counts stay whole; other units are in the metric cell.
+        func text(_ v: Double) -> String {
+            metric.unit == "B" || metric.unit.isEmpty ? Format.value(v, unit: metric.unit) : Format.value(v)
+        }
+        var td = "<td class=\"num\">\(s.n)</td>"
+        for v in [s.median, s.p90, s.p95, s.mean] { td += "<td class=\"num\">\(HTML.escape(text(v)))</td>" }
+        td += "<td class=\"num\">\(s.sd.map { HTML.escape(text($0)) } ?? "–")</td>"
+        td += "<td class=\"num\">\(HTML.escape(text(s.ci95Low) + (metric.unit == "B" ? " – " : "–") + text(s.ci95High)))</td>"
+        return td + "<td class=\"num\">\(s.outliers)</td>"
+    }
+
+    static func differenceCells(_ cmp: Comparison?, _ metric: Metric, isBaseline: Bool) -> String {
+        guard let cmp, let rel = cmp.relativeChange else {
+            return "<td class=\"num\">–</td><td class=\"num\">–</td><td class=\"num\">–</td><td class=\"verdict\">\(isBaseline ? "baseline" : "")</td>"
+        }
+        let v = cmp.verdict(higherIsBetter: metric.higherIsBetter)
+        let cls = v == .better ? " better" : v == .worse ? " worse" : ""
+        return "<td class=\"num\">\(Format.percent(rel))</td>"
+            + "<td class=\"num\">\(cmp.interval.map { Format.percentInterval($0) } ?? "–")</td>"
+            + "<td class=\"num\">\(HTML.escape(Format.pValue(cmp.pValue)))</td>"
+            + "<td class=\"verdict\(cls)\">\(HTML.escape(v == .noSignificantChange ? "n.s." : v.transportWord(higherIsBetter: metric.higherIsBetter)))</td>"
     }
 }

@@ -157,7 +157,20 @@ public enum HTMLReport {
         parts.append("TUN drops \(drops)")
         let status = flagged == 0 ? "<span class=\"chip ok\">no flagged runs</span>"
             : "<span class=\"chip warn\">\(flagged) of \(records.count) runs flagged</span>"
-        return status + " " + HTML.escape(parts.joined(separator: ", "))
+        var html = status + " " + HTML.escape(parts.joined(separator: ", "))
+        // Name the flagged runs: their figures are suspect, and a reader should be able to find them.
+        let named = runs.filter { $0.emulator?.flagged == true }.map { run -> String in
+            var why: [String] = []
+            if let p99 = run.emulator?.releaseLatenessP99Us { why.append("lateness p99 \(Format.value(p99)) µs") }
+            if let d = run.emulator?.tunDrops, d > 0 { why.append("\(d) TUN drops") }
+            return "\(run.scenario) · \(run.profile) · \(run.transport.rawValue) run \(run.index)"
+                + (why.isEmpty ? "" : " (" + why.joined(separator: ", ") + ")")
+        }
+        if !named.isEmpty {
+            let shown = named.prefix(8).joined(separator: "; ") + (named.count > 8 ? "; and \(named.count - 8) more" : "")
+            html += "<br><span class=\"note-text\">flagged (lateness p99 &gt; 1 ms or TUN drops): \(HTML.escape(shown))</span>"
+        }
+        return html
     }
 
     static func failedRuns(_ a: ResultsAnalysis) -> String {

@@ -23,8 +23,9 @@ enum HTMLStyle {
     .chip.better { background: var(--better); } .chip.worse { background: var(--worse); } .chip.neutral { background: #6e7781; }
     .chip.ok { background: var(--better); } .chip.warn { background: #bf8700; }
     .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: baseline; }
+    .table-wrap { overflow-x: auto; }
     table { border-collapse: collapse; width: 100%; font-size: 12.5px; margin: 6px 0; }
-    th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+    th, td { border-bottom: 1px solid var(--line); padding: 4px 7px; text-align: left; vertical-align: top; }
     th { background: var(--soft); font-weight: 600; }
     td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
     tr.metric-start td { border-top: 1px solid #afb8c1; }

@@ -15,10 +15,10 @@ enum BarChart {
 
     static func render(_ rows: [Row], unit: String, label: String) -> String {
         let width = 560.0, left = 44.0, right = 150.0, top = 8.0, rowHeight = 44.0
-        let height = top + Double(rows.count) * rowHeight + 30
+        let height = top + Double(rows.count) * rowHeight + 34
         let maxValue = rows.map { max($0.high, $0.ideal ?? 0, $0.median) }.max() ?? 1
         let x = LinearScale(from: 0, to: maxValue, range: (left, width - right), tickCount: 5)
-        var s = axis(x, top: top, bottom: height - 26, unit: unit)
+        var s = axis(x, top: top, bottom: height - 30, unit: unit)
         for (i, r) in rows.enumerated() {
             let y = top + Double(i) * rowHeight + 6
             s += HTML.svgText(left - 8, y + 13, r.label, anchor: "end", cls: "label")
@@ -64,15 +64,16 @@ enum DifferenceChart {
         var word: String
     }
 
-    static func render(_ rows: [Row], label: String) -> String {
+    static func render(_ rows: [Row], higherIsBetter: Bool, label: String) -> String {
         let width = 560.0, left = 36.0, right = 196.0, top = 8.0, rowHeight = 36.0
         let height = top + Double(rows.count) * rowHeight + 34
         let extent = rows.compactMap { r in r.comparison.interval.map { max(abs($0.low), abs($0.high)) } }.max() ?? 0.05
         let x = LinearScale(from: -max(extent, 0.02), to: max(extent, 0.02), range: (left, width - right), tickCount: 4)
         var s = BarChart.axis(x, top: top, bottom: height - 30, unit: "", percent: true)
         s += HTML.line(x(0), top, x(0), height - 30, stroke: Palette.ink, width: 1.2)
-        s += HTML.svgText(x(x.domain.0), height - 4, "◀ faster", cls: "tick", fill: Palette.better)
-        s += HTML.svgText(x(x.domain.1), height - 4, "slower ▶", anchor: "end", cls: "tick", fill: Palette.worse)
+        let (lower, higher) = higherIsBetter ? ("lower", "higher") : ("faster", "slower")
+        s += HTML.svgText(x(x.domain.0), height - 4, "◀ " + lower, cls: "tick", fill: higherIsBetter ? Palette.worse : Palette.better)
+        s += HTML.svgText(x(x.domain.1), height - 4, higher + " ▶", anchor: "end", cls: "tick", fill: higherIsBetter ? Palette.better : Palette.worse)
         for (i, r) in rows.enumerated() {
             let y = top + Double(i) * rowHeight + 18
             let color = r.verdict == .better ? Palette.better : r.verdict == .worse ? Palette.worse : Palette.neutral

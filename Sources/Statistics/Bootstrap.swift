@@ -27,6 +27,8 @@ public enum Bootstrap {
     public static func medianCI(_ xs: [Double], level: Double = defaultLevel,
                                 resamples: Int = defaultResamples, seed: UInt64) -> ConfidenceInterval? {
         guard !xs.isEmpty, resamples > 0 else { return nil }
+        // Every resample of a constant sample is that constant (ideal, bytes, request counts).
+        if let first = xs.first, xs.allSatisfy({ $0 == first }) { return ConfidenceInterval(low: first, high: first, level: level) }
         var rng = SeededRandom(seed: seed)
         var resampler = MedianResampler(xs)
         var replicates = [Double]()

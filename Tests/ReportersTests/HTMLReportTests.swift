@@ -97,3 +97,32 @@ final class HTMLReportTests: XCTestCase {
         XCTAssertEqual(leftovers, [], "temporary files left behind")
     }
 }
+
+final class EdgeCaseTests: XCTestCase {
+    func testEmptyAndAllFailedResultsRender() throws {
+        let empty = SampleResults.file(runs: [])
+        let failed = SampleResults.file(runs: (0..<3).map {
+            RunRecord(scenario: "s", profile: "4g", transport: .h3, index: $0, status: .failed, error: "handshake timeout")
+        })
+        for results in [empty, failed] {
+            let files = try ReportWriter.render(results, resamples: 10)
+            XCTAssertEqual(files.count, 5)
+            let html = String(decoding: files.first { $0.fileName == "report.html" }!.data, as: UTF8.self)
+            XCTAssertNil(HTMLReportTests.balanceProblem(html))
+            XCTAssertFalse(TextSummary.render(results).isEmpty)
+        }
+        XCTAssertEqual(SummaryCSV.render(ResultsAnalysis(failed, resamples: 10)).split(separator: "\n").count, 1)
+        XCTAssertTrue(TextSummary.render(failed).contains("0 (3 failed)"))
+    }
+
+    func testSingleRunPerCell() {
+        var rng = SeededRandom(seed: 9)
+        let runs = [TransportKind.h2, .h3].map { SampleResults.pageRun(&rng, scenario: "s", profile: "4g", transport: $0, index: 0, rtt: 50) }
+        let a = ResultsAnalysis(SampleResults.file(runs: runs), resamples: 10)
+        let s = a.summary("pltMs", CellKey(scenario: "s", profile: "4g", transport: .h3))
+        XCTAssertEqual(s?.n, 1)
+        XCTAssertNil(s?.sd)
+        XCTAssertNil(HTMLReportTests.balanceProblem(HTMLReport.render(a)))
+        XCTAssertTrue(SummaryCSV.render(a).contains(",1,"))
+    }
+}

@@ -52,7 +52,10 @@ enum SampleResults {
                 runs.append(migrationRun(&rng, transport: t, index: index))
             }
         }
-        return file(runs: runs, profiles: [fourG, cable, wifiToLTE], scenarios: ["news", "video-start"], perCell: perCell)
+        for index in 0..<perCell {
+            for t in [TransportKind.h2, .h3] { runs.append(bulkRun(&rng, transport: t, index: index)) }
+        }
+        return file(runs: runs, profiles: [fourG, cable, wifiToLTE], scenarios: ["news", "video-start", "download-5MB"], perCell: perCell)
     }
 
     /// A page load: a document, then a stylesheet, a script and three images on a second origin.
@@ -115,9 +118,27 @@ enum SampleResults {
         e.releaseLatenessP50Us = normal(&rng, mean: 45, sd: 5)
         e.releaseLatenessP99Us = normal(&rng, mean: 220, sd: 30)
         e.tunDrops = 0
+        if scenario == "news" && profile == "cable" && transport == .h3 && index == 7 {
+            e.releaseLatenessP99Us = 1480; e.tunDrops = 3; e.flagged = true
+        }
         run.emulator = e
         run.startedAt = "2024-06-01T10:\(String(format2: index / 2)):00Z"
         return run
+    }
+
+    /// A 5 MB download on the cable profile: transfer time and goodput.
+    static func bulkRun(_ rng: inout SeededRandom, transport: TransportKind, index: Int) -> RunRecord {
+        var m = RunMetrics()
+        m.handshakeMs = normal(&rng, mean: transport == .h3 ? 28 : 56, sd: 1.5)
+        m.ttfbMs = m.handshakeMs! + normal(&rng, mean: 28, sd: 1)
+        let goodput = normal(&rng, mean: transport == .h3 ? 4600 : 4750, sd: 60) / 1000
+        m.goodputMbps = goodput
+        m.pltMs = ((m.ttfbMs! + 5e6 * 8 / (goodput * 1e6) * 1000) * 10).rounded() / 10
+        m.idealPltMs = (transport == .h3 ? 2 : 3) * 28 + 8000
+        m.bytes = 5_000_000
+        m.requests = 1
+        m.connections = 1
+        return RunRecord(scenario: "download-5MB", profile: "cable", transport: transport, index: index, status: .ok, metrics: m)
     }
 
     /// A bulk-ish transfer during which the client switches from Wi-Fi to cellular at 400 ms.
