@@ -7,6 +7,9 @@ enum Format {
     /// Machine-readable numbers (CSV): up to 3 decimals, trailing zeros trimmed.
     static func number(_ v: Double) -> String { Units.format(v, 3) }
 
+    /// Machine-readable relative values (CSV): up to 6 decimals, so 0.01% changes survive.
+    static func fraction(_ v: Double) -> String { Units.format(v, 6) }
+
     /// A value for people: 3 significant figures or so, e.g. 1234, 123.4, 12.34, 0.123.
     static func value(_ v: Double) -> String {
         let a = abs(v)

@@ -60,9 +60,9 @@ public enum ComparisonReport {
                 out += CSV.record([r.cell.scenario, r.cell.profile, r.cell.transport.rawValue, r.metric.name,
                                    String(cmp.baselineCount), String(cmp.candidateCount),
                                    Format.number(cmp.baselineMedian), Format.number(cmp.candidateMedian),
-                                   cmp.relativeChange.map { Format.number($0) } ?? "",
-                                   cmp.interval.map { Format.number($0.low) } ?? "",
-                                   cmp.interval.map { Format.number($0.high) } ?? "",
+                                   cmp.relativeChange.map { Format.fraction($0) } ?? "",
+                                   cmp.interval.map { Format.fraction($0.low) } ?? "",
+                                   cmp.interval.map { Format.fraction($0.high) } ?? "",
                                    String(cmp.pValue), r.verdict.changeWord])
             }
             return out
