@@ -132,9 +132,10 @@ struct RunCommand: Command {
         defer { interrupt.remove() }
         progress.line("netbench \(netbenchVersion): \(suiteName): \(scenarios.count) scenario(s) × \(profiles.count) profile(s) × \(transports.map(\.rawValue).joined(separator: ",")) × \(runs) run(s)\(warmup > 0 ? " + \(warmup) warm-up" : "") → \(out)")
         let results = try runner.execute(observer: progress) { results in
-            try ResultsWriter.write(results, to: out)
+            try ResultsWriter.writeProgress(results, to: out)
         }
-        print(ResultsWriter.terminalSummary(results))
+        try ResultsWriter.writeFinal(results, to: out)
+        print(ResultsWriter.terminalSummary(results), terminator: "")
         print("results: \(out)/results.json\nsummary: \(out)/summary.csv\nreport:  \(out)/report.html")
         if runner.isCancelled {
             progress.line("interrupted: \(results.runs.count) run(s) kept in \(out)/results.json")

@@ -9,9 +9,12 @@ nonisolated(unsafe) let commands: [any Command.Type] = [
     RunCommand.self,
     ServeCommand.self,
     ProfilesCommand.self,
-    VersionCommand.self,
-    ScenarioCommand.self,
+    ReportCommand.self,
+    CompareCommand.self,
+    CheckCommand.self,
     ImportHARCommand.self,
+    ScenarioCommand.self,
+    VersionCommand.self,
 ]
 
 let netbenchVersion = "0.1.0"

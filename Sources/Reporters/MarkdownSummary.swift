@@ -1,0 +1,92 @@
+import Foundation
+import BenchModel
+import Statistics
+
+/// `summary.md`, for pull-request comments: per scenario × profile a table of transports with the
+/// median page load time, its p95 and 95% CI, the ideal, and the change against the baseline
+/// transport with its CI and verdict.
+public enum MarkdownSummary {
+    public static func render(_ analysis: ResultsAnalysis) -> String {
+        let r = analysis.results
+        var out = "## netbench: \(escape(r.suite.name))\n\n"
+        let warmup = (r.suite.warmupRuns ?? 0) > 0 ? " (+\(r.suite.warmupRuns!) warm-up)" : ""
+        out += "\(r.suite.runs) runs per cell\(warmup) · netbench \(escape(r.netbenchVersion)) · \(escape(r.startedAt))"
+        out += " · \(escape(r.host.kernel)), \(r.host.cpuCount) CPUs\n\n"
+        out += "Median page load time (PLT) with its 95% bootstrap CI; *ideal* is the physical lower bound. "
+        out += "Δ is the change of the median against the baseline transport, with its 95% CI; a verdict needs the CI "
+        out += "to exclude 0 and Mann-Whitney p < 0.05. RTT = round trip; each direction gets RTT/2.\n"
+        for panel in analysis.panels {
+            out += "\n" + table(analysis, scenario: panel.scenario, profile: panel.profile)
+        }
+        out += footer(analysis)
+        return out
+    }
+
+    static func table(_ a: ResultsAnalysis, scenario: String, profile: String) -> String {
+        let baseline = a.baselineTransport(scenario: scenario, profile: profile)
+        var out = "### \(escape(scenario)) · \(escape(profile))\n\n"
+        if let p = a.profile(named: profile) { out += "_\(escape(p.summary))_\n\n" }
+        let base = baseline?.rawValue ?? "baseline"
+        out += "| transport | n | median PLT | p95 PLT | 95% CI | ideal | Δ vs \(base) (95% CI) | verdict |\n"
+        out += "|---|--:|--:|--:|--:|--:|--:|---|\n"
+        for t in a.transports(scenario: scenario, profile: profile) {
+            let cell = CellKey(scenario: scenario, profile: profile, transport: t)
+            let failed = a.runs(cell).filter { $0.status == .failed }.count
+            let name = t == baseline ? "**\(t.rawValue)** (baseline)" : t.rawValue
+            guard let s = a.summary("pltMs", cell) else {
+                out += "| \(name) | 0 | – | – | – | – | – | \(failed) failed |\n"
+                continue
+            }
+            let n = failed > 0 ? "\(s.n) (+\(failed) failed)" : "\(s.n)"
+            let ideal = a.summary("idealPltMs", cell).map { Format.value($0.median, unit: "ms") } ?? "–"
+            var delta = "–", verdict = t == baseline ? "baseline" : "–"
+            if let c = a.comparison("pltMs", cell), let rel = c.relativeChange {
+                delta = Format.percent(rel) + (c.interval.map { " (" + Format.percentInterval($0) + ")" } ?? "")
+                let v = c.verdict(higherIsBetter: false)
+                let word = v.transportWord(higherIsBetter: false)
+                verdict = v == .noSignificantChange ? word : "**\(word)**"
+                verdict += " (p \(Format.pValue(c.pValue)))"
+            }
+            out += "| \(name) | \(n) | \(Format.value(s.median, unit: "ms")) | \(Format.value(s.p95, unit: "ms")) | "
+            out += "\(Format.value(s.ci95Low))–\(Format.value(s.ci95High, unit: "ms")) | \(ideal) | \(delta) | \(verdict) |\n"
+        }
+        return out
+    }
+
+    static func footer(_ a: ResultsAnalysis) -> String {
+        var out = ""
+        let flagged = a.results.runs.filter { $0.emulator?.flagged == true }
+        if !flagged.isEmpty {
+            out += "\n> **Emulator accuracy:** \(flagged.count) of \(a.results.runs.count) runs were flagged "
+            out += "(release lateness p99 > 1 ms or TUN drops); their figures are suspect.\n"
+        }
+        let failed = a.failedRuns
+        if !failed.isEmpty {
+            out += "\n<details><summary>\(failed.count) failed run\(failed.count == 1 ? "" : "s")</summary>\n\n"
+            out += "| scenario | profile | transport | run | error |\n|---|---|---|--:|---|\n"
+            for run in failed {
+                out += "| \(escape(run.scenario)) | \(escape(run.profile)) | \(run.transport.rawValue) | \(run.index) | "
+                out += "\(escape(run.error ?? "(no message)")) |\n"
+            }
+            out += "\n</details>\n"
+        }
+        return out
+    }
+
+    /// Markdown-escapes text for a table cell: punctuation Markdown acts on gets a backslash,
+    /// `<`, `>` and `&` become entities (GitHub renders inline HTML), line breaks become spaces.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        for ch in text {
+            switch ch {
+            case "\\", "|", "*", "_", "`", "[", "]", "#", "~": out += "\\" + String(ch)
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            case "\n", "\r", "\r\n": out += " "
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,29 @@
+import BenchModel
+
+/// `runs.csv`: one row per run as recorded (failed and warm-up runs included), with its metrics,
+/// status and error, so a spreadsheet can redo any figure.
+public enum RunsCSV {
+    public static let header = ["scenario", "profile", "transport", "index", "warmup", "status", "error", "startedAt",
+                                "pltMs", "ttfbMs", "handshakeMs", "idealPltMs", "idealTtfbMs", "goodputMbps", "bytes",
+                                "requests", "connections", "rttMs", "migrationSurvived", "stallMs", "recoveryMs",
+                                "emulatorFlagged", "releaseLatenessP99Us", "tunDrops"]
+
+    public static func render(_ results: ResultsFile) -> String {
+        var out = CSV.record(header)
+        for run in results.runs {
+            let m = run.metrics
+            func num(_ v: Double?) -> String { v.map(Format.number) ?? "" }
+            func int<T: BinaryInteger>(_ v: T?) -> String { v.map { String($0) } ?? "" }
+            func bool(_ v: Bool?) -> String { v.map { $0 ? "true" : "false" } ?? "" }
+            out += CSV.record([
+                run.scenario, run.profile, run.transport.rawValue, String(run.index), bool(run.warmup ?? false),
+                run.status.rawValue, run.error ?? "", run.startedAt ?? "",
+                num(m.pltMs), num(m.ttfbMs), num(m.handshakeMs), num(m.idealPltMs), num(m.idealTtfbMs),
+                num(m.goodputMbps), int(m.bytes), int(m.requests), int(m.connections), num(m.rttMs),
+                bool(m.migration?.survived), num(m.migration?.stallMs), num(m.migration?.recoveryMs),
+                bool(run.emulator?.flagged), num(run.emulator?.releaseLatenessP99Us), int(run.emulator?.tunDrops),
+            ])
+        }
+        return out
+    }
+}

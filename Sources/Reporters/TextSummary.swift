@@ -1,0 +1,67 @@
+import Foundation
+import BenchModel
+import Statistics
+
+/// The table `netbench run` prints after a run: per scenario × profile × transport, the counted
+/// runs, median and p95 of page load time, TTFB and handshake, the ideal page load time and the
+/// change of the median page load time against the baseline transport.
+public enum TextSummary {
+    public static func render(_ results: ResultsFile, resamples: Int = Bootstrap.defaultResamples) -> String {
+        render(ResultsAnalysis(results, resamples: resamples))
+    }
+
+    public static func render(_ a: ResultsAnalysis) -> String {
+        var out = ""
+        for panel in a.panels {
+            let baseline = a.baselineTransport(scenario: panel.scenario, profile: panel.profile)
+            out += panel.scenario + " · " + panel.profile
+            if let p = a.profile(named: panel.profile) { out += "  (" + p.summary + ")" }
+            out += "\n"
+            var rows = [["transport", "n", "PLT med", "p95", "TTFB med", "p95", "HS med", "p95", "ideal PLT", "Δ PLT vs \(baseline?.rawValue ?? "-")"]]
+            for t in a.transports(scenario: panel.scenario, profile: panel.profile) {
+                let cell = CellKey(scenario: panel.scenario, profile: panel.profile, transport: t)
+                let failed = a.runs(cell).filter { $0.status == .failed }.count
+                var row = [t.rawValue, String(a.countedRuns(cell).count) + (failed > 0 ? " (\(failed) failed)" : "")]
+                for m in ["pltMs", "ttfbMs", "handshakeMs"] {
+                    let s = a.summary(m, cell)
+                    row += [s.map { Format.value($0.median) } ?? "-", s.map { Format.value($0.p95) } ?? "-"]
+                }
+                row.append(a.summary("idealPltMs", cell).map { Format.value($0.median) } ?? "-")
+                if t == baseline {
+                    row.append("baseline")
+                } else if let c = a.comparison("pltMs", cell), let rel = c.relativeChange {
+                    let v = c.verdict(higherIsBetter: false)
+                    row.append(Format.percent(rel) + " " + (v == .noSignificantChange ? "(n.s.)" : v.transportWord(higherIsBetter: false)))
+                } else {
+                    row.append("-")
+                }
+                rows.append(row)
+            }
+            out += TextTable.render(rows, rightAligned: Set(1...8), indent: "  ")
+        }
+        if out.isEmpty { out = "no runs\n" }
+        out += "times in ms; medians and p95 over counted runs; RTT = round trip, each direction gets RTT/2\n"
+        return out
+    }
+}
+
+/// A plain-text table with columns padded to their widest cell.
+enum TextTable {
+    static func render(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "") -> String {
+        let columns = rows.map(\.count).max() ?? 0
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        var out = ""
+        for row in rows {
+            var line = indent
+            for (i, cell) in row.enumerated() {
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                line += (rightAligned.contains(i) ? pad + cell : cell + pad)
+                if i < row.count - 1 { line += "  " }
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            out += line + "\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,128 @@
+import XCTest
+import BenchCore
+import BenchModel
+@testable import Reporters
+
+final class HTMLReportTests: XCTestCase {
+    static let voidElements: Set<String> = ["meta", "br", "hr", "img", "input", "link", "col", "wbr", "area", "base", "source"]
+
+    /// Checks that every opened element is closed in order; returns the first problem.
+    static func balanceProblem(_ html: String) -> String? {
+        var stack: [String] = []
+        var rest = Substring(html)
+        while let open = rest.firstIndex(of: "<") {
+            rest = rest[open...]
+            if rest.hasPrefix("<!--") {
+                guard let end = rest.range(of: "-->") else { return "unterminated comment" }
+                rest = rest[end.upperBound...]; continue
+            }
+            guard let close = rest.firstIndex(of: ">") else { return "unterminated tag" }
+            let tag = rest[rest.index(after: open)..<close]
+            rest = rest[rest.index(after: close)...]
+            if tag.hasPrefix("!") { continue }
+            if tag.hasPrefix("/") {
+                let name = tag.dropFirst().lowercased()
+                guard let top = stack.popLast() else { return "</\(name)> without an open element" }
+                if top != name { return "</\(name)> closes <\(top)>" }
+                continue
+            }
+            let name = String(tag.prefix { $0.isLetter || $0.isNumber }).lowercased()
+            if name.isEmpty { return "'<' not starting a tag: <\(tag.prefix(20))" }
+            if tag.hasSuffix("/") || voidElements.contains(name) { continue }
+            if name == "style" {   // raw text up to </style>
+                guard let end = rest.range(of: "</style>") else { return "unterminated <style>" }
+                rest = rest[end.upperBound...]; continue
+            }
+            stack.append(name)
+        }
+        return stack.isEmpty ? nil : "unclosed <\(stack.joined(separator: "> <"))>"
+    }
+
+    func testCheckerCatchesProblems() {
+        XCTAssertNil(Self.balanceProblem("<div><p>a<br>b</p><svg><line x1=\"1\"/></svg></div>"))
+        XCTAssertNotNil(Self.balanceProblem("<div><p>a</div>"))
+        XCTAssertNotNil(Self.balanceProblem("<div>"))
+        XCTAssertNotNil(Self.balanceProblem("<p>1 < 2</p>"))
+    }
+
+    func testReportIsWellFormed() {
+        XCTAssertNil(Self.balanceProblem(HTMLReport.render(GoldenTests.analysis)))
+    }
+
+    func testReportIsSelfContained() {
+        let html = HTMLReport.render(GoldenTests.analysis)
+        XCTAssertFalse(html.contains("http://"))
+        XCTAssertFalse(html.contains("https://"))
+        for forbidden in ["<script", "<link", "<img", "<iframe", "@import", "url(", "src="] {
+            XCTAssertFalse(html.contains(forbidden), "report.html contains \(forbidden)")
+        }
+        XCTAssertTrue(html.contains("RTT = round trip; each direction gets RTT/2"))
+    }
+
+    func testEverythingFromTheResultsIsEscaped() {
+        var rng = SeededRandom(seed: 1)
+        var runs: [RunRecord] = []
+        let evil = "<script>alert('x')</script>"
+        for i in 0..<5 {
+            for t in [TransportKind.h2, .h3] {
+                var run = SampleResults.pageRun(&rng, scenario: evil, profile: "p\"&<b>", transport: t, index: i, rtt: 20)
+                run.requests[0].id = "/a?<img src=x onerror=alert(1)>"
+                run.pathEvents = [PathEventRecord(at: 10, type: "<rebind>", from: "a&b", to: "</svg>")]
+                runs.append(run)
+            }
+        }
+        runs.append(RunRecord(scenario: evil, profile: "p\"&<b>", transport: .h2, index: 9, status: .failed, error: "</td></tr><script>x</script>"))
+        var file = SampleResults.file(runs: runs, name: "</title><script>", scenarios: [evil])
+        file.host.hostname = "<b>host</b>"
+        let html = HTMLReport.render(ResultsAnalysis(file, resamples: 50))
+        XCTAssertFalse(html.contains("<script"), "unescaped <script> in report.html")
+        XCTAssertFalse(html.contains("<img"))
+        XCTAssertFalse(html.contains("<rebind>"))
+        XCTAssertTrue(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
+        XCTAssertNil(Self.balanceProblem(html))
+        let md = MarkdownSummary.render(ResultsAnalysis(file, resamples: 50))
+        XCTAssertFalse(md.contains("<script"))
+        XCTAssertFalse(md.contains("</td>"))
+    }
+
+    func testWriteAllWritesEveryFormatAtomically() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("netbench-reports-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let written = try ReportWriter.writeAll(results: GoldenTests.demo, to: dir, resamples: 100)
+        XCTAssertEqual(written.map { URL(fileURLWithPath: $0).lastPathComponent },
+                       ["results.json", "summary.csv", "runs.csv", "summary.md", "report.html"])
+        let reloaded = try ResultsFile.load(from: dir + "/results.json")
+        XCTAssertEqual(reloaded.runs.count, GoldenTests.demo.runs.count)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix(".") }
+        XCTAssertEqual(leftovers, [], "temporary files left behind")
+    }
+}
+
+final class EdgeCaseTests: XCTestCase {
+    func testEmptyAndAllFailedResultsRender() throws {
+        let empty = SampleResults.file(runs: [])
+        let failed = SampleResults.file(runs: (0..<3).map {
+            RunRecord(scenario: "s", profile: "4g", transport: .h3, index: $0, status: .failed, error: "handshake timeout")
+        })
+        for results in [empty, failed] {
+            let files = try ReportWriter.render(results, resamples: 10)
+            XCTAssertEqual(files.count, 5)
+            let html = String(decoding: files.first { $0.fileName == "report.html" }!.data, as: UTF8.self)
+            XCTAssertNil(HTMLReportTests.balanceProblem(html))
+            XCTAssertFalse(TextSummary.render(results).isEmpty)
+        }
+        XCTAssertEqual(SummaryCSV.render(ResultsAnalysis(failed, resamples: 10)).split(separator: "\n").count, 1)
+        XCTAssertTrue(TextSummary.render(failed).contains("0 (3 failed)"))
+    }
+
+    func testSingleRunPerCell() {
+        var rng = SeededRandom(seed: 9)
+        let runs = [TransportKind.h2, .h3].map { SampleResults.pageRun(&rng, scenario: "s", profile: "4g", transport: $0, index: 0, rtt: 50) }
+        let a = ResultsAnalysis(SampleResults.file(runs: runs), resamples: 10)
+        let s = a.summary("pltMs", CellKey(scenario: "s", profile: "4g", transport: .h3))
+        XCTAssertEqual(s?.n, 1)
+        XCTAssertNil(s?.sd)
+        XCTAssertNil(HTMLReportTests.balanceProblem(HTMLReport.render(a)))
+        XCTAssertTrue(SummaryCSV.render(a).contains(",1,"))
+    }
+}
