@@ -9,6 +9,7 @@ nonisolated(unsafe) let commands: [any Command.Type] = [
     RunCommand.self,
     ServeCommand.self,
     ProfilesCommand.self,
+    CalibrateCommand.self,
     ReportCommand.self,
     CompareCommand.self,
     CheckCommand.self,
