@@ -12,7 +12,7 @@ struct ScenarioCommand: Command {
         usage: netbench scenario generate [--preset NAME] [--distribution mobile|desktop]
                                           [--requests N] [--bytes SIZE] [--origins N] [--seed N]
                                           [--script-chain N] [--name NAME] [-o SCENARIO.json]
-               netbench scenario validate FILE...
+               netbench scenario validate FILE...         (- reads stdin)
                netbench scenario show FILE [--rtt DURATION] [--down RATE]
 
         generate  draws a page from the HTTP Archive 2024 distributions (requests per page, request
@@ -30,6 +30,7 @@ struct ScenarioCommand: Command {
         for p in ScenarioPreset.allCases { s += "  " + p.rawValue.padding(toLength: 21, withPad: " ", startingAt: 0) + p.summary + "\n" }
         s += "\nexamples:\n  netbench scenario generate --preset mobile-median -o Scenarios/pages/mobile-median.json\n"
         s += "  netbench scenario generate --requests 120 --bytes 3MB --origins 10 --seed 42\n"
+        s += "  netbench scenario generate --seed 7 | netbench scenario validate -\n"
         s += "  netbench scenario validate Scenarios/pages/*.json\n  netbench scenario show Scenarios/pages/spa-deep-chain.json\n"
         return s
     }
@@ -157,8 +158,13 @@ struct ScenarioCommand: Command {
         var failed = false
         for f in files {
             do {
-                _ = try Scenario.load(from: f)
-                print("\(f): OK")
+                if f == "-" {
+                    let s = try JSONFile.decode(Scenario.self, from: FileHandle.standardInput.readDataToEndOfFile(), file: "(stdin)")
+                    try s.validate(file: "(stdin)")
+                } else {
+                    _ = try Scenario.load(from: f)
+                }
+                print("\(f == "-" ? "(stdin)" : f): OK")
             } catch let e as BenchError {
                 failed = true
                 print(e.message)

@@ -3,7 +3,7 @@ import BenchCore
 
 extension HARScenarioBuilder {
     /// Sorts by start, picks the root (the first document), links, names and validates.
-    mutating func assemble(_ all: [Candidate], alias: [String: String], firstByKey: [String: Int]) throws -> HARImporter.Result {
+    mutating func assemble(_ all: [Candidate], alias: [String: String]) throws -> HARImporter.Result {
         let sorted = all.sorted { ($0.start, $0.index) < ($1.start, $1.index) }
         guard let rootAt = sorted.firstIndex(where: { $0.type == .document }) else {
             throw BenchError.data("\(file): no HTML document among the \(har.log.entries.count) entries (the first document is the page's root)"
@@ -50,11 +50,10 @@ extension HARScenarioBuilder {
         let creator = [har.log.creator?.name, har.log.creator?.version].compactMap { $0 }.joined(separator: " ")
         let title = har.log.pages?.first?.title.map { " '\($0)'" } ?? ""
         let name = options.name ?? "imported"
-        var scenario = Scenario(name: name,
+        let scenario = Scenario(name: name,
                                 description: "Imported from \(URL(fileURLWithPath: file).lastPathComponent)\(title)"
                                     + (creator.isEmpty ? "" : " (\(creator))") + ": \(resources.count) of \(har.log.entries.count) entries",
                                 origins: origins, resources: resources)
-        scenario.schemaVersion = Scenario.currentSchemaVersion
         try scenario.validate(file: file + " (imported)")
         let report = HARImporter.Report(
             creator: creator.isEmpty ? nil : creator, entries: har.log.entries.count, imported: resources.count,

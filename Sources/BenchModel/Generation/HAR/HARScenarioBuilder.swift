@@ -35,62 +35,66 @@ struct HARScenarioBuilder {
     }
 
     mutating func build() throws -> HARImporter.Result {
-        let entries = har.log.entries
-        let page = har.log.pages?.first?.id
         var candidates: [Candidate] = []
-        var alias: [String: String] = [:]          // redirect source or duplicate → the key it stands for
+        var alias: [String: String] = [:]          // redirect source → the key it stands for
         var firstByKey: [String: Int] = [:]
-        var plainHTTP = 0
-        for (i, e) in entries.enumerated() {
-            if let page, let ref = e.pageref, ref != page {
-                skipped.append(Note(entry: i, "belongs to page '\(ref)'; netbench imports the first page, '\(page)'")); continue
-            }
-            let url = e.request.url
-            let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-            if scheme == "data" { skipped.append(Note(entry: i, "data: URL (inline, no request)")); continue }
-            guard scheme == "http" || scheme == "https" else {
-                skipped.append(Note(entry: i, "unsupported URL scheme '\(scheme)' (\(url.prefix(60)))")); continue
-            }
-            guard let start = HARTime.milliseconds(e.startedDateTime) else {
-                throw BenchError.data("\(file): log.entries[\(i)].startedDateTime: '\(e.startedDateTime)' is not an ISO 8601 date-time")
-            }
-            guard let c = URLComponents(string: url), let host = c.host?.lowercased(), let key = Self.key(url) else {
-                skipped.append(Note(entry: i, "URL '\(url.prefix(80))' cannot be parsed")); continue
-            }
-            guard Scenario.isValidHost(host) else { skipped.append(Note(entry: i, "host '\(host)' is not a host name netbench can serve")); continue }
-            if e.response.status == 0 { skipped.append(Note(entry: i, "no response (status 0: blocked, aborted or failed)")); continue }
-            if (300..<400).contains(e.response.status), let target = e.response.redirectTarget, !target.isEmpty {
-                let absolute = URL(string: target, relativeTo: URL(string: url))?.absoluteString ?? target
-                redirects.append(.init(entry: i, status: e.response.status, from: url, to: absolute, targetEntry: nil))
-                if let t = Self.key(absolute), t != key { alias[key] = t }
-                continue
-            }
-            if let j = firstByKey[key] {
-                skipped.append(Note(entry: i, "duplicate of log.entries[\(j)] (same URL \(url.prefix(80))); imported once")); continue
-            }
-            guard let bytes = HARClassification.bytes(of: e) else {
-                skipped.append(Note(entry: i, "no response size (bodySize, content.size and _transferSize all missing or -1)")); continue
-            }
-            firstByKey[key] = i
-            if scheme == "http" { plainHTTP += 1 }
-            if let port = c.port, port != (scheme == "http" ? 80 : 443) {
-                notes.append(Note(entry: i, "port \(port) dropped: netbench serves every origin on one port"))
-            }
-            if e.request.method.uppercased() != "GET" {
-                let body = e.request.bodySize.flatMap { $0 > 0 ? " (its \(Int64($0))-byte request body is not replayed)" : nil } ?? ""
-                notes.append(Note(entry: i, "\(e.request.method.uppercased()) request imported as a GET\(body)"))
-            }
-            let path = (c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath) + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
-            let t = e.timings
-            let total = e.time.flatMap { $0 >= 0 ? $0 : nil } ?? t?.total ?? 0
-            let untilFirstByte = min(total, t?.untilFirstByte ?? max(0, total - (t?.receive ?? 0)))
-            candidates.append(Candidate(index: i, key: key, host: host, path: path, type: HARClassification.type(of: e, path: path),
-                                        bytes: bytes, start: start, firstByte: start + untilFirstByte, end: start + total, entry: e))
+        for (i, e) in har.log.entries.enumerated() {
+            if let c = try admit(i, e, alias: &alias, firstByKey: &firstByKey) { candidates.append(c) }
         }
+        let plainHTTP = candidates.filter { $0.entry.request.url.lowercased().hasPrefix("http:") }.count
         if plainHTTP > 0 {
             notes.append(Note(entry: nil, "\(plainHTTP) entries used http://; netbench replays every origin over TLS"))
         }
-        return try assemble(candidates, alias: alias, firstByKey: firstByKey)
+        return try assemble(candidates, alias: alias)
+    }
+
+    /// Entry `i` as a candidate resource, or nil with the reason recorded (skipped, a redirect,
+    /// a duplicate). Throws only for data the HAR spec requires and the entry lacks.
+    mutating func admit(_ i: Int, _ e: HARArchive.Entry, alias: inout [String: String],
+                        firstByKey: inout [String: Int]) throws -> Candidate? {
+        if let page = har.log.pages?.first?.id, let ref = e.pageref, ref != page {
+            skipped.append(Note(entry: i, "belongs to page '\(ref)'; netbench imports the first page, '\(page)'")); return nil
+        }
+        let url = e.request.url
+        let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+        if scheme == "data" { skipped.append(Note(entry: i, "data: URL (inline, no request)")); return nil }
+        guard scheme == "http" || scheme == "https" else {
+            skipped.append(Note(entry: i, "unsupported URL scheme '\(scheme)' (\(url.prefix(60)))")); return nil
+        }
+        guard let start = HARTime.milliseconds(e.startedDateTime) else {
+            throw BenchError.data("\(file): log.entries[\(i)].startedDateTime: '\(e.startedDateTime)' is not an ISO 8601 date-time")
+        }
+        guard let c = URLComponents(string: url), let host = c.host?.lowercased(), let key = Self.key(url) else {
+            skipped.append(Note(entry: i, "URL '\(url.prefix(80))' cannot be parsed")); return nil
+        }
+        guard Scenario.isValidHost(host) else { skipped.append(Note(entry: i, "host '\(host)' is not a host name netbench can serve")); return nil }
+        if e.response.status == 0 { skipped.append(Note(entry: i, "no response (status 0: blocked, aborted or failed)")); return nil }
+        if (300..<400).contains(e.response.status), let target = e.response.redirectTarget, !target.isEmpty {
+            let absolute = URL(string: target, relativeTo: URL(string: url))?.absoluteString ?? target
+            redirects.append(.init(entry: i, status: e.response.status, from: url, to: absolute, targetEntry: nil))
+            if let t = Self.key(absolute), t != key { alias[key] = t }
+            return nil
+        }
+        if let j = firstByKey[key] {
+            skipped.append(Note(entry: i, "duplicate of log.entries[\(j)] (same URL \(url.prefix(80))); imported once")); return nil
+        }
+        guard let bytes = HARClassification.bytes(of: e) else {
+            skipped.append(Note(entry: i, "no response size (bodySize, content.size and _transferSize all missing or -1)")); return nil
+        }
+        firstByKey[key] = i
+        if let port = c.port, port != (scheme == "http" ? 80 : 443) {
+            notes.append(Note(entry: i, "port \(port) dropped: netbench serves every origin on one port"))
+        }
+        if e.request.method.uppercased() != "GET" {
+            let body = e.request.bodySize.flatMap { $0 > 0 ? " (its \(Int64($0))-byte request body is not replayed)" : nil } ?? ""
+            notes.append(Note(entry: i, "\(e.request.method.uppercased()) request imported as a GET\(body)"))
+        }
+        let path = (c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath) + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
+        let t = e.timings
+        let total = e.time.flatMap { $0 >= 0 ? $0 : nil } ?? t?.total ?? 0
+        let untilFirstByte = min(total, t?.untilFirstByte ?? max(0, total - (t?.receive ?? 0)))
+        return Candidate(index: i, key: key, host: host, path: path, type: HARClassification.type(of: e, path: path),
+                         bytes: bytes, start: start, firstByte: start + untilFirstByte, end: start + total, entry: e)
     }
 
     /// Follows redirect and duplicate aliases to the key that was imported.
