@@ -135,7 +135,12 @@ public final class PageLoader {
         states[id]!.connectionWasNew = fresh
         let r = states[id]!.resource
         let host = scenario.origin(id: r.origin)?.host ?? r.origin
-        connections[index].conn.send(ClientRequest(authority: host, path: r.path)) { [weak self] event in
+        var request = ClientRequest(authority: host, path: r.path)
+        if let bulk = scenario.bulk, bulk.direction == .upload, r.path == Scenario.bulkPath {
+            request.method = "POST"
+            request.bodyLength = bulk.bytes
+        }
+        connections[index].conn.send(request) { [weak self] event in
             self?.handle(event, for: id)
         }
     }

@@ -34,6 +34,13 @@ public struct ReplayCatalog: Sendable {
     /// The replay server's answer to a request: the resource's exact size after its think time;
     /// a satisfiable `Range: bytes=N-` gets 206 with the rest; unknown paths 404; other methods 405.
     public func respond(to request: ServerRequest) -> ServerResponse {
+        if request.method == "POST", request.path == Scenario.bulkPath, let bulk = scenario.bulk, bulk.direction == .upload {
+            // An upload is answered once its whole body arrived; a short body is the client's fault.
+            guard request.bodyBytes == bulk.bytes else {
+                return ServerResponse(status: 400, headers: [("content-type", "text/plain")], bodyLength: 0)
+            }
+            return ServerResponse(status: 200, headers: [("content-type", "text/plain")], bodyLength: 0)
+        }
         guard request.method == "GET" || request.method == "HEAD" else {
             return ServerResponse(status: 405, headers: [("allow", "GET, HEAD"), ("content-type", "text/plain")], bodyLength: 0)
         }

@@ -107,8 +107,14 @@ final class NetworkBlock {
         record.metrics.idealPltMs = idealPlt
         record.metrics.idealTtfbMs = ideal.ttfbMs(scenario)
         record.metrics.rttMs = rttMs
-        if let bulk = scenario.bulk, let plt = record.metrics.pltMs, let ttfb = record.metrics.ttfbMs, plt > ttfb {
-            record.metrics.goodputMbps = Double(bulk.bytes) * 8 / ((plt - ttfb) / 1000) / 1e6
+        if let bulk = scenario.bulk, record.status == .ok, let req = record.requests.first {
+            // Download: body bytes over first → last byte. Upload: body bytes over request sent →
+            // the server's answer, which leaves only once the last body byte arrived.
+            let window = bulk.direction == .download
+                ? (req.lastByte ?? 0) - (req.firstByte ?? 0)
+                : (req.firstByte ?? 0) - (req.requestSent ?? 0)
+            if window > 0 { record.metrics.goodputMbps = Double(bulk.bytes) * 8 / (window / 1000) / 1e6 }
+            if bulk.direction == .upload { record.metrics.bytes = bulk.bytes }
         }
         return record
     }

@@ -5,11 +5,14 @@ public enum HTTPKind: String, Sendable { case http1 = "http/1.1", http2 = "h2", 
 
 /// One request the page loader sends.
 public struct ClientRequest: Sendable {
+    public var method: String
     public var authority: String
     public var path: String
     public var headers: [(String, String)]
-    public init(authority: String, path: String, headers: [(String, String)] = []) {
-        self.authority = authority; self.path = path; self.headers = headers
+    /// A generated (filler) request body of this length, for uploads; 0 for none.
+    public var bodyLength: Int64
+    public init(method: String = "GET", authority: String, path: String, headers: [(String, String)] = [], bodyLength: Int64 = 0) {
+        self.method = method; self.authority = authority; self.path = path; self.headers = headers; self.bodyLength = bodyLength
     }
 }
 

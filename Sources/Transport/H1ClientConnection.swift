@@ -10,6 +10,7 @@ final class H1ClientConnection: ClientConnection {
     private var parser = HTTP1ResponseParser()
     private var current: (ClientRequest, (ClientEvent) -> Void)?
     private var inFlight = false
+    private var bodyRemaining: Int64 = 0
     private var closed = false
     var onStateChange: (() -> Void)?
 
@@ -24,6 +25,7 @@ final class H1ClientConnection: ClientConnection {
         stream.onHandshake = { [weak self] t in self?.handshakeDone(t) }
         stream.onPlaintext = { [weak self] bytes, t in self?.received(bytes, t) }
         stream.onClose = { [weak self] reason in self?.closedBy(reason) }
+        stream.onWritable = { [weak self] in self?.sendBody() }
     }
 
     var isUsable: Bool { !closed }
@@ -52,10 +54,24 @@ final class H1ClientConnection: ClientConnection {
     private func transmit() {
         guard let (req, events) = current, !inFlight else { return }
         inFlight = true
-        parser.expectResponse(toMethod: "GET")
-        let head = HTTP1Serializer.requestHead(target: req.path, host: req.authority, headers: HTTPHeaders(req.headers))
+        parser.expectResponse(toMethod: req.method)
+        var headers = HTTPHeaders(req.headers)
+        if req.bodyLength > 0 { headers.add(name: "Content-Length", value: String(req.bodyLength)) }
+        let head = HTTP1Serializer.requestHead(method: req.method, target: req.path, host: req.authority, headers: headers)
         stream.write(head)
         events(.sent(Instant.now()))
+        bodyRemaining = req.bodyLength
+        sendBody()
+    }
+
+    /// Streams the request body as filler while the socket keeps up.
+    private func sendBody() {
+        while bodyRemaining > 0 && stream.phase == .open && stream.backlog < 256 * 1024 {
+            let n = Int(min(bodyRemaining, Int64(Filler.chunk.count)))
+            let sent = Filler.chunk.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            if sent <= 0 { return }
+            bodyRemaining -= Int64(sent)
+        }
     }
 
     private func received(_ bytes: UnsafeRawBufferPointer, _ t: Instant) {

@@ -11,6 +11,7 @@ final class H1ServerSession: ServerSession {
     private var parser = HTTP1RequestParser()
     private var queue: [Pending] = []
     private var stopParsing = false
+    private var current: (head: HTTPRequestHead, bodyBytes: Int64)?
 
     private final class Pending {
         var response: ServerResponse
@@ -42,9 +43,17 @@ final class H1ServerSession: ServerSession {
         for event in parser.feed(bytes) {
             switch event {
             case .request(let head):
+                current = (head, 0)
+            case .body(let n):
+                current?.bodyBytes += Int64(n)
+            case .end:
+                // Answered once the whole request (an upload's body too) has arrived.
+                guard let (head, bodyBytes) = current else { break }
+                current = nil
                 counters { $0.requests += 1 }
                 let req = ServerRequest(method: head.method, path: head.target, authority: hostOnly(head.host ?? ""),
-                                        headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "http/1.1")
+                                        headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "http/1.1",
+                                        bodyBytes: bodyBytes)
                 let p = Pending(response: handler(req), keepAlive: head.keepAlive)
                 queue.append(p)
                 if !p.ready {
@@ -57,8 +66,6 @@ final class H1ServerSession: ServerSession {
                 queue.append(Pending(response: ServerResponse(status: status, headers: [("content-type", "text/plain")],
                                                               bodyLength: 0, closeConnection: true), keepAlive: false))
                 stopParsing = true
-            case .body, .end:
-                break
             }
             if stopParsing { break }
         }

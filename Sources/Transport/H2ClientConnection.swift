@@ -67,7 +67,8 @@ final class H2ClientConnection: ClientConnection {
         queued.removeAll()
         for (req, events) in batch {
             do {
-                let id = try h2.submitRequest(authority: req.authority, path: req.path, headers: HTTPHeaders(req.headers))
+                let id = try h2.submitRequest(method: req.method, authority: req.authority, path: req.path,
+                                              headers: HTTPHeaders(req.headers), bodyLength: req.bodyLength)
                 active[id] = events
             } catch {
                 events(.failed("HTTP/2 submit: \(error)", Instant.now()))

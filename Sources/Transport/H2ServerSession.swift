@@ -10,6 +10,8 @@ final class H2ServerSession: ServerSession {
     private let counters: CounterUpdate
     private let h2: HTTP2Connection
     private var outbound: UnsafeMutableRawBufferPointer
+    /// Requests whose body is still arriving: answered at the end of their stream.
+    private var receiving: [Int32: (head: HTTPRequestHead, bodyBytes: Int64)] = [:]
 
     init(stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate) throws {
         self.stream = stream
@@ -36,10 +38,26 @@ final class H2ServerSession: ServerSession {
             return
         }
         for event in events {
-            guard case .request(let id, let head, _) = event else { continue }
+            switch event {
+            case .request(let id, let head, let endStream):
+                if endStream { answer(id, head, bodyBytes: 0) } else { receiving[id] = (head, 0) }
+            case .data(let id, let count, let endStream):
+                receiving[id]?.bodyBytes += Int64(count)
+                if endStream, let (head, bytes) = receiving.removeValue(forKey: id) { answer(id, head, bodyBytes: bytes) }
+            case .streamClosed(let id, _):
+                receiving[id] = nil
+            default:
+                break
+            }
+        }
+        pump()
+    }
+
+    private func answer(_ id: Int32, _ head: HTTPRequestHead, bodyBytes: Int64) {
+        do {
             counters { $0.requests += 1 }
             let req = ServerRequest(method: head.method, path: head.target, authority: hostOnly(head.authority ?? head.host ?? ""),
-                                    headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "h2")
+                                    headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "h2", bodyBytes: bodyBytes)
             let response = handler(req)
             let submit = { [weak self] in
                 guard let self else { return }
@@ -50,7 +68,6 @@ final class H2ServerSession: ServerSession {
             }
             if response.delay > 0 { loop.schedule(after: response.delay, submit) } else { submit() }
         }
-        pump()
     }
 
     /// Moves frames from nghttp2 to TLS while the socket keeps up.

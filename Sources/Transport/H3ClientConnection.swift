@@ -54,6 +54,10 @@ final class H3ClientConnection: ClientConnection {
     var freeSlots: Int { closed ? 0 : 1000 }
 
     func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
+        guard request.bodyLength == 0 else {
+            events(.failed("request bodies (uploads) are not supported over HTTP/3 in this version", Instant.now()))
+            return
+        }
         do {
             let id = try client.submitRequest(authority: request.authority, path: request.path, headers: request.headers)
             streams[id] = events

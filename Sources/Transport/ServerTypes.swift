@@ -9,10 +9,12 @@ public struct ServerRequest: Sendable {
     public var headers: [(String, String)]
     /// "http/1.1", "h2" or "h3".
     public var httpProtocol: String
+    /// Request body bytes received (uploads), counted, never kept.
+    public var bodyBytes: Int64
 
-    public init(method: String, path: String, authority: String, headers: [(String, String)], httpProtocol: String) {
+    public init(method: String, path: String, authority: String, headers: [(String, String)], httpProtocol: String, bodyBytes: Int64 = 0) {
         self.method = method; self.path = path; self.authority = authority; self.headers = headers
-        self.httpProtocol = httpProtocol
+        self.httpProtocol = httpProtocol; self.bodyBytes = bodyBytes
     }
 
     public func header(_ name: String) -> String? {
