@@ -24,6 +24,8 @@ public struct RunRequest: Sendable {
     public var tlsVersion: TLSVersion?
     public var qlogDirectory: String?
     public var quicCongestionControl: QUICCongestionControl = .cubic
+    /// Where profiles named by a profile's `paths` are looked up.
+    public var library: Library = Library.locate()
 
     public init(suiteName: String, scenarios: [(path: String, scenario: Scenario)], profiles: [Profile], transports: [TransportKind],
                 runs: Int, warmupRuns: Int = 0, seed: UInt64 = 1, baselineTransport: TransportKind? = nil, outputDirectory: String) {
@@ -84,7 +86,7 @@ public final class BenchmarkRunner: @unchecked Sendable {
                                            quic: QUICConfiguration().with {
                                                $0.qlogDirectory = r.qlogDirectory
                                                $0.congestionControl = r.quicCongestionControl
-                                           }, seed: r.seed &+ UInt64(pi))
+                                           }, seed: r.seed &+ UInt64(pi), library: r.library)
             defer { network.close() }
             for item in items {
                 if isCancelled { break }
