@@ -79,15 +79,6 @@ public final class HTTP3Client {
             ? "ngtcp2_conn_initiate_immediate_migration" : "ngtcp2_conn_initiate_migration") }
     }
 
-    /// Simulates a NAT rebinding: the local address changes under the same connection ID, and
-    /// the server notices the new path and validates it.
-    public func rebind(to newLocal: Endpoint) {
-        guard connection.isOpen, let current = ngtcp2_conn_get_path(connection.conn),
-              let remote = Endpoint(current.pointee.remote) else { return }
-        let path = migrationPath.set(local: newLocal, remote: remote)
-        ngtcp2_conn_set_local_addr(connection.conn, &path.pointee.local)
-    }
-
     /// Sends CONNECTION_CLOSE (H3_NO_ERROR) and ends the connection.
     public func close(now: Instant, emit: (UnsafeRawBufferPointer, _ remote: Endpoint, _ local: Endpoint) -> Void) {
         connection.close(now: now, emit: emit)
