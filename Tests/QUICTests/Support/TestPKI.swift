@@ -22,7 +22,7 @@ struct TestPKI: Sendable {
     }()
 
     static func make() throws -> TestPKI {
-        let dir = NSTemporaryDirectory() + "netbench-quic-pki-\(getpid())"
+        let dir = NSTemporaryDirectory() + "netbench-quic-pki-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let ext = dir + "/san.ext"
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
