@@ -53,7 +53,7 @@ public final class HTTP3Client {
 
     /// When `handleExpiry` is due (loss detection, ACK delay, pacing, idle timeout); `nil`
     /// once the connection is closed.
-    public var expiry: Instant? { connection.isClosed ? nil : connection.expiry }
+    public var expiry: Instant? { connection.expiry }
 
     /// Runs ngtcp2's timers. An idle timeout ends the connection with `.closed(.idleTimeout)`.
     @discardableResult
@@ -83,7 +83,6 @@ public final class HTTP3Client {
     public func close(now: Instant, emit: (UnsafeRawBufferPointer, _ remote: Endpoint, _ local: Endpoint) -> Void) {
         connection.close(now: now, emit: emit)
         _ = connection.takeEvents()
-        // A client that closed has nothing to wait for: skip the closing period.
         connection.state = .closed
     }
 
@@ -96,7 +95,9 @@ public final class HTTP3Client {
     public var earlyDataAccepted: Bool { connection.earlyDataAccepted }
     /// Available after the server's NewSessionTicket (`.resumptionStateAvailable`).
     public var resumptionState: QUICResumptionState? { connection.resumption }
-    public var isClosed: Bool { !connection.isOpen }
+    /// True once the connection is over and, after a local error, its CONNECTION_CLOSE has
+    /// been handed to `emit` (so keep calling `write` after a `.closed` event until then).
+    public var isClosed: Bool { connection.isClosed }
     public var statistics: QUICStatistics { connection.currentStatistics() }
 
     /// The path the connection uses now.

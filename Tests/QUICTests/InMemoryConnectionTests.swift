@@ -97,6 +97,16 @@ final class InMemoryConnectionTests: XCTestCase {
         }
         XCTAssertFalse(message.isEmpty)
         XCTAssertFalse(probe.handshakeDone)
+        // The client tells the server why (CONNECTION_CLOSE with a TLS alert: 0x100 + alert).
+        XCTAssertTrue(net.run(for: .seconds(2)) {
+            net.serverEvents.contains { if case .connectionClosed = $0 { return true } else { return false } }
+        })
+        guard case .connectionClosed(_, .closedByPeer(let reason)?)? = net.serverEvents.last else {
+            return XCTFail("\(net.serverEvents)")
+        }
+        XCTAssertFalse(reason.isApplicationError)
+        XCTAssertEqual(reason.code & 0xFF00, 0x100)
+        XCTAssertTrue(probe.client.isClosed)
     }
 
     func testUntrustedRootFailsCertificateVerification() throws {

@@ -91,8 +91,6 @@ final class QUICConnection {
     var filler = UnsafeRawBufferPointer(start: nil, count: 0)
     var onNewConnectionID: ((ConnectionIDKey) -> Void)?
     var onRetireConnectionID: ((ConnectionIDKey) -> Void)?
-    var reportedPath: (local: Endpoint, remote: Endpoint)?
-    var pathChanges: [(local: Endpoint, remote: Endpoint)] = []
 
     private init(isServer: Bool, config: QUICConfiguration, now: Instant, staticSecret: [UInt8]) throws {
         self.isServer = isServer
@@ -186,7 +184,6 @@ final class QUICConnection {
                                                  &settings, &params, c.userData)
         guard rv == 0, let raw else { throw transportError(rv, "ngtcp2_conn_server_new") }
         c.conn = raw
-        c.reportedPath = (local, remote)
         try c.setUpServerTLS(tls)
         ngtcp2_conn_set_tls_native_handle(raw, UnsafeMutableRawPointer(c.session))
         return c
@@ -342,9 +339,13 @@ final class QUICConnection {
     /// The PTO-based period a closing or draining endpoint waits (RFC 9000 §10.2: 3 × PTO).
     private var closeWait: Nanoseconds { Nanoseconds(ngtcp2_conn_get_pto(conn)) * 3 }
 
+    /// Only a server lingers in the closing and draining periods: it must not mistake the
+    /// peer's late packets for new connections. A client has nothing to protect and stops.
+    private var lingers: Bool { isServer }
+
     private func enterDraining(_ error: QUICError) {
         events.append(.closed(error))
-        state = .draining(until: now + closeWait)
+        state = lingers ? .draining(until: now + closeWait) : .closed
     }
 
     /// Ends the connection without sending anything (idle timeout, dropped state).
@@ -365,7 +366,7 @@ final class QUICConnection {
             closePacketDue = true
         }
         events.append(.closed(error))
-        state = .closing(until: now + closeWait)
+        state = closePacket == nil && !lingers ? .closed : .closing(until: now + closeWait)
     }
 
     /// The error to report after `NGTCP2_ERR_CRYPTO`: a certificate verdict when verification
