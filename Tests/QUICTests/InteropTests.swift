@@ -79,7 +79,31 @@ final class InteropTests: XCTestCase {
         try download(driver, authority: "localhost:\(port)",
                      paths: ["/1": 1, "/1000": 1000, "/100000": 100_000, "/1000000": 1_000_000, "/5000000": 5_000_000])
         XCTAssertTrue(driver.probe.handshakeDone)
+        XCTAssertTrue(driver.run(timeout: .seconds(5)) { driver.probe.client.resumptionState != nil },
+                      "aioquic sent no session ticket")
+        let state = try XCTUnwrap(driver.probe.client.resumptionState)
         driver.probe.client.close(now: Instant.now()) { p, remote, local in driver.sockets[local]?.send(p, to: remote) }
+
+        // Resume with 0-RTT against aioquic's ticket store.
+        let second = try newClient(port: port, socket: try LoopbackSocket(), resumption: state)
+        try download(second, authority: "localhost:\(port)", paths: ["/2000": 2000])
+        XCTAssertTrue(second.probe.client.earlyDataAttempted)
+        XCTAssertTrue(second.probe.client.earlyDataAccepted, "aioquic should accept 0-RTT")
+    }
+
+    func testDownloadFromAioquicServerThatSendsRetry() throws {
+        let (python, examples) = try aioquicServer()
+        let pki = TestPKI.shared
+        let port = try LoopbackSocket.freePort()
+        let server = try PeerProcess(executable: python,
+                                     arguments: ["http3_server.py", "--certificate", pki.certFile,
+                                                 "--private-key", pki.keyFile, "--host", "127.0.0.1",
+                                                 "--port", String(port), "--retry"],
+                                     directory: examples, log: pki.directory + "/aioquic-retry-\(port).log")
+        defer { server.stop() }
+        XCTAssertTrue(server.waitForUDP(port: port), "aioquic server did not start: \(server.output)")
+        let driver = try newClient(port: port, socket: try LoopbackSocket())
+        try download(driver, authority: "localhost:\(port)", paths: ["/300000": 300_000])
     }
 
     func testDownloadFromNgtcp2ServerWithZeroRTTAndMigration() throws {
@@ -119,5 +143,57 @@ final class InteropTests: XCTestCase {
         try download(second, authority: "localhost:\(port)", paths: ["/3000": 3000])
         XCTAssertTrue(second.probe.client.earlyDataAttempted)
         XCTAssertTrue(second.probe.client.earlyDataAccepted, "gtlsserver should accept 0-RTT")
+    }
+
+    private func fileSize(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+    }
+
+    func testAioquicClientDownloadsFromHTTP3Server() throws {
+        let (python, examples) = try aioquicServer()
+        let pki = TestPKI.shared
+        let socket = try LoopbackSocket()
+        let driver = LoopbackServerDriver(server: try HTTP3Server(config: QUICConfiguration(), credentials: [pki.credentials],
+                                                                  now: Instant.now()), socket: socket)
+        let out = pki.directory + "/aioquic-out-\(socket.local.port)"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let sizes = [1, 4096, 1_000_000, 3_000_000]
+        let urls = sizes.map { "https://localhost:\(socket.local.port)/bytes/\($0)" }
+        let client = try PeerProcess(executable: python,
+                                     arguments: ["http3_client.py", "--ca-certs", pki.caFile, "--output-dir", out] + urls,
+                                     directory: examples, log: out + ".log")
+        defer { client.stop() }
+        driver.run(timeout: .seconds(60)) { client.process.isRunning }
+        XCTAssertFalse(client.process.isRunning, "aioquic client did not finish: \(client.output)")
+        XCTAssertEqual(client.process.terminationStatus, 0, client.output)
+        for size in sizes {
+            XCTAssertEqual(fileSize(out + "/\(size)"), size, "/bytes/\(size): \(client.output.suffix(2000))")
+        }
+        XCTAssertTrue(driver.events.contains { if case .handshakeCompleted = $0 { return true } else { return false } })
+    }
+
+    func testNgtcp2ClientDownloadsFromHTTP3Server() throws {
+        let gtlsclient = ["/usr/bin/gtlsclient", "/usr/sbin/gtlsclient"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let gtlsclient else { throw XCTSkip("ngtcp2 interop skipped: gtlsclient (Debian ngtcp2-client) is not installed") }
+        let pki = TestPKI.shared
+        let socket = try LoopbackSocket()
+        let driver = LoopbackServerDriver(server: try HTTP3Server(config: QUICConfiguration(), credentials: [pki.credentials],
+                                                                  now: Instant.now()), socket: socket)
+        let out = pki.directory + "/gtlsclient-out-\(socket.local.port)"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let sizes = [7, 65_536, 2_000_000]
+        let urls = sizes.map { "https://localhost:\(socket.local.port)/bytes/\($0)" }
+        // gtlsclient trusts the system store only, so it does not verify our test CA; its job
+        // here is to speak HTTP/3 to the server.
+        let client = try PeerProcess(executable: gtlsclient,
+                                     arguments: ["-q", "--exit-on-all-streams-close", "--download", out,
+                                                 "127.0.0.1", String(socket.local.port)] + urls,
+                                     log: out + ".log")
+        defer { client.stop() }
+        driver.run(timeout: .seconds(60)) { client.process.isRunning }
+        XCTAssertFalse(client.process.isRunning, "gtlsclient did not finish: \(client.output)")
+        for size in sizes {
+            XCTAssertEqual(fileSize(out + "/\(size)"), size, "/bytes/\(size): \(client.output.suffix(2000))")
+        }
     }
 }

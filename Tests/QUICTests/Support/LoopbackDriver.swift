@@ -148,3 +148,50 @@ final class PeerProcess {
 
     var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 }
+
+/// Drives an `HTTP3Server` on one loopback socket, answering `/bytes/N` with N bytes, while
+/// `keepRunning` holds (e.g. while a peer client process runs).
+final class LoopbackServerDriver {
+    let server: HTTP3Server
+    let socket: LoopbackSocket
+    var events: [HTTP3ServerEvent] = []
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+
+    init(server: HTTP3Server, socket: LoopbackSocket) {
+        self.server = server
+        self.socket = socket
+    }
+
+    deinit { buffer.deallocate() }
+
+    private func handle(_ new: [HTTP3ServerEvent]) {
+        for e in new {
+            events.append(e)
+            if case .request(let conn, let stream, _, _, let path, _) = e {
+                let size = Int64(path.split(separator: "/").last.flatMap { Int($0) } ?? 0)
+                try? server.submitResponse(connection: conn, stream: stream, status: 200, bodyLength: size)
+            }
+        }
+    }
+
+    private func write() {
+        handle(server.write(now: Instant.now()) { payload, remote, _ in self.socket.send(payload, to: remote) })
+    }
+
+    func run(timeout: Nanoseconds, while keepRunning: () -> Bool) {
+        let deadline = Instant.now() + timeout
+        while keepRunning() && Instant.now() < deadline {
+            let now = Instant.now()
+            var wait: Nanoseconds = .milliseconds(20)
+            if let expiry = server.expiry { wait = min(wait, max(0, expiry.since(now))) }
+            var fds = [pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, Int32((wait + 999_999) / 1_000_000))
+            while let (n, from) = socket.receive(into: buffer) {
+                handle(server.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<n]),
+                                      local: socket.local, remote: from, now: Instant.now()))
+            }
+            if let expiry = server.expiry, expiry <= Instant.now() { handle(server.handleExpiry(now: Instant.now())) }
+            write()
+        }
+    }
+}
