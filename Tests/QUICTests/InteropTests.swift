@@ -184,16 +184,38 @@ final class InteropTests: XCTestCase {
         let sizes = [7, 65_536, 2_000_000]
         let urls = sizes.map { "https://localhost:\(socket.local.port)/bytes/\($0)" }
         // gtlsclient trusts the system store only, so it does not verify our test CA; its job
-        // here is to speak HTTP/3 to the server.
-        let client = try PeerProcess(executable: gtlsclient,
-                                     arguments: ["-q", "--exit-on-all-streams-close", "--download", out,
-                                                 "127.0.0.1", String(socket.local.port)] + urls,
-                                     log: out + ".log")
-        defer { client.stop() }
-        driver.run(timeout: .seconds(60)) { client.process.isRunning }
-        XCTAssertFalse(client.process.isRunning, "gtlsclient did not finish: \(client.output)")
-        for size in sizes {
-            XCTAssertEqual(fileSize(out + "/\(size)"), size, "/bytes/\(size): \(client.output.suffix(2000))")
+        // here is to speak HTTP/3 to the server. The second run resumes with 0-RTT.
+        let session = out + "/session.pem", params = out + "/tp.txt"
+        for run in 0..<2 {
+            let dir = out + "/run\(run)"
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let client = try PeerProcess(executable: gtlsclient,
+                                         arguments: ["-q", "--exit-on-all-streams-close", "--download", dir,
+                                                     "--session-file", session, "--tp-file", params,
+                                                     "127.0.0.1", String(socket.local.port)] + urls,
+                                         log: dir + ".log")
+            defer { client.stop() }
+            driver.run(timeout: .seconds(60)) { client.process.isRunning }
+            XCTAssertFalse(client.process.isRunning, "gtlsclient did not finish: \(client.output)")
+            for size in sizes {
+                XCTAssertEqual(fileSize(dir + "/\(size)"), size, "/bytes/\(size): \(client.output.suffix(2000))")
+            }
+        }
+        // On the resumed connection the server had the requests before its handshake completed.
+        let connections = driver.events.compactMap { e -> HTTP3ConnectionHandle? in
+            if case .connectionOpened(let c, _) = e { return c } else { return nil }
+        }
+        XCTAssertEqual(connections.count, 2)
+        if let resumed = connections.last {
+            let firstRequest = driver.events.firstIndex {
+                if case .request(let c, _, _, _, _, _) = $0 { return c == resumed } else { return false }
+            }
+            let handshake = driver.events.firstIndex {
+                if case .handshakeCompleted(let c) = $0 { return c == resumed } else { return false }
+            }
+            XCTAssertNotNil(firstRequest)
+            XCTAssertNotNil(handshake)
+            if let r = firstRequest, let h = handshake { XCTAssertLessThan(r, h, "requests should arrive as 0-RTT") }
         }
     }
 }

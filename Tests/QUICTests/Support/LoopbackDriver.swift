@@ -184,6 +184,13 @@ final class LoopbackServerDriver {
             let now = Instant.now()
             var wait: Nanoseconds = .milliseconds(20)
             if let expiry = server.expiry { wait = min(wait, max(0, expiry.since(now))) }
+            step(wait: wait)
+        }
+    }
+
+    /// Waits up to `wait` for datagrams, then receives, runs due timers and writes.
+    func step(wait: Nanoseconds) {
+        do {
             var fds = [pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 1, Int32((wait + 999_999) / 1_000_000))
             while let (n, from) = socket.receive(into: buffer) {
