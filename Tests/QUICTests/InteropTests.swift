@@ -10,8 +10,10 @@ final class InteropTests: XCTestCase {
             .deletingLastPathComponent().path
     }
 
-    /// aioquic's demo server script, from the venv the bootstrap installs (`NETBENCH_AIOQUIC_VENV`,
-    /// default `<package root>/.build-venv`) with the sdist's `examples/` unpacked inside it.
+    /// aioquic's demo scripts, from the venv the bootstrap installs (`NETBENCH_AIOQUIC_VENV`,
+    /// default `<package root>/.build-venv`) with the sdist's `examples/` copied to
+    /// `aioquic-examples/` inside it (or `NETBENCH_AIOQUIC_EXAMPLES`). The scripts also import
+    /// wsproto, and the demo app starlette and jinja2.
     private func aioquicServer() throws -> (python: String, examples: String) {
         let env = ProcessInfo.processInfo.environment
         let venv = env["NETBENCH_AIOQUIC_VENV"] ?? packageRoot + "/.build-venv"
@@ -19,7 +21,7 @@ final class InteropTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw XCTSkip("aioquic interop skipped: no Python venv at \(venv) (set NETBENCH_AIOQUIC_VENV or run the bootstrap)")
         }
-        var candidates = [env["NETBENCH_AIOQUIC_EXAMPLES"], venv + "/examples"].compactMap { $0 }
+        var candidates = [env["NETBENCH_AIOQUIC_EXAMPLES"], venv + "/aioquic-examples", venv + "/examples"].compactMap { $0 }
         if let sources = try? FileManager.default.contentsOfDirectory(atPath: venv + "/src") {
             candidates += sources.filter { $0.hasPrefix("aioquic") }.sorted().reversed().map { venv + "/src/\($0)/examples" }
         }

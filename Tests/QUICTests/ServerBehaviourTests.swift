@@ -79,4 +79,22 @@ final class ServerBehaviourTests: XCTestCase {
         }
         XCTAssertEqual(Set(opened), [clientAddress, bAddress])
     }
+
+    func testServerPicksCertificateBySNI() throws {
+        let other = try TestPKI.make(name: "other.test")
+        let server = try HTTP3Server(config: QUICConfiguration(),
+                                     credentials: [TestPKI.shared.credentials, other.credentials],
+                                     now: Instant(nanoseconds: 1_000_000_000))
+        let net = VirtualNetwork(server: server, at: serverAddress)
+        let a = net.add(try makeClient(now: net.now), at: clientAddress)
+        let bAddress = Endpoint(address: 0x0A00_0104, port: 50_004)
+        let b = net.add(try HTTP3Client(config: QUICConfiguration(), trustedRootsPEM: other.caPEM,
+                                        serverName: "other.test", local: bAddress, remote: serverAddress,
+                                        now: net.now), at: bAddress)
+        XCTAssertTrue(net.run(for: .seconds(5)) {
+            (a.handshakeDone || a.closedWith != nil) && (b.handshakeDone || b.closedWith != nil)
+        })
+        XCTAssertNil(a.closedWith, "localhost gets the first certificate")
+        XCTAssertNil(b.closedWith, "other.test gets its own certificate")
+    }
 }

@@ -21,11 +21,12 @@ struct TestPKI: Sendable {
         do { return try make() } catch { fatalError("cannot create test certificates: \(error)") }
     }()
 
-    static func make() throws -> TestPKI {
+    /// A new CA and a server certificate for `name` (plus 127.0.0.1).
+    static func make(name: String = "localhost") throws -> TestPKI {
         let dir = NSTemporaryDirectory() + "netbench-quic-pki-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let ext = dir + "/san.ext"
-        try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
+        try "subjectAltName=DNS:\(name),IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
             .write(toFile: ext, atomically: true, encoding: .utf8)
         try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
                                      "-nodes", "-keyout", dir + "/ca.key", "-out", dir + "/ca.pem", "-days", "3",
@@ -34,7 +35,7 @@ struct TestPKI: Sendable {
                                      "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
         try run("/usr/bin/openssl", ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
                                      "-nodes", "-keyout", dir + "/server.key", "-out", dir + "/server.csr",
-                                     "-subj", "/CN=localhost"])
+                                     "-subj", "/CN=\(name)"])
         try run("/usr/bin/openssl", ["x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem",
                                      "-CAkey", dir + "/ca.key", "-CAcreateserial", "-out", dir + "/server.pem",
                                      "-days", "3", "-extfile", ext])
