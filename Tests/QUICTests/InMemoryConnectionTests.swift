@@ -161,6 +161,30 @@ final class InMemoryConnectionTests: XCTestCase {
         XCTAssertLessThan(elapsed, .milliseconds(35))
     }
 
+    func testRejectedZeroRTTIsRetriedInOneRTT() throws {
+        let first = try newNetwork()
+        let old = first.add(try makeClient(now: first.now), at: clientAddress)
+        XCTAssertTrue(first.run(for: .seconds(5)) { old.client.resumptionState != nil })
+        let state = try XCTUnwrap(old.client.resumptionState)
+
+        // A restarted server has a new ticket key: it cannot resume, so it ignores the 0-RTT.
+        let net = try newNetwork()
+        let probe = net.add(try makeClient(resumption: state, now: net.now), at: clientAddress)
+        let streams = try (0..<5).map { try probe.client.submitRequest(authority: "localhost", path: "/bytes/\($0 * 1000)") }
+        XCTAssertEqual(streams, [0, 4, 8, 12, 16])
+        XCTAssertTrue(net.run(for: .seconds(5)) { probe.finished.count == 5 || probe.closedWith != nil })
+        XCTAssertNil(probe.closedWith)
+        XCTAssertTrue(probe.client.earlyDataAttempted)
+        XCTAssertFalse(probe.client.earlyDataAccepted)
+        for (i, s) in streams.enumerated() {
+            XCTAssertTrue(probe.finished.contains(s))
+            XCTAssertEqual(probe.bytes[s] ?? 0, i * 1000)
+        }
+        let more = try probe.client.submitRequest(authority: "localhost", path: "/bytes/10")
+        XCTAssertEqual(more, 20)
+        XCTAssertTrue(net.run(for: .seconds(5)) { probe.finished.contains(more) })
+    }
+
     func testMigrationMidTransferCompletesOnNewPath() throws {
         try migrate(mode: .validateFirst)
     }
