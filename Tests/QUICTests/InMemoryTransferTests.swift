@@ -66,8 +66,17 @@ final class InMemoryTransferTests: XCTestCase {
             XCTAssertTrue(probe.finished.contains(stream))
             XCTAssertEqual(probe.headers[stream]?.first { $0.0 == "content-length" }?.1, String(size))
         }
+        let handle = net.serverEvents.compactMap { e -> HTTP3ConnectionHandle? in
+            if case .connectionOpened(let c, _) = e { return c } else { return nil }
+        }.first
+        let serverStats = try XCTUnwrap(net.server.statistics(for: XCTUnwrap(handle)))
+        XCTAssertGreaterThan(serverStats.bytesSent, 35_000_000)
+        XCTAssertGreaterThan(serverStats.congestionWindow, 0)
         if lossRate > 0 {
             XCTAssertGreaterThan(net.dropped, 100, "the loss process should have dropped datagrams")
+            XCTAssertGreaterThan(serverStats.streamFramesLost, 0, "the server should have seen losses")
+        } else {
+            XCTAssertEqual(serverStats.streamFramesLost, 0)
         }
     }
 }

@@ -213,9 +213,12 @@ final class QUICConnection {
             let path = "\(dir)/\(isServer ? "server" : "client")-\(name).sqlog"
             if let f = fopen(path, "w") {
                 qlog = f
+                // Also called from ngtcp2_conn_del (the final, empty write) while this object is
+                // in deinit: borrow it without retaining.
                 s.qlog.write = { userData, _, data, length in
-                    let c = QUICConnection.from(userData)
-                    if let f = c.qlog, let data { fwrite(data, 1, length, f) }
+                    Unmanaged<QUICConnection>.fromOpaque(userData!)._withUnsafeGuaranteedRef { c in
+                        if let f = c.qlog, let data, length > 0 { fwrite(data, 1, length, f) }
+                    }
                 }
                 if let odcid { s.qlog.odcid = odcid }
             }
