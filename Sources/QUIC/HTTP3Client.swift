@@ -6,7 +6,9 @@ internal import CNgtcp2
 /// when `expiry` passes. Every driving call returns the events it caused, in order.
 ///
 /// Typical loop: after `init`, call `write`; on a datagram call `receive` then `write`; when
-/// the timer fires call `handleExpiry` then `write`; re-arm the timer from `expiry`.
+/// the timer fires call `handleExpiry` then `write`; re-arm the timer from `expiry`. After a
+/// `.closed` event keep calling `write` until `isClosed` (the CONNECTION_CLOSE goes out there).
+/// Meant for one thread (not Sendable).
 public final class HTTP3Client {
     private let connection: QUICConnection
     private let migrationPath = PathBuffer()

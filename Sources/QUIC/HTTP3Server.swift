@@ -5,7 +5,9 @@ internal import CNgtcp2
 /// connection ID, creates connections for valid client Initials (`ngtcp2_accept`), answers
 /// unknown versions with Version Negotiation, drops garbage silently, follows client migration
 /// and NAT rebinding (ngtcp2 validates the new path), and reaps closed and idle connections.
-/// Like `HTTP3Client` it does no I/O and every driving call returns the events it caused.
+/// Like `HTTP3Client` it does no I/O, every driving call returns the events it caused, and it
+/// is meant for one thread (it is not Sendable). Not implemented: Retry (address validation),
+/// NEW_TOKEN, stateless resets, server push.
 public final class HTTP3Server {
     private let config: QUICConfiguration
     private let tls: ServerTLSContext
@@ -22,8 +24,10 @@ public final class HTTP3Server {
     private var stateless: [(bytes: [UInt8], remote: Endpoint, local: Endpoint)] = []
     private var events: [HTTP3ServerEvent] = []
 
-    /// - Parameter credentials: certificate chains and keys; GnuTLS serves the one whose names
-    ///   match the client's SNI, else the first.
+    /// - Parameters:
+    ///   - credentials: certificate chains and keys; GnuTLS serves the one whose names match the
+    ///     client's SNI, else the first.
+    ///   - now: unused today; kept so the engines share one constructor shape.
     public init(config: QUICConfiguration, credentials: [QUICServerCredentials], now: Instant) throws {
         self.config = config
         tls = try ServerTLSContext(credentials: credentials)
@@ -82,7 +86,8 @@ public final class HTTP3Server {
         return takeEvents()
     }
 
-    /// The earliest timer of any connection (or now, when stateless packets wait).
+    /// The earliest timer of any connection. (Version Negotiation packets are not timed: they
+    /// go out with the next `write`, which an event loop calls after every `receive`.)
     public var expiry: Instant? {
         var earliest: Instant? = nil
         for sc in live where !sc.reaped {
