@@ -116,6 +116,7 @@ struct RunCommand: Command {
 
         let scenarios = try scenarioPaths.map { ($0, try Scenario.load(from: $0)) }
         let profiles = try profileNames.map { try library.profile($0) }
+        if profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
 
         let out = outOpt ?? defaultOutputDirectory(suiteName)
         var request = RunRequest(suiteName: suiteName, scenarios: scenarios, profiles: profiles, transports: transports,
