@@ -83,7 +83,7 @@ public final class EmulatedNetwork: @unchecked Sendable {
     let clientFDs: [FileDescriptor]
     let lock = NSLock()
     var forwarder: PacketForwarder?
-    var activator: PathActivator?
+    var activators: [PathActivator] = []
     var dropsAtStart: [EmulatorReport.DeviceDrops] = []
     var activeIndex: Int
     var isTornDown = false
@@ -125,13 +125,13 @@ public final class EmulatedNetwork: @unchecked Sendable {
 
     /// Removes the namespaces and devices; stops the loop first if it runs. Idempotent; never throws.
     public func teardown() {
-        let (f, a, fds): (PacketForwarder?, PathActivator?, [FileDescriptor]) = lock.withLock {
-            guard !isTornDown else { return (nil, nil, []) }
+        let (f, activated, fds): (PacketForwarder?, [PathActivator], [FileDescriptor]) = lock.withLock {
+            guard !isTornDown else { return (nil, [], []) }
             isTornDown = true
-            defer { forwarder = nil; activator = nil }
-            return (forwarder, activator, [serverFD] + clientFDs)
+            defer { forwarder = nil; activators = [] }
+            return (forwarder, activators, [serverFD] + clientFDs)
         }
-        a?.cancelAndJoin()
+        for a in activated { a.cancelAndJoin() }
         f?.stopAndJoin()
         for fd in fds { Socket.close(fd) }   // the TUN devices vanish with their last fd
         for ns in [serverNamespace, clientNamespace] where fds.count > 0 {

@@ -26,6 +26,7 @@ final class PacketForwarder: @unchecked Sendable {
 
     enum Command {
         case setDown(path: Int, down: Bool)
+        case schedule([PathEvent])
     }
 
     let start: Instant
@@ -225,6 +226,8 @@ final class PacketForwarder: @unchecked Sendable {
                 setDown(path: path, down: down, at: now)
                 appliedEvents.append(AppliedPathEvent(path: pathNames[path], action: down ? .down : .up,
                                                       scheduledAt: nil, appliedAt: now.since(start)))
+            case .schedule(let events):
+                schedule.add(events.filter { $0.action != .activate })
             }
         }
     }

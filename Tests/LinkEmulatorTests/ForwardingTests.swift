@@ -74,8 +74,8 @@ final class ForwardingTests: XCTestCase {
         let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(10)),
                                                          .symmetric(name: "cell", roundTrip: .milliseconds(30))])
         defer { network.teardown() }
-        try network.start(schedule: [PathEvent(at: .milliseconds(50), path: "wifi", action: .down),
-                                     PathEvent(at: .milliseconds(60), path: "cell", action: .activate)])
+        try network.start(schedule: [PathEvent(at: .milliseconds(50), path: "wifi", action: .down)])
+        try network.schedule([PathEvent(at: .milliseconds(60), path: "cell", action: .activate)])
         Thread.sleep(forTimeInterval: 0.3)
         XCTAssertEqual(network.activePath, "cell")
         XCTAssertEqual(try Calibration.measureRoundTrip(on: network, path: "wifi", samples: 3, timeout: .milliseconds(100)), [])
