@@ -19,13 +19,20 @@ final class CalibrationFiguresTests: XCTestCase {
 
     private func ms(_ ns: Nanoseconds) -> String { Units.format(Double(ns) / 1e6, 3) }
 
+    /// NETBENCH_LOOP_NICE=none|N overrides the packet loop's nice value (for experiments).
+    private var options: EmulatedNetwork.Options {
+        var o = EmulatedNetwork.Options()
+        if let v = ProcessInfo.processInfo.environment["NETBENCH_LOOP_NICE"] { o.loopNice = Int32(v) }
+        return o
+    }
+
     func testRoundTripError() throws {
         let env = ProcessInfo.processInfo.environment
         let rtts = env["NETBENCH_CALIBRATE_RTTS"].map { $0.split(separator: ",").compactMap { Double($0) } } ?? [40, 200]
         for rtt in rtts {
             let rate = 100e6
             let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(rtt),
-                                                                        rate: .constant(bitsPerSecond: rate))])
+                                                                        rate: .constant(bitsPerSecond: rate))], options: options)
             defer { network.teardown() }
             try network.start()
             let payload = 64
@@ -45,7 +52,7 @@ final class CalibrationFiguresTests: XCTestCase {
         for mbit in rates {
             let rate = mbit * 1e6
             let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(40),
-                                                                        rate: .constant(bitsPerSecond: rate))])
+                                                                        rate: .constant(bitsPerSecond: rate))], options: options)
             defer { network.teardown() }
             try network.start()
             let g = try Calibration.measureGoodput(on: network, duration: .seconds(12), warmup: .seconds(3))
