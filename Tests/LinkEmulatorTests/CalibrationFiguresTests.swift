@@ -58,7 +58,7 @@ final class CalibrationFiguresTests: XCTestCase {
             let g = try Calibration.measureGoodput(on: network, duration: .seconds(12), warmup: .seconds(3))
             let report = try network.stop()
             let down = report.paths[0].downlink
-            let txDrops = report.devices.map { $0.after.txDropped - $0.before.txDropped }.reduce(0, +)
+            let txDrops = report.tunTxDrops
             print("CALIBRATION goodput cap=\(Int(mbit))Mbit/s measured=\(Units.format(g.bitsPerSecond / 1e6, 2))Mbit/s share=\(Units.format(100 * g.bitsPerSecond / rate, 1))% lateness p50=\(ms(report.latenessP50))ms p99=\(ms(report.latenessP99))ms max=\(ms(report.latenessMax))ms queueDrops=\(down.droppedByQueue.packets) forwarded=\(down.forwarded.packets) tunTxDrops=\(txDrops) loopCPU=\(ms(report.loopCPUTime ?? 0))ms loopRunQueueWait=\(ms(report.loopRunQueueWait ?? 0))ms flagged=\(report.flagged) \(report.flagReasons)")
         }
     }
