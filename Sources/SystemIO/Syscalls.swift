@@ -180,7 +180,7 @@ enum Sys {
     }
 
     /// clock_gettime(2) CLOCK_REALTIME and CLOCK_MONOTONIC, read back to back, in nanoseconds.
-    static func realtimeAndMonotonic() -> (Int64, Int64) {
+    static func clockGettimeRealtimeMonotonic() -> (Int64, Int64) {
         var rt = timespec(), mono = timespec()
         clock_gettime(CLOCK_REALTIME, &rt)
         clock_gettime(CLOCK_MONOTONIC, &mono)
