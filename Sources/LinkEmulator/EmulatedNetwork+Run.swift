@@ -20,7 +20,7 @@ extension EmulatedNetwork {
         let f = try PacketForwarder(serverFD: serverFD, clientFDs: clientFDs, paths: paths.map(\.configuration),
                                     seed: options.seed, start: Instant.now(), schedule: schedule,
                                     poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
-                                    nice: options.loopNice)
+                                    nice: options.loopNice, realtimePriority: options.loopRealtimePriority)
         let activations = schedule.filter { $0.action == .activate }
         let a = activations.isEmpty ? nil : PathActivator(events: activations, start: f.start, network: self)
         lock.withLock {

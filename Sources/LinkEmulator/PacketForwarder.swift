@@ -32,6 +32,7 @@ final class PacketForwarder: @unchecked Sendable {
     let start: Instant
     let batch: Int
     let nice: Int32?
+    let realtimePriority: Int32?
     private let serverFD: FileDescriptor
     private let clientFDs: [FileDescriptor]
     let uplinks: [Link]
@@ -55,12 +56,13 @@ final class PacketForwarder: @unchecked Sendable {
     private static let wakeToken: UInt64 = .max
 
     init(serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
-         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?) throws {
+         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?) throws {
         self.serverFD = serverFD
         self.clientFDs = clientFDs
         self.start = start
         self.batch = batch
         self.nice = nice
+        self.realtimePriority = realtimePriority
         pathNames = paths.map(\.name)
         var up: [Link] = [], down: [Link] = []
         for (i, p) in paths.enumerated() {
@@ -104,6 +106,7 @@ final class PacketForwarder: @unchecked Sendable {
         try? ProcessControl.setTimerSlack(nanoseconds: 1)
         // A better claim on a CPU than the endpoints' threads it competes with (best effort).
         if let nice { try? ProcessControl.setThreadNice(nice) }
+        if let realtimePriority { try? ProcessControl.setThreadRealtime(priority: realtimePriority) }
         do {
             let epoll = try Epoll(capacity: 16)
             try epoll.add(serverFD, .read, token: 0)

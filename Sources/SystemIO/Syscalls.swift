@@ -265,6 +265,15 @@ enum Sys {
         if Glibc.setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) != 0 { throw fail("setpriority(\(nice))") }
     }
 
+    /// sched_setscheduler(2) with pid 0: the calling thread's policy (SCHED_FIFO when
+    /// `fifoPriority` is given, else SCHED_OTHER).
+    static func schedSetscheduler(fifoPriority: Int32?) throws {
+        var param = sched_param(sched_priority: fifoPriority ?? 0)
+        if Glibc.sched_setscheduler(0, fifoPriority == nil ? SCHED_OTHER : SCHED_FIFO, &param) != 0 {
+            throw fail("sched_setscheduler(\(fifoPriority.map { "SCHED_FIFO \($0)" } ?? "SCHED_OTHER"))")
+        }
+    }
+
     /// kill(2).
     static func kill(_ pid: Int32, _ signal: Int32) -> Bool { Glibc.kill(pid, signal) == 0 }
 

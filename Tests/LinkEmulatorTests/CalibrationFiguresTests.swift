@@ -19,10 +19,12 @@ final class CalibrationFiguresTests: XCTestCase {
 
     private func ms(_ ns: Nanoseconds) -> String { Units.format(Double(ns) / 1e6, 3) }
 
-    /// NETBENCH_LOOP_NICE=none|N overrides the packet loop's nice value (for experiments).
+    /// NETBENCH_LOOP_NICE=none|N overrides the packet loop's nice value, NETBENCH_LOOP_FIFO=N
+    /// puts it under SCHED_FIFO (for experiments).
     private var options: EmulatedNetwork.Options {
         var o = EmulatedNetwork.Options()
         if let v = ProcessInfo.processInfo.environment["NETBENCH_LOOP_NICE"] { o.loopNice = Int32(v) }
+        if let v = ProcessInfo.processInfo.environment["NETBENCH_LOOP_FIFO"] { o.loopRealtimePriority = Int32(v) }
         return o
     }
 
