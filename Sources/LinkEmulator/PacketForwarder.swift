@@ -26,11 +26,13 @@ final class PacketForwarder: @unchecked Sendable {
 
     enum Command {
         case setDown(path: Int, down: Bool)
+        case schedule([PathEvent])
     }
 
     let start: Instant
     let batch: Int
     let nice: Int32?
+    let realtimePriority: Int32?
     private let serverFD: FileDescriptor
     private let clientFDs: [FileDescriptor]
     let uplinks: [Link]
@@ -54,12 +56,13 @@ final class PacketForwarder: @unchecked Sendable {
     private static let wakeToken: UInt64 = .max
 
     init(serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
-         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?) throws {
+         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?) throws {
         self.serverFD = serverFD
         self.clientFDs = clientFDs
         self.start = start
         self.batch = batch
         self.nice = nice
+        self.realtimePriority = realtimePriority
         pathNames = paths.map(\.name)
         var up: [Link] = [], down: [Link] = []
         for (i, p) in paths.enumerated() {
@@ -103,6 +106,7 @@ final class PacketForwarder: @unchecked Sendable {
         try? ProcessControl.setTimerSlack(nanoseconds: 1)
         // A better claim on a CPU than the endpoints' threads it competes with (best effort).
         if let nice { try? ProcessControl.setThreadNice(nice) }
+        if let realtimePriority { try? ProcessControl.setThreadRealtime(priority: realtimePriority) }
         do {
             let epoll = try Epoll(capacity: 16)
             try epoll.add(serverFD, .read, token: 0)
@@ -225,6 +229,8 @@ final class PacketForwarder: @unchecked Sendable {
                 setDown(path: path, down: down, at: now)
                 appliedEvents.append(AppliedPathEvent(path: pathNames[path], action: down ? .down : .up,
                                                       scheduledAt: nil, appliedAt: now.since(start)))
+            case .schedule(let events):
+                schedule.add(events.filter { $0.action != .activate })
             }
         }
     }

@@ -109,7 +109,7 @@ public enum Socket {
     public static func receiveDatagramTimestamped(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint, Instant?)? {
         guard let (n, from, realtime) = try Sys.recvmsgTimestamp(fd, buffer) else { return nil }
         let at = realtime.map { stamp -> Instant in
-            let (rt, mono) = Sys.realtimeAndMonotonic()
+            let (rt, mono) = Sys.clockGettimeRealtimeMonotonic()
             return Instant(nanoseconds: UInt64(max(0, stamp - (rt - mono))))
         }
         return (n, from, at)

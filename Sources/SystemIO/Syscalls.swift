@@ -180,7 +180,7 @@ enum Sys {
     }
 
     /// clock_gettime(2) CLOCK_REALTIME and CLOCK_MONOTONIC, read back to back, in nanoseconds.
-    static func realtimeAndMonotonic() -> (Int64, Int64) {
+    static func clockGettimeRealtimeMonotonic() -> (Int64, Int64) {
         var rt = timespec(), mono = timespec()
         clock_gettime(CLOCK_REALTIME, &rt)
         clock_gettime(CLOCK_MONOTONIC, &mono)
@@ -263,6 +263,15 @@ enum Sys {
     /// form changes only the calling thread's.
     static func setpriorityCallingThread(_ nice: Int32) throws {
         if Glibc.setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) != 0 { throw fail("setpriority(\(nice))") }
+    }
+
+    /// sched_setscheduler(2) with pid 0: the calling thread's policy (SCHED_FIFO when
+    /// `fifoPriority` is given, else SCHED_OTHER).
+    static func schedSetscheduler(fifoPriority: Int32?) throws {
+        var param = sched_param(sched_priority: fifoPriority ?? 0)
+        if Glibc.sched_setscheduler(0, fifoPriority == nil ? SCHED_OTHER : SCHED_FIFO, &param) != 0 {
+            throw fail("sched_setscheduler(\(fifoPriority.map { "SCHED_FIFO \($0)" } ?? "SCHED_OTHER"))")
+        }
     }
 
     /// kill(2).
