@@ -210,16 +210,11 @@ extension NetworkBlock {
     static func addSecondaryAddress(_ network: EmulatedNetwork, pathIndex: Int) throws {
         let p = network.paths[pathIndex]
         let address = Endpoint(address: p.address + 1, port: 0).addressString
-        let ip = Process()
-        ip.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip")
-        ip.arguments = ["-n", network.clientNamespace, "addr", "add", "\(address)/24", "dev", p.device]
-        let err = Pipe()
-        ip.standardError = err
-        try ip.run()
-        ip.waitUntilExit()
-        guard ip.terminationStatus == 0 else {
-            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw BenchError.run("ip \(ip.arguments!.joined(separator: " ")): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
+        let ip = FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip"
+        let args = ["-n", network.clientNamespace, "addr", "add", "\(address)/24", "dev", p.device]
+        let r = try ChildProcess.run(ip, args)
+        guard r.status == 0 else {
+            throw BenchError.run("ip \(args.joined(separator: " ")): \(r.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
     }
 

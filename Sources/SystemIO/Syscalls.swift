@@ -281,6 +281,56 @@ enum Sys {
     static func geteuid() -> UInt32 { Glibc.geteuid() }
 }
 
+extension Sys {
+    /// pipe2(2) with O_CLOEXEC: (read end, write end).
+    static func pipe() throws -> (FileDescriptor, FileDescriptor) {
+        var fds: [Int32] = [0, 0]
+        if CLinux.pipe2(&fds, O_CLOEXEC) != 0 { throw fail("pipe2") }
+        return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
+    }
+
+    /// posix_spawn(3) of `path` with `argv` and `envp`, stdin/stdout/stderr dup'ed from the given
+    /// descriptors (nil: inherited).
+    static func posixSpawn(_ path: String, _ argv: [String], _ envp: [String],
+                           stdin: FileDescriptor?, stdout: FileDescriptor?, stderr: FileDescriptor?) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (fd, target) in [(stdin, Int32(0)), (stdout, Int32(1)), (stderr, Int32(2))] {
+            if let fd { posix_spawn_file_actions_adddup2(&actions, fd.rawValue, target) }
+        }
+        func cStrings(_ xs: [String]) -> [UnsafeMutablePointer<CChar>?] { xs.map { strdup($0) } + [nil] }
+        let cargv = cStrings(argv), cenv = cStrings(envp)
+        defer { for p in cargv + cenv { free(p) } }
+        var pid: pid_t = 0
+        let r = Glibc.posix_spawn(&pid, path, &actions, nil, cargv, cenv)
+        if r != 0 { throw SystemError(call: "posix_spawn(\(path))", errno: r) }
+        return pid
+    }
+
+    /// waitpid(2) for one child, EINTR retried; returns the exit status (128 + signal if killed).
+    static func waitpid(_ pid: pid_t) throws -> Int32 {
+        var status: Int32 = 0
+        while Glibc.waitpid(pid, &status, 0) < 0 {
+            if netbench_errno() == EINTR { continue }
+            throw fail("waitpid(\(pid))")
+        }
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
+    /// poll(2) for readability of some descriptors; returns those ready (or hung up).
+    static func pollReadable(_ fds: [FileDescriptor], timeoutMs: Int32) throws -> [FileDescriptor] {
+        var p = fds.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
+        while true {
+            let r = Glibc.poll(&p, nfds_t(p.count), timeoutMs)
+            if r >= 0 { break }
+            if netbench_errno() == EINTR { continue }
+            throw fail("poll")
+        }
+        return p.filter { $0.revents != 0 }.map { FileDescriptor(rawValue: $0.fd) }
+    }
+}
+
 extension sockaddr_in {
     init(_ ep: Endpoint) {
         self.init()

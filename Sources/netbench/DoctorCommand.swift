@@ -66,16 +66,7 @@ struct DoctorCommand: Command {
     static func shell(_ tool: String, _ args: [String]) -> String? {
         let path = tool.hasPrefix("/") ? tool : PrivilegeGate.locate(tool) ?? "/usr/bin/\(tool)"
         guard FileManager.default.isExecutableFile(atPath: path) else { return nil }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return nil }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let r = try? ChildProcess.run(path, args), r.status == 0 else { return nil }
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -24,18 +24,18 @@ enum PrivilegeGate {
 
     /// Runs this command again under `unshare -r -n -m`; returns its exit status.
     private static func reexec(unshare: String) -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: unshare)
-        // A private tmpfs on /run so `ip netns` can keep its files, then netbench again.
-        p.arguments = ["--user", "--map-root-user", "--net", "--mount", "/bin/sh", "-c",
-                       "mount -t tmpfs netbench /run 2>/dev/null; exec \"$0\" \"$@\"",
-                       CommandLine.arguments[0]] + CommandLine.arguments.dropFirst()
         var env = ProcessInfo.processInfo.environment
         env[marker] = "1"
-        p.environment = env
-        do { try p.run() } catch { return ExitCode.noPermission.rawValue }
-        p.waitUntilExit()
-        return p.terminationStatus
+        // A private tmpfs on /run so `ip netns` can keep its files, then netbench again.
+        let args = ["--user", "--map-root-user", "--net", "--mount", "/bin/sh", "-c",
+                    "mount -t tmpfs netbench /run 2>/dev/null; exec \"$0\" \"$@\"",
+                    executablePath()] + CommandLine.arguments.dropFirst()
+        return (try? ChildProcess.runInheritingIO(unshare, args, environment: env)) ?? ExitCode.noPermission.rawValue
+    }
+
+    /// This executable (argv[0] may be relative or a bare name found on PATH).
+    private static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     static func locate(_ tool: String) -> String? {
