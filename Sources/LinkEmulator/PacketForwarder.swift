@@ -41,6 +41,8 @@ final class PacketForwarder: @unchecked Sendable {
     private let scratch: UnsafeMutableRawBufferPointer
     private var schedule: PathSchedule
     private let pathNames: [String]
+    /// NAT rebinding state per client path (inactive until a rebinding event).
+    private var nat: [NATState]
 
     private(set) var histogram = LatenessHistogram()
     private(set) var counters = Counters()
@@ -64,6 +66,7 @@ final class PacketForwarder: @unchecked Sendable {
         self.nice = nice
         self.realtimePriority = realtimePriority
         pathNames = paths.map(\.name)
+        nat = Array(repeating: NATState(), count: paths.count)
         var up: [Link] = [], down: [Link] = []
         for (i, p) in paths.enumerated() {
             up.append(Link(configuration: p.uplink, start: start, seed: seed &+ UInt64(2 * i), roundTrip: p.roundTrip))
@@ -184,12 +187,16 @@ final class PacketForwarder: @unchecked Sendable {
             counters.nonIPv4 += 1
             return nil
         }
-        if port > 0 { return uplinks[port - 1] }
+        if port > 0 {
+            if nat[port - 1].isActive { nat[port - 1].rewriteOutbound(pool.slot(slot)) }
+            return uplinks[port - 1]
+        }
         let destination = UInt32(bytes[16]) << 24 | UInt32(bytes[17]) << 16 | UInt32(bytes[18]) << 8 | UInt32(bytes[19])
         guard let i = NetworkAddressing.pathIndex(ofClientAddress: destination), i < downlinks.count else {
             counters.unroutable += 1
             return nil
         }
+        if nat[i].isActive { nat[i].rewriteInbound(pool.slot(slot)) }
         return downlinks[i]
     }
 
@@ -238,8 +245,14 @@ final class PacketForwarder: @unchecked Sendable {
     private func applyDueEvents(now: Instant) {
         for event in schedule.takeDue(now: now) {
             guard let i = pathNames.firstIndex(of: event.path) else { continue }
-            // Applied at the scheduled instant: the links account for it exactly, whenever we woke.
-            setDown(path: i, down: event.action == .down, at: start + event.at)
+            switch event.action {
+            case .rebindPort: nat[i].rebindPort()
+            case .rebindAddress: nat[i].rebindAddress()
+            case .down, .up:
+                // Applied at the scheduled instant: the links account for it exactly, whenever we woke.
+                setDown(path: i, down: event.action == .down, at: start + event.at)
+            case .activate: continue
+            }
             appliedEvents.append(AppliedPathEvent(path: event.path, action: event.action,
                                                   scheduledAt: event.at, appliedAt: now.since(start)))
         }

@@ -8,6 +8,10 @@ public struct PathEvent: Sendable, Equatable {
         case up
         /// The path becomes the client's default route.
         case activate
+        /// NAT rebinding on the path: new client port (see `NATState`).
+        case rebindPort
+        /// NAT rebinding on the path: new client address.
+        case rebindAddress
     }
     /// Offset from the start of the emulation.
     public var at: Nanoseconds

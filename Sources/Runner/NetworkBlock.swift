@@ -57,14 +57,6 @@ final class NetworkBlock {
             throw BenchError.run("cannot create the emulated network for profile '\(profile.name)': \(error)")
         }
         do {
-            if (profile.events ?? []).contains(where: { $0.type == .rebindAddr }) {
-                try NetworkBlock.addSecondaryAddress(net, pathIndex: 0)
-            }
-        } catch {
-            net.teardown()
-            throw error
-        }
-        do {
             servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: net.serverAddress,
                                      namespace: net.serverNamespace, withQUIC: withQUIC, options: serverOptions)
         } catch {
@@ -170,8 +162,10 @@ extension NetworkBlock {
                 let end = e.at.nanoseconds + (e.duration?.nanoseconds ?? 0)
                 out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .down))
                 out.append(PathEvent(at: end, path: active, action: .up))
-            case .rebindPort, .rebindAddr:
-                break
+            case .rebindPort:
+                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .rebindPort))
+            case .rebindAddr:
+                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .rebindAddress))
             }
         }
         return out
@@ -203,19 +197,6 @@ extension NetworkBlock {
             }
         }
         return out
-    }
-
-    /// A second client address on a path (its address + 1, same /24, so the emulator routes it to
-    /// the same path), for NAT rebinding to a new address.
-    static func addSecondaryAddress(_ network: EmulatedNetwork, pathIndex: Int) throws {
-        let p = network.paths[pathIndex]
-        let address = Endpoint(address: p.address + 1, port: 0).addressString
-        let ip = FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip"
-        let args = ["-n", network.clientNamespace, "addr", "add", "\(address)/24", "dev", p.device]
-        let r = try ChildProcess.run(ip, args)
-        guard r.status == 0 else {
-            throw BenchError.run("ip \(args.joined(separator: " ")): \(r.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
-        }
     }
 
     /// Every run starts on the first path with every path up.

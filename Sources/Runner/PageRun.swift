@@ -84,7 +84,7 @@ struct PageRun {
                 let now = Instant.now()
                 pathEvents.append(PathEventRecord(at: now.milliseconds(since: loader.navigationStart), type: e.type,
                                                   from: e.from, to: e.to, detail: e.detail))
-                if let change = e.change { loader.networkChanged(change) }
+                if let change = e.change { loader.networkChanged(change) } else { loader.networkEventObserved() }
             }
         }
         let deadline = loader.navigationStart + timeout
