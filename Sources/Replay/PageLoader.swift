@@ -321,6 +321,7 @@ public final class PageLoader {
             rec.resumed = info.resumed
             rec.earlyDataAccepted = info.earlyDataAccepted
             rec.error = info.error
+            rec.congestionControl = info.congestionControl
             if let q = info.quic {
                 var qr = QUICStatsRecord()
                 qr.smoothedRttMs = q.smoothedRTT?.inMilliseconds

@@ -24,6 +24,8 @@ public struct RunRequest: Sendable {
     public var tlsVersion: TLSVersion?
     public var qlogDirectory: String?
     public var quicCongestionControl: QUICCongestionControl = .cubic
+    /// TCP congestion control, set on every socket (namespaces here default to bbr).
+    public var tcpCongestionControl: String = "cubic"
     /// Where profiles named by a profile's `paths` are looked up.
     public var library: Library = Library.locate()
 
@@ -83,6 +85,7 @@ public final class BenchmarkRunner: @unchecked Sendable {
             observer.blockStarting(profile: profile, runs: items.count)
             let network = try NetworkBlock(profile: profile, scenarios: r.scenarios.map(\.scenario), credentials: credentials,
                                            withQUIC: r.transports.contains(.h3), tlsVersion: r.tlsVersion, keyLogFile: r.keyLogFile,
+                                           tcpCongestionControl: r.tcpCongestionControl,
                                            quic: QUICConfiguration().with {
                                                $0.qlogDirectory = r.qlogDirectory
                                                $0.congestionControl = r.quicCongestionControl

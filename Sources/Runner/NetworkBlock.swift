@@ -25,21 +25,25 @@ final class NetworkBlock {
     let network: EmulatedNetwork?
     let clientAddress: UInt32?
 
+    let tcpCongestionControl: String
+
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
-         tlsVersion: TLSVersion?, keyLogFile: String?, quic baseQUIC: QUICConfiguration, seed: UInt64,
+         tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, quic baseQUIC: QUICConfiguration, seed: UInt64,
          library: Library) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
         self.tlsVersion = tlsVersion
         self.keyLogFile = keyLogFile
+        self.tcpCongestionControl = tcpCongestionControl
         // ngtcp2 0.12 paces the second handshake flight by cwnd / initial RTT: start from the
         // profile's RTT (a small value on loopback), or handshakes stall for the 333 ms default.
         var quic = baseQUIC
         let pathConfigs = profile.isEmulated ? try ProfileLink.paths(of: profile, library: library) : []
         quic.initialRTT = pathConfigs.first.map { max($0.roundTrip, .milliseconds(1)) } ?? .milliseconds(1)
         self.quic = quic
-        let serverOptions = ServerHost.ServerOptions(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic)
+        var serverOptions = ServerHost.ServerOptions(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic)
+        serverOptions.tcpCongestionControl = tcpCongestionControl
         guard profile.isEmulated else {
             network = nil
             clientAddress = nil
@@ -100,6 +104,7 @@ final class NetworkBlock {
         if index < 0 { record.warmup = true }
         record.client = "builtin"
         record.startedAt = BenchmarkRunner.utcTimestamp()
+        page.tcpOptions = tcpOptions
         do {
             if let network {
                 let schedule = withEvents ? try emulatorSchedule(network) : []
@@ -108,7 +113,6 @@ final class NetworkBlock {
                 try resetPaths(network)
                 if withEvents { page.networkEvents = try clientChanges(network) }
                 page.expectsTrouble = withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
-                page.tcpOptions = tcpOptions
                 page.recoveryRateBitsPerSecond = recoveryRate(network)
             }
             let outcome = try page.execute(register: register)
@@ -207,6 +211,7 @@ extension NetworkBlock {
 
     var tcpOptions: Socket.TCPOptions {
         var o = Socket.TCPOptions()
+        o.congestionControl = tcpCongestionControl
         if profile.tcpMigration == .timeout {
             o.userTimeoutMs = UInt32((profile.tcpUserTimeout?.nanoseconds ?? .seconds(10)) / 1_000_000)
             // A downloading client has nothing in flight: keepalive probes give the timeout work.
@@ -230,7 +235,7 @@ extension NetworkBlock {
         e.packetsForwarded = report.releasedPackets
         e.packetsDroppedLoss = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByLoss.packets + $1.downlink.droppedByLoss.packets) }
         e.packetsDroppedQueue = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByQueue.packets + $1.downlink.droppedByQueue.packets) }
-        e.tcpCongestionControl = network.congestionControl
+        e.tcpCongestionControl = tcpCongestionControl
         return e
     }
 }

@@ -106,6 +106,14 @@ enum Sys {
         if r != 0 { throw fail("setsockopt(\(what)=\(value))") }
     }
 
+    /// getsockopt(2) TCP_CONGESTION: the algorithm a TCP socket uses.
+    static func congestionControl(_ fd: FileDescriptor) -> String? {
+        var buf = [CChar](repeating: 0, count: 32)
+        var len = socklen_t(buf.count)
+        guard Glibc.getsockopt(fd.rawValue, Int32(IPPROTO_TCP), TCP_CONGESTION, &buf, &len) == 0 else { return nil }
+        return String(cString: buf)
+    }
+
     /// getsockopt(2) SO_ERROR: the outcome of a non-blocking connect.
     static func socketError(_ fd: FileDescriptor) throws -> Int32 {
         var v: Int32 = 0

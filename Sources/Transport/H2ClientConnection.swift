@@ -21,6 +21,7 @@ final class H2ClientConnection: ClientConnection {
         outbound = .allocate(byteCount: 64 * 1024, alignment: 16)
         let fd = try Socket.connectTCP(to: remote, from: local, options: tcp)
         info.local = try? Socket.localEndpoint(fd)
+        info.congestionControl = Socket.congestionControl(of: fd)
         let conn: TLSConnection
         do { conn = try TLSConnection(client: tls, serverName: serverName) } catch { Socket.close(fd); throw error }
         stream = try SecureStream(fd: fd, loop: loop, tls: conn, connecting: true)

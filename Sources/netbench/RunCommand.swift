@@ -3,6 +3,7 @@ import BenchCore
 import BenchModel
 import Runner
 import TLS
+import QUIC
 
 struct RunCommand: Command {
     static let name = "run"
@@ -10,7 +11,7 @@ struct RunCommand: Command {
     static let help = """
     usage: netbench run [SUITE.json | SCENARIO.json ...] [--transport h1,h2,h3] [--profile NAME,...]
                         [--runs N] [--warmup N] [--out DIR] [--seed N] [--timeout DURATION]
-                        [--tls 1.2|1.3] [--keylog FILE] [--qlog DIR]
+                        [--tls 1.2|1.3] [--keylog FILE] [--qlog DIR] [--tcp-cc NAME] [--quic-cc NAME]
 
     Loads pages (scenarios) through the replay server over each transport and profile, interleaving
     the runs (h1 h2 h3 h1 h2 h3 …), and writes after every run, atomically:
@@ -32,7 +33,9 @@ struct RunCommand: Command {
       --timeout D        limit per run, e.g. 30s (default: 10 × the ideal load time + 30 s)
       --tls V            force TLS 1.2 or 1.3 for h1/h2 (default: 1.3 negotiated)
       --keylog FILE      append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)
-      --qlog DIR         write a qlog file per QUIC connection
+      --qlog DIR         write a qlog file per QUIC connection (<client|server>-<scid>.sqlog)
+      --tcp-cc NAME      TCP congestion control on every socket (default cubic; recorded per connection)
+      --quic-cc NAME     QUIC congestion control: reno, cubic (default), bbr, bbr2
 
     examples:
       netbench run
@@ -53,6 +56,8 @@ struct RunCommand: Command {
         let tlsOpt = try args.option("--tls")
         let keylogOpt = try args.option("--keylog")
         let qlogOpt = try args.option("--qlog")
+        let tcpCC = try args.option("--tcp-cc")
+        let quicCCText = try args.option("--quic-cc")
         let files = try args.positionals()
 
         // Option values are checked before any file is read: a typo is a usage error (64).
@@ -70,6 +75,13 @@ struct RunCommand: Command {
         if let t = timeoutOpt {
             guard let ns = Units.parseDuration(t), ns > 0 else { throw BenchError.usage("--timeout '\(t)' is not a duration (e.g. 30s)") }
             timeoutValue = ns
+        }
+        var quicCC: QUICCongestionControl?
+        if let q = quicCCText {
+            guard let v = QUICCongestionControl(rawValue: q) else {
+                throw BenchError.usage("--quic-cc '\(q)': expected one of \(QUICCongestionControl.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            quicCC = v
         }
         var tlsValue: TLSVersion?
         if let v = tlsOpt {
@@ -126,6 +138,8 @@ struct RunCommand: Command {
         request.tlsVersion = tlsValue
         request.keyLogFile = keylogOpt ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
         request.qlogDirectory = qlogOpt
+        if let tcpCC { request.tcpCongestionControl = tcpCC }
+        if let quicCC { request.quicCongestionControl = quicCC }
 
         let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion)
         let progress = ProgressDisplay()
