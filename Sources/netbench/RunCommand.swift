@@ -12,6 +12,7 @@ struct RunCommand: Command {
     usage: netbench run [SUITE.json | SCENARIO.json ...] [--transport h1,h2,h3] [--profile NAME,...]
                         [--runs N] [--warmup N] [--out DIR] [--seed N] [--timeout DURATION]
                         [--tls 1.2|1.3] [--keylog FILE] [--qlog DIR] [--tcp-cc NAME] [--quic-cc NAME]
+                        [--repeat-view]
 
     Loads pages (scenarios) through the replay server over each transport and profile, interleaving
     the runs (h1 h2 h3 h1 h2 h3 …), and writes after every run, atomically:
@@ -34,6 +35,8 @@ struct RunCommand: Command {
       --tls V            force TLS 1.2 or 1.3 for h1/h2 (default: 1.3 negotiated)
       --keylog FILE      append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)
       --qlog DIR         write a qlog file per QUIC connection (<client|server>-<scid>.sqlog)
+      --repeat-view      keep TLS sessions and QUIC tickets between runs: later runs resume (QUIC 0-RTT);
+                         each connection records resumed / earlyDataAccepted (use --warmup 1)
       --tcp-cc NAME      TCP congestion control on every socket (default cubic; recorded per connection)
       --quic-cc NAME     QUIC congestion control: reno, cubic (default), bbr, bbr2
 
@@ -57,6 +60,7 @@ struct RunCommand: Command {
         let keylogOpt = try args.option("--keylog")
         let qlogOpt = try args.option("--qlog")
         let tcpCC = try args.option("--tcp-cc")
+        let repeatView = args.flag("--repeat-view")
         let quicCCText = try args.option("--quic-cc")
         let files = try args.positionals()
 
@@ -98,6 +102,7 @@ struct RunCommand: Command {
         var warmup = 0
         var seed: UInt64 = 1
         var baseline: TransportKind?
+        var suiteRepeatView = false
 
         var inputs = files
         if inputs.isEmpty { inputs = [library.suitePath("default")] }
@@ -112,6 +117,7 @@ struct RunCommand: Command {
                 warmup = suite.warmupRuns ?? 0
                 seed = suite.seed ?? seed
                 baseline = suite.baselineTransport
+                suiteRepeatView = suite.repeatView ?? false
             } else {
                 scenarioPaths.append(file)
             }
@@ -139,6 +145,7 @@ struct RunCommand: Command {
         request.keyLogFile = keylogOpt ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
         request.qlogDirectory = qlogOpt
         if let tcpCC { request.tcpCongestionControl = tcpCC }
+        request.repeatView = repeatView || suiteRepeatView
         if let quicCC { request.quicCongestionControl = quicCC }
 
         let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion)
