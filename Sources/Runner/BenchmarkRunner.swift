@@ -27,6 +27,8 @@ public struct RunRequest: Sendable {
     /// Repeat views: keep TLS sessions and QUIC tickets between the runs of a profile block (the
     /// first run is cold; later ones resume, QUIC with 0-RTT). Use a warm-up run to fill them.
     public var repeatView = false
+    /// Run the emulator's packet loop under SCHED_FIFO (steadier on a busy machine).
+    public var emulatorRealtime = false
     /// TCP congestion control, set on every socket (namespaces here default to bbr).
     public var tcpCongestionControl: String = "cubic"
     /// Where profiles named by a profile's `paths` are looked up.
@@ -92,7 +94,7 @@ public final class BenchmarkRunner: @unchecked Sendable {
                                            quic: QUICConfiguration().with {
                                                $0.qlogDirectory = r.qlogDirectory
                                                $0.congestionControl = r.quicCongestionControl
-                                           }, seed: r.seed &+ UInt64(pi), library: r.library)
+                                           }, seed: r.seed &+ UInt64(pi), library: r.library, emulatorRealtime: r.emulatorRealtime)
             defer { network.close() }
             for item in items {
                 if isCancelled { break }

@@ -23,12 +23,17 @@ public struct CalibrationResult: Sendable {
 public enum CalibrationRun {
     /// Creates the profile's network, measures RTT (`samples` UDP echoes) and, unless `goodputDuration`
     /// is nil, the TCP goodput of one connection downstream; removes the network again, also on error.
-    public static func measure(profile: Profile, samples: Int, goodputDuration: Nanoseconds?, seed: UInt64 = 1) throws -> CalibrationResult {
+    /// `realtime`: run the packet loop under SCHED_FIFO (steadier under co-tenant load at moderate
+    /// rates; worse at saturation, where it starves the kernel's own work).
+    public static func measure(profile: Profile, samples: Int, goodputDuration: Nanoseconds?, seed: UInt64 = 1,
+                               realtime: Bool = false) throws -> CalibrationResult {
         let privileges = EmulationPrivileges.check()
         guard privileges.isSufficient else { throw BenchError.privilege(privileges.reason) }
         guard profile.isEmulated else { throw BenchError.usage("profile '\(profile.name)' is not emulated: nothing to calibrate") }
         let path = try ProfileLink.path(named: "wifi", from: profile)
-        let network = try EmulatedNetwork.create(paths: [path], options: .init(seed: seed))
+        var options = EmulatedNetwork.Options(seed: seed)
+        if realtime { options.loopRealtimePriority = 10 }
+        let network = try EmulatedNetwork.create(paths: [path], options: options)
         defer { network.teardown() }
         try network.start()
         var report: EmulatorReport?

@@ -33,7 +33,7 @@ final class NetworkBlock {
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
          tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
-         library: Library) throws {
+         library: Library, emulatorRealtime: Bool = false) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -62,7 +62,9 @@ final class NetworkBlock {
         guard privileges.isSufficient else { throw BenchError.privilege(privileges.reason) }
         let path = pathConfigs[0]
         let net: EmulatedNetwork
-        do { net = try EmulatedNetwork.create(paths: pathConfigs, options: .init(seed: seed, activePath: path.name)) } catch {
+        var options = EmulatedNetwork.Options(seed: seed, activePath: path.name)
+        if emulatorRealtime { options.loopRealtimePriority = 10 }
+        do { net = try EmulatedNetwork.create(paths: pathConfigs, options: options) } catch {
             throw BenchError.run("cannot create the emulated network for profile '\(profile.name)': \(error)")
         }
         do {

@@ -24,6 +24,8 @@ struct CalibrateCommand: Command {
       --samples N      RTT probes (default 200)
       --duration D     goodput measurement time (default 10s)
       --no-goodput     measure RTT only
+      --realtime       run the packet loop under SCHED_FIFO (steadier on a busy machine at moderate
+                       rates; worse near saturation)
 
     examples:
       netbench calibrate --profile Cable,4G
@@ -38,6 +40,7 @@ struct CalibrateCommand: Command {
         let samples = try args.intOption("--samples", "--samples", range: 10...100_000) ?? 200
         let durationText = try args.option("--duration") ?? "10s"
         let noGoodput = args.flag("--no-goodput")
+        let realtime = args.flag("--realtime")
         _ = try args.positionals()
         guard let duration = Units.parseDuration(durationText), duration >= .seconds(1) else {
             throw BenchError.usage("--duration '\(durationText)' must be a duration of at least 1s")
@@ -65,7 +68,7 @@ struct CalibrateCommand: Command {
         var worst: ExitCode = .success
         for p in profiles where p.isEmulated {
             FileHandle.standardError.write("calibrating \(p.name) (\(p.summary))…\n".data(using: .utf8)!)
-            let r = try CalibrationRun.measure(profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration)
+            let r = try CalibrationRun.measure(profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration, realtime: realtime)
             print(render(r))
             if !r.flagReasons.isEmpty { worst = .runFailed }
         }

@@ -12,7 +12,7 @@ struct RunCommand: Command {
     usage: netbench run [SUITE.json | SCENARIO.json ...] [--transport h1,h2,h3] [--profile NAME,...]
                         [--runs N] [--warmup N] [--out DIR] [--seed N] [--timeout DURATION]
                         [--tls 1.2|1.3] [--keylog FILE] [--qlog DIR] [--tcp-cc NAME] [--quic-cc NAME]
-                        [--repeat-view]
+                        [--repeat-view] [--emulator-realtime]
 
     Loads pages (scenarios) through the replay server over each transport and profile, interleaving
     the runs (h1 h2 h3 h1 h2 h3 …), and writes after every run, atomically:
@@ -37,6 +37,8 @@ struct RunCommand: Command {
       --qlog DIR         write a qlog file per QUIC connection (<client|server>-<scid>.sqlog)
       --repeat-view      keep TLS sessions and QUIC tickets between runs: later runs resume (QUIC 0-RTT);
                          each connection records resumed / earlyDataAccepted (use --warmup 1)
+      --emulator-realtime  run the emulator's packet loop under SCHED_FIFO: steadier release times on a
+                         busy machine at moderate rates (see 'netbench calibrate --realtime')
       --tcp-cc NAME      TCP congestion control on every socket (default cubic; recorded per connection)
       --quic-cc NAME     QUIC congestion control: reno, cubic (default), bbr, bbr2
 
@@ -61,6 +63,7 @@ struct RunCommand: Command {
         let qlogOpt = try args.option("--qlog")
         let tcpCC = try args.option("--tcp-cc")
         let repeatView = args.flag("--repeat-view")
+        let emulatorRealtime = args.flag("--emulator-realtime")
         let quicCCText = try args.option("--quic-cc")
         let files = try args.positionals()
 
@@ -146,6 +149,7 @@ struct RunCommand: Command {
         request.qlogDirectory = qlogOpt
         if let tcpCC { request.tcpCongestionControl = tcpCC }
         request.repeatView = repeatView || suiteRepeatView
+        request.emulatorRealtime = emulatorRealtime
         if let quicCC { request.quicCongestionControl = quicCC }
 
         let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion)
