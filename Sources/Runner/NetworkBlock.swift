@@ -26,7 +26,7 @@ final class NetworkBlock {
     let clientAddress: UInt32?
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
-         tlsVersion: TLSVersion?, keyLogFile: String?, quic baseQUIC: QUICConfiguration, seed: UInt64) throws {
+         tlsVersion: TLSVersion?, keyLogFile: String?, quic baseQUIC: QUICConfiguration, seed: UInt64, renderPages: Bool = false) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -37,7 +37,8 @@ final class NetworkBlock {
         var quic = baseQUIC
         quic.initialRTT = profile.rtt?.nanoseconds ?? .milliseconds(1)
         self.quic = quic
-        let serverOptions = ServerHost.ServerOptions(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic)
+        var serverOptions = ServerHost.ServerOptions(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic)
+        serverOptions.renderPages = renderPages
         guard profile.isEmulated else {
             network = nil
             clientAddress = nil
@@ -74,7 +75,7 @@ final class NetworkBlock {
     }
 
     func run(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
-             register: (StopFlag?) -> Void) -> RunRecord {
+             client: RunClient = .builtin, register: (StopFlag?) -> Void) -> RunRecord {
         let ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport)
         let idealPlt = ideal.pltMs(scenario)
         let limit = timeout ?? min(.seconds(600), .milliseconds(idealPlt * 10) + .seconds(30))
@@ -83,11 +84,13 @@ final class NetworkBlock {
                            clientNamespace: network?.clientNamespace, clientAddress: clientAddress, timeout: limit, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
         var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: transport, index: max(index, 0), status: .ok)
         if index < 0 { record.warmup = true }
-        record.client = "builtin"
+        record.client = client.rawValue
         record.startedAt = BenchmarkRunner.utcTimestamp()
         do {
             if let network { try network.start() }
-            let outcome = try page.execute(register: register)
+            let outcome = client == .chromium
+                ? try chromiumRun(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, limit: limit).execute(register: register)
+                : try page.execute(register: register)
             if let network {
                 let report = try network.stop()
                 record.emulator = emulatorRecord(report, network)

@@ -268,6 +268,9 @@ enum Sys {
     /// kill(2).
     static func kill(_ pid: Int32, _ signal: Int32) -> Bool { Glibc.kill(pid, signal) == 0 }
 
+    /// signal(2) SIGPIPE → SIG_IGN, process-wide.
+    static func ignoreSIGPIPE() { _ = Glibc.signal(SIGPIPE, SIG_IGN) }
+
     /// geteuid(2).
     static func geteuid() -> UInt32 { Glibc.geteuid() }
 }

@@ -10,7 +10,7 @@ struct RunCommand: Command {
     static let help = """
     usage: netbench run [SUITE.json | SCENARIO.json ...] [--transport h1,h2,h3] [--profile NAME,...]
                         [--runs N] [--warmup N] [--out DIR] [--seed N] [--timeout DURATION]
-                        [--tls 1.2|1.3] [--keylog FILE] [--qlog DIR]
+                        [--tls 1.2|1.3] [--keylog FILE] [--qlog DIR] [--client builtin|chromium|builtin,chromium]
 
     Loads pages (scenarios) through the replay server over each transport and profile, interleaving
     the runs (h1 h2 h3 h1 h2 h3 …), and writes after every run, atomically:
@@ -33,11 +33,15 @@ struct RunCommand: Command {
       --tls V            force TLS 1.2 or 1.3 for h1/h2 (default: 1.3 negotiated)
       --keylog FILE      append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)
       --qlog DIR         write a qlog file per QUIC connection
+      --client LIST      who loads the pages: builtin (netbench's loader, default), chromium (a fresh
+                         headless Chromium per run, served real HTML/CSS/JS), or both, interleaved
+                         (the report then sets them side by side)
 
     examples:
       netbench run
       netbench run Scenarios/pages/mobile-median.json --transport h1,h2 --runs 10 --out /tmp/nb
       netbench run Scenarios/suites/weak-network.json --runs 5
+      netbench run Scenarios/pages/mobile-median.json --transport h1,h2,h3 --client builtin,chromium
     exit codes: 0 ok (even if some runs failed: see results), 2 every run failed or setup failed,
                 64 usage, 65 bad scenario/profile/suite, 77 missing privilege
     """
@@ -53,6 +57,7 @@ struct RunCommand: Command {
         let tlsOpt = try args.option("--tls")
         let keylogOpt = try args.option("--keylog")
         let qlogOpt = try args.option("--qlog")
+        let clientOpt = try args.option("--client")
         let files = try args.positionals()
 
         // Option values are checked before any file is read: a typo is a usage error (64).
@@ -71,6 +76,11 @@ struct RunCommand: Command {
             guard let ns = Units.parseDuration(t), ns > 0 else { throw BenchError.usage("--timeout '\(t)' is not a duration (e.g. 30s)") }
             timeoutValue = ns
         }
+        var clientList: [RunClient]?
+        if let c = clientOpt {
+            guard let list = RunClient.parseList(c) else { throw BenchError.usage("--client '\(c)': expected builtin, chromium or builtin,chromium") }
+            clientList = list
+        }
         var tlsValue: TLSVersion?
         if let v = tlsOpt {
             guard let version = TLSVersion(rawValue: v) else { throw BenchError.usage("--tls '\(v)': expected 1.2 or 1.3") }
@@ -86,6 +96,7 @@ struct RunCommand: Command {
         var warmup = 0
         var seed: UInt64 = 1
         var baseline: TransportKind?
+        var clients: [RunClient] = [.builtin]
 
         var inputs = files
         if inputs.isEmpty { inputs = [library.suitePath("default")] }
@@ -100,6 +111,7 @@ struct RunCommand: Command {
                 warmup = suite.warmupRuns ?? 0
                 seed = suite.seed ?? seed
                 baseline = suite.baselineTransport
+                if let c = suite.client, let list = RunClient.parseList(c) { clients = list }
             } else {
                 scenarioPaths.append(file)
             }
@@ -108,6 +120,7 @@ struct RunCommand: Command {
             suiteName = URL(fileURLWithPath: files[0]).deletingPathExtension().lastPathComponent
         }
         if let list = transportList { transports = list }
+        if let list = clientList { clients = list }
         if let p = profilesOpt { profileNames = p.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
         if let n = runsOpt { runs = n }
         if let w = warmupOpt { warmup = w }
@@ -125,12 +138,13 @@ struct RunCommand: Command {
         request.tlsVersion = tlsValue
         request.keyLogFile = keylogOpt ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
         request.qlogDirectory = qlogOpt
+        request.clients = clients
 
         let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion)
         let progress = ProgressDisplay()
         let interrupt = InterruptHandler { runner.cancel() }
         defer { interrupt.remove() }
-        progress.line("netbench \(netbenchVersion): \(suiteName): \(scenarios.count) scenario(s) × \(profiles.count) profile(s) × \(transports.map(\.rawValue).joined(separator: ",")) × \(runs) run(s)\(warmup > 0 ? " + \(warmup) warm-up" : "") → \(out)")
+        progress.line("netbench \(netbenchVersion): \(suiteName): \(scenarios.count) scenario(s) × \(profiles.count) profile(s) × \(transports.map(\.rawValue).joined(separator: ",")) × \(runs) run(s)\(clients == [.builtin] ? "" : " × " + clients.map(\.rawValue).joined(separator: ","))\(warmup > 0 ? " + \(warmup) warm-up" : "") → \(out)")
         let results = try runner.execute(observer: progress) { results in
             try ResultsWriter.writeProgress(results, to: out)
         }
