@@ -50,6 +50,11 @@ public struct PageRenderer: Sendable {
 
     /// Whether the renderer writes this type's bodies (the others stay filler).
     public static func renders(_ type: Scenario.ResourceType) -> Bool {
+        references(type) || type == .image
+    }
+
+    /// Whether a body of this type can reference other resources.
+    static func references(_ type: Scenario.ResourceType) -> Bool {
         type == .document || type == .stylesheet || type == .script
     }
 
@@ -58,20 +63,21 @@ public struct PageRenderer: Sendable {
         "https://" + (authorities[resource.origin] ?? resource.origin) + Self.escapedPath(resource.path)
     }
 
-    /// Every rendered body by resource id (documents, stylesheets and scripts).
+    /// Every rendered body by resource id (documents, stylesheets, scripts and images).
     public func renderAll() -> [String: Body] {
         var out: [String: Body] = [:]
         for r in scenario.resources where Self.renders(r.type) { out[r.id] = render(r) }
         return out
     }
 
-    /// The body of one document, stylesheet or script; nil for other types.
+    /// The body of one document, stylesheet, script or image; nil for other types.
     public func render(_ r: Scenario.Resource) -> Body? {
         let refs = references[r.id] ?? []
         switch r.type {
         case .document: return document(r, refs)
         case .stylesheet: return stylesheet(r, refs)
         case .script: return script(r, refs)
+        case .image: return Body(bytes: Self.image(bytes: r.bytes), scenarioBytes: r.bytes)
         default: return nil
         }
     }
@@ -88,12 +94,12 @@ public struct PageRenderer: Sendable {
             guard let p = r.parent, var holder = byID[p] else { continue }
             var reveal = r.revealAfterBytes
             var hops = 0
-            while !renders(holder.type), let up = holder.parent.flatMap({ byID[$0] }), hops < s.resources.count {
+            while !references(holder.type), let up = holder.parent.flatMap({ byID[$0] }), hops < s.resources.count {
                 reveal = holder.revealAfterBytes
                 holder = up
                 hops += 1
             }
-            guard renders(holder.type) else { continue }
+            guard references(holder.type) else { continue }
             if holder.id != p {
                 notes.append("\(r.id): its parent \(p) (\(byID[p]!.type.rawValue)) cannot reference it; \(holder.id) does")
             } else if holder.type != .document, let n = r.revealAfterBytes, n < holder.bytes {
@@ -234,6 +240,37 @@ public struct PageRenderer: Sendable {
         ("x", "k.push(fetch(u).then(function(r){return r.arrayBuffer()}).catch(function(){}))"),
     ]
 
+    // MARK: Images
+
+    /// A 1×1 GIF, the smallest valid image (43 bytes).
+    static let gifHead: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF]
+    static let gifTail: [UInt8] = [0x21, 0xF9, 4, 1, 0, 0, 0, 0, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3B]
+
+    /// A 1×1 GIF padded to exactly `target` bytes by a comment extension between its color table and
+    /// its frame. The body must be an image: Chromium cancels an image whose first bytes do not
+    /// decode, so filler would never be loaded whole. Under 46 bytes: the GIF cut, or zero-padded.
+    static func image(bytes target: Int64) -> [UInt8] {
+        let gif = gifHead + gifTail
+        let t = Int(target)
+        guard t >= gif.count + 3 else { return t <= gif.count ? Array(gif.prefix(t)) : gif + [UInt8](repeating: 0, count: t - gif.count) }
+        // Comment: 0x21 0xFE, sub-blocks of (length 1…255, data), 0x00; each costs its length + 1.
+        var room = t - gif.count - 3
+        var comment: [UInt8] = [0x21, 0xFE]
+        comment.reserveCapacity(t)
+        var offset = 0
+        while room > 0 {
+            // Never leave a single byte: a sub-block needs at least one data byte after its length.
+            var n = min(room, 256)
+            if room - n == 1 { n -= 1 }
+            comment.append(UInt8(n - 1))
+            comment += Padding.filler(n - 1, from: offset)
+            offset += n - 1
+            room -= n
+        }
+        comment.append(0)
+        return gifHead + comment + gifTail
+    }
+
     // MARK: Helpers
 
     static func padded(_ content: String, to target: Int64, comment: (Int) -> [UInt8]) -> Body {
@@ -269,8 +306,8 @@ public struct PageRenderer: Sendable {
 enum Padding {
     private static let text = Array("netbench padding keeps this body at the size of the scenario ".utf8)
 
-    static func filler(_ n: Int) -> [UInt8] {
-        (0..<max(0, n)).map { text[$0 % text.count] }
+    static func filler(_ n: Int, from offset: Int = 0) -> [UInt8] {
+        (0..<max(0, n)).map { text[($0 + offset) % text.count] }
     }
 
     static func spaces(_ n: Int) -> [UInt8] {
