@@ -32,6 +32,18 @@ public struct Profile: Codable, Hashable, Sendable {
     public var upTrace: String?
     /// Periods when the link is down in both directions.
     public var outages: [Outage]?
+    /// Several client paths (each described by another profile), for path-change runs; the first
+    /// is active at the start. With `paths`, `rtt`/`down`/`up` of this profile are not used.
+    public var paths: [PathSpec]?
+    /// Timed changes of the client's network during each run (offsets from navigation start).
+    public var events: [PathEventSpec]?
+    /// What TCP connections do when their path goes away: `abort` (default: the phone's OS aborts
+    /// the sockets of a lost interface and the client reconnects on the new path at once) or
+    /// `timeout` (the naive baseline: the path silently dies and TCP waits on its retransmission
+    /// timer until `tcpUserTimeout` fails the connection).
+    public var tcpMigration: TCPMigration?
+    /// TCP_USER_TIMEOUT for the `timeout` mode (default 10 s; the kernel default is ~15 minutes).
+    public var tcpUserTimeout: DurationValue?
 
     public init(name: String, description: String? = nil, source: String? = nil, emulated: Bool? = nil,
                 rtt: DurationValue? = nil, down: BitrateValue? = nil, up: BitrateValue? = nil, loss: Fraction? = nil,
@@ -60,6 +72,39 @@ public struct Profile: Codable, Hashable, Sendable {
         /// Loss probability in the good state (default 0).
         public var lossInGood: Double?
     }
+
+    public struct PathSpec: Codable, Hashable, Sendable {
+        /// The path's name in events and results ("wifi", "cell").
+        public var name: String
+        /// The profile (name or file) that describes this path's link.
+        public var profile: String
+        public init(name: String, profile: String) { self.name = name; self.profile = profile }
+    }
+
+    public enum PathEventType: String, Codable, Hashable, Sendable, CaseIterable, NamedValues {
+        /// The active path changes to `to`; the old path goes down (Wi-Fi → cellular).
+        case `switch`
+        /// NAT rebinding: the client's port changes on the same path.
+        case rebindPort = "rebind-port"
+        /// NAT rebinding: the client's address changes on the same path.
+        case rebindAddr = "rebind-addr"
+        /// No path for `duration`.
+        case outage
+    }
+
+    public struct PathEventSpec: Codable, Hashable, Sendable {
+        public var at: DurationValue
+        public var type: PathEventType
+        public var to: String?
+        public var duration: DurationValue?
+        public init(at: DurationValue, type: PathEventType, to: String? = nil, duration: DurationValue? = nil) {
+            self.at = at; self.type = type; self.to = to; self.duration = duration
+        }
+    }
+
+    public enum TCPMigration: String, Codable, Hashable, Sendable, CaseIterable, NamedValues { case abort, timeout }
+
+    public var hasPathEvents: Bool { !(events ?? []).isEmpty }
 
     public struct Outage: Codable, Hashable, Sendable {
         public var start: DurationValue
@@ -112,7 +157,27 @@ public struct Profile: Codable, Hashable, Sendable {
             bad("schemaVersion", "is \(schemaVersion); this netbench reads version \(Profile.currentSchemaVersion)")
         }
         if name.isEmpty || name.contains(",") || name.contains("/") { bad("name", "'\(name)' must be non-empty without ',' or '/'") }
-        if isEmulated {
+        if let ps = paths {
+            if ps.isEmpty { bad("paths", "must list at least one path") }
+            var names = Set<String>()
+            for (i, p) in ps.enumerated() {
+                if p.name.isEmpty || !names.insert(p.name).inserted { bad("paths[\(i)].name", "'\(p.name)' is empty or a duplicate") }
+                if p.profile.isEmpty { bad("paths[\(i)].profile", "must name a profile") }
+            }
+        }
+        let pathNames = (paths ?? []).map(\.name)
+        for (i, e) in (events ?? []).enumerated() {
+            switch e.type {
+            case .switch:
+                guard let to = e.to else { bad("events[\(i)].to", "missing: a switch names the path it switches to"); break }
+                if !pathNames.contains(to) { bad("events[\(i)].to", "'\(to)' is not one of the paths (\(pathNames.joined(separator: ", ")))") }
+            case .outage:
+                if (e.duration?.nanoseconds ?? 0) <= 0 { bad("events[\(i)].duration", "missing or zero: an outage lasts some time (e.g. \"500ms\")") }
+            case .rebindPort, .rebindAddr:
+                break
+            }
+        }
+        if isEmulated && paths == nil {
             if rtt == nil { bad("rtt", "missing: an emulated profile needs a round-trip time (e.g. \"40ms\")") }
             if down == nil && downTrace == nil { bad("down", "missing: give a rate (e.g. \"10Mbit\") or a downTrace file") }
             if up == nil && upTrace == nil { bad("up", "missing: give a rate (e.g. \"5Mbit\") or an upTrace file") }
@@ -150,6 +215,12 @@ public struct Profile: Codable, Hashable, Sendable {
     /// One line for `netbench profiles` and report headers.
     public var summary: String {
         guard isEmulated else { return "loopback (no emulation)" }
+        if let ps = paths {
+            let ev = (events ?? []).map { e in
+                "\(e.type.rawValue)\(e.to.map { " → " + $0 } ?? "") at \(e.at)"
+            }.joined(separator: ", ")
+            return "paths " + ps.map { "\($0.name) (\($0.profile))" }.joined(separator: ", ") + (ev.isEmpty ? "" : "; " + ev)
+        }
         let d = downTrace.map { "trace " + URL(fileURLWithPath: $0).lastPathComponent } ?? down.map { $0.description } ?? "?"
         let u = upTrace.map { "trace " + URL(fileURLWithPath: $0).lastPathComponent } ?? up.map { $0.description } ?? "?"
         return "down \(d), up \(u), RTT \(rtt?.description ?? "?"), loss \(loss?.description ?? "0%")"

@@ -146,9 +146,11 @@ public struct RunMetrics: Codable, Sendable, Hashable {
 public struct MigrationMetrics: Codable, Sendable, Hashable {
     /// Whether the transport connection(s) in use at the event carried on without a new handshake.
     public var survived: Bool
-    /// Last byte received before the event → first byte received after it.
+    /// The longest pause in delivery around the event: from the last byte before it, the largest
+    /// gap between consecutive arrivals that ends within 5 s after it.
     public var stallMs: Double?
-    /// Event → the first 100 ms window at ≥ 90% of the new path's rate (nil when never reached).
+    /// Event → the end of the first 100 ms window after it that carried ≥ 90% of the new path's
+    /// rate (nil when never reached: a page load is often latency-bound and never fills the link).
     public var recoveryMs: Double?
     public var extraHandshakes: Int
     public var bytesRedownloaded: Int64

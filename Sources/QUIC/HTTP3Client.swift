@@ -6,7 +6,9 @@ internal import CNgtcp2
 /// when `expiry` passes. Every driving call returns the events it caused, in order.
 ///
 /// Typical loop: after `init`, call `write`; on a datagram call `receive` then `write`; when
-/// the timer fires call `handleExpiry` then `write`; re-arm the timer from `expiry`.
+/// the timer fires call `handleExpiry` then `write`; re-arm the timer from `expiry`. After a
+/// `.closed` event keep calling `write` until `isClosed` (the CONNECTION_CLOSE goes out there).
+/// Meant for one thread (not Sendable).
 public final class HTTP3Client {
     private let connection: QUICConnection
     private let migrationPath = PathBuffer()
@@ -53,7 +55,7 @@ public final class HTTP3Client {
 
     /// When `handleExpiry` is due (loss detection, ACK delay, pacing, idle timeout); `nil`
     /// once the connection is closed.
-    public var expiry: Instant? { connection.isClosed ? nil : connection.expiry }
+    public var expiry: Instant? { connection.expiry }
 
     /// Runs ngtcp2's timers. An idle timeout ends the connection with `.closed(.idleTimeout)`.
     @discardableResult
@@ -79,20 +81,10 @@ public final class HTTP3Client {
             ? "ngtcp2_conn_initiate_immediate_migration" : "ngtcp2_conn_initiate_migration") }
     }
 
-    /// Simulates a NAT rebinding: the local address changes under the same connection ID, and
-    /// the server notices the new path and validates it.
-    public func rebind(to newLocal: Endpoint) {
-        guard connection.isOpen, let current = ngtcp2_conn_get_path(connection.conn),
-              let remote = Endpoint(current.pointee.remote) else { return }
-        let path = migrationPath.set(local: newLocal, remote: remote)
-        ngtcp2_conn_set_local_addr(connection.conn, &path.pointee.local)
-    }
-
     /// Sends CONNECTION_CLOSE (H3_NO_ERROR) and ends the connection.
     public func close(now: Instant, emit: (UnsafeRawBufferPointer, _ remote: Endpoint, _ local: Endpoint) -> Void) {
         connection.close(now: now, emit: emit)
         _ = connection.takeEvents()
-        // A client that closed has nothing to wait for: skip the closing period.
         connection.state = .closed
     }
 
@@ -105,7 +97,9 @@ public final class HTTP3Client {
     public var earlyDataAccepted: Bool { connection.earlyDataAccepted }
     /// Available after the server's NewSessionTicket (`.resumptionStateAvailable`).
     public var resumptionState: QUICResumptionState? { connection.resumption }
-    public var isClosed: Bool { !connection.isOpen }
+    /// True once the connection is over and, after a local error, its CONNECTION_CLOSE has
+    /// been handed to `emit` (so keep calling `write` after a `.closed` event until then).
+    public var isClosed: Bool { connection.isClosed }
     public var statistics: QUICStatistics { connection.currentStatistics() }
 
     /// The path the connection uses now.

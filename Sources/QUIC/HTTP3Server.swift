@@ -5,7 +5,9 @@ internal import CNgtcp2
 /// connection ID, creates connections for valid client Initials (`ngtcp2_accept`), answers
 /// unknown versions with Version Negotiation, drops garbage silently, follows client migration
 /// and NAT rebinding (ngtcp2 validates the new path), and reaps closed and idle connections.
-/// Like `HTTP3Client` it does no I/O and every driving call returns the events it caused.
+/// Like `HTTP3Client` it does no I/O, every driving call returns the events it caused, and it
+/// is meant for one thread (it is not Sendable). Not implemented: Retry (address validation),
+/// NEW_TOKEN, stateless resets, server push.
 public final class HTTP3Server {
     private let config: QUICConfiguration
     private let tls: ServerTLSContext
@@ -13,13 +15,19 @@ public final class HTTP3Server {
     private let staticSecret = randomBytes(32)
     private var routes: [ConnectionIDKey: ServerConnection] = [:]
     private var connections: [HTTP3ConnectionHandle: ServerConnection] = [:]
+    /// The same connections in creation order, for the loops that visit them all (no
+    /// allocation per call); reaped entries are compacted away after each loop.
+    private var live: [ServerConnection] = []
+    private var reapedSome = false
     private var nextHandle: UInt64 = 1
     /// Stateless packets (Version Negotiation) waiting for the next `write`.
     private var stateless: [(bytes: [UInt8], remote: Endpoint, local: Endpoint)] = []
     private var events: [HTTP3ServerEvent] = []
 
-    /// - Parameter credentials: certificate chains and keys; GnuTLS serves the one whose names
-    ///   match the client's SNI, else the first.
+    /// - Parameters:
+    ///   - credentials: certificate chains and keys; GnuTLS serves the one whose names match the
+    ///     client's SNI, else the first.
+    ///   - now: unused today; kept so the engines share one constructor shape.
     public init(config: QUICConfiguration, credentials: [QUICServerCredentials], now: Instant) throws {
         self.config = config
         tls = try ServerTLSContext(credentials: credentials)
@@ -44,6 +52,7 @@ public final class HTTP3Server {
         if let sc = routes[key] {
             sc.quic.receive(datagram, local: local, remote: remote, now: now)
             collect(sc)
+            compact()
         } else {
             accept(datagram, base: base, local: local, remote: remote, now: now)
         }
@@ -69,17 +78,19 @@ public final class HTTP3Server {
             packet.bytes.withUnsafeBytes { emit($0, packet.remote, packet.local) }
         }
         stateless.removeAll()
-        for sc in Array(connections.values) {
+        for sc in live where !sc.reaped {
             sc.quic.write(now: now, emit: emit)
             collect(sc)
         }
+        compact()
         return takeEvents()
     }
 
-    /// The earliest timer of any connection (or now, when stateless packets wait).
+    /// The earliest timer of any connection. (Version Negotiation packets are not timed: they
+    /// go out with the next `write`, which an event loop calls after every `receive`.)
     public var expiry: Instant? {
         var earliest: Instant? = nil
-        for sc in connections.values {
+        for sc in live where !sc.reaped {
             if let t = sc.quic.expiry, earliest == nil || t < earliest! { earliest = t }
         }
         return earliest
@@ -88,12 +99,13 @@ public final class HTTP3Server {
     /// Runs the timers that are due; closes idle connections and reaps closed ones.
     @discardableResult
     public func handleExpiry(now: Instant) -> [HTTP3ServerEvent] {
-        for sc in Array(connections.values) {
+        for sc in live where !sc.reaped {
             if let t = sc.quic.expiry, t <= now {
                 sc.quic.handleExpiry(now: now)
                 collect(sc)
             }
         }
+        compact()
         return takeEvents()
     }
 
@@ -126,6 +138,7 @@ public final class HTTP3Server {
         let sc = ServerConnection(handle: HTTP3ConnectionHandle(rawValue: nextHandle), quic: quic)
         nextHandle += 1
         connections[sc.handle] = sc
+        live.append(sc)
         register(ConnectionIDKey(hd.dcid), sc)
         var scids = [ngtcp2_cid](repeating: ngtcp2_cid(), count: max(ngtcp2_conn_get_num_scid(quic.conn), 1))
         let n = ngtcp2_conn_get_scid(quic.conn, &scids)
@@ -138,6 +151,7 @@ public final class HTTP3Server {
         events.append(.connectionOpened(connection: sc.handle, remote: remote))
         quic.receive(datagram, local: local, remote: remote, now: now)
         collect(sc)
+        compact()
     }
 
     private func register(_ key: ConnectionIDKey, _ sc: ServerConnection) {
@@ -181,10 +195,18 @@ public final class HTTP3Server {
                 break
             }
         }
-        if sc.quic.isClosed {
+        if sc.quic.isClosed && !sc.reaped {
             for key in sc.keys where routes[key] === sc { routes[key] = nil }
             connections[sc.handle] = nil
+            sc.reaped = true
+            reapedSome = true
         }
+    }
+
+    private func compact() {
+        guard reapedSome else { return }
+        live.removeAll { $0.reaped }
+        reapedSome = false
     }
 
     private func takeEvents() -> [HTTP3ServerEvent] {
@@ -215,6 +237,7 @@ private final class ServerConnection {
     var reportedLocal: Endpoint
     var reportedRemote: Endpoint
     var closeReported = false
+    var reaped = false
 
     init(handle: HTTP3ConnectionHandle, quic: QUICConnection) {
         self.handle = handle

@@ -36,8 +36,9 @@ public struct QUICConfiguration: Sendable {
     public var maxStreamData: UInt64 = 6 * 1024 * 1024
     /// Concurrent bidirectional streams the peer may open.
     public var maxStreamsBidi: UInt64 = 100
-    /// Concurrent unidirectional streams the peer may open (HTTP/3 needs at least 3).
-    public var maxStreamsUni: UInt64 = 3
+    /// Unidirectional streams the peer may open: HTTP/3 needs 3, and some stacks open more
+    /// (reserved stream types, pushes), so leave room as browsers do.
+    public var maxStreamsUni: UInt64 = 100
     /// Largest UDP payload sent, before path MTU discovery raises it (`nil`: ngtcp2's 1200).
     public var maxUDPPayloadSize: Int? = nil
     /// Turns path MTU discovery off (handy when an emulated link has a fixed MTU).

@@ -8,8 +8,9 @@ import Transport
 /// origin — in priority order (document, render-blocking CSS/JS, fonts, scripts, XHR, images).
 /// It records every timestamp of the results contract from the monotonic clock.
 public final class PageLoader {
-    /// Opens a connection to an origin; the runner decides endpoints, TLS and namespaces.
-    public typealias Connector = (_ origin: Scenario.Origin) throws -> ClientConnection
+    /// Opens a connection to an origin from `localAddress` (nil: any); the runner decides endpoints,
+    /// TLS and namespaces.
+    public typealias Connector = (_ origin: Scenario.Origin, _ localAddress: UInt32?) throws -> ClientConnection
 
     private let scenario: Scenario
     private let kind: HTTPKind
@@ -24,6 +25,17 @@ public final class PageLoader {
     private(set) public var navigationStart = Instant(nanoseconds: 0)
     private(set) public var failure: String?
     private var finishedCount = 0
+    /// The client's address for new connections; changes when the network does.
+    public private(set) var localAddress: UInt32?
+    /// After a network change, requests on lost connections are sent again (a range request for
+    /// what is missing) instead of failing the run.
+    public var recoversFromConnectionLoss = false
+    /// Rate of the path after the change, for the recovery time (bit/s).
+    public var recoveryRateBitsPerSecond: Double?
+    private var changes: [(at: Instant, change: NetworkChange)] = []
+    private var connectionOpenedAt: [Instant] = []
+    /// Every arrival of body bytes: (time, count), for stall and recovery.
+    private var arrivals: [(Instant, Int)] = []
 
     struct RequestState {
         var resource: Scenario.Resource
@@ -39,10 +51,15 @@ public final class PageLoader {
         var error: String?
         var revealed = Set<String>()
         var done = false
+        /// Body bytes already held when the current attempt started (its range start).
+        var attemptStart: Int64 = 0
+        var attempts = 1
+        var redownloaded: Int64 = 0
     }
 
-    public init(scenario: Scenario, kind: HTTPKind, connector: @escaping Connector) {
+    public init(scenario: Scenario, kind: HTTPKind, localAddress: UInt32? = nil, connector: @escaping Connector) {
         self.scenario = scenario
+        self.localAddress = localAddress
         self.kind = kind
         self.connector = connector
         maxConnectionsPerOrigin = kind == .http1 ? 6 : 1
@@ -114,9 +131,10 @@ public final class PageLoader {
         let open = connections.filter { $0.origin == origin && $0.conn.isUsable }.count
         guard open < maxConnectionsPerOrigin, let o = scenario.origin(id: origin) else { return nil }
         do {
-            let conn = try connector(o)
+            let conn = try connector(o, localAddress)
             conn.onStateChange = { [weak self] in self?.connectionChanged() }
             connections.append((origin, conn))
+            connectionOpenedAt.append(Instant.now())
             return (connections.count - 1, true)
         } catch {
             abort("connect to \(o.host): \(error)")
@@ -136,6 +154,8 @@ public final class PageLoader {
         let r = states[id]!.resource
         let host = scenario.origin(id: r.origin)?.host ?? r.origin
         var request = ClientRequest(authority: host, path: r.path)
+        if let st = states[id], st.bytes > 0 { request.headers.append(("Range", "bytes=\(st.bytes)-")) }
+        states[id]!.attemptStart = states[id]!.bytes
         if let bulk = scenario.bulk, bulk.direction == .upload, r.path == Scenario.bulkPath {
             request.method = "POST"
             request.bodyLength = bulk.bytes
@@ -153,7 +173,14 @@ public final class PageLoader {
             st.status = status
             if st.firstByte == nil { st.firstByte = t }
             if status >= 400 { st.error = "HTTP \(status)" }
+            if status == 200 && st.attemptStart > 0 {
+                // The server ignored the range: everything comes again.
+                st.redownloaded += st.attemptStart
+                st.bytes = 0
+                st.attemptStart = 0
+            }
         case .data(let count, let t):
+            arrivals.append((t, count))
             if st.firstByte == nil { st.firstByte = t }
             st.bytes += Int64(count)
             st.lastByte = t
@@ -173,7 +200,17 @@ public final class PageLoader {
             revealChildren(of: id, at: t, final: true)
             dispatch()
             return
-        case .failed(let reason, _):
+        case .failed(let reason, let t):
+            if recoversFromConnectionLoss && !changes.isEmpty && st.attempts < 4 {
+                // The connection was lost to a network change: ask again for what is missing.
+                _ = t
+                st.attempts += 1
+                st.sent = nil
+                states[id] = st
+                pending[st.resource.origin, default: []].append(id)
+                dispatch()
+                return
+            }
             st.error = reason
             st.done = true
             states[id] = st
@@ -195,6 +232,64 @@ public final class PageLoader {
             }
         }
         if any && !final { dispatch() }
+    }
+
+    /// The client's network changed: new connections use `change.localAddress`; open ones react
+    /// (QUIC migrates or rebinds, TCP may be aborted and its requests sent again).
+    public func networkChanged(_ change: NetworkChange) {
+        changes.append((Instant.now(), change))
+        localAddress = change.localAddress
+        recoversFromConnectionLoss = true
+        for c in connections where c.conn.isUsable { c.conn.networkChanged(change) }
+        dispatch()
+    }
+
+    /// Connection loss after an outage or a silent path death (TCP user timeout) is recoverable too.
+    public func expectNetworkTrouble() {
+        recoversFromConnectionLoss = true
+    }
+
+    /// What the first network change did to the load.
+    func migrationMetrics() -> MigrationMetrics? {
+        guard let first = changes.first?.at else { return nil }
+        var m = MigrationMetrics(survived: true)
+        // Stall: the longest pause in delivery that ends after the change (within 5 s of it),
+        // measured from the last byte before it; packets still in flight on the old path right
+        // after the change do not hide the gap that follows them.
+        if let startIndex = arrivals.lastIndex(where: { $0.0 < first }) {
+            var longest: Nanoseconds = 0
+            var i = startIndex
+            while i + 1 < arrivals.count, arrivals[i].0 < first + .seconds(5) {
+                longest = max(longest, arrivals[i + 1].0.since(arrivals[i].0))
+                i += 1
+            }
+            m.stallMs = longest.inMilliseconds
+        }
+        // Connections opened after the change are extra handshakes; one lost with an error broke.
+        m.extraHandshakes = connectionOpenedAt.filter { $0 >= first }.count
+        let broken = connections.enumerated().contains { i, c in
+            connectionOpenedAt[i] < first && c.conn.info.error != nil
+        }
+        m.survived = !broken && m.extraHandshakes == 0
+        m.bytesRedownloaded = states.values.reduce(0) { $0 + $1.redownloaded }
+        if let rate = recoveryRateBitsPerSecond, rate > 0 {
+            // The end of the first 100 ms window after the change that carried ≥ 90% of the
+            // path's rate, counted from the change (sliding window over the byte arrivals).
+            let window: Nanoseconds = .milliseconds(100)
+            let need = rate * 0.9 / 8 * 0.1
+            let later = arrivals.filter { $0.0 >= first }
+            var lo = 0
+            var sum = 0
+            for hi in 0..<later.count {
+                sum += later[hi].1
+                while later[hi].0.since(later[lo].0) >= window { sum -= later[lo].1; lo += 1 }
+                if Double(sum) >= need {
+                    m.recoveryMs = max(0, later[hi].0.milliseconds(since: first))
+                    break
+                }
+            }
+        }
+        return m
     }
 
     // MARK: Results
@@ -266,6 +361,7 @@ public final class PageLoader {
         if isFinished && failure == nil {
             m.pltMs = reqs.compactMap(\.lastByte).max()
         }
+        m.migration = migrationMetrics()
         return (reqs, conns, m)
     }
 }

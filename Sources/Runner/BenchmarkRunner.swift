@@ -43,6 +43,8 @@ public struct RunRequest: Sendable {
     public var quicCongestionControl: QUICCongestionControl = .cubic
     /// Each run is made by every client in turn (interleaved, like the transports).
     public var clients: [RunClient] = [.builtin]
+    /// Where profiles named by a profile's `paths` are looked up.
+    public var library: Library = Library.locate()
 
     public init(suiteName: String, scenarios: [(path: String, scenario: Scenario)], profiles: [Profile], transports: [TransportKind],
                 runs: Int, warmupRuns: Int = 0, seed: UInt64 = 1, baselineTransport: TransportKind? = nil, outputDirectory: String) {
@@ -108,7 +110,7 @@ public final class BenchmarkRunner: @unchecked Sendable {
                                            quic: QUICConfiguration().with {
                                                $0.qlogDirectory = r.qlogDirectory
                                                $0.congestionControl = r.quicCongestionControl
-                                           }, seed: r.seed &+ UInt64(pi), renderPages: r.clients.contains(.chromium))
+                                           }, seed: r.seed &+ UInt64(pi), library: r.library, renderPages: r.clients.contains(.chromium))
             defer { network.close() }
             for item in items { for client in r.clients {
                 if isCancelled { break }

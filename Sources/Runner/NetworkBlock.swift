@@ -26,7 +26,8 @@ final class NetworkBlock {
     let clientAddress: UInt32?
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
-         tlsVersion: TLSVersion?, keyLogFile: String?, quic baseQUIC: QUICConfiguration, seed: UInt64, renderPages: Bool = false) throws {
+         tlsVersion: TLSVersion?, keyLogFile: String?, quic baseQUIC: QUICConfiguration, seed: UInt64,
+         library: Library, renderPages: Bool = false) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -35,7 +36,8 @@ final class NetworkBlock {
         // ngtcp2 0.12 paces the second handshake flight by cwnd / initial RTT: start from the
         // profile's RTT (a small value on loopback), or handshakes stall for the 333 ms default.
         var quic = baseQUIC
-        quic.initialRTT = profile.rtt?.nanoseconds ?? .milliseconds(1)
+        let pathConfigs = profile.isEmulated ? try ProfileLink.paths(of: profile, library: library) : []
+        quic.initialRTT = pathConfigs.first.map { max($0.roundTrip, .milliseconds(1)) } ?? .milliseconds(1)
         self.quic = quic
         var serverOptions = ServerHost.ServerOptions(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic)
         serverOptions.renderPages = renderPages
@@ -50,10 +52,18 @@ final class NetworkBlock {
         }
         let privileges = EmulationPrivileges.check()
         guard privileges.isSufficient else { throw BenchError.privilege(privileges.reason) }
-        let path = try ProfileLink.path(named: "wifi", from: profile)
+        let path = pathConfigs[0]
         let net: EmulatedNetwork
-        do { net = try EmulatedNetwork.create(paths: [path], options: .init(seed: seed)) } catch {
+        do { net = try EmulatedNetwork.create(paths: pathConfigs, options: .init(seed: seed, activePath: path.name)) } catch {
             throw BenchError.run("cannot create the emulated network for profile '\(profile.name)': \(error)")
+        }
+        do {
+            if (profile.events ?? []).contains(where: { $0.type == .rebindAddr }) {
+                try NetworkBlock.addSecondaryAddress(net, pathIndex: 0)
+            }
+        } catch {
+            net.teardown()
+            throw error
         }
         do {
             servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: net.serverAddress,
@@ -76,10 +86,23 @@ final class NetworkBlock {
 
     func run(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
              client: RunClient = .builtin, register: (StopFlag?) -> Void) -> RunRecord {
+        var record = runOnce(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, index: index,
+                             timeout: timeout, withEvents: true, client: client, register: register)
+        if profile.hasPathEvents, record.status == .ok {
+            // The same load without the event, right after, for comparison.
+            let baseline = runOnce(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, index: index,
+                                   timeout: timeout, withEvents: false, client: client, register: register)
+            record.metrics.migration?.baselinePltMs = baseline.status == .ok ? baseline.metrics.pltMs : nil
+        }
+        return record
+    }
+
+    private func runOnce(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
+                         withEvents: Bool, client: RunClient, register: (StopFlag?) -> Void) -> RunRecord {
         let ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport)
         let idealPlt = ideal.pltMs(scenario)
         let limit = timeout ?? min(.seconds(600), .milliseconds(idealPlt * 10) + .seconds(30))
-        let page = PageRun(scenario: scenario, scenarioName: scenario.name, transport: transport,
+        var page = PageRun(scenario: scenario, scenarioName: scenario.name, transport: transport,
                            serverEndpoints: servers.endpoints[scenarioIndex], credentials: credentials,
                            clientNamespace: network?.clientNamespace, clientAddress: clientAddress, timeout: limit, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
         var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: transport, index: max(index, 0), status: .ok)
@@ -87,10 +110,20 @@ final class NetworkBlock {
         record.client = client.rawValue
         record.startedAt = BenchmarkRunner.utcTimestamp()
         do {
-            if let network { try network.start() }
+            if let network {
+                let schedule = withEvents ? try emulatorSchedule(network) : []
+                try network.start(schedule: schedule)
+                page.eventsOrigin = Instant.now()
+                try resetPaths(network)
+                if withEvents { page.networkEvents = try clientChanges(network) }
+                page.expectsTrouble = withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
+                page.tcpOptions = tcpOptions
+                page.recoveryRateBitsPerSecond = recoveryRate(network)
+            }
             let outcome = client == .chromium
                 ? try chromiumRun(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, limit: limit).execute(register: register)
                 : try page.execute(register: register)
+            record.pathEvents = outcome.pathEvents
             if let network {
                 let report = try network.stop()
                 record.emulator = emulatorRecord(report, network)
@@ -124,6 +157,97 @@ final class NetworkBlock {
 }
 
 extension NetworkBlock {
+    /// The emulator's part of the profile's events: a switch activates the new path and takes the
+    /// old one down; an outage takes the active path down and up again.
+    func emulatorSchedule(_ network: EmulatedNetwork) throws -> [PathEvent] {
+        var active = network.paths[0].name
+        var out: [PathEvent] = []
+        for e in (profile.events ?? []).sorted(by: { $0.at.nanoseconds < $1.at.nanoseconds }) {
+            switch e.type {
+            case .switch:
+                guard let to = e.to else { continue }
+                out.append(PathEvent(at: e.at.nanoseconds, path: to, action: .activate))
+                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .down))
+                active = to
+            case .outage:
+                let end = e.at.nanoseconds + (e.duration?.nanoseconds ?? 0)
+                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .down))
+                out.append(PathEvent(at: end, path: active, action: .up))
+            case .rebindPort, .rebindAddr:
+                break
+            }
+        }
+        return out
+    }
+
+    /// The client's part: what its operating system (or its NAT) does to it, and when.
+    func clientChanges(_ network: EmulatedNetwork) throws -> [PageRun.ScheduledChange] {
+        var active = network.paths[0]
+        let abort = (profile.tcpMigration ?? .abort) == .abort
+        var out: [PageRun.ScheduledChange] = []
+        for e in (profile.events ?? []).sorted(by: { $0.at.nanoseconds < $1.at.nanoseconds }) {
+            switch e.type {
+            case .switch:
+                guard let to = e.to, let next = network.path(named: to) else { continue }
+                out.append(.init(at: e.at.nanoseconds, change: NetworkChange(kind: .switchPath, localAddress: next.address, abortTCP: abort),
+                                 type: e.type.rawValue, from: active.name, to: next.name,
+                                 detail: abort ? "TCP sockets on \(active.name) aborted" : "TCP left to its timers"))
+                active = next
+            case .rebindPort:
+                out.append(.init(at: e.at.nanoseconds, change: NetworkChange(kind: .rebindPort, localAddress: active.address, abortTCP: true),
+                                 type: e.type.rawValue, from: active.name, to: active.name, detail: "new client port (TCP: reset)"))
+            case .rebindAddr:
+                let secondary = active.address + 1
+                out.append(.init(at: e.at.nanoseconds, change: NetworkChange(kind: .rebindAddress, localAddress: secondary, abortTCP: true),
+                                 type: e.type.rawValue, from: active.name, to: active.name,
+                                 detail: "new client address \(Endpoint(address: secondary, port: 0).addressString) (TCP: reset)"))
+            case .outage:
+                out.append(.init(at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
+                                 detail: "no path for \(e.duration?.description ?? "?")"))
+            }
+        }
+        return out
+    }
+
+    /// A second client address on a path (its address + 1, same /24, so the emulator routes it to
+    /// the same path), for NAT rebinding to a new address.
+    static func addSecondaryAddress(_ network: EmulatedNetwork, pathIndex: Int) throws {
+        let p = network.paths[pathIndex]
+        let address = Endpoint(address: p.address + 1, port: 0).addressString
+        let ip = Process()
+        ip.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip")
+        ip.arguments = ["-n", network.clientNamespace, "addr", "add", "\(address)/24", "dev", p.device]
+        let err = Pipe()
+        ip.standardError = err
+        try ip.run()
+        ip.waitUntilExit()
+        guard ip.terminationStatus == 0 else {
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw BenchError.run("ip \(ip.arguments!.joined(separator: " ")): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+    }
+
+    /// Every run starts on the first path with every path up.
+    func resetPaths(_ network: EmulatedNetwork) throws {
+        for p in network.paths { try network.setPath(p.name, up: true) }
+        if network.activePath != network.paths[0].name { try network.activate(path: network.paths[0].name) }
+    }
+
+    var tcpOptions: Socket.TCPOptions {
+        var o = Socket.TCPOptions()
+        if profile.tcpMigration == .timeout {
+            o.userTimeoutMs = UInt32((profile.tcpUserTimeout?.nanoseconds ?? .seconds(10)) / 1_000_000)
+        }
+        return o
+    }
+
+    /// The downlink rate of the path the client ends on (for the recovery time).
+    func recoveryRate(_ network: EmulatedNetwork) -> Double? {
+        let last = (profile.events ?? []).last { $0.type == .switch }?.to
+        let p = last.flatMap { network.path(named: $0) } ?? network.paths[0]
+        return p.configuration.downlink.rate.meanBitsPerSecond
+    }
+
     func emulatorRecord(_ report: EmulatorReport, _ network: EmulatedNetwork) -> EmulatorRecord {
         var e = EmulatorRecord(profile: profile.name, configured: profile.summary, flagged: !report.flagReasons.isEmpty)
         e.releaseLatenessP50Us = Double(report.latenessP50) / 1000

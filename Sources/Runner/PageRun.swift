@@ -22,12 +22,30 @@ struct PageRun {
     var keyLogFile: String?
     var tlsVersion: TLSVersion?
     var quic: QUICConfiguration
+    /// Network changes during the run: offsets from `eventsOrigin` (when the emulator started).
+    var networkEvents: [ScheduledChange] = []
+    var eventsOrigin: Instant?
+    /// Whether connections may be lost (events or outages): lost requests are sent again.
+    var expectsTrouble = false
+    var tcpOptions = Socket.TCPOptions()
+    var recoveryRateBitsPerSecond: Double?
+
+    /// A change of the client's network at an offset, with its record for results.json.
+    struct ScheduledChange {
+        var at: Nanoseconds
+        var change: NetworkChange?
+        var type: String
+        var from: String?
+        var to: String?
+        var detail: String?
+    }
 
     struct Outcome {
         var requests: [RequestRecord]
         var connections: [ConnectionRecord]
         var metrics: RunMetrics
         var failure: String?
+        var pathEvents: [PathEventRecord] = []
     }
 
     /// `register` receives the loop's stop handle, so an interrupt can end the run at once.
@@ -46,16 +64,29 @@ struct PageRun {
         }
         var quicConfig = quic
         if quicConfig.keyLogFile == nil { quicConfig.keyLogFile = keyLogFile }
-        let settings = ClientSettings(tls: tlsContext, quic: quicConfig, trustedRootsPEM: credentials.caPEM)
+        var settings = ClientSettings(tls: tlsContext, tcp: tcpOptions, quic: quicConfig, trustedRootsPEM: credentials.caPEM)
+        settings.namespace = clientNamespace
         let remote = transport == .h3 ? serverEndpoints.udp : serverEndpoints.tcp
         guard let remote else { throw BenchError.run("no \(transport.rawValue) server endpoint") }
-        let local = clientAddress.map { Endpoint(address: $0, port: 0) }
-        let loader = PageLoader(scenario: scenario, kind: kind) { origin in
+        let loader = PageLoader(scenario: scenario, kind: kind, localAddress: clientAddress) { origin, address in
             try NetworkNamespace.with(clientNamespace) {
-                try ClientConnector.open(kind, loop: loop, remote: remote, local: local, serverName: origin.host, settings: settings)
+                try ClientConnector.open(kind, loop: loop, remote: remote, local: address.map { Endpoint(address: $0, port: 0) },
+                                         serverName: origin.host, settings: settings)
             }
         }
+        loader.recoveryRateBitsPerSecond = recoveryRateBitsPerSecond
+        if expectsTrouble { loader.expectNetworkTrouble() }
         loader.start()
+        var pathEvents: [PathEventRecord] = []
+        let origin = eventsOrigin ?? loader.navigationStart
+        for e in networkEvents {
+            loop.schedule(at: origin + e.at) {
+                let now = Instant.now()
+                pathEvents.append(PathEventRecord(at: now.milliseconds(since: loader.navigationStart), type: e.type,
+                                                  from: e.from, to: e.to, detail: e.detail))
+                if let change = e.change { loader.networkChanged(change) }
+            }
+        }
         let deadline = loader.navigationStart + timeout
         try loop.run(until: deadline) { loader.isFinished }
         if !loader.isFinished {
@@ -65,6 +96,6 @@ struct PageRun {
         loader.closeConnections()
         // Let close_notify frames leave before the loop goes away.
         try? loop.run(until: Instant.now() + .milliseconds(20))
-        return Outcome(requests: requests, connections: connections, metrics: metrics, failure: loader.failure)
+        return Outcome(requests: requests, connections: connections, metrics: metrics, failure: loader.failure, pathEvents: pathEvents)
     }
 }

@@ -46,6 +46,20 @@ enum ProfileLink {
         return .unlimited
     }
 
+    /// Every client path of a profile: its `paths` (each from the profile it names), or the
+    /// profile itself as one path named "wifi".
+    static func paths(of profile: Profile, library: Library) throws -> [PathConfiguration] {
+        guard let specs = profile.paths else { return [try path(named: "wifi", from: profile)] }
+        return try specs.enumerated().map { i, spec in
+            let p: Profile
+            do { p = try library.profile(spec.profile) } catch let e as BenchError {
+                throw BenchError.data("profile '\(profile.name)': paths[\(i)].profile: \(e.message)")
+            }
+            guard p.paths == nil else { throw BenchError.data("profile '\(profile.name)': paths[\(i)].profile: '\(spec.profile)' has paths itself") }
+            return try path(named: spec.name, from: p)
+        }
+    }
+
     /// The bottleneck downlink rate the ideal is computed with (a trace's mean rate).
     static func downlinkBitsPerSecond(_ path: PathConfiguration) -> Double? { path.downlink.rate.meanBitsPerSecond }
 }

@@ -57,7 +57,30 @@ public struct QUICSnapshot: Sendable {
     public var packetsLost: Int64?
     public var congestionControl: String?
     public var pathValidations: [(challenge: Instant?, validated: Instant?)] = []
+    /// Local addresses the connection used, in order (more than one after a migration or rebinding).
+    public var localPaths: [Endpoint] = []
     public init() {}
+}
+
+/// The client's network changed, as a phone's operating system tells its apps.
+public struct NetworkChange: Sendable {
+    public enum Kind: String, Sendable {
+        /// The interface in use went away; another path is active now (Wi-Fi → cellular).
+        case switchPath = "switch"
+        /// The NAT mapping changed the client's port (same path).
+        case rebindPort = "rebind-port"
+        /// The NAT mapping changed the client's address (same path).
+        case rebindAddress = "rebind-addr"
+    }
+    public var kind: Kind
+    /// The client's address from now on.
+    public var localAddress: UInt32
+    /// TCP connections are aborted (the OS drops the sockets of a lost interface; a rebinding
+    /// NAT makes the server answer RST): their requests fail and the loader reconnects.
+    public var abortTCP: Bool
+    public init(kind: Kind, localAddress: UInt32, abortTCP: Bool) {
+        self.kind = kind; self.localAddress = localAddress; self.abortTCP = abortTCP
+    }
 }
 
 /// A client connection of any protocol, driven by its event loop.
@@ -71,5 +94,7 @@ public protocol ClientConnection: AnyObject {
     func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void)
     /// Called when the connection becomes ready, frees a slot, or closes: the loader re-dispatches.
     var onStateChange: (() -> Void)? { get set }
+    /// Reacts to a change of the client's network (QUIC migrates or rebinds; TCP may be aborted).
+    func networkChanged(_ change: NetworkChange)
     func close()
 }

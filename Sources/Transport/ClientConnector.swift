@@ -11,6 +11,8 @@ public struct ClientSettings {
     /// QUIC settings and the roots the server's certificate must chain to (h3).
     public var quic: QUICConfiguration
     public var trustedRootsPEM: String
+    /// The network namespace client sockets are created in (an emulated network's client side).
+    public var namespace: String?
     public init(tls: TLSClientContext?, tcp: Socket.TCPOptions = .init(), quic: QUICConfiguration = QUICConfiguration(),
                 trustedRootsPEM: String = "") {
         self.tls = tls
@@ -35,7 +37,8 @@ public enum ClientConnector {
             return try H2ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
         case .http3:
             return try H3ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName,
-                                          trustedRootsPEM: settings.trustedRootsPEM, config: settings.quic)
+                                          trustedRootsPEM: settings.trustedRootsPEM, config: settings.quic,
+                                          namespace: settings.namespace)
         }
     }
 }

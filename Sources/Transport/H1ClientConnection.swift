@@ -37,6 +37,12 @@ final class H1ClientConnection: ClientConnection {
         if info.handshakeEnd != nil { transmit() }
     }
 
+    func networkChanged(_ change: NetworkChange) {
+        guard change.abortTCP, !closed else { return }
+        if info.error == nil { info.error = "aborted: network changed (\(change.kind.rawValue))" }
+        stream.abort("aborted: network changed (\(change.kind.rawValue))")
+    }
+
     func close() {
         guard !closed else { return }
         stream.close()

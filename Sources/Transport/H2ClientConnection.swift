@@ -42,6 +42,12 @@ final class H2ClientConnection: ClientConnection {
         if info.handshakeEnd != nil { submitQueued() }
     }
 
+    func networkChanged(_ change: NetworkChange) {
+        guard change.abortTCP, !closed else { return }
+        if info.error == nil { info.error = "aborted: network changed (\(change.kind.rawValue))" }
+        stream.abort("aborted: network changed (\(change.kind.rawValue))")
+    }
+
     func close() {
         guard !closed else { return }
         try? h2.submitGoAway()

@@ -12,7 +12,12 @@ final class H3ClientConnection: ClientConnection {
         return state
     }
     private let loop: EventLoop
-    private let fd: FileDescriptor
+    /// The socket in use and, after a migration or rebinding, the earlier ones (still read: late
+    /// packets on an old path are part of the story).
+    private var fd: FileDescriptor
+    private var sockets: [Endpoint: FileDescriptor] = [:]
+    private let namespace: String?
+    private var localPaths: [Endpoint] = []
     private let client: HTTP3Client
     private var local: Endpoint
     private var streams: [Int64: (ClientEvent) -> Void] = [:]
@@ -25,20 +30,22 @@ final class H3ClientConnection: ClientConnection {
     var onStateChange: (() -> Void)?
 
     init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, trustedRootsPEM: String,
-         config: QUICConfiguration, resumption: QUICResumptionState? = nil) throws {
+         config: QUICConfiguration, resumption: QUICResumptionState? = nil, namespace: String? = nil) throws {
         self.loop = loop
+        self.namespace = namespace
         state = ConnectionInfo(kind: .http3, connectStart: Instant.now(), remote: remote)
         let bindTo = local ?? Endpoint(address: remote.address == 0x7F00_0001 ? 0x7F00_0001 : 0, port: 0)
         (fd, self.local) = try Socket.bindUDP(bindTo)
+        let firstFD = fd
         state.local = self.local
         congestionControl = config.congestionControl.rawValue
         receiveBuffer = .allocate(byteCount: 65536, alignment: 16)
         do {
             client = try HTTP3Client(config: config, trustedRootsPEM: trustedRootsPEM, serverName: serverName,
                                      local: self.local, remote: remote, resumption: resumption, now: Instant.now())
-            try loop.register(fd, .read) { [weak self] _ in self?.readable() }
+            try register(fd, self.local)
         } catch {
-            Socket.close(fd)
+            Socket.close(firstFD)
             receiveBuffer.deallocate()
             throw error
         }
@@ -47,7 +54,47 @@ final class H3ClientConnection: ClientConnection {
 
     deinit {
         receiveBuffer.deallocate()
-        if !closed { loop.unregister(fd); Socket.close(fd) }
+        if !closed { closeSockets() }
+    }
+
+    private func register(_ socket: FileDescriptor, _ endpoint: Endpoint) throws {
+        sockets[endpoint] = socket
+        localPaths.append(endpoint)
+        try loop.register(socket, .read) { [weak self] _ in self?.readable(socket, endpoint) }
+    }
+
+    private func closeSockets() {
+        for s in sockets.values { loop.unregister(s); Socket.close(s) }
+        sockets.removeAll()
+    }
+
+    /// The socket whose address is `local` (the engine says which path each datagram takes).
+    private func socket(for local: Endpoint) -> FileDescriptor { sockets[local] ?? fd }
+
+    func networkChanged(_ change: NetworkChange) {
+        guard !closed else { return }
+        let now = Instant.now()
+        do {
+            let address = change.kind == .rebindPort ? local.address : change.localAddress
+            let (newFD, newLocal) = try NetworkNamespace.with(namespace) { try Socket.bindUDP(Endpoint(address: address, port: 0)) }
+            try register(newFD, newLocal)
+            fd = newFD
+            local = newLocal
+            switch change.kind {
+            case .switchPath:
+                // The old interface is gone: send on the new path at once, validate in parallel.
+                try client.migrate(to: newLocal, now: now, mode: .immediate)
+                validations.append((challenge: now, validated: nil))
+            case .rebindPort, .rebindAddress:
+                // The NAT changed our mapping without telling us: we just send from the new
+                // address; the server sees a new peer address and validates it.
+                client.rebind(to: newLocal)
+            }
+        } catch {
+            finish(reason: "migration failed: \(error)")
+            return
+        }
+        flush()
     }
 
     var isUsable: Bool { !closed }
@@ -70,18 +117,18 @@ final class H3ClientConnection: ClientConnection {
 
     func close() {
         guard !closed else { return }
-        client.close(now: Instant.now()) { bytes, remote, _ in _ = try? Socket.sendDatagram(fd, bytes, to: remote) }
+        client.close(now: Instant.now()) { bytes, remote, local in _ = try? Socket.sendDatagram(socket(for: local), bytes, to: remote) }
         finish(reason: nil)
     }
 
-    private func readable() {
+    private func readable(_ socket: FileDescriptor, _ at: Endpoint) {
         let now = Instant.now()
         for _ in 0..<64 {
             guard !closed else { return }
             let got: (Int, Endpoint)?
-            do { got = try Socket.receiveDatagram(fd, into: receiveBuffer) } catch { break }
+            do { got = try Socket.receiveDatagram(socket, into: receiveBuffer) } catch { break }
             guard let (n, from) = got else { break }
-            handle(client.receive(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<n]), local: local, remote: from, now: now), now)
+            handle(client.receive(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<n]), local: at, remote: from, now: now), now)
         }
         flush()
     }
@@ -90,8 +137,8 @@ final class H3ClientConnection: ClientConnection {
     private func flush() {
         guard !closed else { return }
         let now = Instant.now()
-        let events = client.write(now: now) { bytes, remote, _ in
-            _ = try? Socket.sendDatagram(fd, bytes, to: remote)
+        let events = client.write(now: now) { bytes, remote, local in
+            _ = try? Socket.sendDatagram(socket(for: local), bytes, to: remote)
         }
         handle(events, now)
         guard !closed else { return }
@@ -127,7 +174,12 @@ final class H3ClientConnection: ClientConnection {
             case .streamReset(let id, let code):
                 if let cb = streams.removeValue(forKey: id) { cb(.failed("HTTP/3 stream reset (code \(code))", t)) }
             case .pathValidated(_, _, let ok):
-                validations.append((challenge: nil, validated: ok ? t : nil))
+                // Pairs with the migration that asked for it; a rebinding's validation is the server's.
+                if let i = validations.lastIndex(where: { $0.validated == nil }) {
+                    validations[i].validated = ok ? t : nil
+                } else {
+                    validations.append((challenge: nil, validated: ok ? t : nil))
+                }
             case .resumptionStateAvailable:
                 break
             case .closed(let error):
@@ -144,8 +196,7 @@ final class H3ClientConnection: ClientConnection {
         state.closedAt = Instant.now()
         if let reason, state.error == nil { state.error = reason }
         loop.cancel(timer)
-        loop.unregister(fd)
-        Socket.close(fd)
+        closeSockets()
         let pending = streams.values.map { $0 }
         streams.removeAll()
         for cb in pending { cb(.failed(reason ?? "connection closed with the response incomplete", Instant.now())) }
@@ -163,6 +214,7 @@ final class H3ClientConnection: ClientConnection {
         q.packetsLost = Int64(s.streamFramesLost)
         q.congestionControl = congestionControl
         q.pathValidations = validations
+        q.localPaths = localPaths
         state.quic = q
     }
 

@@ -28,6 +28,9 @@ final class SecureStream {
     /// Called once, with nil for an orderly close.
     var onClose: ((String?) -> Void)?
 
+    /// The layer above is asked for more once fewer bytes than this wait for the kernel.
+    static let lowWater = 64 * 1024
+
     /// Bytes accepted but not yet handed to the kernel.
     var backlog: Int { outbox.count - outboxOffset }
 
@@ -102,10 +105,10 @@ final class SecureStream {
             return
         }
         if ready.contains(.read) || ready.contains(.hangup) { readAvailable() }
-        if phase != .closed && ready.contains(.write) {
-            flush()
-            if backlog == 0 && phase == .open { onWritable?() }
-        }
+        if phase != .closed && ready.contains(.write) { flush() }
+        // Refill below the low-water mark whatever drained the outbox: a read turn flushes too,
+        // and waiting for a write-readiness event that never comes stalls the sender.
+        if phase == .open && backlog < SecureStream.lowWater { onWritable?() }
     }
 
     private func readAvailable() {

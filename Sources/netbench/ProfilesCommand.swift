@@ -29,6 +29,10 @@ struct ProfilesCommand: Command {
         }
         var rows = [["name", "down", "up", "RTT", "loss", "queue", "source"]]
         for p in profiles {
+            if p.paths != nil {
+                rows.append([p.name, p.summary, "", "", "", "", p.source ?? ""])
+                continue
+            }
             let down = p.downTrace.map { "trace:" + URL(fileURLWithPath: $0).lastPathComponent } ?? p.down?.description ?? "-"
             let up = p.upTrace.map { "trace:" + URL(fileURLWithPath: $0).lastPathComponent } ?? p.up?.description ?? "-"
             var loss = p.loss?.description ?? "0%"

@@ -100,6 +100,7 @@ extension QUICConnection {
         else { return }
         closePacketDue = false
         packet.withUnsafeBytes { emit($0, remote, local) }
+        if !isServer { state = .closed }
     }
 
     /// Closes the connection with an HTTP/3 error inferred from an nghttp3 error code.

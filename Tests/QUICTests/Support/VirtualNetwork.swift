@@ -1,0 +1,186 @@
+import BenchCore
+import Foundation
+import QUIC
+
+/// What one client has seen so far.
+final class ClientProbe {
+    let client: HTTP3Client
+    var events: [HTTP3ClientEvent] = []
+    var bytes: [Int64: Int] = [:]
+    var status: [Int64: Int] = [:]
+    var headers: [Int64: [(String, String)]] = [:]
+    var finished = Set<Int64>()
+    var closedWith: QUICError?
+    var handshakeDone = false
+
+    init(_ client: HTTP3Client) { self.client = client }
+
+    func record(_ new: [HTTP3ClientEvent]) {
+        for e in new {
+            switch e {
+            case .handshakeCompleted: handshakeDone = true
+            case .response(let s, let st, let h): status[s] = st; headers[s] = h
+            case .data(let s, let n): bytes[s, default: 0] += n
+            case .responseEnd(let s): finished.insert(s)
+            case .closed(let err): closedWith = err
+            default: break
+            }
+            events.append(e)
+        }
+    }
+}
+
+/// "The wire" of the in-memory tests: datagrams between clients and one server, each delivered
+/// after a fixed one-way delay in virtual time, some dropped by a seeded loss process.
+final class VirtualNetwork {
+    struct Packet {
+        var bytes: [UInt8]
+        var from: Endpoint
+        var to: Endpoint
+        var deliverAt: Instant
+    }
+
+    var now = Instant(nanoseconds: 1_000_000_000)
+    let oneWayDelay: Nanoseconds
+    var lossRate: Double = 0
+    var rng = SeededRandom(seed: 42)
+    let serverEndpoint: Endpoint
+    let server: HTTP3Server
+    var probes: [Endpoint: ClientProbe] = [:]
+    var allProbes: [ClientProbe] = []
+    var serverEvents: [HTTP3ServerEvent] = []
+    /// False: the server has vanished; nothing reaches it and it sends nothing.
+    var serverAlive = true
+    /// Response body size for a request path; `/bytes/N` answers N bytes by default.
+    var bodyLength: (String) -> Int64 = { path in Int64(path.split(separator: "/").last.flatMap { Int($0) } ?? 0) }
+    var respond = true
+    private var queue: [Packet] = []
+    private var head = 0
+    var dropped = 0
+    var delivered = 0
+    /// A NAT in front of the clients: datagrams from `inside` leave as `outside`, and
+    /// datagrams to `outside` reach `inside`. Changing `outside` is a NAT rebinding.
+    var nat: (inside: Endpoint, outside: Endpoint)?
+
+    init(server: HTTP3Server, at endpoint: Endpoint, oneWayDelay: Nanoseconds = .milliseconds(10)) {
+        self.server = server
+        self.serverEndpoint = endpoint
+        self.oneWayDelay = oneWayDelay
+    }
+
+    @discardableResult
+    func add(_ client: HTTP3Client, at local: Endpoint) -> ClientProbe {
+        let probe = ClientProbe(client)
+        probes[local] = probe
+        allProbes.append(probe)
+        return probe
+    }
+
+    /// Routes a client's new local address (after migration) to it.
+    func alias(_ local: Endpoint, to probe: ClientProbe) { probes[local] = probe }
+
+    func inject(_ bytes: [UInt8], from: Endpoint, to: Endpoint) {
+        queue.append(Packet(bytes: bytes, from: from, to: to, deliverAt: now + oneWayDelay))
+    }
+
+    private func enqueue(_ payload: UnsafeRawBufferPointer, from: Endpoint, to: Endpoint) {
+        if lossRate > 0 && rng.nextUnit() < lossRate {
+            dropped += 1
+            return
+        }
+        var from = from, to = to
+        if let nat {
+            if from == nat.inside { from = nat.outside }
+            if to == nat.outside { to = nat.inside } else if to == nat.inside { dropped += 1; return }
+        }
+        queue.append(Packet(bytes: Array(payload), from: from, to: to, deliverAt: now + oneWayDelay))
+    }
+
+    private func handleServerEvents(_ events: [HTTP3ServerEvent]) {
+        for e in events {
+            serverEvents.append(e)
+            if respond, case .request(let conn, let stream, _, _, let path, _) = e {
+                try? server.submitResponse(connection: conn, stream: stream, status: 200,
+                                           headers: [("content-type", "application/octet-stream")],
+                                           bodyLength: bodyLength(path))
+            }
+        }
+    }
+
+    /// Lets every endpoint write what it can.
+    func flush() {
+        for probe in allProbes where !probe.client.isClosed {
+            probe.record(probe.client.write(now: now) { p, remote, local in
+                self.enqueue(p, from: local, to: remote)
+            })
+        }
+        if serverAlive {
+            handleServerEvents(server.write(now: now) { p, remote, local in
+                self.enqueue(p, from: local, to: remote)
+            })
+        }
+    }
+
+    private func deliverDue() {
+        while head < queue.count, queue[head].deliverAt <= now {
+            let p = queue[head]
+            head += 1
+            delivered += 1
+            p.bytes.withUnsafeBytes { raw in
+                if p.to == serverEndpoint {
+                    if serverAlive {
+                        handleServerEvents(server.receive(raw, local: p.to, remote: p.from, now: now))
+                    }
+                } else if let probe = probes[p.to], !probe.client.isClosed {
+                    probe.record(probe.client.receive(raw, local: p.to, remote: p.from, now: now))
+                }
+            }
+        }
+        if head > 4096 && head * 2 > queue.count {
+            queue.removeFirst(head)
+            head = 0
+        }
+    }
+
+    private func nextEventTime() -> Instant? {
+        var next: Instant? = head < queue.count ? queue[head].deliverAt : nil
+        func consider(_ t: Instant?) { if let t, next == nil || t < next! { next = t } }
+        for probe in allProbes where !probe.client.isClosed { consider(probe.client.expiry) }
+        if serverAlive { consider(server.expiry) }
+        return next
+    }
+
+    private func runTimers() {
+        for probe in allProbes where !probe.client.isClosed {
+            if let t = probe.client.expiry, t <= now { probe.record(probe.client.handleExpiry(now: now)) }
+        }
+        if serverAlive, let t = server.expiry, t <= now {
+            handleServerEvents(server.handleExpiry(now: now))
+        }
+    }
+
+    /// Advances virtual time event by event until `condition` holds or `limit` passes.
+    @discardableResult
+    func run(for limit: Nanoseconds, until condition: () -> Bool) -> Bool {
+        let deadline = now + limit
+        flush()
+        var stalled = 0
+        while !condition() {
+            guard let next = nextEventTime(), next <= deadline else {
+                now = deadline
+                return condition()
+            }
+            if next > now { now = next; stalled = 0 } else { stalled += 1 }
+            if stalled > 100_000 {
+                print("VirtualNetwork: time does not advance at \(now); client expiries",
+                      allProbes.map { String(describing: $0.client.expiry) }, "server", String(describing: server.expiry),
+                      "queue head", head < queue.count ? String(describing: queue[head].deliverAt) : "-")
+                return false
+            }
+            deliverDue()
+            runTimers()
+            flush()
+        }
+        return true
+    }
+}
