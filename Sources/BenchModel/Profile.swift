@@ -42,7 +42,8 @@ public struct Profile: Codable, Hashable, Sendable {
     /// `timeout` (the naive baseline: the path silently dies and TCP waits on its retransmission
     /// timer until `tcpUserTimeout` fails the connection).
     public var tcpMigration: TCPMigration?
-    /// TCP_USER_TIMEOUT for the `timeout` mode (default 10 s; the kernel default is ~15 minutes).
+    /// TCP_USER_TIMEOUT for the `timeout` mode (default 10 s; the kernel default is ~15 minutes),
+    /// with 1 s keepalive probes so that a client that is only receiving notices too.
     public var tcpUserTimeout: DurationValue?
 
     public init(name: String, description: String? = nil, source: String? = nil, emulated: Bool? = nil,

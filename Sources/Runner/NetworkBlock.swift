@@ -194,13 +194,12 @@ extension NetworkBlock {
                                  detail: abort ? "TCP sockets on \(active.name) aborted" : "TCP left to its timers"))
                 active = next
             case .rebindPort:
-                out.append(.init(at: e.at.nanoseconds, change: NetworkChange(kind: .rebindPort, localAddress: active.address, abortTCP: true),
-                                 type: e.type.rawValue, from: active.name, to: active.name, detail: "new client port (TCP: reset)"))
+                // The emulator's NAT changes the mapping; the client is not told (nor is it in life).
+                out.append(.init(at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
+                                 detail: "NAT maps the client to a new port"))
             case .rebindAddr:
-                let secondary = active.address + 1
-                out.append(.init(at: e.at.nanoseconds, change: NetworkChange(kind: .rebindAddress, localAddress: secondary, abortTCP: true),
-                                 type: e.type.rawValue, from: active.name, to: active.name,
-                                 detail: "new client address \(Endpoint(address: secondary, port: 0).addressString) (TCP: reset)"))
+                out.append(.init(at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
+                                 detail: "NAT maps the client to a new address"))
             case .outage:
                 out.append(.init(at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
                                  detail: "no path for \(e.duration?.description ?? "?")"))
@@ -237,6 +236,8 @@ extension NetworkBlock {
         var o = Socket.TCPOptions()
         if profile.tcpMigration == .timeout {
             o.userTimeoutMs = UInt32((profile.tcpUserTimeout?.nanoseconds ?? .seconds(10)) / 1_000_000)
+            // A downloading client has nothing in flight: keepalive probes give the timeout work.
+            o.keepAliveSeconds = 1
         }
         return o
     }

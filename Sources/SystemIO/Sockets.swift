@@ -42,10 +42,15 @@ public enum Socket {
         public var userTimeoutMs: UInt32? = nil
         /// TCP_CONGESTION, e.g. "cubic" or "bbr".
         public var congestionControl: String? = nil
-        public init(noDelay: Bool = true, userTimeoutMs: UInt32? = nil, congestionControl: String? = nil) {
+        /// SO_KEEPALIVE with TCP_KEEPIDLE = TCP_KEEPINTVL = this many seconds. A receiver has
+        /// nothing unacknowledged in flight, so only keepalive probes let TCP_USER_TIMEOUT notice
+        /// a path that silently died.
+        public var keepAliveSeconds: Int32? = nil
+        public init(noDelay: Bool = true, userTimeoutMs: UInt32? = nil, congestionControl: String? = nil, keepAliveSeconds: Int32? = nil) {
             self.noDelay = noDelay
             self.userTimeoutMs = userTimeoutMs
             self.congestionControl = congestionControl
+            self.keepAliveSeconds = keepAliveSeconds
         }
     }
 
@@ -53,6 +58,11 @@ public enum Socket {
         if options.noDelay { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1, "TCP_NODELAY") }
         if let t = options.userTimeoutMs { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, Int32(t), "TCP_USER_TIMEOUT") }
         if let cc = options.congestionControl { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
+        if let k = options.keepAliveSeconds {
+            try Sys.setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE")
+            try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPIDLE, k, "TCP_KEEPIDLE")
+            try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPINTVL, k, "TCP_KEEPINTVL")
+        }
     }
 
     /// The outcome of a non-blocking connect once the socket is writable: nil on success.

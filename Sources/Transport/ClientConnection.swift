@@ -64,19 +64,16 @@ public struct QUICSnapshot: Sendable {
 
 /// The client's network changed, as a phone's operating system tells its apps.
 public struct NetworkChange: Sendable {
+    /// NAT rebinding is not one: a client never learns of it (the emulator's NAT does it).
     public enum Kind: String, Sendable {
         /// The interface in use went away; another path is active now (Wi-Fi → cellular).
         case switchPath = "switch"
-        /// The NAT mapping changed the client's port (same path).
-        case rebindPort = "rebind-port"
-        /// The NAT mapping changed the client's address (same path).
-        case rebindAddress = "rebind-addr"
     }
     public var kind: Kind
     /// The client's address from now on.
     public var localAddress: UInt32
-    /// TCP connections are aborted (the OS drops the sockets of a lost interface; a rebinding
-    /// NAT makes the server answer RST): their requests fail and the loader reconnects.
+    /// TCP connections are aborted (the OS drops the sockets of a lost interface): their
+    /// requests fail and the loader reconnects.
     public var abortTCP: Bool
     public init(kind: Kind, localAddress: UInt32, abortTCP: Bool) {
         self.kind = kind; self.localAddress = localAddress; self.abortTCP = abortTCP

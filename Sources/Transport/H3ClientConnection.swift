@@ -75,21 +75,14 @@ final class H3ClientConnection: ClientConnection {
         guard !closed else { return }
         let now = Instant.now()
         do {
-            let address = change.kind == .rebindPort ? local.address : change.localAddress
-            let (newFD, newLocal) = try NetworkNamespace.with(namespace) { try Socket.bindUDP(Endpoint(address: address, port: 0)) }
+            // The old interface is gone: a new socket on the new path, everything sent there at
+            // once, the path validated in parallel (ngtcp2's immediate migration).
+            let (newFD, newLocal) = try NetworkNamespace.with(namespace) { try Socket.bindUDP(Endpoint(address: change.localAddress, port: 0)) }
             try register(newFD, newLocal)
             fd = newFD
             local = newLocal
-            switch change.kind {
-            case .switchPath:
-                // The old interface is gone: send on the new path at once, validate in parallel.
-                try client.migrate(to: newLocal, now: now, mode: .immediate)
-                validations.append((challenge: now, validated: nil))
-            case .rebindPort, .rebindAddress:
-                // The NAT changed our mapping without telling us: we just send from the new
-                // address; the server sees a new peer address and validates it.
-                client.rebind(to: newLocal)
-            }
+            try client.migrate(to: newLocal, now: now, mode: .immediate)
+            validations.append((challenge: now, validated: nil))
         } catch {
             finish(reason: "migration failed: \(error)")
             return

@@ -340,7 +340,11 @@ final class QUICConnection {
     }
 
     /// The PTO-based period a closing or draining endpoint waits (RFC 9000 §10.2: 3 × PTO).
-    private var closeWait: Nanoseconds { Nanoseconds(ngtcp2_conn_get_pto(conn)) * 3 }
+    /// Three PTOs, as RFC 9000 §10.2 asks; ngtcp2 can report an unbounded PTO before any RTT
+    /// sample, so it is clamped (a closing connection never waits more than a minute).
+    private var closeWait: Nanoseconds {
+        Nanoseconds(clamping: min(ngtcp2_conn_get_pto(conn), 20_000_000_000)) * 3
+    }
 
     /// Only a server lingers in the closing and draining periods: it must not mistake the
     /// peer's late packets for new connections. A client has nothing to protect and stops.

@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+import BenchCore
+import BenchModel
+import Runner
+
+/// Page loads through the link emulator (namespaces + TUN, created and removed by the run): every
+/// byte arrives over h1, h2 and h3, the emulator's accuracy is recorded, and the measured load is
+/// never faster than its physical lower bound.
+final class EmulatedPageLoadTests: XCTestCase {
+    override func setUpWithError() throws {
+        guard getuid() == 0 else {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("CI runs as root; emulated tests need it") }
+            throw XCTSkip("needs root (network namespaces and TUN devices)")
+        }
+    }
+
+    func testSmallPageOverCableOnEveryTransport() throws {
+        let library = Library(root: packageRoot + "/Scenarios")
+        let path = packageRoot + "/Scenarios/pages/small-page.json"
+        let scenario = try Scenario.load(from: path)
+        let cable = try library.profile("Cable")
+        let out = NSTemporaryDirectory() + "netbench-emu-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var request = RunRequest(suiteName: "emulated-test", scenarios: [(path, scenario)], profiles: [cable],
+                                 transports: [.h1, .h2, .h3], runs: 1, outputDirectory: out)
+        request.library = library
+        request.timeoutPerRun = .seconds(60)
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        XCTAssertEqual(results.runs.count, 3)
+        for run in results.runs {
+            XCTAssertEqual(run.status, .ok, "\(run.transport): \(run.error ?? "")")
+            XCTAssertEqual(run.metrics.bytes, scenario.totalBytes, run.transport.rawValue)
+            assertOrderedTimestamps(run)
+            let e = try XCTUnwrap(run.emulator, "emulator block recorded")
+            XCTAssertNotNil(e.releaseLatenessP99Us)
+            XCTAssertNotNil(e.tunDrops)
+            XCTAssertGreaterThan(e.packetsForwarded ?? 0, 100)
+            XCTAssertEqual(e.tcpCongestionControl, "cubic")
+            let plt = try XCTUnwrap(run.metrics.pltMs), ideal = try XCTUnwrap(run.metrics.idealPltMs)
+            XCTAssertGreaterThanOrEqual(plt, ideal, "\(run.transport): measured \(plt) ms below the lower bound \(ideal) ms")
+            let ttfb = try XCTUnwrap(run.metrics.ttfbMs), idealTTFB = try XCTUnwrap(run.metrics.idealTtfbMs)
+            XCTAssertGreaterThanOrEqual(ttfb, idealTTFB * 0.98, "\(run.transport): TTFB below its handshake bound")
+            XCTAssertTrue(run.connections.allSatisfy { $0.localAddress?.hasPrefix("198.18.") ?? false }, "client on the emulated path")
+        }
+    }
+}
