@@ -58,6 +58,13 @@ public struct PageRenderer: Sendable {
         type == .document || type == .stylesheet || type == .script
     }
 
+    /// The size of the body a browser gets: the scenario's, or the rendered content's when larger.
+    public func servedBytes(of r: Scenario.Resource) -> Int64 {
+        // Images always fit (a GIF is cut below its minimum size); pages are rendered to know.
+        guard Self.references(r.type) else { return r.bytes }
+        return render(r).map { Int64($0.bytes.count) } ?? r.bytes
+    }
+
     /// The absolute URL the browser requests `resource` at.
     public func url(of resource: Scenario.Resource) -> String {
         "https://" + (authorities[resource.origin] ?? resource.origin) + Self.escapedPath(resource.path)
@@ -127,17 +134,19 @@ public struct PageRenderer: Sendable {
         head += hooks(forDocument: r.id)
         let tail = "</body></html>\n"
         let positioned = refs.filter { $0.revealAt != nil }.sorted { $0.revealAt! < $1.revealAt! }
-        let atEnd = refs.filter { $0.revealAt == nil }.map(htmlTag).joined()
+        let atEnd = refs.filter { $0.revealAt == nil }.map { let t = htmlTag($0); return t.start + t.rest }.joined()
         let target = r.bytes
         var out = Array(head.utf8)
-        // Each tag ends where the scenario reveals it, as far as the room left for the rest allows.
+        // Each start tag (what the parser acts on) ends where the scenario reveals the child, as far
+        // as the room left for the rest allows.
         let reserved = Int64(atEnd.utf8.count + tail.utf8.count)
         for ref in positioned {
-            let tag = Array(htmlTag(ref).utf8)
-            let end = min(ref.revealAt!, target - reserved)
-            let gap = end - Int64(out.count) - Int64(tag.count)
+            let tag = htmlTag(ref)
+            let start = Array(tag.start.utf8), rest = Array(tag.rest.utf8)
+            let end = min(ref.revealAt!, target - reserved - Int64(rest.count))
+            let gap = end - Int64(out.count) - Int64(start.count)
             if gap > 0 { out += Padding.html(Int(gap)) }
-            out += tag
+            out += start + rest
         }
         let gap = target - Int64(out.count) - reserved
         if gap > 0 { out += Padding.html(Int(gap)) }
@@ -145,23 +154,26 @@ public struct PageRenderer: Sendable {
         return Body(bytes: out, scenarioBytes: target)
     }
 
-    private func htmlTag(_ ref: Reference) -> String {
+    /// The markup naming a child: its start tag (the parser discovers the child once that has
+    /// arrived) and what follows it.
+    private func htmlTag(_ ref: Reference) -> (start: String, rest: String) {
         let u = url(of: ref.resource)
         switch ref.resource.type {
         case .document:
-            return "<iframe src=\"\(u)\" width=\"1\" height=\"1\"></iframe>\n"
+            return ("<iframe src=\"\(u)\" width=\"1\" height=\"1\">", "</iframe>\n")
         case .stylesheet:
-            return ref.resource.renderBlocking == false
-                ? "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin media=\"print\" onload=\"this.media='all'\">\n"
-                : "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin>\n"
+            return (ref.resource.renderBlocking == false
+                ? "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin media=\"print\" onload=\"this.media='all'\">"
+                : "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin>", "\n")
         case .script:
-            return ref.resource.renderBlocking == true ? "<script src=\"\(u)\" crossorigin></script>\n" : "<script async src=\"\(u)\" crossorigin></script>\n"
+            return (ref.resource.renderBlocking == true ? "<script src=\"\(u)\" crossorigin>" : "<script async src=\"\(u)\" crossorigin>",
+                    "</script>\n")
         case .image:
-            return "<img src=\"\(u)\" alt=\"\" width=\"1\" height=\"1\" crossorigin>\n"
+            return ("<img src=\"\(u)\" alt=\"\" width=\"1\" height=\"1\" crossorigin>", "\n")
         case .font:
-            return "<link rel=\"preload\" href=\"\(u)\" as=\"font\" type=\"font/woff2\" crossorigin>\n"
+            return ("<link rel=\"preload\" href=\"\(u)\" as=\"font\" type=\"font/woff2\" crossorigin>", "\n")
         case .xhr, .other:
-            return "<link rel=\"preload\" href=\"\(u)\" as=\"fetch\" crossorigin>\n"
+            return ("<link rel=\"preload\" href=\"\(u)\" as=\"fetch\" crossorigin>", "\n")
         }
     }
 
@@ -253,8 +265,11 @@ public struct PageRenderer: Sendable {
         let gif = gifHead + gifTail
         let t = Int(target)
         guard t >= gif.count + 3 else { return t <= gif.count ? Array(gif.prefix(t)) : gif + [UInt8](repeating: 0, count: t - gif.count) }
-        // Comment: 0x21 0xFE, sub-blocks of (length 1…255, data), 0x00; each costs its length + 1.
+        // Comment: 0x21 0xFE, sub-blocks of (length 1…255, data), 0x00; each costs its length + 1,
+        // so one spare byte cannot be a sub-block: it goes after the trailer, where decoders stop.
         var room = t - gif.count - 3
+        let spare = room == 1 ? 1 : 0
+        room -= spare
         var comment: [UInt8] = [0x21, 0xFE]
         comment.reserveCapacity(t)
         var offset = 0
@@ -263,12 +278,12 @@ public struct PageRenderer: Sendable {
             var n = min(room, 256)
             if room - n == 1 { n -= 1 }
             comment.append(UInt8(n - 1))
-            comment += Padding.filler(n - 1, from: offset)
+            Padding.appendFiller(n - 1, from: offset, to: &comment)
             offset += n - 1
             room -= n
         }
         comment.append(0)
-        return gifHead + comment + gifTail
+        return gifHead + comment + gifTail + [UInt8](repeating: 0, count: spare)
     }
 
     // MARK: Helpers
@@ -307,7 +322,20 @@ enum Padding {
     private static let text = Array("netbench padding keeps this body at the size of the scenario ".utf8)
 
     static func filler(_ n: Int, from offset: Int = 0) -> [UInt8] {
-        (0..<max(0, n)).map { text[($0 + offset) % text.count] }
+        var out: [UInt8] = []
+        appendFiller(n, from: offset, to: &out)
+        return out
+    }
+
+    static func appendFiller(_ n: Int, from offset: Int, to out: inout [UInt8]) {
+        var left = max(0, n), at = offset % text.count
+        out.reserveCapacity(out.count + left)
+        while left > 0 {
+            let k = min(left, text.count - at)
+            out += text[at..<(at + k)]
+            left -= k
+            at = 0
+        }
     }
 
     static func spaces(_ n: Int) -> [UInt8] {

@@ -141,9 +141,9 @@ public final class BenchmarkRunner: @unchecked Sendable {
     private func noteRenderedSizes(_ observer: RunObserver) {
         for (_, s) in request.scenarios where s.bulk == nil {
             let renderer = PageRenderer(scenario: s, port: 65535)
-            let over = renderer.renderAll().filter { $0.value.overflow > 0 }.sorted { $0.key < $1.key }
+            let over = s.resources.filter { renderer.servedBytes(of: $0) > $0.bytes }
             if !over.isEmpty {
-                observer.notice("\(s.name): rendered for the browser, " + over.map { "\($0.key) is \($0.value.overflow) B larger" }.joined(separator: ", ")
+                observer.notice("\(s.name): rendered for the browser, " + over.map { "\($0.id) is \(renderer.servedBytes(of: $0) - $0.bytes) B larger" }.joined(separator: ", ")
                                 + " than the scenario says (content does not fit; served whole)")
             }
             if !renderer.notes.isEmpty {

@@ -32,11 +32,10 @@ struct ChromiumPageRun {
         }
         guard let root = scenario.root else { return Self.failed("scenario has no root document") }
         let renderer = PageRenderer(scenario: scenario, port: server.port)
-        let bodies = renderer.renderAll()
         var urls: [String: String] = [:], served: [String: Int64] = [:]
         for r in scenario.resources {
             urls[r.id] = renderer.url(of: r)
-            served[r.id] = bodies[r.id].map { Int64($0.bytes.count) } ?? r.bytes
+            served[r.id] = renderer.servedBytes(of: r)
         }
         let flags = ChromiumFlags(transport: transport, hosts: scenario.origins.map(\.host), serverAddress: Self.dottedQuad(server.address),
                                   port: server.port, publicKeyPins: try credentials.identities.map { try $0.leafPublicKeySHA256Base64() })
