@@ -12,7 +12,8 @@ public struct ReplayCatalog: Sendable {
     /// Pages for browsers (see `PageRenderer`), by origin + path; nil: filler bodies for everyone.
     private let rendered: [String: PageRenderer.Body]?
 
-    /// `renderingPagesFor`: the port browsers reach the server at; given, browsers get real pages.
+    /// `renderingPagesFor`: the port browsers reach the server at; given, browsers get real pages
+    /// (bulk transfers stay filler: they are no page).
     public init(scenario: Scenario, renderingPagesFor port: UInt16? = nil) {
         self.scenario = scenario
         var op: [String: Scenario.Resource] = [:]
@@ -24,7 +25,7 @@ public struct ReplayCatalog: Sendable {
         byOriginPath = op
         byPath = p
         originByHost = Dictionary(scenario.origins.map { ($0.host.lowercased(), $0.id) }, uniquingKeysWith: { a, _ in a })
-        if let port {
+        if let port, scenario.bulk == nil {
             let bodies = PageRenderer(scenario: scenario, port: port).renderAll()
             rendered = Dictionary(uniqueKeysWithValues: scenario.resources.compactMap { r in
                 bodies[r.id].map { (r.origin + "\u{0}" + r.path, $0) }
