@@ -69,7 +69,8 @@ enum DifferenceChart {
         // Margins grow with long labels (several clients) and long intervals (large differences).
         let notes = rows.map { r in r.comparison.interval.map { "CI \(Format.percentInterval($0)), p \(Format.pValue(r.comparison.pValue))".count } ?? 0 }
         let width = 560.0, left = max(36.0, 14 + 7.5 * Double(rows.map(\.label.count).max() ?? 0))
-        let right = max(196.0, 16 + 6.3 * Double(notes.max() ?? 0)), top = 8.0, rowHeight = 36.0
+        let longest = notes.max() ?? 0
+        let right = longest > 30 ? 16 + 6.6 * Double(longest) : 196.0, top = 8.0, rowHeight = 36.0
         let height = top + Double(rows.count) * rowHeight + 34
         let extent = rows.compactMap { r in r.comparison.interval.map { max(abs($0.low), abs($0.high)) } }.max() ?? 0.05
         let x = LinearScale(from: -max(extent, 0.02), to: max(extent, 0.02), range: (left, width - right), tickCount: 4)
