@@ -9,7 +9,8 @@ import SystemIO
 ///
 /// The browser starts in the calling thread's network namespace (a child inherits the namespace of
 /// the thread that spawns it), so launching inside `NetworkNamespace.with(client)` puts it on the
-/// emulated client's side. It gets the parent-death signal (setpriv), so it cannot outlive netbench.
+/// emulated client's side. It gets the parent-death signal (setpriv), so it cannot outlive netbench,
+/// and a process group of its own, so a Ctrl-C reaches netbench, which then stops it.
 final class ChromiumBrowser {
     /// Where Chromium is looked for: `$NETBENCH_CHROMIUM`, then Debian's and the usual places.
     static let candidates = ["/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser",
@@ -27,47 +28,52 @@ final class ChromiumBrowser {
     static let installHint = "install it with `apt-get install -y chromium` (or `scripts/bootstrap.sh --chromium`), or point NETBENCH_CHROMIUM at a Chromium binary"
 
     let pid: Int32
-    /// DevTools: commands to the browser (its fd 3), answers and events from it (its fd 4).
-    let commands: FileHandle
-    let answers: FileHandle
+    /// DevToolsPipe: commands to the browser (its fd 3), answers and events from it (its fd 4).
+    let commands: FileDescriptor
+    let answers: FileDescriptor
     let directory: String
-    private let process: Process
+    private let process: ChildProcess
     private var stopped = false
 
     /// Starts `executable` with `arguments` plus a fresh `--user-data-dir` and the pipe.
     init(executable: String, arguments: [String], namespace: String?) throws {
-        directory = NSTemporaryDirectory() + "netbench-chromium-" + UUID().uuidString.prefix(8).lowercased()
+        let directory = NSTemporaryDirectory() + "netbench-chromium-" + UUID().uuidString.prefix(8).lowercased()
+        self.directory = directory
         try FileManager.default.createDirectory(atPath: directory + "/profile", withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: directory + "/stderr.log", contents: nil)
-        let toBrowser = Pipe(), fromBrowser = Pipe()
-        let p = Process()
-        // Foundation's Process hands a child only fds 0-2: a shell moves the pipes to 3 and 4 and
-        // then becomes Chromium (exec keeps the PID).
-        p.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") ? "/usr/bin/setpriv" : "/bin/sh")
-        let shell = ["/bin/sh", "-c", "exec 3<&0 4>&1 </dev/null >/dev/null; exec \"$@\"", "chromium", executable]
-        let args = arguments + ["--user-data-dir=\(directory)/profile", "--remote-debugging-pipe", "about:blank"]
-        p.arguments = (p.executableURL!.path == "/usr/bin/setpriv" ? ["--pdeathsig", "KILL"] + shell : Array(shell.dropFirst())) + args
-        p.standardInput = toBrowser
-        p.standardOutput = fromBrowser
-        p.standardError = FileHandle(forWritingAtPath: directory + "/stderr.log") ?? FileHandle.nullDevice
+        let toBrowser = try ChildProcess.pipe()
+        let fromBrowser: (read: FileDescriptor, write: FileDescriptor)
+        do { fromBrowser = try ChildProcess.pipe() } catch {
+            Socket.close(toBrowser.read); Socket.close(toBrowser.write)
+            throw error
+        }
+        // setpriv gives the browser the parent-death signal and then becomes it (exec keeps the PID).
+        let setpriv = "/usr/bin/setpriv"
+        let wrap = FileManager.default.isExecutableFile(atPath: setpriv) ? [setpriv, "--pdeathsig", "KILL", "--"] : []
+        let argv = wrap + [executable] + arguments + ["--user-data-dir=\(directory)/profile", "--remote-debugging-pipe", "about:blank"]
         ProcessControl.ignoreBrokenPipes()
+        let child: ChildProcess
         do {
-            try NetworkNamespace.with(namespace) { try p.run() }
+            child = try NetworkNamespace.with(namespace) {
+                try ChildProcess(executable: argv[0], arguments: argv, descriptors: [3: toBrowser.read, 4: fromBrowser.write],
+                                 stderrPath: directory + "/stderr.log")
+            }
         } catch {
+            for fd in [toBrowser.read, toBrowser.write, fromBrowser.read, fromBrowser.write] { Socket.close(fd) }
             try? FileManager.default.removeItem(atPath: directory)
             throw BenchError.run("cannot start Chromium (\(executable)): \(error)")
         }
-        process = p
-        pid = p.processIdentifier
-        commands = toBrowser.fileHandleForWriting
-        answers = fromBrowser.fileHandleForReading
-        try? toBrowser.fileHandleForReading.close()
-        try? fromBrowser.fileHandleForWriting.close()
+        // The browser's ends are its own now.
+        Socket.close(toBrowser.read)
+        Socket.close(fromBrowser.write)
+        process = child
+        pid = child.pid
+        commands = toBrowser.write
+        answers = fromBrowser.read
     }
 
     deinit { stop(grace: 0) }
 
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { !process.hasExited }
 
     /// The last lines of the browser's stderr that look like errors (for failure messages).
     var errorTail: String {
@@ -85,12 +91,12 @@ final class ChromiumBrowser {
         // Children are found before the browser goes: once it exits they are re-parented.
         let tree = ProcessTree.descendants(of: pid)
         let deadline = Instant.now() + grace
-        while process.isRunning && Instant.now() < deadline { usleep(5_000) }
+        while !process.hasExited && Instant.now() < deadline { usleep(5_000) }
         for p in tree.reversed() where ProcessTree.startTime(p.pid) == p.startTime { ProcessControl.signal(pid: p.pid, SIGKILL) }
-        if process.isRunning { ProcessControl.signal(pid: pid, SIGKILL) }
-        process.waitUntilExit()
-        try? commands.close()
-        try? answers.close()
+        if !process.hasExited { ProcessControl.signal(pid: pid, SIGKILL) }
+        process.wait()
+        Socket.close(commands)
+        Socket.close(answers)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -34,7 +34,7 @@ final class DevToolsPipe {
 
     let loop: EventLoop
     private let input: FileDescriptor
-    private let output: FileHandle
+    private let output: FileDescriptor
     private var inbox: [UInt8] = []
     private var answers: [Int: [String: Any]] = [:]
     private var nextID = 1
@@ -42,9 +42,9 @@ final class DevToolsPipe {
     var onEvent: (Event) -> Void = { _ in }
 
     /// `answers`: the browser's fd 4 (read here); `commands`: its fd 3 (written here).
-    init(loop: EventLoop, answers: FileHandle, commands: FileHandle) throws {
+    init(loop: EventLoop, answers: FileDescriptor, commands: FileDescriptor) throws {
         self.loop = loop
-        input = FileDescriptor(rawValue: answers.fileDescriptor)
+        input = answers
         output = commands
         try loop.register(input, .read) { [weak self] _ in self?.readable() }
     }
@@ -58,11 +58,18 @@ final class DevToolsPipe {
         nextID += 1
         var message: [String: Any] = ["id": id, "method": method, "params": params]
         if let session { message["sessionId"] = session }
-        var data = try JSONSerialization.data(withJSONObject: message)
+        var data = [UInt8](try JSONSerialization.data(withJSONObject: message))
         data.append(0)
-        do { try output.write(contentsOf: data) } catch {
-            closedReason = closedReason ?? "writing \(method): \(error.localizedDescription)"
-            throw Failure.closed(closedReason!)
+        // The pipe is blocking and commands are small: a write returns once all of it is in.
+        var done = 0
+        while done < data.count {
+            let status: IOStatus
+            do { status = try data.withUnsafeBytes { try Socket.write(output, UnsafeRawBufferPointer(rebasing: $0[done...])) } } catch {
+                closedReason = closedReason ?? "writing \(method): \(error)"
+                throw Failure.closed(closedReason!)
+            }
+            guard case .bytes(let n) = status, n > 0 else { continue }
+            done += n
         }
         return id
     }
