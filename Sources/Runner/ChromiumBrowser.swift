@@ -37,7 +37,8 @@ final class ChromiumBrowser {
 
     /// Starts `executable` with `arguments` plus a fresh `--user-data-dir` and the pipe.
     init(executable: String, arguments: [String], namespace: String?) throws {
-        let directory = NSTemporaryDirectory() + "netbench-chromium-" + UUID().uuidString.prefix(8).lowercased()
+        Self.removeStaleProfiles()
+        let directory = NSTemporaryDirectory() + "netbench-chromium-\(getpid())-" + UUID().uuidString.prefix(8).lowercased()
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory + "/profile", withIntermediateDirectories: true)
         let toBrowser = try ChildProcess.pipe()
@@ -72,6 +73,16 @@ final class ChromiumBrowser {
     }
 
     deinit { stop(grace: 0) }
+
+    /// Profiles left behind by a netbench that was killed (its PID is in the name and gone).
+    static func removeStaleProfiles() {
+        let tmp = NSTemporaryDirectory()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? [] where name.hasPrefix("netbench-chromium-") {
+            let fields = name.split(separator: "-")
+            guard fields.count == 4, let owner = Int32(fields[2]), owner != getpid(), !ProcessControl.signal(pid: owner, 0) else { continue }
+            try? FileManager.default.removeItem(atPath: tmp + name)
+        }
+    }
 
     var isRunning: Bool { !process.hasExited }
 
