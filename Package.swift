@@ -37,7 +37,7 @@ let package = Package(
             "Replay", "LinkEmulator", "BenchModel", "Statistics", "Reporters",
         ]),
         .executableTarget(name: "netbench", dependencies: [
-            "Runner", "Reporters", "BenchModel", "Statistics", "LinkEmulator",
+            "Runner", "Reporters", "BenchModel", "Statistics", "LinkEmulator", "SystemIO", "TLS", "QUIC",
         ]),
 
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),

@@ -37,7 +37,9 @@ public enum JSONFile {
     public static func writeAtomically(_ data: Data, to path: String) throws {
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+            throw BenchError.run("\(dir): cannot create the directory: \(error.localizedDescription)")
+        }
         let tmp = dir + "/." + url.lastPathComponent + ".tmp-\(getpid())"
         guard FileManager.default.createFile(atPath: tmp, contents: data) else {
             throw BenchError.run("\(tmp): cannot write (directory not writable or disk full?)")

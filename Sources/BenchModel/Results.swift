@@ -205,6 +205,8 @@ public struct ConnectionRecord: Codable, Sendable, Hashable {
     public var earlyDataAccepted: Bool?
     public var path: String?
     public var error: String?
+    /// TCP congestion control in effect on this connection (QUIC's is in `quic`).
+    public var congestionControl: String?
     public var quic: QUICStatsRecord?
     public init(id: Int, origin: String, transport: TransportKind, connectStart: Double) {
         self.id = id; self.origin = origin; self.transport = transport; self.connectStart = connectStart

@@ -22,6 +22,8 @@ public struct Suite: Codable, Hashable, Sendable {
     public var seed: UInt64?
     /// "builtin" (default) or "chromium".
     public var client: String?
+    /// Keep TLS sessions and QUIC tickets between runs (repeat views, QUIC 0-RTT).
+    public var repeatView: Bool?
 
     public init(name: String, description: String? = nil, scenarios: [String], profiles: [String],
                 transports: [TransportKind], runs: Int, warmupRuns: Int? = nil, baselineTransport: TransportKind? = nil,

@@ -23,6 +23,7 @@
 // Declared by glibc only under _GNU_SOURCE, which would make this module's view of the C headers
 // disagree with Swift's Glibc module; the prototypes are the kernel ABI and do not change.
 extern int setns(int fd, int nstype);
+extern int pipe2(int pipefd[2], int flags);
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 extern int epoll_pwait2(int epfd, struct epoll_event *events, int maxevents,
                         const struct timespec *timeout, const sigset_t *sigmask);

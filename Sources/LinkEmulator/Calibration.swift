@@ -83,19 +83,22 @@ public enum Calibration {
         }
         let sender = try BulkSender(fd: senderFD)
         sender.startThread()
-        defer { sender.stopAndJoin() }
+        var connection: FileDescriptor?
+        defer {
+            // The sender stops (and closes) before the receiver closes: never a write to a reset peer.
+            sender.stopAndJoin()
+            if let connection { Socket.close(connection) }
+        }
 
         let epoll = try Epoll(capacity: 8)
         try epoll.add(listener, .read, token: 0)
         let acceptDeadline = Instant.now() + 10_000_000_000
-        var connection: FileDescriptor?
         while connection == nil {
             guard Instant.now() < acceptDeadline else { throw BenchError.run("calibration: the TCP connection was not accepted within 10 s") }
             try epoll.wait(timeout: 100_000_000) { _, _ in }
             connection = try Socket.accept(listener)?.0
         }
         let fd = connection!
-        defer { Socket.close(fd) }
         try epoll.add(fd, .read, token: 1)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 64)
         defer { buffer.deallocate() }

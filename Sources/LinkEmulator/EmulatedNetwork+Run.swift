@@ -20,13 +20,13 @@ extension EmulatedNetwork {
         let f = try PacketForwarder(serverFD: serverFD, clientFDs: clientFDs, paths: paths.map(\.configuration),
                                     seed: options.seed, start: Instant.now(), schedule: schedule,
                                     poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
-                                    nice: options.loopNice)
+                                    nice: options.loopNice, realtimePriority: options.loopRealtimePriority)
         let activations = schedule.filter { $0.action == .activate }
         let a = activations.isEmpty ? nil : PathActivator(events: activations, start: f.start, network: self)
         lock.withLock {
             dropsAtStart = before
             forwarder = f
-            activator = a
+            activators = a.map { [$0] } ?? []
         }
         f.startThread()
         a?.startThread()
@@ -35,12 +35,12 @@ extension EmulatedNetwork {
     /// Stops the loop (joining its thread) and reports what it did since `start`.
     /// Packets still in flight are discarded.
     public func stop() throws -> EmulatorReport {
-        let (f, a, before): (PacketForwarder?, PathActivator?, [EmulatorReport.DeviceDrops]) = lock.withLock {
-            defer { forwarder = nil; activator = nil }
-            return (forwarder, activator, dropsAtStart)
+        let (f, activated, before): (PacketForwarder?, [PathActivator], [EmulatorReport.DeviceDrops]) = lock.withLock {
+            defer { forwarder = nil; activators = [] }
+            return (forwarder, activators, dropsAtStart)
         }
         guard let f else { throw BenchError.run("the emulator of \(id) is not running") }
-        a?.cancelAndJoin()
+        for a in activated { a.cancelAndJoin() }
         f.stopAndJoin()
         let duration = Instant.now().since(f.start)
         var devices = before
@@ -50,7 +50,7 @@ extension EmulatedNetwork {
             EmulatorReport.PathStatistics(name: paths[i].name, uplink: f.uplinks[i].counters, downlink: f.downlinks[i].counters,
                                           uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit)
         }
-        let events = (f.appliedEvents + (a?.applied ?? [])).sorted { $0.appliedAt < $1.appliedAt }
+        let events = (f.appliedEvents + activated.flatMap(\.applied)).sorted { $0.appliedAt < $1.appliedAt }
         return EmulatorReport(duration: duration, paths: stats, releasedPackets: f.counters.released,
                               latenessP50: f.histogram.percentile(0.5), latenessP99: f.histogram.percentile(0.99),
                               latenessMax: f.histogram.maximum, devices: devices,
@@ -59,6 +59,22 @@ extension EmulatedNetwork {
                               writeErrors: f.counters.writeErrors, pathEvents: events,
                               loopCPUTime: f.schedulerTimes?.cpu, loopRunQueueWait: f.schedulerTimes?.runQueueWait,
                               loopFailure: f.failure.map { "\($0)" })
+    }
+
+    /// Adds path events to the running emulator; offsets count from `start()` like those given
+    /// to it (an offset already past is applied at once).
+    public func schedule(_ events: [PathEvent]) throws {
+        for e in events where path(named: e.path) == nil {
+            throw BenchError.usage("path event for unknown path \"\(e.path)\" (paths: \(paths.map(\.name)))")
+        }
+        let f: PacketForwarder? = lock.withLock { forwarder }
+        guard let f else { throw BenchError.run("the emulator of \(id) is not running") }
+        f.post(.schedule(events))
+        let activations = events.filter { $0.action == .activate }
+        guard !activations.isEmpty else { return }
+        let a = PathActivator(events: activations, start: f.start, network: self)
+        lock.withLock { activators.append(a) }
+        a.startThread()
     }
 
     /// Live control: takes a path down (both directions drop; its queues are flushed) or brings

@@ -57,6 +57,11 @@ public struct EmulatorReport: Sendable {
     /// The loop's fatal error, if it ended early.
     public var loopFailure: String?
 
+    /// TUN transmit drops during the run, all devices together (should be 0).
+    public var tunTxDrops: Int64 { devices.reduce(0) { $0 + max(0, $1.after.txDropped - $1.before.txDropped) } }
+    /// TUN receive drops during the run (packets the emulator wrote that the namespace dropped).
+    public var tunRxDrops: Int64 { devices.reduce(0) { $0 + max(0, $1.after.rxDropped - $1.before.rxDropped) } }
+
     /// Why the run's emulation is not trustworthy; empty when it is.
     public var flagReasons: [String] {
         var reasons: [String] = []

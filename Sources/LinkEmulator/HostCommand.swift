@@ -1,4 +1,5 @@
 import Foundation
+import SystemIO
 
 /// Runs the system tools that configure namespaces (`ip`, `sysctl`), waits, and turns a non-zero
 /// exit into an error carrying the command line and its stderr.
@@ -29,27 +30,11 @@ enum HostCommand {
         guard let path = locate(tool) else {
             throw Failure(command: tool, status: 127, stderr: "\(tool) not found in /usr/sbin, /sbin, /usr/bin or /bin (install iproute2 / procps)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let stdin = input.map { _ in Pipe() }
-        process.standardInput = stdin ?? FileHandle.nullDevice
-        try process.run()
-        if let stdin, let input {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
+        // posix_spawn + waitpid (SystemIO): Foundation's Process hangs inside a user namespace.
+        let result = try ChildProcess.run(path, arguments, input: input)
+        guard result.status == 0 else {
+            throw Failure(command: ([tool] + arguments).joined(separator: " "), status: result.status, stderr: result.stderr)
         }
-        // Read both pipes before waiting so a chatty child cannot block on a full pipe.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let command = ([tool] + arguments).joined(separator: " ")
-        guard process.terminationStatus == 0 else {
-            throw Failure(command: command, status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self))
-        }
-        return String(decoding: outData, as: UTF8.self)
+        return result.stdout
     }
 }

@@ -1,3 +1,4 @@
+import BenchCore
 import SystemIO
 
 /// Drop counters of one network device, read inside its namespace.
@@ -17,7 +18,11 @@ enum InterfaceStatistics {
     /// which shows the network namespace of the reading thread (so no process is started).
     static func dropCounters(namespace: String, devices: [String]) throws -> [String: DeviceDropCounters] {
         let text = try NetworkNamespace.with(namespace) { ProcessControl.readSmallFile("/proc/thread-self/net/dev") } ?? ""
-        return parse(text, devices: Set(devices))
+        let counters = parse(text, devices: Set(devices))
+        for d in devices where counters[d] == nil {
+            throw BenchError.run("no statistics for device \(d) in namespace \(namespace) (/proc/thread-self/net/dev)")
+        }
+        return counters
     }
 
     /// /proc/net/dev: two header lines, then `name: rx bytes packets errs drop fifo frame compressed

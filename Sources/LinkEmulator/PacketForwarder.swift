@@ -26,11 +26,13 @@ final class PacketForwarder: @unchecked Sendable {
 
     enum Command {
         case setDown(path: Int, down: Bool)
+        case schedule([PathEvent])
     }
 
     let start: Instant
     let batch: Int
     let nice: Int32?
+    let realtimePriority: Int32?
     private let serverFD: FileDescriptor
     private let clientFDs: [FileDescriptor]
     let uplinks: [Link]
@@ -39,6 +41,8 @@ final class PacketForwarder: @unchecked Sendable {
     private let scratch: UnsafeMutableRawBufferPointer
     private var schedule: PathSchedule
     private let pathNames: [String]
+    /// NAT rebinding state per client path (inactive until a rebinding event).
+    private var nat: [NATState]
 
     private(set) var histogram = LatenessHistogram()
     private(set) var counters = Counters()
@@ -54,13 +58,15 @@ final class PacketForwarder: @unchecked Sendable {
     private static let wakeToken: UInt64 = .max
 
     init(serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
-         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?) throws {
+         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?) throws {
         self.serverFD = serverFD
         self.clientFDs = clientFDs
         self.start = start
         self.batch = batch
         self.nice = nice
+        self.realtimePriority = realtimePriority
         pathNames = paths.map(\.name)
+        nat = Array(repeating: NATState(), count: paths.count)
         var up: [Link] = [], down: [Link] = []
         for (i, p) in paths.enumerated() {
             up.append(Link(configuration: p.uplink, start: start, seed: seed &+ UInt64(2 * i), roundTrip: p.roundTrip))
@@ -103,6 +109,7 @@ final class PacketForwarder: @unchecked Sendable {
         try? ProcessControl.setTimerSlack(nanoseconds: 1)
         // A better claim on a CPU than the endpoints' threads it competes with (best effort).
         if let nice { try? ProcessControl.setThreadNice(nice) }
+        if let realtimePriority { try? ProcessControl.setThreadRealtime(priority: realtimePriority) }
         do {
             let epoll = try Epoll(capacity: 16)
             try epoll.add(serverFD, .read, token: 0)
@@ -180,12 +187,16 @@ final class PacketForwarder: @unchecked Sendable {
             counters.nonIPv4 += 1
             return nil
         }
-        if port > 0 { return uplinks[port - 1] }
+        if port > 0 {
+            if nat[port - 1].isActive { nat[port - 1].rewriteOutbound(pool.slot(slot)) }
+            return uplinks[port - 1]
+        }
         let destination = UInt32(bytes[16]) << 24 | UInt32(bytes[17]) << 16 | UInt32(bytes[18]) << 8 | UInt32(bytes[19])
         guard let i = NetworkAddressing.pathIndex(ofClientAddress: destination), i < downlinks.count else {
             counters.unroutable += 1
             return nil
         }
+        if nat[i].isActive { nat[i].rewriteInbound(pool.slot(slot)) }
         return downlinks[i]
     }
 
@@ -225,6 +236,8 @@ final class PacketForwarder: @unchecked Sendable {
                 setDown(path: path, down: down, at: now)
                 appliedEvents.append(AppliedPathEvent(path: pathNames[path], action: down ? .down : .up,
                                                       scheduledAt: nil, appliedAt: now.since(start)))
+            case .schedule(let events):
+                schedule.add(events.filter { $0.action != .activate })
             }
         }
     }
@@ -232,8 +245,14 @@ final class PacketForwarder: @unchecked Sendable {
     private func applyDueEvents(now: Instant) {
         for event in schedule.takeDue(now: now) {
             guard let i = pathNames.firstIndex(of: event.path) else { continue }
-            // Applied at the scheduled instant: the links account for it exactly, whenever we woke.
-            setDown(path: i, down: event.action == .down, at: start + event.at)
+            switch event.action {
+            case .rebindPort: nat[i].rebindPort()
+            case .rebindAddress: nat[i].rebindAddress()
+            case .down, .up:
+                // Applied at the scheduled instant: the links account for it exactly, whenever we woke.
+                setDown(path: i, down: event.action == .down, at: start + event.at)
+            case .activate: continue
+            }
             appliedEvents.append(AppliedPathEvent(path: event.path, action: event.action,
                                                   scheduledAt: event.at, appliedAt: now.since(start)))
         }

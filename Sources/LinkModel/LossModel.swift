@@ -28,8 +28,9 @@ public struct GilbertElliott: Sendable, Equatable {
     /// (simple Gilbert: all losses in Bad). The quic-interop-runner's "30% in bursts of 3" is
     /// `burst(rate: 0.3, meanBurstLength: 3)`.
     public static func burst(rate: Double, meanBurstLength burst: Double) -> GilbertElliott {
+        if rate >= 1 { return GilbertElliott(goodToBad: 1, badToGood: 0) }
         let r = 1 / max(1, burst)
-        let p = rate >= 1 ? 1 : r * rate / (1 - rate)
+        let p = r * max(0, rate) / (1 - rate)
         return GilbertElliott(goodToBad: min(1, p), badToGood: r)
     }
 }

@@ -32,7 +32,8 @@ public final class PageLoader {
     public var recoversFromConnectionLoss = false
     /// Rate of the path after the change, for the recovery time (bit/s).
     public var recoveryRateBitsPerSecond: Double?
-    private var changes: [(at: Instant, change: NetworkChange)] = []
+    /// When the network changed (whether or not the client was told: a NAT rebinding is silent).
+    private var eventTimes: [Instant] = []
     private var connectionOpenedAt: [Instant] = []
     /// Every arrival of body bytes: (time, count), for stall and recovery.
     private var arrivals: [(Instant, Int)] = []
@@ -201,7 +202,7 @@ public final class PageLoader {
             dispatch()
             return
         case .failed(let reason, let t):
-            if recoversFromConnectionLoss && !changes.isEmpty && st.attempts < 4 {
+            if recoversFromConnectionLoss && st.attempts < 4 {
                 // The connection was lost to a network change: ask again for what is missing.
                 _ = t
                 st.attempts += 1
@@ -237,21 +238,28 @@ public final class PageLoader {
     /// The client's network changed: new connections use `change.localAddress`; open ones react
     /// (QUIC migrates or rebinds, TCP may be aborted and its requests sent again).
     public func networkChanged(_ change: NetworkChange) {
-        changes.append((Instant.now(), change))
+        eventTimes.append(Instant.now())
         localAddress = change.localAddress
         recoversFromConnectionLoss = true
         for c in connections where c.conn.isUsable { c.conn.networkChanged(change) }
         dispatch()
     }
 
-    /// Connection loss after an outage or a silent path death (TCP user timeout) is recoverable too.
+    /// Connection loss after an outage, a NAT rebinding or a silent path death (TCP user timeout)
+    /// is recoverable too.
     public func expectNetworkTrouble() {
         recoversFromConnectionLoss = true
     }
 
+    /// The network changed without the client being told (NAT rebinding, outage): only noted, for
+    /// the migration metrics.
+    public func networkEventObserved() {
+        eventTimes.append(Instant.now())
+    }
+
     /// What the first network change did to the load.
     func migrationMetrics() -> MigrationMetrics? {
-        guard let first = changes.first?.at else { return nil }
+        guard let first = eventTimes.first else { return nil }
         var m = MigrationMetrics(survived: true)
         // Stall: the longest pause in delivery that ends after the change (within 5 s of it),
         // measured from the last byte before it; packets still in flight on the old path right
@@ -313,6 +321,7 @@ public final class PageLoader {
             rec.resumed = info.resumed
             rec.earlyDataAccepted = info.earlyDataAccepted
             rec.error = info.error
+            rec.congestionControl = info.congestionControl
             if let q = info.quic {
                 var qr = QUICStatsRecord()
                 qr.smoothedRttMs = q.smoothedRTT?.inMilliseconds

@@ -43,6 +43,11 @@ public struct RunRequest: Sendable {
     public var quicCongestionControl: QUICCongestionControl = .cubic
     /// Each run is made by every client in turn (interleaved, like the transports).
     public var clients: [RunClient] = [.builtin]
+    /// Repeat views: keep TLS sessions and QUIC tickets between the runs of a profile block (the
+    /// first run is cold; later ones resume, QUIC with 0-RTT). Use a warm-up run to fill them.
+    public var repeatView = false
+    /// TCP congestion control, set on every socket (namespaces here default to bbr).
+    public var tcpCongestionControl: String = "cubic"
     /// Where profiles named by a profile's `paths` are looked up.
     public var library: Library = Library.locate()
 
@@ -107,6 +112,7 @@ public final class BenchmarkRunner: @unchecked Sendable {
             observer.blockStarting(profile: profile, runs: items.count * r.clients.count)
             let network = try NetworkBlock(profile: profile, scenarios: r.scenarios.map(\.scenario), credentials: credentials,
                                            withQUIC: r.transports.contains(.h3), tlsVersion: r.tlsVersion, keyLogFile: r.keyLogFile,
+                                           tcpCongestionControl: r.tcpCongestionControl, repeatView: r.repeatView,
                                            quic: QUICConfiguration().with {
                                                $0.qlogDirectory = r.qlogDirectory
                                                $0.congestionControl = r.quicCongestionControl

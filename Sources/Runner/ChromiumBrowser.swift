@@ -32,7 +32,7 @@ final class ChromiumBrowser {
     let commands: FileDescriptor
     let answers: FileDescriptor
     let directory: String
-    private let process: ChildProcess
+    private let process: BackgroundProcess
     private var stopped = false
 
     /// Starts `executable` with `arguments` plus a fresh `--user-data-dir` and the pipe.
@@ -41,9 +41,9 @@ final class ChromiumBrowser {
         let directory = NSTemporaryDirectory() + "netbench-chromium-\(getpid())-" + UUID().uuidString.prefix(8).lowercased()
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory + "/profile", withIntermediateDirectories: true)
-        let toBrowser = try ChildProcess.pipe()
+        let toBrowser = try BackgroundProcess.pipe()
         let fromBrowser: (read: FileDescriptor, write: FileDescriptor)
-        do { fromBrowser = try ChildProcess.pipe() } catch {
+        do { fromBrowser = try BackgroundProcess.pipe() } catch {
             Socket.close(toBrowser.read); Socket.close(toBrowser.write)
             throw error
         }
@@ -52,10 +52,10 @@ final class ChromiumBrowser {
         let wrap = FileManager.default.isExecutableFile(atPath: setpriv) ? [setpriv, "--pdeathsig", "KILL", "--"] : []
         let argv = wrap + [executable] + arguments + ["--user-data-dir=\(directory)/profile", "--remote-debugging-pipe", "about:blank"]
         ProcessControl.ignoreBrokenPipes()
-        let child: ChildProcess
+        let child: BackgroundProcess
         do {
             child = try NetworkNamespace.with(namespace) {
-                try ChildProcess(executable: argv[0], arguments: argv, descriptors: [3: toBrowser.read, 4: fromBrowser.write],
+                try BackgroundProcess(executable: argv[0], arguments: argv, descriptors: [3: toBrowser.read, 4: fromBrowser.write],
                                  stderrPath: directory + "/stderr.log")
             }
         } catch {

@@ -29,6 +29,9 @@ struct PageRun {
     var expectsTrouble = false
     var tcpOptions = Socket.TCPOptions()
     var recoveryRateBitsPerSecond: Double?
+    /// Repeat views: TLS sessions (in this context) and QUIC tickets carried over from earlier runs.
+    var sharedTLSContext: TLSClientContext?
+    var quicResumption: QUICResumptionCache?
 
     /// A change of the client's network at an offset, with its record for results.json.
     struct ScheduledChange {
@@ -54,8 +57,8 @@ struct PageRun {
         register(loop.stopper)
         defer { register(nil) }
         let kind: HTTPKind = transport == .h1 ? .http1 : transport == .h2 ? .http2 : .http3
-        var tlsContext: TLSClientContext?
-        if transport != .h3 {
+        var tlsContext: TLSClientContext? = sharedTLSContext
+        if transport != .h3 && tlsContext == nil {
             var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [kind.rawValue])
             if let v = tlsVersion { cfg.force(v) }
             cfg.keyLogFile = keyLogFile
@@ -66,6 +69,7 @@ struct PageRun {
         if quicConfig.keyLogFile == nil { quicConfig.keyLogFile = keyLogFile }
         var settings = ClientSettings(tls: tlsContext, tcp: tcpOptions, quic: quicConfig, trustedRootsPEM: credentials.caPEM)
         settings.namespace = clientNamespace
+        settings.quicResumption = quicResumption
         let remote = transport == .h3 ? serverEndpoints.udp : serverEndpoints.tcp
         guard let remote else { throw BenchError.run("no \(transport.rawValue) server endpoint") }
         let loader = PageLoader(scenario: scenario, kind: kind, localAddress: clientAddress) { origin, address in
@@ -84,7 +88,7 @@ struct PageRun {
                 let now = Instant.now()
                 pathEvents.append(PathEventRecord(at: now.milliseconds(since: loader.navigationStart), type: e.type,
                                                   from: e.from, to: e.to, detail: e.detail))
-                if let change = e.change { loader.networkChanged(change) }
+                if let change = e.change { loader.networkChanged(change) } else { loader.networkEventObserved() }
             }
         }
         let deadline = loader.navigationStart + timeout

@@ -68,6 +68,9 @@ public enum ProcessControl {
     public static func setTimerSlack(nanoseconds: UInt) throws { try Sys.prctlTimerSlack(nanoseconds) }
     /// The calling thread's nice value (-20…19; lower runs sooner). Lowering it needs CAP_SYS_NICE.
     public static func setThreadNice(_ nice: Int32) throws { try Sys.setpriorityCallingThread(nice) }
+    /// Puts the calling thread under SCHED_FIFO at `priority` (1…99), or back under SCHED_OTHER
+    /// with nil. Needs CAP_SYS_NICE.
+    public static func setThreadRealtime(priority: Int32?) throws { try Sys.schedSetscheduler(fifoPriority: priority) }
     /// kill(2) of a process netbench started itself.
     @discardableResult
     public static func signal(pid: Int32, _ signal: Int32) -> Bool { Sys.kill(pid, signal) }

@@ -8,10 +8,12 @@ import BenchCore
 /// network namespace (a socket stays in the namespace it was created in).
 public enum Socket {
     /// A listening TCP socket bound to `endpoint` (port 0 picks one); returns the bound address.
-    public static func listenTCP(on endpoint: Endpoint, backlog: Int32 = 1024) throws -> (FileDescriptor, Endpoint) {
+    /// `congestionControl` is set on the listener, which accepted sockets inherit.
+    public static func listenTCP(on endpoint: Endpoint, backlog: Int32 = 1024, congestionControl: String? = nil) throws -> (FileDescriptor, Endpoint) {
         let fd = try Sys.socket(AF_INET, netbench_sock_stream(), 0)
         do {
             try Sys.setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR")
+            if let cc = congestionControl { try? Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
             try Sys.bind(fd, endpoint)
             try Sys.listen(fd, backlog)
             return (fd, try Sys.getsockname(fd))
@@ -57,7 +59,9 @@ public enum Socket {
     public static func apply(_ options: TCPOptions, to fd: FileDescriptor) throws {
         if options.noDelay { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1, "TCP_NODELAY") }
         if let t = options.userTimeoutMs { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, Int32(t), "TCP_USER_TIMEOUT") }
-        if let cc = options.congestionControl { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
+        // Best effort: without CAP_NET_ADMIN only net.ipv4.tcp_allowed_congestion_control may be
+        // chosen; the algorithm in effect is read back and recorded (`congestionControl(of:)`).
+        if let cc = options.congestionControl { try? Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
         if let k = options.keepAliveSeconds {
             try Sys.setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE")
             try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPIDLE, k, "TCP_KEEPIDLE")
@@ -85,6 +89,9 @@ public enum Socket {
 
     public static func localEndpoint(_ fd: FileDescriptor) throws -> Endpoint { try Sys.getsockname(fd) }
 
+    /// The TCP congestion control a socket actually uses.
+    public static func congestionControl(of fd: FileDescriptor) -> String? { Sys.congestionControl(fd) }
+
     public static func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> IOStatus {
         try Sys.read(fd, buffer)
     }
@@ -109,7 +116,7 @@ public enum Socket {
     public static func receiveDatagramTimestamped(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint, Instant?)? {
         guard let (n, from, realtime) = try Sys.recvmsgTimestamp(fd, buffer) else { return nil }
         let at = realtime.map { stamp -> Instant in
-            let (rt, mono) = Sys.realtimeAndMonotonic()
+            let (rt, mono) = Sys.clockGettimeRealtimeMonotonic()
             return Instant(nanoseconds: UInt64(max(0, stamp - (rt - mono))))
         }
         return (n, from, at)

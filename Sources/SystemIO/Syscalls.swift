@@ -106,6 +106,14 @@ enum Sys {
         if r != 0 { throw fail("setsockopt(\(what)=\(value))") }
     }
 
+    /// getsockopt(2) TCP_CONGESTION: the algorithm a TCP socket uses.
+    static func congestionControl(_ fd: FileDescriptor) -> String? {
+        var buf = [CChar](repeating: 0, count: 32)
+        var len = socklen_t(buf.count)
+        guard Glibc.getsockopt(fd.rawValue, Int32(IPPROTO_TCP), TCP_CONGESTION, &buf, &len) == 0 else { return nil }
+        return String(cString: buf)
+    }
+
     /// getsockopt(2) SO_ERROR: the outcome of a non-blocking connect.
     static func socketError(_ fd: FileDescriptor) throws -> Int32 {
         var v: Int32 = 0
@@ -180,7 +188,7 @@ enum Sys {
     }
 
     /// clock_gettime(2) CLOCK_REALTIME and CLOCK_MONOTONIC, read back to back, in nanoseconds.
-    static func realtimeAndMonotonic() -> (Int64, Int64) {
+    static func clockGettimeRealtimeMonotonic() -> (Int64, Int64) {
         var rt = timespec(), mono = timespec()
         clock_gettime(CLOCK_REALTIME, &rt)
         clock_gettime(CLOCK_MONOTONIC, &mono)
@@ -265,29 +273,32 @@ enum Sys {
         if Glibc.setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) != 0 { throw fail("setpriority(\(nice))") }
     }
 
+    /// sched_setscheduler(2) with pid 0: the calling thread's policy (SCHED_FIFO when
+    /// `fifoPriority` is given, else SCHED_OTHER).
+    static func schedSetscheduler(fifoPriority: Int32?) throws {
+        var param = sched_param(sched_priority: fifoPriority ?? 0)
+        if Glibc.sched_setscheduler(0, fifoPriority == nil ? SCHED_OTHER : SCHED_FIFO, &param) != 0 {
+            throw fail("sched_setscheduler(\(fifoPriority.map { "SCHED_FIFO \($0)" } ?? "SCHED_OTHER"))")
+        }
+    }
+
     /// kill(2).
     static func kill(_ pid: Int32, _ signal: Int32) -> Bool { Glibc.kill(pid, signal) == 0 }
 
     /// signal(2) SIGPIPE → SIG_IGN, process-wide.
     static func ignoreSIGPIPE() { _ = Glibc.signal(SIGPIPE, SIG_IGN) }
 
-    /// pipe(2); each end at once moved by fcntl(2) F_DUPFD_CLOEXEC to a close-on-exec descriptor
-    /// ≥ 10, so a child's dup2 onto a low number (3, 4) never meets them. (Glibc's module does not
-    /// export pipe2; the originals live for two calls.)
-    static func pipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
-        var fds: [Int32] = [-1, -1]
-        if Glibc.pipe(&fds) != 0 { throw fail("pipe") }
-        func high(_ fd: Int32) throws -> FileDescriptor {
-            let moved = Glibc.fcntl(fd, F_DUPFD_CLOEXEC, Int32(10))
-            _ = Glibc.close(fd)
-            if moved < 0 { throw fail("fcntl(F_DUPFD_CLOEXEC)") }
-            return FileDescriptor(rawValue: moved)
-        }
-        let r = try high(fds[0])
-        do { return (r, try high(fds[1])) } catch { _ = Glibc.close(r.rawValue); throw error }
+    /// fcntl(2) F_DUPFD_CLOEXEC: a close-on-exec copy of `fd` at `minimum` or above; `fd` is closed.
+    /// A child's dup2 onto a low number (3, 4) then never meets the descriptors it is given.
+    static func moveAbove(_ fd: FileDescriptor, minimum: Int32) throws -> FileDescriptor {
+        let moved = Glibc.fcntl(fd.rawValue, F_DUPFD_CLOEXEC, minimum)
+        let e = netbench_errno()
+        _ = Glibc.close(fd.rawValue)
+        if moved < 0 { throw SystemError(call: "fcntl(F_DUPFD_CLOEXEC)", errno: e) }
+        return FileDescriptor(rawValue: moved)
     }
 
-    /// posix_spawn(3) of `path` with `argv` and the parent's environment. In the child: each
+    /// posix_spawn(3) of a long-lived child (a browser), with `argv` and the parent's environment. In the child: each
     /// `dup2` pair (parent fd, child fd) applied, 0 and 1 on /dev/null, 2 appended to `stderrPath`
     /// (else /dev/null), a process group of its own, default signal dispositions and an empty
     /// signal mask. Everything else close-on-exec stays behind.
@@ -334,6 +345,56 @@ enum Sys {
 
     /// geteuid(2).
     static func geteuid() -> UInt32 { Glibc.geteuid() }
+}
+
+extension Sys {
+    /// pipe2(2) with O_CLOEXEC: (read end, write end).
+    static func pipe() throws -> (FileDescriptor, FileDescriptor) {
+        var fds: [Int32] = [0, 0]
+        if CLinux.pipe2(&fds, O_CLOEXEC) != 0 { throw fail("pipe2") }
+        return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
+    }
+
+    /// posix_spawn(3) of `path` with `argv` and `envp`, stdin/stdout/stderr dup'ed from the given
+    /// descriptors (nil: inherited).
+    static func posixSpawn(_ path: String, _ argv: [String], _ envp: [String],
+                           stdin: FileDescriptor?, stdout: FileDescriptor?, stderr: FileDescriptor?) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (fd, target) in [(stdin, Int32(0)), (stdout, Int32(1)), (stderr, Int32(2))] {
+            if let fd { posix_spawn_file_actions_adddup2(&actions, fd.rawValue, target) }
+        }
+        func cStrings(_ xs: [String]) -> [UnsafeMutablePointer<CChar>?] { xs.map { strdup($0) } + [nil] }
+        let cargv = cStrings(argv), cenv = cStrings(envp)
+        defer { for p in cargv + cenv { free(p) } }
+        var pid: pid_t = 0
+        let r = Glibc.posix_spawn(&pid, path, &actions, nil, cargv, cenv)
+        if r != 0 { throw SystemError(call: "posix_spawn(\(path))", errno: r) }
+        return pid
+    }
+
+    /// waitpid(2) for one child, EINTR retried; returns the exit status (128 + signal if killed).
+    static func waitpid(_ pid: pid_t) throws -> Int32 {
+        var status: Int32 = 0
+        while Glibc.waitpid(pid, &status, 0) < 0 {
+            if netbench_errno() == EINTR { continue }
+            throw fail("waitpid(\(pid))")
+        }
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
+    /// poll(2) for readability of some descriptors; returns those ready (or hung up).
+    static func pollReadable(_ fds: [FileDescriptor], timeoutMs: Int32) throws -> [FileDescriptor] {
+        var p = fds.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
+        while true {
+            let r = Glibc.poll(&p, nfds_t(p.count), timeoutMs)
+            if r >= 0 { break }
+            if netbench_errno() == EINTR { continue }
+            throw fail("poll")
+        }
+        return p.filter { $0.revents != 0 }.map { FileDescriptor(rawValue: $0.fd) }
+    }
 }
 
 extension sockaddr_in {

@@ -41,6 +41,8 @@ public struct ConnectionInfo: Sendable {
     public var resumed: Bool?
     public var earlyDataAccepted: Bool?
     public var error: String?
+    /// TCP: the congestion control in effect (read back from the socket).
+    public var congestionControl: String?
     public var quic: QUICSnapshot?
     public init(kind: HTTPKind, connectStart: Instant, remote: Endpoint) {
         self.kind = kind; self.connectStart = connectStart; self.remote = remote

@@ -13,6 +13,9 @@ public struct ClientSettings {
     public var trustedRootsPEM: String
     /// The network namespace client sockets are created in (an emulated network's client side).
     public var namespace: String?
+    /// Repeat views: QUIC session tickets and transport parameters from earlier connections, by
+    /// server name; a connection that finds one sends its requests as 0-RTT early data.
+    public var quicResumption: QUICResumptionCache?
     public init(tls: TLSClientContext?, tcp: Socket.TCPOptions = .init(), quic: QUICConfiguration = QUICConfiguration(),
                 trustedRootsPEM: String = "") {
         self.tls = tls
@@ -38,7 +41,15 @@ public enum ClientConnector {
         case .http3:
             return try H3ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName,
                                           trustedRootsPEM: settings.trustedRootsPEM, config: settings.quic,
-                                          namespace: settings.namespace)
+                                          resumptionCache: settings.quicResumption, namespace: settings.namespace)
         }
     }
+}
+
+/// QUIC resumption states kept between the connections of a block of runs (repeat views).
+public final class QUICResumptionCache: @unchecked Sendable {
+    private var states: [String: QUICResumptionState] = [:]
+    public init() {}
+    public func state(for serverName: String) -> QUICResumptionState? { states[serverName] }
+    public func store(_ state: QUICResumptionState, for serverName: String) { states[serverName] = state }
 }

@@ -16,11 +16,8 @@ final class H1ClientConnection: ClientConnection {
 
     init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext, tcp: Socket.TCPOptions) throws {
         info = ConnectionInfo(kind: .http1, connectStart: Instant.now(), remote: remote)
-        let fd = try Socket.connectTCP(to: remote, from: local, options: tcp)
-        info.local = try? Socket.localEndpoint(fd)
-        let conn: TLSConnection
-        do { conn = try TLSConnection(client: tls, serverName: serverName) } catch { Socket.close(fd); throw error }
-        stream = try SecureStream(fd: fd, loop: loop, tls: conn, connecting: true)
+        stream = try SecureStream.connectClient(loop: loop, remote: remote, local: local, serverName: serverName,
+                                                tls: tls, tcp: tcp, info: &info)
         stream.onConnected = { [weak self] t in self?.info.connectEnd = t }
         stream.onHandshake = { [weak self] t in self?.handshakeDone(t) }
         stream.onPlaintext = { [weak self] bytes, t in self?.received(bytes, t) }
@@ -39,8 +36,7 @@ final class H1ClientConnection: ClientConnection {
 
     func networkChanged(_ change: NetworkChange) {
         guard change.abortTCP, !closed else { return }
-        if info.error == nil { info.error = "aborted: network changed (\(change.kind.rawValue))" }
-        stream.abort("aborted: network changed (\(change.kind.rawValue))")
+        stream.abort(info.abortReason(change))
     }
 
     func close() {
@@ -49,10 +45,7 @@ final class H1ClientConnection: ClientConnection {
     }
 
     private func handshakeDone(_ t: Instant) {
-        info.handshakeEnd = t
-        info.alpn = stream.tls.negotiatedALPN
-        info.tlsVersion = stream.tls.negotiatedVersion?.rawValue
-        info.resumed = stream.tls.sessionResumed
+        info.recordHandshake(of: stream, at: t)
         if current != nil { transmit() }
         onStateChange?()
     }

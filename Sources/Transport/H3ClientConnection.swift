@@ -17,6 +17,8 @@ final class H3ClientConnection: ClientConnection {
     private var fd: FileDescriptor
     private var sockets: [Endpoint: FileDescriptor] = [:]
     private let namespace: String?
+    private let resumptionCache: QUICResumptionCache?
+    private let serverName: String
     private var localPaths: [Endpoint] = []
     private let client: HTTP3Client
     private var local: Endpoint
@@ -30,8 +32,11 @@ final class H3ClientConnection: ClientConnection {
     var onStateChange: (() -> Void)?
 
     init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, trustedRootsPEM: String,
-         config: QUICConfiguration, resumption: QUICResumptionState? = nil, namespace: String? = nil) throws {
+         config: QUICConfiguration, resumptionCache: QUICResumptionCache? = nil, namespace: String? = nil) throws {
         self.loop = loop
+        self.resumptionCache = resumptionCache
+        self.serverName = serverName
+        let resumption = resumptionCache?.state(for: serverName)
         self.namespace = namespace
         state = ConnectionInfo(kind: .http3, connectStart: Instant.now(), remote: remote)
         let bindTo = local ?? Endpoint(address: remote.address == 0x7F00_0001 ? 0x7F00_0001 : 0, port: 0)
@@ -174,7 +179,7 @@ final class H3ClientConnection: ClientConnection {
                     validations.append((challenge: nil, validated: ok ? t : nil))
                 }
             case .resumptionStateAvailable:
-                break
+                if let cache = resumptionCache, let state = client.resumptionState { cache.store(state, for: serverName) }
             case .closed(let error):
                 finish(reason: "\(error)")
                 return

@@ -14,11 +14,13 @@ public final class TCPServer {
     private var isClosed = false
     public private(set) var counters = ServerCounters()
 
-    public init(loop: EventLoop, endpoint: Endpoint, tls: TLSServerContext, handler: @escaping RequestHandler) throws {
+    /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ.
+    public init(loop: EventLoop, endpoint: Endpoint, tls: TLSServerContext, congestionControl: String? = nil,
+                handler: @escaping RequestHandler) throws {
         self.loop = loop
         self.tlsContext = tls
         self.handler = handler
-        (listener, self.endpoint) = try Socket.listenTCP(on: endpoint)
+        (listener, self.endpoint) = try Socket.listenTCP(on: endpoint, congestionControl: congestionControl)
         try loop.register(listener, .read) { [weak self] _ in self?.acceptAll() }
     }
 

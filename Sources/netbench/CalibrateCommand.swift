@@ -60,6 +60,7 @@ struct CalibrateCommand: Command {
             profiles += try profileList.split(separator: ",").map { try library.profile(String($0)) }
         }
         guard !profiles.isEmpty else { throw BenchError.usage("give --profile NAME or --rtt D --rate R") }
+        try PrivilegeGate.requireEmulation()
 
         var worst: ExitCode = .success
         for p in profiles where p.isEmulated {

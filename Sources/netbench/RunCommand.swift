@@ -3,6 +3,7 @@ import BenchCore
 import BenchModel
 import Runner
 import TLS
+import QUIC
 
 struct RunCommand: Command {
     static let name = "run"
@@ -10,7 +11,8 @@ struct RunCommand: Command {
     static let help = """
     usage: netbench run [SUITE.json | SCENARIO.json ...] [--transport h1,h2,h3] [--profile NAME,...]
                         [--runs N] [--warmup N] [--out DIR] [--seed N] [--timeout DURATION]
-                        [--tls 1.2|1.3] [--keylog FILE] [--qlog DIR] [--client builtin|chromium|builtin,chromium]
+                        [--tls 1.2|1.3] [--keylog FILE] [--qlog DIR] [--tcp-cc NAME] [--quic-cc NAME]
+                        [--repeat-view] [--client builtin|chromium|builtin,chromium]
 
     Loads pages (scenarios) through the replay server over each transport and profile, interleaving
     the runs (h1 h2 h3 h1 h2 h3 …), and writes after every run, atomically:
@@ -32,7 +34,11 @@ struct RunCommand: Command {
       --timeout D        limit per run, e.g. 30s (default: 10 × the ideal load time + 30 s)
       --tls V            force TLS 1.2 or 1.3 for h1/h2 (default: 1.3 negotiated)
       --keylog FILE      append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)
-      --qlog DIR         write a qlog file per QUIC connection
+      --qlog DIR         write a qlog file per QUIC connection (<client|server>-<scid>.sqlog)
+      --repeat-view      keep TLS sessions and QUIC tickets between runs: later runs resume (QUIC 0-RTT);
+                         each connection records resumed / earlyDataAccepted (use --warmup 1)
+      --tcp-cc NAME      TCP congestion control on every socket (default cubic; recorded per connection)
+      --quic-cc NAME     QUIC congestion control: reno, cubic (default), bbr, bbr2
       --client LIST      who loads the pages: builtin (netbench's loader, default), chromium (a fresh
                          headless Chromium per run, served real HTML/CSS/JS), or both, interleaved
                          (the report then sets them side by side)
@@ -58,6 +64,9 @@ struct RunCommand: Command {
         let keylogOpt = try args.option("--keylog")
         let qlogOpt = try args.option("--qlog")
         let clientOpt = try args.option("--client")
+        let tcpCC = try args.option("--tcp-cc")
+        let repeatView = args.flag("--repeat-view")
+        let quicCCText = try args.option("--quic-cc")
         let files = try args.positionals()
 
         // Option values are checked before any file is read: a typo is a usage error (64).
@@ -81,6 +90,13 @@ struct RunCommand: Command {
             guard let list = RunClient.parseList(c) else { throw BenchError.usage("--client '\(c)': expected builtin, chromium or builtin,chromium") }
             clientList = list
         }
+        var quicCC: QUICCongestionControl?
+        if let q = quicCCText {
+            guard let v = QUICCongestionControl(rawValue: q) else {
+                throw BenchError.usage("--quic-cc '\(q)': expected one of \(QUICCongestionControl.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            quicCC = v
+        }
         var tlsValue: TLSVersion?
         if let v = tlsOpt {
             guard let version = TLSVersion(rawValue: v) else { throw BenchError.usage("--tls '\(v)': expected 1.2 or 1.3") }
@@ -97,6 +113,7 @@ struct RunCommand: Command {
         var seed: UInt64 = 1
         var baseline: TransportKind?
         var clients: [RunClient] = [.builtin]
+        var suiteRepeatView = false
 
         var inputs = files
         if inputs.isEmpty { inputs = [library.suitePath("default")] }
@@ -112,6 +129,7 @@ struct RunCommand: Command {
                 seed = suite.seed ?? seed
                 baseline = suite.baselineTransport
                 if let c = suite.client, let list = RunClient.parseList(c) { clients = list }
+                suiteRepeatView = suite.repeatView ?? false
             } else {
                 scenarioPaths.append(file)
             }
@@ -129,6 +147,7 @@ struct RunCommand: Command {
 
         let scenarios = try scenarioPaths.map { ($0, try Scenario.load(from: $0)) }
         let profiles = try profileNames.map { try library.profile($0) }
+        if profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
 
         let out = outOpt ?? defaultOutputDirectory(suiteName)
         var request = RunRequest(suiteName: suiteName, scenarios: scenarios, profiles: profiles, transports: transports,
@@ -139,6 +158,9 @@ struct RunCommand: Command {
         request.keyLogFile = keylogOpt ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
         request.qlogDirectory = qlogOpt
         request.clients = clients
+        if let tcpCC { request.tcpCongestionControl = tcpCC }
+        request.repeatView = repeatView || suiteRepeatView
+        if let quicCC { request.quicCongestionControl = quicCC }
 
         let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion)
         let progress = ProgressDisplay()

@@ -15,6 +15,7 @@ nonisolated(unsafe) let commands: [any Command.Type] = [
     CheckCommand.self,
     ImportHARCommand.self,
     ScenarioCommand.self,
+    DoctorCommand.self,
     VersionCommand.self,
 ]
 

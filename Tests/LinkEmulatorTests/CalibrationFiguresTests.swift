@@ -19,13 +19,22 @@ final class CalibrationFiguresTests: XCTestCase {
 
     private func ms(_ ns: Nanoseconds) -> String { Units.format(Double(ns) / 1e6, 3) }
 
+    /// NETBENCH_LOOP_NICE=none|N overrides the packet loop's nice value, NETBENCH_LOOP_FIFO=N
+    /// puts it under SCHED_FIFO (for experiments).
+    private var options: EmulatedNetwork.Options {
+        var o = EmulatedNetwork.Options()
+        if let v = ProcessInfo.processInfo.environment["NETBENCH_LOOP_NICE"] { o.loopNice = Int32(v) }
+        if let v = ProcessInfo.processInfo.environment["NETBENCH_LOOP_FIFO"] { o.loopRealtimePriority = Int32(v) }
+        return o
+    }
+
     func testRoundTripError() throws {
         let env = ProcessInfo.processInfo.environment
         let rtts = env["NETBENCH_CALIBRATE_RTTS"].map { $0.split(separator: ",").compactMap { Double($0) } } ?? [40, 200]
         for rtt in rtts {
             let rate = 100e6
             let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(rtt),
-                                                                        rate: .constant(bitsPerSecond: rate))])
+                                                                        rate: .constant(bitsPerSecond: rate))], options: options)
             defer { network.teardown() }
             try network.start()
             let payload = 64
@@ -45,13 +54,13 @@ final class CalibrationFiguresTests: XCTestCase {
         for mbit in rates {
             let rate = mbit * 1e6
             let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(40),
-                                                                        rate: .constant(bitsPerSecond: rate))])
+                                                                        rate: .constant(bitsPerSecond: rate))], options: options)
             defer { network.teardown() }
             try network.start()
             let g = try Calibration.measureGoodput(on: network, duration: .seconds(12), warmup: .seconds(3))
             let report = try network.stop()
             let down = report.paths[0].downlink
-            let txDrops = report.devices.map { $0.after.txDropped - $0.before.txDropped }.reduce(0, +)
+            let txDrops = report.tunTxDrops
             print("CALIBRATION goodput cap=\(Int(mbit))Mbit/s measured=\(Units.format(g.bitsPerSecond / 1e6, 2))Mbit/s share=\(Units.format(100 * g.bitsPerSecond / rate, 1))% lateness p50=\(ms(report.latenessP50))ms p99=\(ms(report.latenessP99))ms max=\(ms(report.latenessMax))ms queueDrops=\(down.droppedByQueue.packets) forwarded=\(down.forwarded.packets) tunTxDrops=\(txDrops) loopCPU=\(ms(report.loopCPUTime ?? 0))ms loopRunQueueWait=\(ms(report.loopRunQueueWait ?? 0))ms flagged=\(report.flagged) \(report.flagReasons)")
         }
     }

@@ -35,6 +35,20 @@ final class ForwardingTests: XCTestCase {
         XCTAssertGreaterThan(report.paths[0].downlink.forwarded.bytes, g.bytes)
     }
 
+    func testGoodputThroughATraceLink() throws {
+        try requireEmulationPrivileges()
+        // A trace of one opportunity per millisecond: 12 Mbit/s (Mahimahi's own example).
+        let trace = try MahimahiTrace.parse(text: "1\n")
+        let network = try EmulatedNetwork.create(paths: [.symmetric(name: "cell", roundTrip: .milliseconds(40), rate: .trace(trace))])
+        defer { network.teardown() }
+        try network.start()
+        let g = try Calibration.measureGoodput(on: network, duration: .seconds(5), warmup: .seconds(2))
+        _ = try network.stop()
+        let share = g.bitsPerSecond / 12e6
+        XCTAssertGreaterThanOrEqual(share, 0.80, "goodput \(g.bitsPerSecond) bit/s")
+        XCTAssertLessThanOrEqual(share, 1.02, "goodput \(g.bitsPerSecond) bit/s")
+    }
+
     func testEverythingDroppedAtFullLoss() throws {
         try requireEmulationPrivileges()
         let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(10), loss: .bernoulli(1))])
@@ -74,8 +88,8 @@ final class ForwardingTests: XCTestCase {
         let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(10)),
                                                          .symmetric(name: "cell", roundTrip: .milliseconds(30))])
         defer { network.teardown() }
-        try network.start(schedule: [PathEvent(at: .milliseconds(50), path: "wifi", action: .down),
-                                     PathEvent(at: .milliseconds(60), path: "cell", action: .activate)])
+        try network.start(schedule: [PathEvent(at: .milliseconds(50), path: "wifi", action: .down)])
+        try network.schedule([PathEvent(at: .milliseconds(60), path: "cell", action: .activate)])
         Thread.sleep(forTimeInterval: 0.3)
         XCTAssertEqual(network.activePath, "cell")
         XCTAssertEqual(try Calibration.measureRoundTrip(on: network, path: "wifi", samples: 3, timeout: .milliseconds(100)), [])

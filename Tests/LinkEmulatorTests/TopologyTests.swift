@@ -75,6 +75,23 @@ final class TopologyTests: XCTestCase {
         XCTAssertTrue(namespaceNames().contains(network.serverNamespace))
     }
 
+    func testCleanupStaleDeletesNamespacesOfDeadProcesses() throws {
+        try requireEmulationPrivileges()
+        // A pid no process has: namespaces named after it are leftovers.
+        var dead: Int32 = 4_000_000
+        while kill(dead, 0) == 0 { dead -= 1 }
+        let name = "nb-\(dead)-0bad-srv"
+        let add = Process()
+        add.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        add.arguments = ["netns", "add", name]
+        try add.run()
+        add.waitUntilExit()
+        defer { if namespaceNames().contains(name) { try? Process.run(URL(fileURLWithPath: "/usr/sbin/ip"), arguments: ["netns", "delete", name]).waitUntilExit() } }
+        XCTAssertTrue(namespaceNames().contains(name))
+        XCTAssertEqual(EmulatedNetwork.cleanupStale(prefix: "nb-\(dead)-"), [name])
+        XCTAssertFalse(namespaceNames().contains(name))
+    }
+
     func testPrivilegeCheckGivesAOneLineReason() {
         let p = EmulationPrivileges.check()
         XCTAssertFalse(p.reason.isEmpty)

@@ -53,6 +53,13 @@ final class LossTests: XCTestCase {
         }
     }
 
+    func testGilbertElliottEdges() {
+        XCTAssertEqual(GilbertElliott.burst(rate: 1, meanBurstLength: 3).meanLossRate, 1)
+        XCTAssertEqual(GilbertElliott.burst(rate: 0, meanBurstLength: 3).meanLossRate, 0)
+        var always = LossProcess(model: .gilbertElliott(.burst(rate: 1, meanBurstLength: 3)), seed: 1)
+        for _ in 0..<1000 { XCTAssertTrue(always.dropsNextPacket()) }
+    }
+
     func testLossHappensBeforeTheQueue() {
         let link = Link(configuration: LinkConfiguration(rate: .constant(bitsPerSecond: 1e6), loss: .bernoulli(1),
                                                          queueLimit: .packets(1)),

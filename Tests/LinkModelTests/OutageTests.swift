@@ -78,7 +78,10 @@ final class OutageTests: XCTestCase {
         XCTAssertEqual(s.nextDue, at(ms: 10))
         XCTAssertEqual(s.takeDue(now: at(ms: 9)), [])
         XCTAssertEqual(s.takeDue(now: at(ms: 10)).map(\.path), ["wifi", "cell"])
-        XCTAssertEqual(s.takeDue(now: at(ms: 50)).map(\.action), [.up])
+        s.add([PathEvent(at: .milliseconds(30), path: "cell", action: .down), PathEvent(at: .milliseconds(5), path: "cell", action: .up)])
+        // An added event already in the past comes out at once, then the rest in order.
+        XCTAssertEqual(s.takeDue(now: at(ms: 11)).map(\.action), [.up])
+        XCTAssertEqual(s.takeDue(now: at(ms: 50)).map(\.action), [.up, .down])
         XCTAssertNil(s.nextDue)
     }
 }

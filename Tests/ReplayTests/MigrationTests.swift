@@ -74,6 +74,24 @@ final class MigrationTests: XCTestCase {
         XCTAssertTrue(run.connections.last?.localAddress?.hasPrefix("198.18.2.") ?? false, "reconnected on the cellular path")
     }
 
+    func testNATRebindingOverH3CompletesOnTheSameConnection() throws {
+        for type in [Profile.PathEventType.rebindPort, .rebindAddr] {
+            let run = try switchRun(.h3, events: [.init(at: .ms(400), type: type)])
+            let m = try XCTUnwrap(run.metrics.migration, type.rawValue)
+            XCTAssertTrue(m.survived, "\(type.rawValue): the QUIC server followed the client's new address")
+            XCTAssertEqual(m.extraHandshakes, 0, type.rawValue)
+            XCTAssertEqual(run.connections.count, 1, type.rawValue)
+        }
+    }
+
+    func testNATRebindingResetsTCPWhichReconnects() throws {
+        let run = try switchRun(.h2, events: [.init(at: .ms(400), type: .rebindPort)])
+        let m = try XCTUnwrap(run.metrics.migration)
+        XCTAssertFalse(m.survived)
+        XCTAssertEqual(m.bytesRedownloaded, 0)
+        XCTAssertTrue(run.connections.first?.error?.contains("reset") ?? false, "the server answered the unknown 4-tuple with RST: \(run.connections.first?.error ?? "-")")
+    }
+
     func testH1ReconnectsToo() throws {
         let run = try switchRun(.h1)
         XCTAssertEqual(run.metrics.migration?.bytesRedownloaded, 0)

@@ -11,6 +11,7 @@ public enum ScenarioPreset: String, CaseIterable, Sendable {
     case bulk10MBDownload = "bulk-10MB-download"
     case bulk10MBUpload = "bulk-10MB-upload"
     case bulk100MBDownload = "bulk-100MB-download"
+    case bulk20MBDownload = "bulk-20MB-download"
 
     /// What the page models and which figure it matches (one line, for the README and `--help`).
     public var summary: String {
@@ -32,6 +33,7 @@ public enum ScenarioPreset: String, CaseIterable, Sendable {
         case .bulk10MBDownload: return "bulk 10 MB download on one connection (goodput, like the QUIC interop runner's transfer test)"
         case .bulk10MBUpload: return "bulk 10 MB upload on one connection (goodput)"
         case .bulk100MBDownload: return "bulk 100 MB download on one connection (goodput at high rates)"
+        case .bulk20MBDownload: return "bulk 20 MB download on one connection (long enough to span a path switch)"
         }
     }
 
@@ -71,7 +73,7 @@ public enum ScenarioPreset: String, CaseIterable, Sendable {
             return opts(d, requests: 80, bytes: 522_000, origins: 3, site: "bank")
         case .smallPage:
             return opts(mobile, requests: 12, bytes: 150_000, origins: 2, site: "blog")
-        case .bulk10MBDownload, .bulk10MBUpload, .bulk100MBDownload:
+        case .bulk10MBDownload, .bulk10MBUpload, .bulk100MBDownload, .bulk20MBDownload:
             return nil
         }
     }
@@ -82,6 +84,7 @@ public enum ScenarioPreset: String, CaseIterable, Sendable {
         case .bulk10MBDownload: return ScenarioGenerator.bulk(name: rawValue, direction: .download, bytes: 10_000_000)
         case .bulk10MBUpload: return ScenarioGenerator.bulk(name: rawValue, direction: .upload, bytes: 10_000_000)
         case .bulk100MBDownload: return ScenarioGenerator.bulk(name: rawValue, direction: .download, bytes: 100_000_000)
+        case .bulk20MBDownload: return ScenarioGenerator.bulk(name: rawValue, direction: .download, bytes: 20_000_000)
         default: return try ScenarioGenerator(options(seed: seed)!).generate()
         }
     }

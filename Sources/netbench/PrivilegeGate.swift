@@ -1,0 +1,47 @@
+import Foundation
+import BenchCore
+import LinkEmulator
+import SystemIO
+
+/// Emulated profiles need network namespaces and TUN devices. As root that just works; without
+/// root netbench re-executes itself once inside a user + network + mount namespace (`unshare`,
+/// with a private /run for `ip netns`) when the kernel allows; where neither works it stops with
+/// exit 77 and a line saying exactly what is missing.
+enum PrivilegeGate {
+    static let marker = "NETBENCH_IN_USER_NAMESPACE"
+
+    static func requireEmulation() throws {
+        let p = EmulationPrivileges.check()
+        if p.isSufficient { return }
+        let env = ProcessInfo.processInfo.environment
+        if !ProcessControl.isRoot, env[marker] == nil, let unshare = locate("unshare") {
+            let code = reexec(unshare: unshare)
+            if code != ExitCode.noPermission.rawValue { exit(code) }
+        }
+        throw BenchError.privilege(p.reason + (ProcessControl.isRoot ? "" : "; user namespaces did not help either")
+                                   + " (loopback runs need no privilege: --profile loopback)")
+    }
+
+    /// Runs this command again under `unshare -r -n -m`; returns its exit status.
+    private static func reexec(unshare: String) -> Int32 {
+        var env = ProcessInfo.processInfo.environment
+        env[marker] = "1"
+        // A private tmpfs on /run so `ip netns` can keep its files, then netbench again.
+        let args = ["--user", "--map-root-user", "--net", "--mount", "/bin/sh", "-c",
+                    "mount -t tmpfs netbench /run 2>/dev/null; exec \"$0\" \"$@\"",
+                    executablePath()] + CommandLine.arguments.dropFirst()
+        return (try? ChildProcess.runInheritingIO(unshare, args, environment: env)) ?? ExitCode.noPermission.rawValue
+    }
+
+    /// This executable (argv[0] may be relative or a bare name found on PATH).
+    private static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    static func locate(_ tool: String) -> String? {
+        for dir in ["/usr/bin", "/bin", "/usr/sbin", "/sbin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(tool)") {
+            return "\(dir)/\(tool)"
+        }
+        return nil
+    }
+}
