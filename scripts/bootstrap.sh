@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Installs what netbench needs on a Debian machine, only what is missing, and says what it did.
 #   scripts/bootstrap.sh            build and run dependencies (C libraries, iproute2)
-#   scripts/bootstrap.sh --test     also the peers the tests measure against (aioquic, ngtcp2 examples, ...)
+#   scripts/bootstrap.sh --test     also the peers the tests measure against (aioquic, ngtcp2 examples, Chromium, ...)
+#   scripts/bootstrap.sh --chromium also Chromium, for `netbench run --client chromium` (~155 MB download)
 # Idempotent: a second run installs nothing and runs no `apt-get update`.
 set -euo pipefail
 
 want_test=0
+want_chromium=0
 for arg in "$@"; do
   case "$arg" in
-    --test) want_test=1 ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    --test) want_test=1; want_chromium=1 ;;
+    --chromium) want_chromium=1 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown option '$arg' (try --help)" >&2; exit 64 ;;
   esac
 done
@@ -23,6 +26,9 @@ missing=()
 check() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing+=("$1"); }
 for p in "${packages[@]}"; do check "$p"; done
 if [ "$want_test" = 1 ]; then for p in "${test_packages[@]}"; do check "$p"; done; fi
+# A real browser as client (netbench run --client chromium; ChromiumLoadTests). Another Chromium
+# named by NETBENCH_CHROMIUM is used as it is.
+if [ "$want_chromium" = 1 ] && [ -z "${NETBENCH_CHROMIUM:-}" ]; then check chromium; fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
   sudo=""

@@ -118,6 +118,8 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     /// The RTT the ideal was computed with (configured, or measured on loopback).
     public var rttMs: Double?
     public var migration: MigrationMetrics?
+    /// Browser clients: navigation start → the end of the document's load event.
+    public var loadEventMs: Double?
     public init() {}
 
     /// The metric names reports and checks know, in display order.
@@ -135,6 +137,7 @@ public struct RunMetrics: Codable, Sendable, Hashable {
         case "idealPltMs": return idealPltMs
         case "idealTtfbMs": return idealTtfbMs
         case "stallMs": return migration?.stallMs
+        case "loadEventMs": return loadEventMs
         default: return nil
         }
     }

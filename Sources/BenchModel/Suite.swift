@@ -20,7 +20,7 @@ public struct Suite: Codable, Hashable, Sendable {
     /// k6-style thresholds checked by `netbench check`, e.g. `"pltMs.p95 < 3000"`.
     public var thresholds: [String]?
     public var seed: UInt64?
-    /// "builtin" (default) or "chromium".
+    /// "builtin" (default), "chromium", or "builtin,chromium" (both, interleaved, side by side).
     public var client: String?
     /// Keep TLS sessions and QUIC tickets between runs (repeat views, QUIC 0-RTT).
     public var repeatView: Bool?
@@ -49,7 +49,9 @@ public struct Suite: Codable, Hashable, Sendable {
         if let b = baselineTransport, !transports.contains(b) {
             bad("baselineTransport", "'\(b.rawValue)' is not one of the suite's transports (\(transports.map(\.rawValue).joined(separator: ", ")))")
         }
-        if let c = client, c != "builtin" && c != "chromium" { bad("client", "'\(c)' is not 'builtin' or 'chromium'") }
+        if let c = client, !c.split(separator: ",").allSatisfy({ ["builtin", "chromium"].contains($0.trimmingCharacters(in: .whitespaces)) }) {
+            bad("client", "'\(c)' is not 'builtin', 'chromium' or 'builtin,chromium'")
+        }
         if !problems.isEmpty { throw BenchError.data(problems.joined(separator: "\n")) }
     }
 

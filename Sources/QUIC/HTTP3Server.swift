@@ -62,12 +62,15 @@ public final class HTTP3Server {
     /// Starts answering `stream` of `connection`: `status`, `headers` (a `content-length` of
     /// `bodyLength` is added unless given) and exactly `bodyLength` bytes of filler, generated as
     /// sent. May be called any time after the `.request` event (server think time).
+    /// The body starts with `prefix` and ends with `suffix` when given (both counted in `bodyLength`).
     public func submitResponse(connection: HTTP3ConnectionHandle, stream: Int64, status: Int,
-                               headers: [(String, String)] = [], bodyLength: Int64) throws {
+                               headers: [(String, String)] = [], bodyLength: Int64,
+                               prefix: [UInt8] = [], suffix: [UInt8] = []) throws {
         guard let sc = connections[connection] else {
             throw QUICError.invalidState("\(connection) is closed")
         }
-        try sc.quic.submitResponse(stream: stream, status: status, headers: headers, bodyLength: bodyLength)
+        try sc.quic.submitResponse(stream: stream, status: status, headers: headers, bodyLength: bodyLength,
+                                   prefix: prefix, suffix: suffix)
     }
 
     /// Sends what every connection has to send; see `HTTP3Client.write`.

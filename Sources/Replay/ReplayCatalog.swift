@@ -9,8 +9,12 @@ public struct ReplayCatalog: Sendable {
     private let byOriginPath: [String: Scenario.Resource]
     private let byPath: [String: Scenario.Resource]
     private let originByHost: [String: String]
+    /// Pages for browsers (see `PageRenderer`), by origin + path; nil: filler bodies for everyone.
+    private let rendered: [String: PageRenderer.Body]?
 
-    public init(scenario: Scenario) {
+    /// `renderingPagesFor`: the port browsers reach the server at; given, browsers get real pages
+    /// (bulk transfers stay filler: they are no page).
+    public init(scenario: Scenario, renderingPagesFor port: UInt16? = nil) {
         self.scenario = scenario
         var op: [String: Scenario.Resource] = [:]
         var p: [String: Scenario.Resource] = [:]
@@ -21,14 +25,39 @@ public struct ReplayCatalog: Sendable {
         byOriginPath = op
         byPath = p
         originByHost = Dictionary(scenario.origins.map { ($0.host.lowercased(), $0.id) }, uniquingKeysWith: { a, _ in a })
+        if let port, scenario.bulk == nil {
+            let bodies = PageRenderer(scenario: scenario, port: port).renderAll()
+            rendered = Dictionary(uniqueKeysWithValues: scenario.resources.compactMap { r in
+                bodies[r.id].map { (r.origin + "\u{0}" + r.path, $0) }
+            })
+        } else {
+            rendered = nil
+        }
     }
 
     /// The resource a request names, or nil (404).
     public func resource(host: String, path: String) -> Scenario.Resource? {
         let bare = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
         let h = host.split(separator: ":").first.map { $0.lowercased() } ?? host.lowercased()
-        if let origin = originByHost[h] { return byOriginPath[origin + "\u{0}" + bare] }
+        if let origin = originByHost[h] {
+            return byOriginPath[origin + "\u{0}" + bare] ?? (bare.contains("%") ? byOriginPath[origin + "\u{0}" + Self.percentDecoded(bare)] : nil)
+        }
         return byPath[bare]
+    }
+
+    /// `%XX` sequences decoded (a browser asks for the percent-encoded path `PageRenderer` wrote).
+    public static func percentDecoded(_ s: String) -> String {
+        var bytes: [UInt8] = []
+        var it = Array(s.utf8)[...]
+        while let b = it.popFirst() {
+            if b == UInt8(ascii: "%"), it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(v)
+                it = it.dropFirst(2)
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The replay server's answer to a request: the resource's exact size after its think time;
@@ -50,6 +79,10 @@ public struct ReplayCatalog: Sendable {
         var headers: [(String, String)] = [("content-type", ReplayCatalog.contentType(r.type)), ("cache-control", "no-store"),
                                            ("accept-ranges", "bytes")]
         let head = request.method == "HEAD"
+        // Browsers send a User-Agent, netbench's own client none: it keeps its filler bodies.
+        if let rendered, request.header("user-agent") != nil {
+            return browserResponse(r, rendered[r.origin + "\u{0}" + r.path], request: request, headers: headers)
+        }
         if let range = request.header("range"), let start = ReplayCatalog.parseOpenRange(range) {
             guard start < r.bytes else {
                 headers.append(("content-range", "bytes */\(r.bytes)"))
@@ -59,6 +92,29 @@ public struct ReplayCatalog: Sendable {
             return ServerResponse(status: 206, headers: headers, bodyLength: head ? 0 : r.bytes - start, delay: r.thinkTime)
         }
         return ServerResponse(status: 200, headers: headers, bodyLength: head ? 0 : r.bytes, delay: r.thinkTime)
+    }
+
+    /// A browser's answer: cross-origin fetches and Resource Timing details allowed, the rendered
+    /// page (if the resource has one) as the body, whatever its size.
+    private func browserResponse(_ r: Scenario.Resource, _ page: PageRenderer.Body?, request: ServerRequest,
+                                 headers base: [(String, String)]) -> ServerResponse {
+        var headers = base + [("access-control-allow-origin", "*"), ("timing-allow-origin", "*")]
+        let head = request.method == "HEAD"
+        let length = page.map { Int64($0.bytes.count) } ?? r.bytes
+        var start: Int64 = 0
+        var status = 200
+        if let range = request.header("range"), let s = ReplayCatalog.parseOpenRange(range) {
+            guard s < length else {
+                headers.append(("content-range", "bytes */\(length)"))
+                return ServerResponse(status: 416, headers: headers, bodyLength: 0, delay: r.thinkTime)
+            }
+            headers.append(("content-range", "bytes \(s)-\(length - 1)/\(length)"))
+            start = s
+            status = 206
+        }
+        var response = ServerResponse(status: status, headers: headers, bodyLength: head ? 0 : length - start, delay: r.thinkTime)
+        if let page, !head { response.prefix = start == 0 ? page.bytes : Array(page.bytes[Int(start)...]) }
+        return response
     }
 
     /// `bytes=N-` → N; other range forms are not used by netbench's client and are ignored (200).

@@ -6,14 +6,23 @@ public struct CellKey: Hashable, Sendable {
     public var scenario: String
     public var profile: String
     public var transport: TransportKind
-    public init(scenario: String, profile: String, transport: TransportKind) {
-        self.scenario = scenario; self.profile = profile; self.transport = transport
+    /// The client ("builtin", "chromium") when the results hold runs of more than one; else nil.
+    public var client: String?
+    public init(scenario: String, profile: String, transport: TransportKind, client: String? = nil) {
+        self.scenario = scenario; self.profile = profile; self.transport = transport; self.client = client
     }
-    var labels: [String] { [scenario, profile, transport.rawValue] }
+    var labels: [String] { [scenario, profile, transport.rawValue] + (client.map { [$0] } ?? []) }
+    /// How reports name the cell in a panel: the transport, and the client when there are several.
+    public var label: String { client.map { "\(transport.rawValue) · \($0)" } ?? transport.rawValue }
 }
 
 /// A results file grouped by (scenario, profile, transport) with the statistics every reporter
 /// shows, computed once. Only counted runs (status ok, not warm-up) enter the statistics.
+///
+/// When the runs come from more than one client (netbench's own loader and a browser), the client
+/// joins the key: every figure is per client, each client's transports are compared with that
+/// client's baseline, and each client is compared with the first (`referenceClient`, the built-in
+/// one when present) transport by transport (`clientComparison`).
 ///
 /// Orders are stable: scenarios and profiles as they first appear in the runs (the plan's order),
 /// transports in the suite's order. Every bootstrap is seeded from the suite's seed and the labels
@@ -23,10 +32,13 @@ public struct ResultsAnalysis: Sendable {
     public let scenarios: [String]
     public let profiles: [String]
     public let transports: [TransportKind]
+    /// The clients of the runs, the built-in one first; one entry when there is nothing to set side by side.
+    public let clients: [String]
     public let resamples: Int
     private let runsByCell: [CellKey: [RunRecord]]
     private let summaries: [SummaryKey: Summary]
     private let comparisons: [SummaryKey: Comparison]
+    private let clientComparisons: [SummaryKey: Comparison]
 
     struct SummaryKey: Hashable { var cell: CellKey; var metric: String }
 
@@ -34,13 +46,19 @@ public struct ResultsAnalysis: Sendable {
         self.results = results
         self.resamples = resamples
         var scenarios: [String] = [], profiles: [String] = [], present = Set<TransportKind>()
+        var clients: [String] = []
+        for run in results.runs where !clients.contains(run.client ?? "builtin") { clients.append(run.client ?? "builtin") }
+        if let i = clients.firstIndex(of: "builtin"), i > 0 { clients.insert(clients.remove(at: i), at: 0) }
+        let split = clients.count > 1
         var byCell: [CellKey: [RunRecord]] = [:]
         for run in results.runs {
             if !scenarios.contains(run.scenario) { scenarios.append(run.scenario) }
             if !profiles.contains(run.profile) { profiles.append(run.profile) }
             present.insert(run.transport)
-            byCell[CellKey(scenario: run.scenario, profile: run.profile, transport: run.transport), default: []].append(run)
+            byCell[CellKey(scenario: run.scenario, profile: run.profile, transport: run.transport,
+                           client: split ? run.client ?? "builtin" : nil), default: []].append(run)
         }
+        self.clients = clients.isEmpty ? ["builtin"] : clients
         let order = results.suite.transports + TransportKind.allCases.filter { !results.suite.transports.contains($0) }
         self.scenarios = scenarios
         self.profiles = profiles
@@ -59,7 +77,7 @@ public struct ResultsAnalysis: Sendable {
         var comparisons: [SummaryKey: Comparison] = [:]
         for (cell, runs) in byCell {
             guard let base = Self.baseline(results.suite, cell.scenario, cell.profile, byCell), base != cell.transport,
-                  let baseRuns = byCell[CellKey(scenario: cell.scenario, profile: cell.profile, transport: base)] else { continue }
+                  let baseRuns = byCell[CellKey(scenario: cell.scenario, profile: cell.profile, transport: base, client: cell.client)] else { continue }
             for metric in Metric.compared {
                 let a = baseRuns.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
                 let b = runs.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
@@ -70,13 +88,28 @@ public struct ResultsAnalysis: Sendable {
             }
         }
         self.comparisons = comparisons
+        var clientComparisons: [SummaryKey: Comparison] = [:]
+        for (cell, runs) in byCell {
+            guard let reference = split ? self.clients.first : nil, cell.client != reference,
+                  let refRuns = byCell[CellKey(scenario: cell.scenario, profile: cell.profile, transport: cell.transport, client: reference)]
+            else { continue }
+            for metric in Metric.compared {
+                let a = refRuns.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
+                let b = runs.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
+                let seed = Bootstrap.seed(results.suite.seed, ["vs client", reference] + cell.labels + [metric.name])
+                if let c = Comparison(baseline: a, candidate: b, seed: seed, resamples: resamples) {
+                    clientComparisons[SummaryKey(cell: cell, metric: metric.name)] = c
+                }
+            }
+        }
+        self.clientComparisons = clientComparisons
     }
 
     /// The suite's `baselineTransport`, else h2, else the first transport with runs in this scenario × profile.
     private static func baseline(_ suite: SuiteInfo, _ scenario: String, _ profile: String,
                                  _ byCell: [CellKey: [RunRecord]]) -> TransportKind? {
         let order = suite.transports + TransportKind.allCases.filter { !suite.transports.contains($0) }
-        let present = order.filter { byCell[CellKey(scenario: scenario, profile: profile, transport: $0)] != nil }
+        let present = order.filter { t in byCell.keys.contains { $0.scenario == scenario && $0.profile == profile && $0.transport == t } }
         if let b = suite.baselineTransport, present.contains(b) { return b }
         if present.contains(.h2) { return .h2 }
         return present.first
@@ -90,7 +123,34 @@ public struct ResultsAnalysis: Sendable {
 
     /// Transports with runs in this scenario × profile, in display order.
     public func transports(scenario: String, profile: String) -> [TransportKind] {
-        transports.filter { runsByCell[CellKey(scenario: scenario, profile: profile, transport: $0)] != nil }
+        transports.filter { !cells(scenario: scenario, profile: profile, transport: $0).isEmpty }
+    }
+
+    /// Whether the runs come from more than one client, set side by side in every panel.
+    public var comparesClients: Bool { clients.count > 1 }
+    /// The client the others are compared with (the built-in one when present); nil with one client.
+    public var referenceClient: String? { comparesClients ? clients.first : nil }
+
+    /// The cells of this scenario × profile, by transport and then client, in display order.
+    public func cells(scenario: String, profile: String) -> [CellKey] {
+        transports.flatMap { cells(scenario: scenario, profile: profile, transport: $0) }
+    }
+
+    private func cells(scenario: String, profile: String, transport: TransportKind) -> [CellKey] {
+        let keys = comparesClients ? clients.map { Optional($0) } : [nil]
+        return keys.map { CellKey(scenario: scenario, profile: profile, transport: transport, client: $0) }
+            .filter { runsByCell[$0] != nil }
+    }
+
+    /// The cell against the same transport's cell of the reference client (browser vs built-in);
+    /// nil for the reference client itself or when there is one client.
+    public func clientComparison(_ metric: String, _ cell: CellKey) -> Comparison? {
+        clientComparisons[SummaryKey(cell: cell, metric: metric)]
+    }
+
+    /// The cell of the same scenario, profile and transport made by `client`.
+    public func cell(_ cell: CellKey, client: String?) -> CellKey {
+        CellKey(scenario: cell.scenario, profile: cell.profile, transport: cell.transport, client: client)
     }
 
     /// Every run of the cell, failed and warm-up included, in recorded order.
@@ -114,9 +174,7 @@ public struct ResultsAnalysis: Sendable {
 
     /// Cells with at least one run, in display order.
     public var cells: [CellKey] {
-        scenarios.flatMap { s in profiles.flatMap { p in
-            transports(scenario: s, profile: p).map { CellKey(scenario: s, profile: p, transport: $0) }
-        } }
+        scenarios.flatMap { s in profiles.flatMap { p in cells(scenario: s, profile: p) } }
     }
 
     /// Scenario × profile pairs with runs, in display order.

@@ -71,7 +71,7 @@ public struct CheckRun: Sendable {
             for cell in a.cells where t.applies(to: cell) {
                 guard let s = a.summary(t.metric.name, cell), let observed = s.statistic(named: t.statistic) else { continue }
                 matched = true
-                let label = "\(t.expression) [\(cell.scenario) · \(cell.profile) · \(cell.transport.rawValue)]"
+                let label = "\(t.expression) [\(cell.scenario) · \(cell.profile) · \(cell.label)]"
                 var limit: Double
                 var limitText: String
                 switch t.target {
@@ -100,6 +100,6 @@ public struct CheckRun: Sendable {
     }
 
     static func name(_ cell: CellKey, _ metric: String) -> String {
-        "\(cell.scenario) · \(cell.profile) · \(cell.transport.rawValue) · \(metric)"
+        "\(cell.scenario) · \(cell.profile) · \(cell.label) · \(metric)"
     }
 }

@@ -6,8 +6,7 @@ import Statistics
 /// the baseline, CDF, TTFB bars, waterfalls of the median runs, path changes, and every figure.
 enum HTMLPanel {
     static func render(_ a: ResultsAnalysis, scenario: String, profile: String, id: String) -> String {
-        let transports = a.transports(scenario: scenario, profile: profile)
-        let cells = transports.map { CellKey(scenario: scenario, profile: profile, transport: $0) }
+        let cells = a.cells(scenario: scenario, profile: profile)
         let baseline = a.baselineTransport(scenario: scenario, profile: profile)
         var html = "<section class=\"card\" id=\"\(HTML.escape(id))\"><h2>\(HTML.escape(scenario)) · \(HTML.escape(profile))</h2>\n"
         if let p = a.profile(named: profile) { html += "<p class=\"caption\">\(HTML.escape(p.summary)) · RTT = round trip; each direction gets RTT/2</p>\n" }
@@ -27,7 +26,7 @@ enum HTMLPanel {
                                          label: "Relative difference against \(baseline.rawValue), \(scenario), \(profile)"))
         }
         let series = cells.map { c in
-            CDFChart.Series(label: c.transport.rawValue, color: Palette.transport(c.transport), values: a.values(primary.name, c),
+            CDFChart.Series(label: c.label, color: Palette.transport(c.transport), values: a.values(primary.name, c),
                             ideal: primary.idealName.flatMap { a.summary($0, c)?.median })
         }.filter { !$0.values.isEmpty }
         if !series.isEmpty {
@@ -45,6 +44,7 @@ enum HTMLPanel {
                 + BarChart.render(goodput, unit: "Mbit/s", label: "Goodput by transport, \(scenario), \(profile)"))
         }
         html += "<div class=\"grid\">" + charts.map { "<div>\($0)</div>" }.joined() + "</div>\n"
+        if !isBulk { html += HTMLClients.render(a, cells, scenario: scenario, profile: profile) }
         html += waterfalls(a, cells)
         if MigrationView.hasPathChanges(cells.flatMap { a.countedRuns($0) }) {
             html += MigrationView.render(a, scenario: scenario, profile: profile)
@@ -56,7 +56,7 @@ enum HTMLPanel {
     static func barRows(_ a: ResultsAnalysis, _ cells: [CellKey], _ metric: Metric) -> [BarChart.Row] {
         cells.compactMap { c in
             a.summary(metric.name, c).map { s in
-                BarChart.Row(label: c.transport.rawValue, color: Palette.transport(c.transport), median: s.median,
+                BarChart.Row(label: c.label, color: Palette.transport(c.transport), median: s.median,
                              low: s.ci95Low, high: s.ci95High, ideal: metric.idealName.flatMap { a.summary($0, c)?.median })
             }
         }
@@ -66,7 +66,7 @@ enum HTMLPanel {
         cells.compactMap { c in
             a.comparison(metric.name, c).map { cmp in
                 let v = cmp.verdict(higherIsBetter: metric.higherIsBetter)
-                return DifferenceChart.Row(label: c.transport.rawValue, comparison: cmp, verdict: v,
+                return DifferenceChart.Row(label: c.label, comparison: cmp, verdict: v,
                                            word: v == .noSignificantChange ? "n.s." : v.transportWord(higherIsBetter: metric.higherIsBetter))
             }
         }
@@ -78,11 +78,11 @@ enum HTMLPanel {
         for c in cells {
             guard let run = a.medianRun(c), !run.requests.isEmpty else { continue }
             let m = run.metrics
-            var summary = "\(c.transport.rawValue) · waterfall of the median run (run \(run.index))"
+            var summary = "\(c.label) · waterfall of the median run (run \(run.index))"
             if let plt = m.pltMs { summary += ": page load \(Format.value(plt, unit: "ms"))" }
             summary += ", \(run.requests.count) requests, \(m.connections ?? run.connections.count) connections"
             html += "<details\(first ? " open" : "")><summary>\(HTML.escape(summary))</summary>\n"
-            html += Waterfall.render(run, label: "Waterfall of \(c.transport.rawValue) run \(run.index)") + "</details>\n"
+            html += Waterfall.render(run, label: "Waterfall of \(c.label) run \(run.index)") + "</details>\n"
             first = false
         }
         return html.isEmpty ? "" : "<h3>Waterfalls</h3>\n" + html
@@ -99,7 +99,7 @@ enum HTMLPanel {
                 var tr = firstRow ? "<tr class=\"metric-start\">" : "<tr>"
                 let unit = metric.unit.isEmpty || metric.unit == "B" ? "" : " <span class=\"note-text\">\(HTML.escape(metric.unit))</span>"
                 tr += "<td>\(firstRow ? HTML.escape(metric.name) + unit : "")</td>"
-                tr += "<td>\(HTMLReport.swatch(c.transport))\(c.transport.rawValue)</td>" + figureCells(s, metric)
+                tr += "<td>\(HTMLReport.swatch(c.transport))\(HTML.escape(c.label))</td>" + figureCells(s, metric)
                 tr += differenceCells(a.comparison(metric.name, c), metric,
                                       isBaseline: c.transport == baseline && Metric.compared.contains(metric))
                 rows += tr + "</tr>\n"

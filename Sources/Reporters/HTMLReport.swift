@@ -64,18 +64,19 @@ public enum HTMLReport {
         for p in a.panels {
             guard let base = a.baselineTransport(scenario: p.scenario, profile: p.profile) else { continue }
             var verdicts: [String] = [], medians: [String] = []
-            for t in a.transports(scenario: p.scenario, profile: p.profile) {
-                let cell = CellKey(scenario: p.scenario, profile: p.profile, transport: t)
-                guard let s = a.summary("pltMs", cell) else { medians.append("\(swatch(t))\(t.rawValue) no successful runs"); continue }
-                medians.append("\(swatch(t))\(t.rawValue) \(Format.value(s.median, unit: "ms"))" + efficiency(a, cell, s.median))
+            for cell in a.cells(scenario: p.scenario, profile: p.profile) {
+                let t = cell.transport, name = HTML.escape(cell.label)
+                guard let s = a.summary("pltMs", cell) else { medians.append("\(swatch(t))\(name) no successful runs"); continue }
+                medians.append("\(swatch(t))\(name) \(Format.value(s.median, unit: "ms"))" + efficiency(a, cell, s.median))
                 guard t != base, let c = a.comparison("pltMs", cell), let rel = c.relativeChange, let ci = c.interval else { continue }
                 let v = c.verdict(higherIsBetter: false)
-                let text = v == .noSignificantChange ? "\(t.rawValue): no significant difference"
-                    : "\(t.rawValue) \(Format.percent(rel).dropFirst())\u{00A0}\(v.transportWord(higherIsBetter: false))"
+                let text = v == .noSignificantChange ? "\(cell.label): no significant difference"
+                    : "\(cell.label) \(Format.percent(rel).dropFirst())\u{00A0}\(v.transportWord(higherIsBetter: false))"
                 verdicts.append(chip(v, text, title: "change of the median \(Format.percent(rel)), 95% CI \(Format.percentInterval(ci)), Mann-Whitney p \(Format.pValue(c.pValue))"))
             }
             items += "<li><b>\(HTML.escape(p.scenario))</b> on <b>\(HTML.escape(p.profile))</b>: "
             items += verdicts.isEmpty ? "one transport only" : verdicts.joined(separator: " ") + " than \(base.rawValue)"
+            items += HTMLClients.findings(a, scenario: p.scenario, profile: p.profile)
             items += "<br><span class=\"note-text\">median page load: " + medians.joined(separator: " · ") + "</span></li>\n"
         }
         guard !items.isEmpty else { return "" }
@@ -180,7 +181,8 @@ public enum HTMLReport {
         }
         var rows = ""
         for r in failed {
-            rows += "<tr><td>\(HTML.escape(r.scenario))</td><td>\(HTML.escape(r.profile))</td><td>\(r.transport.rawValue)</td>"
+            let client = (r.client ?? "builtin") == "builtin" ? "" : " · " + HTML.escape(r.client!)
+            rows += "<tr><td>\(HTML.escape(r.scenario))</td><td>\(HTML.escape(r.profile))</td><td>\(r.transport.rawValue)\(client)</td>"
             rows += "<td class=\"num\">\(r.index)</td><td class=\"error\">\(HTML.escape(r.error ?? "(no message)"))</td></tr>\n"
         }
         return "<section class=\"card\"><h2>Failed runs (\(failed.count))</h2><p class=\"caption\">Left out of every figure.</p>"

@@ -29,10 +29,10 @@ public enum MarkdownSummary {
         let base = baseline?.rawValue ?? "baseline"
         out += "| transport | n | median PLT | p95 PLT | 95% CI | ideal | Δ vs \(base) (95% CI) | verdict |\n"
         out += "|---|--:|--:|--:|--:|--:|--:|---|\n"
-        for t in a.transports(scenario: scenario, profile: profile) {
-            let cell = CellKey(scenario: scenario, profile: profile, transport: t)
+        for cell in a.cells(scenario: scenario, profile: profile) {
+            let t = cell.transport
             let failed = a.runs(cell).filter { $0.status == .failed }.count
-            let name = t == baseline ? "**\(t.rawValue)** (baseline)" : t.rawValue
+            let name = t == baseline ? "**\(escape(cell.label))** (baseline)" : escape(cell.label)
             guard let s = a.summary("pltMs", cell) else {
                 out += "| \(name) | 0 | – | – | – | – | – | \(failed) failed |\n"
                 continue
@@ -50,7 +50,25 @@ public enum MarkdownSummary {
             out += "| \(name) | \(n) | \(Format.value(s.median, unit: "ms")) | \(Format.value(s.p95, unit: "ms")) | "
             out += "\(Format.value(s.ci95Low))–\(Format.value(s.ci95High, unit: "ms")) | \(ideal) | \(delta) | \(verdict) |\n"
         }
-        return out
+        return out + clientsTable(a, scenario: scenario, profile: profile)
+    }
+
+    /// Each other client against the reference one (a browser against the built-in client), per transport.
+    static func clientsTable(_ a: ResultsAnalysis, scenario: String, profile: String) -> String {
+        guard let reference = a.referenceClient else { return "" }
+        var rows = ""
+        for cell in a.cells(scenario: scenario, profile: profile) where cell.client != reference {
+            guard let c = a.clientComparison("pltMs", cell), let rel = c.relativeChange,
+                  let mine = a.summary("pltMs", cell), let ref = a.summary("pltMs", a.cell(cell, client: reference)) else { continue }
+            let v = c.verdict(higherIsBetter: false)
+            rows += "| \(cell.transport.rawValue) | \(Format.value(ref.median, unit: "ms")) | \(escape(cell.client ?? "")) \(Format.value(mine.median, unit: "ms")) | "
+            rows += "\(Format.value(mine.median - ref.median, unit: "ms")) | \(String(format: "%.2f", mine.median / ref.median))× | "
+            rows += Format.percent(rel) + (c.interval.map { " (" + Format.percentInterval($0) + ")" } ?? "")
+            rows += " | \(v == .noSignificantChange ? "n.s." : v.transportWord(higherIsBetter: false)) (p \(Format.pValue(c.pValue))) |\n"
+        }
+        guard !rows.isEmpty else { return "" }
+        return "\nMedian PLT by client, against \(escape(reference)):\n\n| transport | \(escape(reference)) | other | difference | ratio | Δ (95% CI) | verdict |\n"
+            + "|---|--:|--:|--:|--:|--:|---|\n" + rows
     }
 
     static func footer(_ a: ResultsAnalysis) -> String {
@@ -65,7 +83,8 @@ public enum MarkdownSummary {
             out += "\n<details><summary>\(failed.count) failed run\(failed.count == 1 ? "" : "s")</summary>\n\n"
             out += "| scenario | profile | transport | run | error |\n|---|---|---|--:|---|\n"
             for run in failed {
-                out += "| \(escape(run.scenario)) | \(escape(run.profile)) | \(run.transport.rawValue) | \(run.index) | "
+                let client = (run.client ?? "builtin") == "builtin" ? "" : " · " + escape(run.client!)
+                out += "| \(escape(run.scenario)) | \(escape(run.profile)) | \(run.transport.rawValue)\(client) | \(run.index) | "
                 out += "\(escape(run.error ?? "(no message)")) |\n"
             }
             out += "\n</details>\n"

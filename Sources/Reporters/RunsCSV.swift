@@ -1,7 +1,8 @@
 import BenchModel
 
 /// `runs.csv`: one row per run as recorded (failed and warm-up runs included), with its metrics,
-/// status and error, so a spreadsheet can redo any figure.
+/// status and error, so a spreadsheet can redo any figure. Runs of another client than the built-in
+/// one add last columns: `client` and the browser's `loadEventMs`.
 public enum RunsCSV {
     public static let header = ["scenario", "profile", "transport", "index", "warmup", "status", "error", "startedAt",
                                 "pltMs", "ttfbMs", "handshakeMs", "idealPltMs", "idealTtfbMs", "goodputMbps", "bytes",
@@ -9,7 +10,8 @@ public enum RunsCSV {
                                 "emulatorFlagged", "releaseLatenessP99Us", "tunDrops"]
 
     public static func render(_ results: ResultsFile) -> String {
-        var out = CSV.record(header)
+        let withClient = results.runs.contains { ($0.client ?? "builtin") != "builtin" }
+        var out = CSV.record(header + (withClient ? ["client", "loadEventMs"] : []))
         for run in results.runs {
             let m = run.metrics
             func num(_ v: Double?) -> String { v.map(Format.number) ?? "" }
@@ -22,7 +24,7 @@ public enum RunsCSV {
                 num(m.goodputMbps), int(m.bytes), int(m.requests), int(m.connections), num(m.rttMs),
                 bool(m.migration?.survived), num(m.migration?.stallMs), num(m.migration?.recoveryMs),
                 bool(run.emulator?.flagged), num(run.emulator?.releaseLatenessP99Us), int(run.emulator?.tunDrops),
-            ])
+            ] + (withClient ? [run.client ?? "builtin", num(m.loadEventMs)] : []))
         }
         return out
     }

@@ -14,7 +14,8 @@ enum BarChart {
     }
 
     static func render(_ rows: [Row], unit: String, label: String) -> String {
-        let width = 560.0, left = 44.0, right = 150.0, top = 8.0, rowHeight = 44.0
+        // Room on the left for the longest label (with several clients: "h2 · chromium").
+        let width = 560.0, left = max(44.0, 14 + 7.5 * Double(rows.map(\.label.count).max() ?? 0)), right = 150.0, top = 8.0, rowHeight = 44.0
         let height = top + Double(rows.count) * rowHeight + 34
         let maxValue = rows.map { max($0.high, $0.ideal ?? 0, $0.median) }.max() ?? 1
         let x = LinearScale(from: 0, to: maxValue, range: (left, width - right), tickCount: 5)
@@ -65,7 +66,11 @@ enum DifferenceChart {
     }
 
     static func render(_ rows: [Row], higherIsBetter: Bool, label: String) -> String {
-        let width = 560.0, left = 36.0, right = 196.0, top = 8.0, rowHeight = 36.0
+        // Margins grow with long labels (several clients) and long intervals (large differences).
+        let notes = rows.map { r in r.comparison.interval.map { "CI \(Format.percentInterval($0)), p \(Format.pValue(r.comparison.pValue))".count } ?? 0 }
+        let width = 560.0, left = max(36.0, 14 + 7.5 * Double(rows.map(\.label.count).max() ?? 0))
+        let longest = notes.max() ?? 0
+        let right = longest > 30 ? 16 + 6.6 * Double(longest) : 196.0, top = 8.0, rowHeight = 36.0
         let height = top + Double(rows.count) * rowHeight + 34
         let extent = rows.compactMap { r in r.comparison.interval.map { max(abs($0.low), abs($0.high)) } }.max() ?? 0.05
         let x = LinearScale(from: -max(extent, 0.02), to: max(extent, 0.02), range: (left, width - right), tickCount: 4)
@@ -102,7 +107,10 @@ enum CDFChart {
     }
 
     static func render(_ series: [Series], unit: String, label: String) -> String {
-        let width = 560.0, left = 44.0, right = 16.0, top = 26.0, plotHeight = 190.0
+        // The legend wraps onto more rows above the plot when the labels are long (several clients).
+        let width = 560.0, left = 44.0, right = 16.0, plotHeight = 190.0
+        let legendRows = legendRowCount(series, left: left, right: width - right)
+        let top = 26.0 + 14 * Double(legendRows - 1)
         let height = top + plotHeight + 44
         let all = series.flatMap(\.values) + series.compactMap(\.ideal)
         guard let lo = all.min(), let hi = all.max() else { return "" }
@@ -113,8 +121,8 @@ enum CDFChart {
             s += HTML.line(left, y(t), width - right, y(t), stroke: Palette.grid)
             s += HTML.svgText(left - 6, y(t) + 4, "\(Int((t * 100).rounded()))%", anchor: "end", cls: "tick")
         }
-        // Legend in one row above the plot, where it never hides a curve.
-        var legend = "", lx = left
+        // Legend above the plot, where it never hides a curve.
+        var legend = "", lx = left, ly = 8.0
         for ser in series {
             let xs = ser.values.sorted()
             guard !xs.isEmpty else { continue }
@@ -128,13 +136,27 @@ enum CDFChart {
                 s += HTML.line(x(ideal), top, x(ideal), top + plotHeight, stroke: ser.color, width: 1, dash: "4 3")
             }
             let text = "\(ser.label) (n=\(xs.count))"
-            legend += HTML.rect(lx, 8, 14, 4, fill: ser.color)
-            legend += HTML.svgText(lx + 18, 13, text, cls: "note")
+            if lx > left && lx + 30 + Double(text.count) * 6 > width - right { lx = left; ly += 14 }
+            legend += HTML.rect(lx, ly, 14, 4, fill: ser.color)
+            legend += HTML.svgText(lx + 18, ly + 5, text, cls: "note")
             lx += 30 + Double(text.count) * 6
         }
-        legend += HTML.line(lx, 10, lx + 14, 10, stroke: Palette.ink, dash: "4 3")
-        legend += HTML.svgText(lx + 18, 13, "ideal", cls: "note")
+        if lx > left && lx + 50 > width - right { lx = left; ly += 14 }
+        legend += HTML.line(lx, ly + 2, lx + 14, ly + 2, stroke: Palette.ink, dash: "4 3")
+        legend += HTML.svgText(lx + 18, ly + 5, "ideal", cls: "note")
         s += legend
         return HTML.svg(width: width, height: height, label: label, s)
+    }
+
+    /// How many rows the legend takes (the same wrapping `render` does).
+    static func legendRowCount(_ series: [Series], left: Double, right: Double) -> Int {
+        var lx = left, rows = 1
+        for ser in series where !ser.values.isEmpty {
+            let w = 30 + Double("\(ser.label) (n=\(ser.values.count))".count) * 6
+            if lx > left && lx + w > right { lx = left; rows += 1 }
+            lx += w
+        }
+        if lx > left && lx + 50 > right { rows += 1 }
+        return rows
     }
 }

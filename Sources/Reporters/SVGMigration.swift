@@ -11,7 +11,7 @@ enum MigrationView {
     }
 
     static func render(_ a: ResultsAnalysis, scenario: String, profile: String) -> String {
-        let cells = a.transports(scenario: scenario, profile: profile).map { CellKey(scenario: scenario, profile: profile, transport: $0) }
+        let cells = a.cells(scenario: scenario, profile: profile)
         var html = "<h3>Path change</h3>\n" + table(a, cells)
         let lanes: [(TransportKind, RunRecord)] = cells.compactMap { cell in
             let runs = a.countedRuns(cell).filter { !$0.pathEvents.isEmpty }
@@ -35,7 +35,7 @@ enum MigrationView {
             guard !runs.isEmpty else { continue }
             func med(_ xs: [Double], unit: String) -> String { Descriptive.median(xs).map { Format.value($0, unit: unit) } ?? "–" }
             let survived = m.filter(\.survived).count
-            rows += "<tr><td>\(HTML.escape(cell.transport.rawValue))</td><td class=\"num\">\(runs.count)</td>"
+            rows += "<tr><td>\(HTML.escape(cell.label))</td><td class=\"num\">\(runs.count)</td>"
             rows += "<td class=\"num\">\(survived) of \(m.count)</td>"
             rows += "<td class=\"num\">\(med(m.compactMap(\.stallMs), unit: "ms"))</td>"
             rows += "<td class=\"num\">\(med(m.compactMap(\.recoveryMs), unit: "ms"))</td>"

@@ -17,11 +17,12 @@ public enum TextSummary {
             out += panel.scenario + " · " + panel.profile
             if let p = a.profile(named: panel.profile) { out += "  (" + p.summary + ")" }
             out += "\n"
-            var rows = [["transport", "n", "PLT med", "p95", "TTFB med", "p95", "HS med", "p95", "ideal PLT", "Δ PLT vs \(baseline?.rawValue ?? "-")"]]
-            for t in a.transports(scenario: panel.scenario, profile: panel.profile) {
-                let cell = CellKey(scenario: panel.scenario, profile: panel.profile, transport: t)
+            var rows = [["transport", "n", "PLT med", "p95", "TTFB med", "p95", "HS med", "p95", "ideal PLT", "Δ PLT vs \(baseline?.rawValue ?? "-")"]
+                + (a.referenceClient.map { ["Δ PLT vs \($0)"] } ?? [])]
+            for cell in a.cells(scenario: panel.scenario, profile: panel.profile) {
+                let t = cell.transport
                 let failed = a.runs(cell).filter { $0.status == .failed }.count
-                var row = [t.rawValue, String(a.countedRuns(cell).count) + (failed > 0 ? " (\(failed) failed)" : "")]
+                var row = [cell.label, String(a.countedRuns(cell).count) + (failed > 0 ? " (\(failed) failed)" : "")]
                 for m in ["pltMs", "ttfbMs", "handshakeMs"] {
                     let s = a.summary(m, cell)
                     row += [s.map { Format.value($0.median) } ?? "-", s.map { Format.value($0.p95) } ?? "-"]
@@ -34,6 +35,16 @@ public enum TextSummary {
                     row.append(Format.percent(rel) + " " + (v == .noSignificantChange ? "(n.s.)" : v.transportWord(higherIsBetter: false)))
                 } else {
                     row.append("-")
+                }
+                if let reference = a.referenceClient {
+                    if cell.client == reference {
+                        row.append("reference")
+                    } else if let c = a.clientComparison("pltMs", cell), let rel = c.relativeChange {
+                        let v = c.verdict(higherIsBetter: false)
+                        row.append(Format.percent(rel) + " " + (v == .noSignificantChange ? "(n.s.)" : v.transportWord(higherIsBetter: false)))
+                    } else {
+                        row.append("-")
+                    }
                 }
                 rows.append(row)
             }

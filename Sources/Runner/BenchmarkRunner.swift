@@ -6,6 +6,23 @@ import Transport
 import TLS
 import QUIC
 import Synchronization
+import Replay
+
+/// Which client loads the pages: netbench's own browser-like loader, or a real headless Chromium.
+public enum RunClient: String, Sendable, CaseIterable {
+    case builtin, chromium
+
+    /// "builtin", "chromium" or both, comma-separated; nil when a name is unknown or repeated.
+    public static func parseList(_ text: String) -> [RunClient]? {
+        let list = text.split(separator: ",").map { RunClient(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        guard !list.isEmpty, list.allSatisfy({ $0 != nil }), Set(list.map { $0! }).count == list.count else { return nil }
+        return list.map { $0! }
+    }
+
+    /// The Chromium binary runs would use, or nil; `chromiumInstallHint` says how to get one.
+    public static var chromiumPath: String? { ChromiumBrowser.locate() }
+    public static var chromiumInstallHint: String { ChromiumBrowser.installHint }
+}
 
 /// What `netbench run` asked for, resolved: scenario files loaded, profiles loaded.
 public struct RunRequest: Sendable {
@@ -24,6 +41,8 @@ public struct RunRequest: Sendable {
     public var tlsVersion: TLSVersion?
     public var qlogDirectory: String?
     public var quicCongestionControl: QUICCongestionControl = .cubic
+    /// Each run is made by every client in turn (interleaved, like the transports).
+    public var clients: [RunClient] = [.builtin]
     /// Repeat views: keep TLS sessions and QUIC tickets between the runs of a profile block (the
     /// first run is cold; later ones resume, QUIC with 0-RTT). Use a warm-up run to fill them.
     public var repeatView = false
@@ -77,34 +96,41 @@ public final class BenchmarkRunner: @unchecked Sendable {
             netbenchVersion: netbenchVersion, startedAt: BenchmarkRunner.utcTimestamp(), host: BenchmarkRunner.hostInfo(),
             suite: SuiteInfo(name: r.suiteName, scenarios: r.scenarios.map { $0.scenario.name }, profiles: r.profiles,
                              transports: r.transports, runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed,
-                             baselineTransport: r.baselineTransport, client: "builtin"))
+                             baselineTransport: r.baselineTransport, client: r.clients.map(\.rawValue).joined(separator: ",")))
+        if r.clients.contains(.chromium) && ChromiumBrowser.locate() == nil {
+            throw BenchError.run("--client chromium: Chromium is not installed; " + ChromiumBrowser.installHint)
+        }
         try persist(results)
         let plan = RunPlan(scenarios: r.scenarios.count, profiles: r.profiles.count, transports: r.transports,
                            runs: r.runs, warmupRuns: r.warmupRuns)
         let hosts = r.scenarios.flatMap { $0.scenario.origins.map(\.host) }
         let credentials = try RunCredentials(hosts: hosts)
+        if r.clients.contains(.chromium) { noteRenderedSizes(observer) }
+        let total = plan.count * r.clients.count
         var position = 0
         for (pi, profile) in r.profiles.enumerated() {
             if isCancelled { break }
             let items = plan.items.filter { $0.profileIndex == pi }
-            observer.blockStarting(profile: profile, runs: items.count)
+            observer.blockStarting(profile: profile, runs: items.count * r.clients.count)
             let network = try NetworkBlock(profile: profile, scenarios: r.scenarios.map(\.scenario), credentials: credentials,
                                            withQUIC: r.transports.contains(.h3), tlsVersion: r.tlsVersion, keyLogFile: r.keyLogFile,
                                            tcpCongestionControl: r.tcpCongestionControl, repeatView: r.repeatView,
                                            quic: QUICConfiguration().with {
                                                $0.qlogDirectory = r.qlogDirectory
                                                $0.congestionControl = r.quicCongestionControl
-                                           }, seed: r.seed &+ UInt64(pi), library: r.library, emulatorRealtime: r.emulatorRealtime)
+                                           }, seed: r.seed &+ UInt64(pi), library: r.library, emulatorRealtime: r.emulatorRealtime,
+                                           renderPages: r.clients.contains(.chromium))
             defer { network.close() }
-            for item in items {
+            for item in items { for client in r.clients {
                 if isCancelled { break }
                 position += 1
                 let (path, scenario) = r.scenarios[item.scenarioIndex]
                 _ = path
-                let label = "\(scenario.name) · \(profile.name) · \(item.transport.rawValue) · " + (item.warmup ? "warm-up" : "run \(item.index + 1)/\(r.runs)")
-                observer.runStarting(position: position, total: plan.count, label: label)
+                let who = r.clients == [.builtin] ? "" : "\(client.rawValue) · "
+                let label = "\(scenario.name) · \(profile.name) · \(who)\(item.transport.rawValue) · " + (item.warmup ? "warm-up" : "run \(item.index + 1)/\(r.runs)")
+                observer.runStarting(position: position, total: total, label: label)
                 var record = network.run(scenario: scenario, scenarioIndex: item.scenarioIndex, transport: item.transport,
-                                         index: item.index, timeout: r.timeoutPerRun) { flag in
+                                         index: item.index, timeout: r.timeoutPerRun, client: client) { flag in
                     currentLoop.withLock { $0 = flag }
                     if flag != nil && isCancelled { flag?.set() }
                 }
@@ -113,10 +139,27 @@ public final class BenchmarkRunner: @unchecked Sendable {
                 record.startedAt = record.startedAt ?? BenchmarkRunner.utcTimestamp()
                 results.runs.append(record)
                 try persist(results)
-                observer.runFinished(position: position, total: plan.count, record: record)
-            }
+                observer.runFinished(position: position, total: total, record: record)
+            } }
         }
         return results
+    }
+
+    /// Says, once, which rendered pages could not keep their scenario's size (they are served
+    /// larger, never cut) and what a browser cannot discover as the scenario says.
+    private func noteRenderedSizes(_ observer: RunObserver) {
+        for (_, s) in request.scenarios where s.bulk == nil {
+            let renderer = PageRenderer(scenario: s, port: 65535)
+            let over = s.resources.filter { renderer.servedBytes(of: $0) > $0.bytes }
+            if !over.isEmpty {
+                observer.notice("\(s.name): rendered for the browser, " + over.map { "\($0.id) is \(renderer.servedBytes(of: $0) - $0.bytes) B larger" }.joined(separator: ", ")
+                                + " than the scenario says (content does not fit; served whole)")
+            }
+            if !renderer.notes.isEmpty {
+                observer.notice("\(s.name): for the browser, " + renderer.notes.prefix(3).joined(separator: "; ")
+                                + (renderer.notes.count > 3 ? "; and \(renderer.notes.count - 3) more" : ""))
+            }
+        }
     }
 
     static func utcTimestamp(_ date: Date = Date()) -> String {

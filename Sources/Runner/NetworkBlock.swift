@@ -33,7 +33,7 @@ final class NetworkBlock {
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
          tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
-         library: Library, emulatorRealtime: Bool = false) throws {
+         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -48,6 +48,7 @@ final class NetworkBlock {
         quic.initialRTT = pathConfigs.first.map { max($0.roundTrip, .milliseconds(1)) } ?? .milliseconds(1)
         self.quic = quic
         var serverOptions = ServerHost.ServerOptions(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic)
+        serverOptions.renderPages = renderPages
         serverOptions.tcpCongestionControl = tcpCongestionControl
         guard profile.isEmulated else {
             network = nil
@@ -87,20 +88,20 @@ final class NetworkBlock {
     }
 
     func run(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
-             register: (StopFlag?) -> Void) -> RunRecord {
+             client: RunClient = .builtin, register: (StopFlag?) -> Void) -> RunRecord {
         var record = runOnce(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, index: index,
-                             timeout: timeout, withEvents: true, register: register)
+                             timeout: timeout, withEvents: true, client: client, register: register)
         if profile.hasPathEvents, record.status == .ok {
             // The same load without the event, right after, for comparison.
             let baseline = runOnce(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, index: index,
-                                   timeout: timeout, withEvents: false, register: register)
+                                   timeout: timeout, withEvents: false, client: client, register: register)
             record.metrics.migration?.baselinePltMs = baseline.status == .ok ? baseline.metrics.pltMs : nil
         }
         return record
     }
 
     private func runOnce(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
-                         withEvents: Bool, register: (StopFlag?) -> Void) -> RunRecord {
+                         withEvents: Bool, client: RunClient, register: (StopFlag?) -> Void) -> RunRecord {
         let ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport)
         let idealPlt = ideal.pltMs(scenario)
         let limit = timeout ?? min(.seconds(600), .milliseconds(idealPlt * 10) + .seconds(30))
@@ -109,7 +110,7 @@ final class NetworkBlock {
                            clientNamespace: network?.clientNamespace, clientAddress: clientAddress, timeout: limit, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
         var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: transport, index: max(index, 0), status: .ok)
         if index < 0 { record.warmup = true }
-        record.client = "builtin"
+        record.client = client.rawValue
         record.startedAt = BenchmarkRunner.utcTimestamp()
         page.tcpOptions = tcpOptions
         if repeatView {
@@ -126,7 +127,9 @@ final class NetworkBlock {
                 page.expectsTrouble = withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
                 page.recoveryRateBitsPerSecond = recoveryRate(network)
             }
-            let outcome = try page.execute(register: register)
+            let outcome = client == .chromium
+                ? try chromiumRun(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, limit: limit).execute(register: register)
+                : try page.execute(register: register)
             record.pathEvents = outcome.pathEvents
             if let network {
                 let report = try network.stop()

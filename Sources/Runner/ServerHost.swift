@@ -42,6 +42,8 @@ public final class ServerHost: @unchecked Sendable {
         public var quic: QUICConfiguration
         /// ALPN the TCP listener offers, in preference order.
         public var alpn: [String]
+        /// Browsers get real pages (HTML, CSS, JavaScript referencing the children; `PageRenderer`).
+        public var renderPages = false
         /// TCP congestion control of the listener (accepted sockets inherit it).
         public var tcpCongestionControl: String? = nil
         public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
@@ -62,19 +64,24 @@ public final class ServerHost: @unchecked Sendable {
             config.keyLogFile = options.keyLogFile
             let tls = try TLSServerContext(config)
             for (i, s) in scenarios.enumerated() {
-                let catalog = ReplayCatalog(scenario: s)
+                // Rendered pages name their URLs' port, known once the first listener is bound.
+                let catalog = CatalogBox(ReplayCatalog(scenario: s))
                 let listen = Endpoint(address: address, port: i == 0 ? port : 0)
                 var tcpEndpoint: Endpoint?
                 if withTCP {
-                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl) { catalog.respond(to: $0) }
+                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl) { catalog.value.respond(to: $0) }
                     servers.append(tcp)
                     tcpEndpoint = tcp.endpoint
+                    if options.renderPages { catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: tcp.endpoint.port) }
                 }
                 var udpEndpoint: Endpoint?
                 if withQUIC {
                     // h3 shares the TCP listener's port number when there is one, as real sites do.
                     let udpListen = Endpoint(address: address, port: tcpEndpoint?.port ?? listen.port)
                     udpEndpoint = try startQUIC(loop: loop, endpoint: udpListen, credentials: credentials, options: options, catalog: catalog, servers: &servers)
+                    if options.renderPages, tcpEndpoint == nil, let udp = udpEndpoint {
+                        catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: udp.port)
+                    }
                 }
                 endpoints.append(Endpoints(tcp: tcpEndpoint, udp: udpEndpoint))
             }
@@ -92,12 +99,12 @@ public final class ServerHost: @unchecked Sendable {
     }
 
     private func startQUIC(loop: EventLoop, endpoint: Endpoint, credentials: RunCredentials, options: ServerOptions,
-                           catalog: ReplayCatalog, servers: inout [AnyObject]) throws -> Endpoint? {
+                           catalog: CatalogBox, servers: inout [AnyObject]) throws -> Endpoint? {
         let creds = credentials.identities.map { QUICServerCredentials(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM) }
         var config = options.quic
         if config.keyLogFile == nil { config.keyLogFile = options.keyLogFile }
         let udp = try QUICServerEndpoint(loop: loop, endpoint: endpoint, credentials: creds,
-                                         config: config) { catalog.respond(to: $0) }
+                                         config: config) { catalog.value.respond(to: $0) }
         servers.append(udp)
         return udp.endpoint
     }
@@ -111,6 +118,13 @@ public final class ServerHost: @unchecked Sendable {
     }
 
     deinit { stop() }
+}
+
+/// The catalog a scenario's listeners answer from (replaced once, on the server thread, before
+/// the first request).
+final class CatalogBox {
+    var value: ReplayCatalog
+    init(_ value: ReplayCatalog) { self.value = value }
 }
 
 /// The certificate authority of one `netbench run` and a leaf per origin host.

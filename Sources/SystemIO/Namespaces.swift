@@ -75,6 +75,9 @@ public enum ProcessControl {
     @discardableResult
     public static func signal(pid: Int32, _ signal: Int32) -> Bool { Sys.kill(pid, signal) }
     public static var isRoot: Bool { Sys.geteuid() == 0 }
+    /// Writes to a peer that went away (a browser netbench stopped, a reset connection) fail with
+    /// EPIPE instead of killing netbench with SIGPIPE.
+    public static func ignoreBrokenPipes() { Sys.ignoreSIGPIPE() }
     /// Reads a whole small file (/proc, /sys), or nil.
     public static func readSmallFile(_ path: String) -> String? {
         guard let fd = try? Sys.open(path, O_RDONLY) else { return nil }

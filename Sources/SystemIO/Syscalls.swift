@@ -285,6 +285,64 @@ enum Sys {
     /// kill(2).
     static func kill(_ pid: Int32, _ signal: Int32) -> Bool { Glibc.kill(pid, signal) == 0 }
 
+    /// signal(2) SIGPIPE → SIG_IGN, process-wide.
+    static func ignoreSIGPIPE() { _ = Glibc.signal(SIGPIPE, SIG_IGN) }
+
+    /// fcntl(2) F_DUPFD_CLOEXEC: a close-on-exec copy of `fd` at `minimum` or above; `fd` is closed.
+    /// A child's dup2 onto a low number (3, 4) then never meets the descriptors it is given.
+    static func moveAbove(_ fd: FileDescriptor, minimum: Int32) throws -> FileDescriptor {
+        let moved = Glibc.fcntl(fd.rawValue, F_DUPFD_CLOEXEC, minimum)
+        let e = netbench_errno()
+        _ = Glibc.close(fd.rawValue)
+        if moved < 0 { throw SystemError(call: "fcntl(F_DUPFD_CLOEXEC)", errno: e) }
+        return FileDescriptor(rawValue: moved)
+    }
+
+    /// posix_spawn(3) of a long-lived child (a browser), with `argv` and the parent's environment. In the child: each
+    /// `dup2` pair (parent fd, child fd) applied, 0 and 1 on /dev/null, 2 appended to `stderrPath`
+    /// (else /dev/null), a process group of its own, default signal dispositions and an empty
+    /// signal mask. Everything else close-on-exec stays behind.
+    static func posixSpawn(_ path: String, _ argv: [String], dup2 pairs: [(Int32, Int32)], stderrPath: String?) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        for (parent, child) in pairs { posix_spawn_file_actions_adddup2(&actions, parent, child) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for a in cArguments { free(a) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, &attributes, &cArguments, environ)
+        if rc != 0 { throw SystemError(call: "posix_spawn(\(path))", errno: rc) }
+        return pid
+    }
+
+    /// waitpid(2); with `block` false (WNOHANG), nil while the child runs. Returns the raw status.
+    static func waitpid(_ pid: Int32, block: Bool) throws -> Int32? {
+        var status: Int32 = 0
+        while true {
+            let r = Glibc.waitpid(pid, &status, block ? 0 : WNOHANG)
+            if r == pid { return status }
+            if r == 0 { return nil }
+            let e = netbench_errno()
+            if e == EINTR { continue }
+            throw SystemError(call: "waitpid(\(pid))", errno: e)
+        }
+    }
+
     /// geteuid(2).
     static func geteuid() -> UInt32 { Glibc.geteuid() }
 }

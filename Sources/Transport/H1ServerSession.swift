@@ -88,8 +88,7 @@ final class H1ServerSession: ServerSession {
             }
             while p.remaining > 0 {
                 guard stream.backlog < 256 * 1024, stream.phase == .open else { return }
-                let n = Int(min(p.remaining, Int64(Filler.chunk.count)))
-                let sent = Filler.chunk.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                let sent = writeBody(p.response, from: p.response.bodyLength - p.remaining, upTo: p.remaining)
                 if sent <= 0 { return }
                 p.remaining -= Int64(sent)
                 counters { $0.bodyBytesSent += Int64(sent) }
@@ -97,6 +96,23 @@ final class H1ServerSession: ServerSession {
             queue.removeFirst()
             if !p.keepAlive { stream.close(); return }
         }
+    }
+}
+
+extension H1ServerSession {
+    /// Writes body bytes from `offset` on (at most `limit`): the response's prefix, filler, then its suffix.
+    private func writeBody(_ r: ServerResponse, from offset: Int64, upTo limit: Int64) -> Int {
+        let suffixStart = r.bodyLength - Int64(r.suffix.count)
+        if offset < Int64(r.prefix.count) {
+            let o = Int(offset)
+            return r.prefix.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[o..<min(r.prefix.count, o + 64 * 1024)])) }
+        }
+        if offset >= suffixStart {
+            let o = Int(offset - suffixStart)
+            return r.suffix.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[o...])) }
+        }
+        let n = Int(min(limit, suffixStart - offset, Int64(Filler.chunk.count)))
+        return Filler.chunk.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
     }
 }
 

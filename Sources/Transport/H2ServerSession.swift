@@ -62,7 +62,7 @@ final class H2ServerSession: ServerSession {
             let submit = { [weak self] in
                 guard let self else { return }
                 try? self.h2.submitResponse(stream: id, status: response.status, headers: HTTPHeaders(response.headers),
-                                            bodyLength: response.bodyLength)
+                                            bodyLength: response.bodyLength, prefix: response.prefix, suffix: response.suffix)
                 self.counters { $0.bodyBytesSent += response.bodyLength }
                 self.pump()
             }

@@ -84,7 +84,8 @@ public final class QUICServerEndpoint {
                     guard let self, !self.isClosed else { return }
                     do {
                         try self.server.submitResponse(connection: conn, stream: stream, status: response.status,
-                                                       headers: response.headers, bodyLength: response.bodyLength)
+                                                       headers: response.headers, bodyLength: response.bodyLength,
+                                                       prefix: response.prefix, suffix: response.suffix)
                         self.counters.bodyBytesSent += response.bodyLength
                     } catch { /* the client went away meanwhile */ }
                     self.flush()

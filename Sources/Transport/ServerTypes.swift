@@ -31,6 +31,10 @@ public struct ServerResponse: Sendable {
     public var delay: Nanoseconds
     /// Close the connection after this response (h1 only; e.g. after a 400).
     public var closeConnection: Bool
+    /// Bytes the body starts with (a rendered page, say) and ends with; filler fills the rest.
+    /// `bodyLength` counts them: it is at least `prefix.count + suffix.count`.
+    public var prefix: [UInt8] = []
+    public var suffix: [UInt8] = []
 
     public init(status: Int, headers: [(String, String)] = [], bodyLength: Int64, delay: Nanoseconds = 0, closeConnection: Bool = false) {
         self.status = status; self.headers = headers; self.bodyLength = bodyLength; self.delay = delay

@@ -11,6 +11,7 @@ public final class TCPServer {
     private let tlsContext: TLSServerContext
     private let handler: RequestHandler
     private var sessions: [Int32: AnyObject] = [:]
+    private var isClosed = false
     public private(set) var counters = ServerCounters()
 
     /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ.
@@ -25,7 +26,12 @@ public final class TCPServer {
 
     deinit { close() }
 
+    /// Closes once: `ServerHost` closes explicitly and `deinit` closes again, on the server thread,
+    /// after the rest of netbench has carried on; a second close(2) would close whatever another
+    /// thread had opened under the same number meanwhile.
     public func close() {
+        guard !isClosed else { return }
+        isClosed = true
         loop.unregister(listener)
         Socket.close(listener)
         for s in sessions.values { (s as? ServerSession)?.abort() }

@@ -40,11 +40,11 @@ struct DoctorCommand: Command {
         add("TCP congestion controls", ccs?.contains("cubic") ?? false, ccs ?? "unknown")
         let kernel = ProcessControl.readSmallFile("/proc/sys/kernel/osrelease")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
         add("kernel", nil, "Linux \(kernel) (epoll_pwait2 needs ≥ 5.11; netem is not used)")
-        let chromium = "/usr/lib/chromium/chromium"
-        if FileManager.default.isExecutableFile(atPath: chromium) {
-            add("chromium", true, shell(chromium, ["--version"]) ?? chromium)
+        // The same lookup runs use ($NETBENCH_CHROMIUM, then Debian's and the usual places).
+        if let chromium = RunClient.chromiumPath {
+            add("chromium", true, (shell(chromium, ["--version"]) ?? "") + " (\(chromium))")
         } else {
-            add("chromium", false, "not installed (only for --client chromium): apt-get install -y chromium, or scripts/bootstrap.sh --test")
+            add("chromium", false, "not installed (only for --client chromium): " + RunClient.chromiumInstallHint)
         }
         let venv = Library.locate().root + "/../.build-venv"
         let hasAioquic = FileManager.default.fileExists(atPath: venv + "/aioquic-examples/http3_client.py")

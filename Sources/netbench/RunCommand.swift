@@ -12,7 +12,7 @@ struct RunCommand: Command {
     usage: netbench run [SUITE.json | SCENARIO.json ...] [--transport h1,h2,h3] [--profile NAME,...]
                         [--runs N] [--warmup N] [--out DIR] [--seed N] [--timeout DURATION]
                         [--tls 1.2|1.3] [--keylog FILE] [--qlog DIR] [--tcp-cc NAME] [--quic-cc NAME]
-                        [--repeat-view] [--emulator-realtime]
+                        [--repeat-view] [--emulator-realtime] [--client builtin|chromium|builtin,chromium]
 
     Loads pages (scenarios) through the replay server over each transport and profile, interleaving
     the runs (h1 h2 h3 h1 h2 h3 …), and writes after every run, atomically:
@@ -41,11 +41,15 @@ struct RunCommand: Command {
                          busy machine at moderate rates (see 'netbench calibrate --realtime')
       --tcp-cc NAME      TCP congestion control on every socket (default cubic; recorded per connection)
       --quic-cc NAME     QUIC congestion control: reno, cubic (default), bbr, bbr2
+      --client LIST      who loads the pages: builtin (netbench's loader, default), chromium (a fresh
+                         headless Chromium per run, served real HTML/CSS/JS), or both, interleaved
+                         (the report then sets them side by side)
 
     examples:
       netbench run
       netbench run Scenarios/pages/mobile-median.json --transport h1,h2 --runs 10 --out /tmp/nb
       netbench run Scenarios/suites/weak-network.json --runs 5
+      netbench run Scenarios/pages/mobile-median.json --transport h1,h2,h3 --client builtin,chromium
     exit codes: 0 ok (even if some runs failed: see results), 2 every run failed or setup failed,
                 64 usage, 65 bad scenario/profile/suite, 77 missing privilege
     """
@@ -61,6 +65,7 @@ struct RunCommand: Command {
         let tlsOpt = try args.option("--tls")
         let keylogOpt = try args.option("--keylog")
         let qlogOpt = try args.option("--qlog")
+        let clientOpt = try args.option("--client")
         let tcpCC = try args.option("--tcp-cc")
         let repeatView = args.flag("--repeat-view")
         let emulatorRealtime = args.flag("--emulator-realtime")
@@ -82,6 +87,11 @@ struct RunCommand: Command {
         if let t = timeoutOpt {
             guard let ns = Units.parseDuration(t), ns > 0 else { throw BenchError.usage("--timeout '\(t)' is not a duration (e.g. 30s)") }
             timeoutValue = ns
+        }
+        var clientList: [RunClient]?
+        if let c = clientOpt {
+            guard let list = RunClient.parseList(c) else { throw BenchError.usage("--client '\(c)': expected builtin, chromium or builtin,chromium") }
+            clientList = list
         }
         var quicCC: QUICCongestionControl?
         if let q = quicCCText {
@@ -105,6 +115,7 @@ struct RunCommand: Command {
         var warmup = 0
         var seed: UInt64 = 1
         var baseline: TransportKind?
+        var clients: [RunClient] = [.builtin]
         var suiteRepeatView = false
 
         var inputs = files
@@ -120,6 +131,7 @@ struct RunCommand: Command {
                 warmup = suite.warmupRuns ?? 0
                 seed = suite.seed ?? seed
                 baseline = suite.baselineTransport
+                if let c = suite.client, let list = RunClient.parseList(c) { clients = list }
                 suiteRepeatView = suite.repeatView ?? false
             } else {
                 scenarioPaths.append(file)
@@ -129,6 +141,7 @@ struct RunCommand: Command {
             suiteName = URL(fileURLWithPath: files[0]).deletingPathExtension().lastPathComponent
         }
         if let list = transportList { transports = list }
+        if let list = clientList { clients = list }
         if let p = profilesOpt { profileNames = p.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
         if let n = runsOpt { runs = n }
         if let w = warmupOpt { warmup = w }
@@ -147,6 +160,7 @@ struct RunCommand: Command {
         request.tlsVersion = tlsValue
         request.keyLogFile = keylogOpt ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
         request.qlogDirectory = qlogOpt
+        request.clients = clients
         if let tcpCC { request.tcpCongestionControl = tcpCC }
         request.repeatView = repeatView || suiteRepeatView
         request.emulatorRealtime = emulatorRealtime
@@ -156,7 +170,7 @@ struct RunCommand: Command {
         let progress = ProgressDisplay()
         let interrupt = InterruptHandler { runner.cancel() }
         defer { interrupt.remove() }
-        progress.line("netbench \(netbenchVersion): \(suiteName): \(scenarios.count) scenario(s) × \(profiles.count) profile(s) × \(transports.map(\.rawValue).joined(separator: ",")) × \(runs) run(s)\(warmup > 0 ? " + \(warmup) warm-up" : "") → \(out)")
+        progress.line("netbench \(netbenchVersion): \(suiteName): \(scenarios.count) scenario(s) × \(profiles.count) profile(s) × \(transports.map(\.rawValue).joined(separator: ",")) × \(runs) run(s)\(clients == [.builtin] ? "" : " × " + clients.map(\.rawValue).joined(separator: ","))\(warmup > 0 ? " + \(warmup) warm-up" : "") → \(out)")
         let results = try runner.execute(observer: progress) { results in
             try ResultsWriter.writeProgress(results, to: out)
         }

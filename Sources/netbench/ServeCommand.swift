@@ -7,7 +7,7 @@ struct ServeCommand: Command {
     static let name = "serve"
     static let summary = "serve a scenario alone (for external clients and two-host runs)"
     static let help = """
-    usage: netbench serve SCENARIO.json --transport h1|h2|h3 --listen ADDR:PORT [--ca-out FILE] [--keylog FILE]
+    usage: netbench serve SCENARIO.json --transport h1|h2|h3 --listen ADDR:PORT [--ca-out FILE] [--keylog FILE] [--pages]
 
     Serves every origin of the scenario on one listener until Ctrl-C: the origin is chosen by the
     Host / :authority header (and SNI), and when the host is not one of the scenario's (an IP address,
@@ -20,6 +20,9 @@ struct ServeCommand: Command {
       --listen A:P     address and port, e.g. 127.0.0.1:8443 (port 0: any free port, printed)
       --ca-out FILE    where to write the CA certificate (PEM)
       --keylog FILE    append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)
+      --pages          serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript
+                       that load the scenario's resources, at their exact sizes; prints the Chromium
+                       flags that trust this server
 
     example:
       netbench serve Scenarios/pages/mobile-median.json --transport h3 --listen 127.0.0.1:4433
@@ -32,6 +35,7 @@ struct ServeCommand: Command {
         guard let listen = Endpoint(l) else { throw BenchError.usage("--listen '\(l)' is not ADDR:PORT (e.g. 127.0.0.1:8443)") }
         let caOut = try args.option("--ca-out") ?? "netbench-ca.pem"
         let keylog = try args.option("--keylog") ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
+        let pages = args.flag("--pages")
         let files = try args.positionals()
         guard files.count == 1 else { throw BenchError.usage("give exactly one scenario file") }
         let scenario = try Scenario.load(from: files[0])
@@ -39,7 +43,8 @@ struct ServeCommand: Command {
         do { try credentials.caPEM.write(toFile: caOut, atomically: true, encoding: .utf8) } catch {
             throw BenchError.run("\(caOut): cannot write the CA certificate: \(error.localizedDescription)")
         }
-        let options = ServerHost.ServerOptions(keyLogFile: keylog, alpn: transport == .h1 ? ["http/1.1"] : ["h2", "http/1.1"])
+        var options = ServerHost.ServerOptions(keyLogFile: keylog, alpn: transport == .h1 ? ["http/1.1"] : ["h2", "http/1.1"])
+        options.renderPages = pages
         let host: ServerHost
         do {
             host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,
@@ -53,7 +58,7 @@ struct ServeCommand: Command {
         netbench serve: \(scenario.name) over \(transport.rawValue) on \(bound) (\(transport == .h3 ? "UDP" : "TCP"))
         origins: \(scenario.origins.map(\.host).joined(separator: ", "))
         CA certificate: \(URL(fileURLWithPath: caOut).standardizedFileURL.path)
-        Ctrl-C stops.
+        \(pages ? try chromiumHint(scenario, credentials, bound, transport) : "")Ctrl-C stops.
 
         """
         FileHandle.standardOutput.write(banner.data(using: .utf8)!)
@@ -63,5 +68,17 @@ struct ServeCommand: Command {
         interrupt.remove()
         host.stop()
         return .success
+    }
+
+    /// The page to open and the flags that make Chromium trust and reach this server.
+    static func chromiumHint(_ s: Scenario, _ c: RunCredentials, _ bound: Endpoint, _ t: TransportKind) throws -> String {
+        let pins = try c.identities.map { try $0.leafPublicKeySHA256Base64() }.joined(separator: ",")
+        let a = bound.address
+        let ip = "\(a >> 24).\((a >> 16) & 255).\((a >> 8) & 255).\(a & 255)"
+        let hosts = s.origins.map(\.host)
+        var flags = "--ignore-certificate-errors-spki-list=\(pins) --host-resolver-rules=\"" + hosts.map { "MAP \($0) \(ip)" }.joined(separator: ", ") + "\""
+        if t == .h3 { flags += " --origin-to-force-quic-on=" + hosts.map { "\($0):\(bound.port)" }.joined(separator: ",") }
+        let root = s.root.map { "https://\(s.origin(id: $0.origin)?.host ?? ""):\(bound.port)\($0.path)" } ?? ""
+        return "page: \(root)\nChromium flags: \(flags)\n"
     }
 }

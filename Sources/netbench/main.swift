@@ -36,6 +36,8 @@ func writeError(_ text: String) {
 }
 
 func main() -> Int32 {
+    // A peer that goes away (a reset connection, a browser netbench stopped) must not kill netbench.
+    signal(SIGPIPE, SIG_IGN)
     var argv = Array(CommandLine.arguments.dropFirst())
     guard let first = argv.first else {
         print(usageText(), terminator: "")

@@ -218,9 +218,10 @@ public final class HTTP2Connection {
     /// `bodyLength` bytes. May be called any time after the `.request` event (think time).
     /// `content-length: bodyLength` is added unless `headers` has one (HEAD answers pass the
     /// representation's length there with `bodyLength` 0) or the status forbids a body.
+    /// The body starts with `prefix` and ends with `suffix` (both counted in `bodyLength`).
     /// - Throws: `.streamNotOpen` if the client reset the stream meanwhile.
     public func submitResponse(stream: Int32, status: Int, headers: HTTPHeaders = [:],
-                               bodyLength: Int64) throws(HTTP2Error)
+                               bodyLength: Int64, prefix: [UInt8] = [], suffix: [UInt8] = []) throws(HTTP2Error)
     {
         precondition(role == .server, "submitResponse on a client connection")
         guard isOpen(stream) else { throw .streamNotOpen(stream) }
@@ -237,7 +238,7 @@ public final class HTTP2Connection {
             }
         }
         try Self.check(result, "nghttp2_submit_response")
-        if bodyLength > 0 { state.outbound[stream] = .init(length: bodyLength) }
+        if bodyLength > 0 { state.outbound[stream] = .init(length: bodyLength, prefix: prefix, suffix: suffix) }
     }
 
     /// Resets `stream` with RST_STREAM (`.cancel` is what a browser sends for an abandoned load).

@@ -18,10 +18,36 @@ final class HTTP2SessionState {
         var unreportedData = 0
     }
 
-    /// A generated body being sent: `BodyFiller` bytes `offset ..< length`.
+    /// A generated body being sent: `BodyFiller` bytes `offset ..< length`, the first and last
+    /// ones replaced by `prefix` and `suffix` when given (a rendered page).
     struct OutboundBody {
         var offset: Int64 = 0
         let length: Int64
+        var prefix: [UInt8] = []
+        var suffix: [UInt8] = []
+
+        /// Copies body bytes `offset ..< offset + buffer.count` into `buffer`.
+        func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+            guard !prefix.isEmpty || !suffix.isEmpty else { return BodyFiller.fill(buffer, offset: offset) }
+            let suffixStart = length - Int64(suffix.count)
+            var done = 0
+            while done < buffer.count {
+                let at = offset + Int64(done)
+                let room = buffer.count - done
+                let n: Int
+                if at < Int64(prefix.count) {
+                    n = min(room, prefix.count - Int(at))
+                    prefix.withUnsafeBytes { buffer.baseAddress!.advanced(by: done).copyMemory(from: $0.baseAddress!.advanced(by: Int(at)), byteCount: n) }
+                } else if at >= suffixStart {
+                    n = min(room, suffix.count - Int(at - suffixStart))
+                    suffix.withUnsafeBytes { buffer.baseAddress!.advanced(by: done).copyMemory(from: $0.baseAddress!.advanced(by: Int(at - suffixStart)), byteCount: n) }
+                } else {
+                    n = Int(min(Int64(room), suffixStart - at))
+                    BodyFiller.fill(UnsafeMutableRawBufferPointer(rebasing: buffer[done..<(done + n)]), offset: at)
+                }
+                done += n
+            }
+        }
     }
 
     let isServer: Bool
@@ -122,7 +148,7 @@ final class HTTP2SessionState {
     func readBody(stream: Int32, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, eof: Bool)? {
         guard var body = outbound[stream] else { return nil }
         let n = Int(min(Int64(buffer.count), body.length - body.offset))
-        BodyFiller.fill(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]), offset: body.offset)
+        body.fill(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]))
         body.offset += Int64(n)
         if body.offset == body.length {
             outbound.removeValue(forKey: stream)

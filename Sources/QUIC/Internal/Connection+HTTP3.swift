@@ -79,8 +79,10 @@ extension QUICConnection {
 
     // MARK: Server responses
 
-    /// Answers a request with `bodyLength` bytes of filler served from one shared buffer.
-    func submitResponse(stream: Int64, status: Int, headers: [(String, String)], bodyLength: Int64) throws {
+    /// Answers a request with `bodyLength` bytes of filler served from one shared buffer, the
+    /// first and last of them `prefix` and `suffix` when given.
+    func submitResponse(stream: Int64, status: Int, headers: [(String, String)], bodyLength: Int64,
+                        prefix: [UInt8] = [], suffix: [UInt8] = []) throws {
         guard isOpen, let h3 else { throw QUICError.invalidState("connection is not open") }
         var fields: [(String, String)] = [(":status", String(status))]
         var hasLength = false
@@ -94,12 +96,16 @@ extension QUICConnection {
             QUICConnection.from(ud).fillBody(stream, vec!, count, flags!)
         })
         if bodyLength > 0 { bodyRemaining[stream] = bodyLength }
+        if bodyLength > 0 && !(prefix.isEmpty && suffix.isEmpty) {
+            bodyEdges[stream] = BodyEdges(length: bodyLength, prefix: prefix, suffix: suffix)
+        }
         let rv = withHeaderFields(fields) { nva, count in
             bodyLength > 0 ? nghttp3_conn_submit_response(h3, stream, nva, count, &reader)
                 : nghttp3_conn_submit_response(h3, stream, nva, count, nil)
         }
         if rv != 0 {
             bodyRemaining[stream] = nil
+            bodyEdges[stream] = nil
             throw http3Error(rv, "nghttp3_conn_submit_response")
         }
     }
@@ -111,7 +117,14 @@ extension QUICConnection {
         var remaining = bodyRemaining[stream] ?? 0
         var filled = 0
         let base = UnsafeMutablePointer(mutating: filler.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        let edges = bodyEdges[stream]
         while filled < capacity && remaining > 0 {
+            if let edges {
+                vec[filled] = edges.next(offset: edges.length - remaining, filler: base, fillerCount: filler.count)
+                remaining -= Int64(vec[filled].len)
+                filled += 1
+                continue
+            }
             let chunk = Int(min(remaining, Int64(filler.count)))
             vec[filled] = nghttp3_vec(base: base, len: chunk)
             remaining -= Int64(chunk)
@@ -124,6 +137,48 @@ extension QUICConnection {
             bodyRemaining[stream] = remaining
         }
         return filled
+    }
+}
+
+/// A body's first and last bytes, copied where they cannot move: nghttp3 points into them until
+/// the peer acknowledged the data, so they live until the stream (or the connection) closes.
+final class BodyEdges {
+    let length: Int64
+    private let prefix: UnsafeMutableRawBufferPointer
+    private let suffix: UnsafeMutableRawBufferPointer
+
+    init(length: Int64, prefix: [UInt8], suffix: [UInt8]) {
+        self.length = length
+        let head = UnsafeMutableRawBufferPointer.allocate(byteCount: max(prefix.count, 1), alignment: 1)
+        let tail = UnsafeMutableRawBufferPointer.allocate(byteCount: max(suffix.count, 1), alignment: 1)
+        prefix.withUnsafeBytes { head.copyMemory(from: $0) }
+        suffix.withUnsafeBytes { tail.copyMemory(from: $0) }
+        self.prefix = head
+        self.suffix = tail
+        prefixCount = prefix.count
+        suffixCount = suffix.count
+    }
+
+    private let prefixCount: Int
+    private let suffixCount: Int
+
+    deinit {
+        prefix.deallocate()
+        suffix.deallocate()
+    }
+
+    /// The longest run of body bytes from `offset` that one buffer holds: the prefix, the filler, or the suffix.
+    func next(offset: Int64, filler: UnsafeMutablePointer<UInt8>, fillerCount: Int) -> nghttp3_vec {
+        let suffixStart = length - Int64(suffixCount)
+        if offset < Int64(prefixCount) {
+            let o = Int(offset)
+            return nghttp3_vec(base: prefix.baseAddress!.assumingMemoryBound(to: UInt8.self) + o, len: prefixCount - o)
+        }
+        if offset >= suffixStart {
+            let o = Int(offset - suffixStart)
+            return nghttp3_vec(base: suffix.baseAddress!.assumingMemoryBound(to: UInt8.self) + o, len: suffixCount - o)
+        }
+        return nghttp3_vec(base: filler, len: Int(min(Int64(fillerCount), suffixStart - offset)))
     }
 }
 
@@ -162,6 +217,7 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         let c = QUICConnection.from(ud)
         c.incomingHeaders[stream] = nil
         c.bodyRemaining[stream] = nil
+        c.bodyEdges[stream] = nil
         if c.isServer, ngtcp2_is_bidi_stream(stream) != 0 {
             ngtcp2_conn_extend_max_streams_bidi(c.conn, 1)
         } else if !c.isServer, ngtcp2_is_bidi_stream(stream) == 0 {

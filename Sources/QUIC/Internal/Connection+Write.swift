@@ -128,10 +128,11 @@ extension QUICConnection {
         var cs = ngtcp2_conn_stat()
         netbench_ngtcp2_conn_get_conn_stat(conn, &cs)
         if cs.min_rtt != UInt64.max {
-            s.smoothedRTT = Nanoseconds(cs.smoothed_rtt)
-            s.minRTT = Nanoseconds(cs.min_rtt)
-            s.latestRTT = Nanoseconds(cs.latest_rtt)
-            s.rttVariance = Nanoseconds(cs.rttvar)
+            // Clamped: ngtcp2 keeps UINT64_MAX-like sentinels in some fields until it has samples.
+            s.smoothedRTT = Nanoseconds(clamping: cs.smoothed_rtt)
+            s.minRTT = Nanoseconds(clamping: cs.min_rtt)
+            s.latestRTT = Nanoseconds(clamping: cs.latest_rtt)
+            s.rttVariance = Nanoseconds(clamping: cs.rttvar)
         }
         s.congestionWindow = cs.cwnd
         s.slowStartThreshold = cs.ssthresh

@@ -88,6 +88,8 @@ final class QUICConnection {
 
     // Server side.
     var bodyRemaining: [Int64: Int64] = [:]
+    /// Bodies that start or end with given bytes (a rendered page) instead of filler only.
+    var bodyEdges: [Int64: BodyEdges] = [:]
     var filler = UnsafeRawBufferPointer(start: nil, count: 0)
     var onNewConnectionID: ((ConnectionIDKey) -> Void)?
     var onRetireConnectionID: ((ConnectionIDKey) -> Void)?

@@ -1,0 +1,97 @@
+import Foundation
+import XCTest
+import BenchCore
+import BenchModel
+import SystemIO
+@testable import Runner
+
+/// A real headless Chromium loads the replay over loopback: every resource of the scenario arrives
+/// over the run's protocol with the scenario's exact size, and no browser process outlives its run.
+/// Skipped only outside CI when Chromium is missing (CI installs it: `scripts/bootstrap.sh --test`).
+final class ChromiumLoadTests: XCTestCase {
+    override func setUpWithError() throws {
+        if ChromiumBrowser.locate() == nil {
+            let hint = "Chromium is not installed: " + ChromiumBrowser.installHint
+            if ProcessInfo.processInfo.environment["CI"] == nil { throw XCTSkip(hint) }
+            XCTFail(hint)
+        }
+    }
+
+    func load(_ path: String, transports: [TransportKind], clients: [RunClient] = [.chromium], runs: Int = 1,
+              timeout: Nanoseconds = .seconds(60)) throws -> ResultsFile {
+        let scenario = try Scenario.load(from: path)
+        let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var request = RunRequest(suiteName: "chromium", scenarios: [(path, scenario)], profiles: [.loopback],
+                                 transports: transports, runs: runs, outputDirectory: out)
+        request.timeoutPerRun = timeout
+        request.clients = clients
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        assertNoBrowserLeft()
+        return results
+    }
+
+    func assertNoBrowserLeft(file: StaticString = #filePath, line: UInt = #line) {
+        let left = ProcessTree.descendants(of: getpid()).filter {
+            (ProcessControl.readSmallFile("/proc/\($0.pid)/cmdline") ?? "").contains("chrom")
+        }
+        XCTAssertEqual(left.map(\.pid), [], "browser processes outlived their run", file: file, line: line)
+    }
+
+    func testSmallPageOverH1H2AndH3() throws {
+        let path = fixture("small-page.json")
+        let scenario = try Scenario.load(from: path)
+        let results = try load(path, transports: [.h1, .h2, .h3])
+        XCTAssertEqual(results.suite.client, "chromium")
+        XCTAssertEqual(results.runs.map(\.transport), [.h1, .h2, .h3])
+        for run in results.runs {
+            let t = run.transport.rawValue
+            XCTAssertEqual(run.client, "chromium")
+            XCTAssertEqual(run.status, .ok, "\(t): \(run.error ?? "")")
+            let want = ChromiumResults.nextHopProtocol(run.transport)
+            XCTAssertEqual(run.requests.count, scenario.resources.count, t)
+            for res in scenario.resources {
+                guard let req = run.requests.first(where: { $0.id == res.id }) else { XCTFail("\(t) \(res.id) not loaded"); continue }
+                XCTAssertEqual(req.protocol, want, "\(t) \(res.id) protocol")
+                XCTAssertEqual(req.bytes, res.bytes, "\(t) \(res.id) bytes")
+                XCTAssertEqual(req.status, 200, "\(t) \(res.id) status")
+                XCTAssertNotNil(req.lastByte, "\(t) \(res.id)")
+            }
+            XCTAssertEqual(run.metrics.bytes, scenario.totalBytes, t)
+            XCTAssertEqual(run.metrics.requests, scenario.resources.count, t)
+            XCTAssertNotNil(run.metrics.pltMs, t)
+            XCTAssertNotNil(run.metrics.ttfbMs, t)
+            XCTAssertNotNil(run.metrics.loadEventMs, t)
+            if run.transport != .h1 {
+                // Every load in CORS mode: one connection per origin, as the built-in client opens.
+                XCTAssertEqual(run.metrics.connections, scenario.origins.count, "\(t) connections")
+            }
+            XCTAssertTrue(run.connections.allSatisfy { $0.alpn == want }, t)
+        }
+    }
+
+    func testBothClientsInterleavedOnTheSameServers() throws {
+        let path = packageRoot + "/Scenarios/pages/small-page.json"
+        let scenario = try Scenario.load(from: path)
+        let results = try load(path, transports: [.h2], clients: [.builtin, .chromium], runs: 2)
+        XCTAssertEqual(results.suite.client, "builtin,chromium")
+        XCTAssertEqual(results.runs.map { $0.client ?? "" }, ["builtin", "chromium", "builtin", "chromium"])
+        for run in results.runs {
+            XCTAssertEqual(run.status, .ok, "\(run.client ?? ""): \(run.error ?? "")")
+            XCTAssertEqual(run.metrics.bytes, scenario.totalBytes, "both clients get every byte of the scenario")
+        }
+    }
+
+    func testARunThatTimesOutFailsAndItsBrowserIsGone() throws {
+        let results = try load(fixture("small-page.json"), transports: [.h2], timeout: .milliseconds(1))
+        XCTAssertEqual(results.runs.count, 1)
+        XCTAssertEqual(results.runs[0].status, .failed)
+        XCTAssertTrue(results.runs[0].error?.contains("timed out") == true, results.runs[0].error ?? "")
+    }
+
+    func testBulkScenariosAreLeftToTheBuiltInClient() throws {
+        let results = try load(packageRoot + "/Scenarios/pages/bulk-10MB-download.json", transports: [.h2])
+        XCTAssertEqual(results.runs.first?.status, .failed)
+        XCTAssertTrue(results.runs.first?.error?.contains("built-in client") == true)
+    }
+}
