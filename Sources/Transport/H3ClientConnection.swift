@@ -120,12 +120,15 @@ final class H3ClientConnection: ClientConnection {
     }
 
     private func readable(_ socket: FileDescriptor, _ at: Endpoint) {
-        let now = Instant.now()
         for _ in 0..<64 {
             guard !closed else { return }
             let got: (Int, Endpoint)?
             do { got = try Socket.receiveDatagram(socket, into: receiveBuffer) } catch { break }
             guard let (n, from) = got else { break }
+            // A fresh timestamp per datagram: handling one may write (a request the loader sends when
+            // a response ends) with a later time, and ngtcp2 needs its timestamps never to go back:
+            // an older one left its pacer waiting with no timer set, and requests never went out.
+            let now = Instant.now()
             handle(client.receive(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<n]), local: at, remote: from, now: now), now)
         }
         flush()

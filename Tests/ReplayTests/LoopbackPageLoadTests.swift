@@ -80,6 +80,15 @@ final class LoopbackPageLoadTests: XCTestCase {
         XCTAssertGreaterThan(perOrigin.values.max() ?? 0, 1, "h1 opens parallel connections for a busy origin")
     }
 
+    /// Regression: a request sent while the client handled a received datagram used to leave
+    /// ngtcp2's pacer waiting with no timer (stale timestamps), so about one h3 load in ten hung.
+    func testManyConsecutiveH3LoadsAllComplete() throws {
+        let path = packageRoot + "/Scenarios/pages/mobile-median.json"
+        let results = try load(path, transports: [.h3], runs: 15)
+        let failed = results.runs.filter { $0.status != .ok }
+        XCTAssertEqual(failed.count, 0, failed.map { $0.error ?? "" }.joined(separator: "; "))
+    }
+
     func testForcedTLS12() throws {
         let path = fixture("small-page.json")
         let scenario = try Scenario.load(from: path)
