@@ -55,6 +55,9 @@ public final class PageLoader {
         /// Body bytes already held when the current attempt started (its range start).
         var attemptStart: Int64 = 0
         var attempts = 1
+        /// A retried request goes only on a connection opened after its failure (as browsers retry
+        /// on a fresh connection): after a NAT rebinding every older connection is silently dead.
+        var notBefore: Instant?
         var redownloaded: Int64 = 0
     }
 
@@ -115,22 +118,28 @@ public final class PageLoader {
                 let pa = PageLoader.priority(ra.resource), pb = PageLoader.priority(rb.resource)
                 return pa != pb ? pa < pb : ra.order < rb.order
             }
-            while !queue.isEmpty {
-                guard let (index, fresh) = connectionWithSlot(origin: origin) else { break }
-                let id = queue.removeFirst()
+            var waiting: [String] = []
+            for id in queue {
+                guard failure == nil, let (index, fresh) = connectionWithSlot(origin: origin, openedAfter: states[id]?.notBefore) else {
+                    waiting.append(id)
+                    continue
+                }
                 send(id, on: index, fresh: fresh)
             }
-            pending[origin] = queue
+            pending[origin] = waiting
         }
     }
 
-    /// A connection of `origin` with a free slot, opening one if the limit allows.
-    private func connectionWithSlot(origin: String) -> (Int, Bool)? {
+    /// A connection of `origin` with a free slot (opened after `openedAfter` when given), opening
+    /// one if the per-origin limit allows.
+    private func connectionWithSlot(origin: String, openedAfter: Instant?) -> (Int, Bool)? {
         for (i, c) in connections.enumerated() where c.origin == origin && c.conn.isUsable && c.conn.freeSlots > 0 {
+            if let t = openedAfter, connectionOpenedAt[i] < t { continue }
             return (i, false)
         }
         let open = connections.filter { $0.origin == origin && $0.conn.isUsable }.count
-        guard open < maxConnectionsPerOrigin, let o = scenario.origin(id: origin) else { return nil }
+        guard open < maxConnectionsPerOrigin || openedAfter != nil && open < maxConnectionsPerOrigin + 1,
+              let o = scenario.origin(id: origin) else { return nil }
         do {
             let conn = try connector(o, localAddress)
             conn.onStateChange = { [weak self] in self?.connectionChanged() }
@@ -161,8 +170,11 @@ public final class PageLoader {
             request.method = "POST"
             request.bodyLength = bulk.bytes
         }
+        let attempt = states[id]!.attempts
         connections[index].conn.send(request) { [weak self] event in
-            self?.handle(event, for: id)
+            // Events of a superseded attempt (a connection that failed late) are ignored.
+            guard let self, self.states[id]?.attempts == attempt else { return }
+            self.handle(event, for: id)
         }
     }
 
@@ -207,6 +219,7 @@ public final class PageLoader {
                 _ = t
                 st.attempts += 1
                 st.sent = nil
+                st.notBefore = t
                 states[id] = st
                 pending[st.resource.origin, default: []].append(id)
                 dispatch()

@@ -248,6 +248,10 @@ extension NetworkBlock {
     var tcpOptions: Socket.TCPOptions {
         var o = Socket.TCPOptions()
         o.congestionControl = tcpCongestionControl
+        // With path events, TCP probes its connections every second (keepalive): a receiving
+        // connection whose NAT mapping changed sends nothing and would otherwise wait forever; its
+        // probe reaches the server under the new mapping and comes back as RST.
+        if profile.hasPathEvents { o.keepAliveSeconds = 1 }
         if profile.tcpMigration == .timeout {
             o.userTimeoutMs = UInt32((profile.tcpUserTimeout?.nanoseconds ?? .seconds(10)) / 1_000_000)
             // A downloading client has nothing in flight: keepalive probes give the timeout work.
