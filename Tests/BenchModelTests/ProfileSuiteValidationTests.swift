@@ -79,7 +79,7 @@ final class ProfileSuiteValidationTests: XCTestCase {
             s.json: transports: must list at least one of h1, h2, h3
             s.json: runs: 0 must be between 1 and 100000
             s.json: warmupRuns: -1 must be between 0 and 1000
-            s.json: client: 'lynx' is not 'builtin' or 'chromium'
+            s.json: client: 'lynx' is not 'builtin', 'chromium' or 'builtin,chromium'
             """)
     }
 
