@@ -23,7 +23,8 @@ public enum ChildProcess {
         var open: [FileDescriptor] = [outR, outW, errR, errW, inR, inW]
         defer { for fd in open { Sys.close(fd) } }
         func closeNow(_ fd: FileDescriptor) { Sys.close(fd); open.removeAll { $0 == fd } }
-        let pid = try Sys.posixSpawn(path, [path] + arguments, envp(environment), stdin: inR, stdout: outW, stderr: errW)
+        let pid = try Sys.posixSpawn(path, [path] + arguments, environment: envp(environment),
+                                     dup2: [(inR.rawValue, 0), (outW.rawValue, 1), (errW.rawValue, 2)])
         closeNow(inR); closeNow(outW); closeNow(errW)
         if let input { _ = try? Array(input.utf8).withUnsafeBytes { try Sys.write(inW, $0) } }
         closeNow(inW)
@@ -40,21 +41,17 @@ public enum ChildProcess {
                 }
             }
         }
-        let status = try Sys.waitpid(pid)
+        let status = Sys.exitStatus(try Sys.waitpid(pid, block: true) ?? 0)
         return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
     /// Runs `path` with this process's standard streams and waits; returns its exit status.
     public static func runInheritingIO(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Int32 {
-        let pid = try Sys.posixSpawn(path, [path] + arguments, envp(environment), stdin: nil, stdout: nil, stderr: nil)
-        return try Sys.waitpid(pid)
+        let pid = try Sys.posixSpawn(path, [path] + arguments, environment: envp(environment))
+        return Sys.exitStatus(try Sys.waitpid(pid, block: true) ?? 0)
     }
 
-    private static func envp(_ environment: [String: String]?) -> [String] {
-        if let environment { return environment.map { "\($0.key)=\($0.value)" } }
-        var out: [String] = []
-        var p = environ
-        while let entry = p.pointee { out.append(String(cString: entry)); p += 1 }
-        return out
+    private static func envp(_ environment: [String: String]?) -> [String]? {
+        environment.map { $0.map { "\($0.key)=\($0.value)" } }
     }
 }

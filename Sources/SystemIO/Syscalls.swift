@@ -298,11 +298,13 @@ enum Sys {
         return FileDescriptor(rawValue: moved)
     }
 
-    /// posix_spawn(3) of a long-lived child (a browser), with `argv` and the parent's environment. In the child: each
-    /// `dup2` pair (parent fd, child fd) applied, 0 and 1 on /dev/null, 2 appended to `stderrPath`
-    /// (else /dev/null), a process group of its own, default signal dispositions and an empty
-    /// signal mask. Everything else close-on-exec stays behind.
-    static func posixSpawn(_ path: String, _ argv: [String], dup2 pairs: [(Int32, Int32)], stderrPath: String?) throws -> Int32 {
+    /// posix_spawn(3) of `path` with `argv` and `envp` (nil: this process's environment). In the
+    /// child: each `dup2` pair (parent fd, child fd) applied, then each `open` (child fd, path,
+    /// flags) — appending files are created 0644 —, default signal dispositions and an empty signal
+    /// mask, and with `newProcessGroup` a process group of its own. Close-on-exec fds stay behind.
+    static func posixSpawn(_ path: String, _ argv: [String], environment envp: [String]? = nil,
+                           dup2 pairs: [(Int32, Int32)] = [], open opens: [(Int32, String, Int32)] = [],
+                           newProcessGroup: Bool = false) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
         posix_spawn_file_actions_init(&actions)
@@ -312,25 +314,31 @@ enum Sys {
             posix_spawnattr_destroy(&attributes)
         }
         for (parent, child) in pairs { posix_spawn_file_actions_adddup2(&actions, parent, child) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        for (fd, file, flags) in opens { posix_spawn_file_actions_addopen(&actions, fd, file, flags, 0o644) }
         var all = sigset_t(), none = sigset_t()
         sigfillset(&all)
         sigemptyset(&none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
-        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for a in cArguments { free(a) } }
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        func cStrings(_ xs: [String]) -> [UnsafeMutablePointer<CChar>?] { xs.map { strdup($0) } + [nil] }
+        let cargv = cStrings(argv)
+        let cenv = envp.map(cStrings)
+        defer { for p in cargv + (cenv ?? []) { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, &attributes, &cArguments, environ)
+        let rc = cenv.map { Glibc.posix_spawn(&pid, path, &actions, &attributes, cargv, $0) }
+            ?? Glibc.posix_spawn(&pid, path, &actions, &attributes, cargv, environ)
         if rc != 0 { throw SystemError(call: "posix_spawn(\(path))", errno: rc) }
         return pid
     }
 
-    /// waitpid(2); with `block` false (WNOHANG), nil while the child runs. Returns the raw status.
+    /// waitpid(2), EINTR retried; with `block` false (WNOHANG), nil while the child runs. Returns
+    /// the raw status (see `exitStatus`).
     static func waitpid(_ pid: Int32, block: Bool) throws -> Int32? {
         var status: Int32 = 0
         while true {
@@ -343,6 +351,11 @@ enum Sys {
         }
     }
 
+    /// A raw wait status as a shell shows it: the exit code, or 128 + the signal that killed it.
+    static func exitStatus(_ raw: Int32) -> Int32 {
+        raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+    }
+
     /// geteuid(2).
     static func geteuid() -> UInt32 { Glibc.geteuid() }
 }
@@ -353,35 +366,6 @@ extension Sys {
         var fds: [Int32] = [0, 0]
         if CLinux.pipe2(&fds, O_CLOEXEC) != 0 { throw fail("pipe2") }
         return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
-    }
-
-    /// posix_spawn(3) of `path` with `argv` and `envp`, stdin/stdout/stderr dup'ed from the given
-    /// descriptors (nil: inherited).
-    static func posixSpawn(_ path: String, _ argv: [String], _ envp: [String],
-                           stdin: FileDescriptor?, stdout: FileDescriptor?, stderr: FileDescriptor?) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (fd, target) in [(stdin, Int32(0)), (stdout, Int32(1)), (stderr, Int32(2))] {
-            if let fd { posix_spawn_file_actions_adddup2(&actions, fd.rawValue, target) }
-        }
-        func cStrings(_ xs: [String]) -> [UnsafeMutablePointer<CChar>?] { xs.map { strdup($0) } + [nil] }
-        let cargv = cStrings(argv), cenv = cStrings(envp)
-        defer { for p in cargv + cenv { free(p) } }
-        var pid: pid_t = 0
-        let r = Glibc.posix_spawn(&pid, path, &actions, nil, cargv, cenv)
-        if r != 0 { throw SystemError(call: "posix_spawn(\(path))", errno: r) }
-        return pid
-    }
-
-    /// waitpid(2) for one child, EINTR retried; returns the exit status (128 + signal if killed).
-    static func waitpid(_ pid: pid_t) throws -> Int32 {
-        var status: Int32 = 0
-        while Glibc.waitpid(pid, &status, 0) < 0 {
-            if netbench_errno() == EINTR { continue }
-            throw fail("waitpid(\(pid))")
-        }
-        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
     /// poll(2) for readability of some descriptors; returns those ready (or hung up).
