@@ -110,7 +110,8 @@ public enum Units {
 }
 
 extension String {
-    func trimmingCharacters(in set: Character) -> String {
+    /// Drops every leading and trailing `set` character (no Foundation needed).
+    public func trimmingCharacters(in set: Character) -> String {
         var s = Substring(self)
         while s.first == set { s.removeFirst() }
         while s.last == set { s.removeLast() }

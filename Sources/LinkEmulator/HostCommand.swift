@@ -17,12 +17,7 @@ enum HostCommand {
     }
 
     /// The first executable among the usual locations, or nil.
-    static func locate(_ tool: String) -> String? {
-        for dir in ["/usr/sbin", "/sbin", "/usr/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(tool)") {
-            return "\(dir)/\(tool)"
-        }
-        return nil
-    }
+    static func locate(_ tool: String) -> String? { ChildProcess.locate(tool) }
 
     /// Runs `tool args…`, feeding `input` on stdin; returns stdout.
     @discardableResult

@@ -136,12 +136,3 @@ public struct ReplayCatalog: Sendable {
         }
     }
 }
-
-extension String {
-    func trimmingCharacters(in c: Character) -> String {
-        var s = Substring(self)
-        while s.first == c { s.removeFirst() }
-        while s.last == c { s.removeLast() }
-        return String(s)
-    }
-}

@@ -45,6 +45,14 @@ public enum ChildProcess {
         return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
+    /// The first executable `tool` in the usual system directories, or nil.
+    public static func locate(_ tool: String) -> String? {
+        for dir in ["/usr/sbin", "/sbin", "/usr/bin", "/bin"] where access("\(dir)/\(tool)", X_OK) == 0 {
+            return "\(dir)/\(tool)"
+        }
+        return nil
+    }
+
     /// Runs `path` with this process's standard streams and waits; returns its exit status.
     public static func runInheritingIO(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Int32 {
         let pid = try Sys.posixSpawn(path, [path] + arguments, environment: envp(environment))

@@ -64,7 +64,7 @@ struct DoctorCommand: Command {
 
     /// Output of a helper tool (trimmed), or nil when it fails.
     static func shell(_ tool: String, _ args: [String]) -> String? {
-        let path = tool.hasPrefix("/") ? tool : PrivilegeGate.locate(tool) ?? "/usr/bin/\(tool)"
+        let path = tool.hasPrefix("/") ? tool : ChildProcess.locate(tool) ?? "/usr/bin/\(tool)"
         guard FileManager.default.isExecutableFile(atPath: path) else { return nil }
         guard let r = try? ChildProcess.run(path, args), r.status == 0 else { return nil }
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

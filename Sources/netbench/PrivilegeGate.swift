@@ -14,7 +14,7 @@ enum PrivilegeGate {
         let p = EmulationPrivileges.check()
         if p.isSufficient { return }
         let env = ProcessInfo.processInfo.environment
-        if !ProcessControl.isRoot, env[marker] == nil, let unshare = locate("unshare") {
+        if !ProcessControl.isRoot, env[marker] == nil, let unshare = ChildProcess.locate("unshare") {
             let code = reexec(unshare: unshare)
             if code != ExitCode.noPermission.rawValue { exit(code) }
         }
@@ -36,12 +36,5 @@ enum PrivilegeGate {
     /// This executable (argv[0] may be relative or a bare name found on PATH).
     private static func executablePath() -> String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
-
-    static func locate(_ tool: String) -> String? {
-        for dir in ["/usr/bin", "/bin", "/usr/sbin", "/sbin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(tool)") {
-            return "\(dir)/\(tool)"
-        }
-        return nil
     }
 }
