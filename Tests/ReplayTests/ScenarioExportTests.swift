@@ -1,0 +1,44 @@
+import XCTest
+import BenchModel
+@testable import Replay
+
+/// `netbench scenario export`: files at their paths with exact sizes, per origin, and the notes on
+/// what a static server cannot reproduce.
+final class ScenarioExportTests: XCTestCase {
+    func testShippedPageExportsEveryResourceOncePerOrigin() throws {
+        let scenario = try Scenario.load(from: packageRoot + "/Scenarios/pages/small-page.json")
+        let export = ScenarioExport(scenario: scenario)
+        XCTAssertEqual(export.files.count, scenario.resources.count)
+        XCTAssertEqual(export.files.reduce(0) { $0 + $1.bytes }, scenario.totalBytes)
+        let root = try XCTUnwrap(export.files.first { $0.resource == scenario.root?.id })
+        XCTAssertEqual(root.relativePath, "index.html", "the document at / is the directory's index")
+        XCTAssertEqual(root.host, "www.blog.test")
+        XCTAssertTrue(export.notes.contains { $0.contains("think times are not reproduced") })
+        let conf = export.nginxConfiguration(root: "/srv/nb", port: 8443, certificate: "/c.pem", key: "/k.pem")
+        XCTAssertTrue(conf.contains("server_name www.tagmanager.test;"))
+        XCTAssertTrue(conf.contains("root /srv/nb/www.blog.test;"))
+        XCTAssertTrue(conf.contains("listen 8443 ssl http2;"))
+    }
+
+    func testQueriesAndPercentEncodingMapToFilesAndSaySo() {
+        let s = Scenario(name: "q", origins: [.init(id: "o", host: "o.test")], resources: [
+            .init(id: "doc", origin: "o", path: "/", bytes: 100, type: .document),
+            .init(id: "a", origin: "o", path: "/api/c?id=42", bytes: 10, type: .other, parent: "doc"),
+            .init(id: "b", origin: "o", path: "/api/c?id=43", bytes: 20, type: .other, parent: "doc"),
+            .init(id: "u", origin: "o", path: "/caf%C3%A9/menu.json", bytes: 30, type: .other, parent: "doc"),
+        ])
+        let export = ScenarioExport(scenario: s)
+        XCTAssertEqual(export.files.map(\.relativePath), ["index.html", "api/c", "café/menu.json"])
+        XCTAssertTrue(export.notes.contains { $0.hasPrefix("b: ") && $0.contains("not exported") })
+        XCTAssertTrue(export.notes.contains { $0.hasPrefix("a: ") && $0.contains("query") })
+    }
+
+    func testBulkDownloadIsOneFileAndUploadIsExplained() {
+        var s = Scenario(name: "bulk", origins: [.init(id: "b", host: "bulk.test")], resources: [])
+        s.bulk = .init(direction: .download, bytes: 1_000_000)
+        XCTAssertEqual(ScenarioExport(scenario: s).files.map(\.bytes), [1_000_000])
+        s.bulk = .init(direction: .upload, bytes: 1_000_000)
+        XCTAssertTrue(ScenarioExport(scenario: s).files.isEmpty)
+        XCTAssertTrue(ScenarioExport(scenario: s).notes.contains { $0.contains("upload") })
+    }
+}
