@@ -86,11 +86,20 @@ public enum HelpFormatter {
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             if line.trimmingCharacters(in: .whitespaces).isEmpty { flush(); out += "\n" }
-            else if line.hasPrefix("  ") { flush(); out += line + "\n" }
+            else if line.hasPrefix("  ") { flush(); out += hanging(line) + "\n" }
             else { paragraph.append(line) }
         }
         flush()
         return out.hasSuffix("\n\n") ? String(out.dropLast()) : out
+    }
+
+    /// A table row (`  term   text`) too long for a line wraps its text under the text column.
+    static func hanging(_ line: String) -> String {
+        guard line.count > width, let gap = line.dropFirst(2).range(of: "  ") else { return line }
+        let textStart = line[gap.upperBound...].firstIndex { $0 != " " } ?? line.endIndex
+        let indent = line.distance(from: line.startIndex, to: textStart)
+        guard indent < width / 2 else { return line }
+        return wrap(String(line[textStart...]), indent: indent, first: String(line[..<textStart]))
     }
 
     /// Word wrap at `width`; continuation lines are indented by `indent` spaces.
