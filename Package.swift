@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "ReportersTests", dependencies: ["Reporters"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "EndToEndTests", dependencies: []),
-        .testTarget(name: "CLITests", dependencies: ["CommandLineKit", "NetbenchCommands", "BenchCore"]),
+        .testTarget(name: "CLITests", dependencies: ["CommandLineKit", "NetbenchCommands", "Runner", "BenchCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -64,7 +64,7 @@ public enum CompletionScript {
         s += "    for ((i = 2; i < CURRENT; i++)); do\n"
         s += "        case \"$path_ ${words[i]}\" in (\(pathPatterns(root))) path_=\"$path_ ${words[i]}\"; n=$i ;; esac\n"
         s += "    done\n"
-        s += "    # _arguments sees only this command's own words.\n"
+        s += "    # _arguments sees only the words of this command.\n"
         s += "    words=(\"${words[1]}\" \"${(@)words[n+1,-1]}\"); (( CURRENT -= n - 1 ))\n"
         s += "    case \"$path_\" in\n"
         for (path, command) in CommandLineTool.allCommands(root) {

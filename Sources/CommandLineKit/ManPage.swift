@@ -23,7 +23,8 @@ public enum ManPage {
         let d = CommandDeclarations(of: type)
         var s = ".SS \"\(escape(path.joined(separator: " ")))\"\n"
         s += ".PP\n\(escape(c.abstract))\n"
-        s += ".PP\n.nf\n\(escape(HelpFormatter.usage(type, path: path)))\n.fi\n"
+        let usage = HelpFormatter.wrap(words: HelpFormatter.usageParts(type, path: path), indent: path.joined(separator: " ").count + 1, first: "")
+        s += ".PP\n.nf\n\(escape(usage))\n.fi\n"
         if !c.discussion.isEmpty { s += paragraphs(c.discussion) }
         for p in d.positionals { s += ".TP\n\\fI\(escape(p.synopsis))\\fR\n\(escape(p.help))\n" }
         for o in d.options {
@@ -61,9 +62,18 @@ public enum ManPage {
         return s
     }
 
-    /// Backslashes and dashes escaped; a leading `.` or `'` would be read as a request.
+    /// Backslashes and dashes escaped, other than ASCII as `\[uXXXX]` (groff reads bytes, not
+    /// UTF-8, without preconv); a leading `.` or `'` would be read as a request.
     static func escape(_ text: String) -> String {
-        var t = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        var t = ""
+        for u in text.unicodeScalars {
+            switch u {
+            case "\\": t += "\\e"
+            case "-": t += "\\-"
+            case _ where u.value < 128: t.unicodeScalars.append(u)
+            default: t += "\\[u" + String(format: "%04X", u.value) + "]"
+            }
+        }
         if t.hasPrefix(".") || t.hasPrefix("'") { t = "\\&" + t }
         return t
     }
