@@ -35,10 +35,9 @@ struct ImportHARCommand: ParsableCommand {
     @Flag("--raw-wait", help: "keep timings.wait as the think time (do not subtract the recorded round trip)") var rawWait: Bool
 
     func run() throws -> ExitCode {
-        let (output, name, files) = (self.output, self.name, [file])
-        let result = try HARImporter.load(path: files[0], options: .init(name: name, subtractRoundTrip: !rawWait))
+        let result = try HARImporter.load(path: file, options: .init(name: name, subtractRoundTrip: !rawWait))
         let data = try JSONFile.encode(result.scenario)
-        let report = Self.reportText(result, source: files[0], output: output)
+        let report = Self.reportText(result, source: file, output: output)
         if let output {
             try JSONFile.writeAtomically(data, to: output)
             print(report, terminator: "")

@@ -137,9 +137,8 @@ struct ScenarioShow: ParsableCommand {
     @Option("--down", value: "RATE", default: 10e6, defaultText: "10Mbit", help: "rate of the reference link", parse: .bitrate) var rate: Double
 
     func run() throws -> ExitCode {
-        let files = [file]
         let rtt = Double(rttNs) / 1e6
-        let scenario = try Scenario.load(from: files[0])
+        let scenario = try Scenario.load(from: file)
         print(Self.showText(scenario, ScenarioSummary(scenario, rttMs: rtt, bitsPerSecond: rate)), terminator: "")
         return .success
     }

@@ -13,7 +13,7 @@ struct ServeCommand: ParsableCommand {
             Serves every origin of the scenario on one listener until Ctrl-C: the origin is chosen by the \
             Host / :authority header (and SNI), and when the host is not one of the scenario's (an IP address, \
             say) by the path alone. Bodies have the scenario's exact sizes; think times are honoured. \
-            A certificate authority is generated at start and written to --ca-out; point the client at it \
+            A certificate authority is generated at start and written where --ca-out says (nowhere without it); point the client at it \
             (curl --cacert FILE, aioquic's --ca-certs FILE).
             """,
             examples: ["netbench serve Scenarios/pages/mobile-median.json --transport h3 --listen 127.0.0.1:4433"],
@@ -27,18 +27,19 @@ struct ServeCommand: ParsableCommand {
     @Argument("SCENARIO", help: "the scenario file to serve", completion: .file(extensions: ["json"])) var file: String
     @Option("--transport", "-t", value: "T", help: "h1 (HTTP/1.1 over TLS), h2 (HTTP/2 and HTTP/1.1 over TLS, by ALPN), h3 (HTTP/3 over QUIC/UDP)", parse: .transport) var transport: TransportKind
     @Option("--listen", "-l", value: "ADDR:PORT", help: "address and port, e.g. 127.0.0.1:8443 (port 0: any free port, printed)", parse: .endpoint) var listen: Endpoint
-    @Option("--ca-out", value: "FILE", default: "netbench-ca.pem", help: "where to write the CA certificate (PEM)", parse: .file("pem")) var caOut: String
+    @Option("--ca-out", value: "FILE", help: "where to write the CA certificate (PEM); without it no file is written", parse: .file("pem")) var caOut: String?
     @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
     @Flag("--pages", help: "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's resources, at their exact sizes; prints the Chromium flags that trust this server") var pages: Bool
 
     func run() throws -> ExitCode {
         let (transport, listen, caOut, pages) = (self.transport, self.listen, self.caOut, self.pages)
         let keylog = self.keylog ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
-        let files = [file]
-        let scenario = try Scenario.load(from: files[0])
+        let scenario = try Scenario.load(from: file)
         let credentials = try RunCredentials(hosts: scenario.origins.map(\.host))
-        do { try credentials.caPEM.write(toFile: caOut, atomically: true, encoding: .utf8) } catch {
-            throw BenchError.run("\(caOut): cannot write the CA certificate: \(error.localizedDescription)")
+        if let caOut {
+            do { try credentials.caPEM.write(toFile: caOut, atomically: true, encoding: .utf8) } catch {
+                throw BenchError.run("\(caOut): cannot write the CA certificate: \(error.localizedDescription)")
+            }
         }
         var options = ServerHost.ServerOptions(keyLogFile: keylog, alpn: transport == .h1 ? ["http/1.1"] : ["h2", "http/1.1"])
         options.renderPages = pages
@@ -54,7 +55,7 @@ struct ServeCommand: ParsableCommand {
         let banner = """
         netbench serve: \(scenario.name) over \(transport.rawValue) on \(bound) (\(transport == .h3 ? "UDP" : "TCP"))
         origins: \(scenario.origins.map(\.host).joined(separator: ", "))
-        CA certificate: \(URL(fileURLWithPath: caOut).standardizedFileURL.path)
+        CA certificate: \(caOut.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? "not written (give --ca-out FILE)")
         \(pages ? try Self.chromiumHint(scenario, credentials, bound, transport) : "")Ctrl-C stops.
 
         """

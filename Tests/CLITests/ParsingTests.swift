@@ -87,7 +87,7 @@ final class ParsingTests: XCTestCase {
         let s = try ArgumentParser.parse(ServeCommand.self, ["s.json", "-t", "h3", "-l", "127.0.0.1:4433"])
         XCTAssertEqual(s.transport, .h3)
         XCTAssertEqual(s.listen.port, 4433)
-        XCTAssertEqual(s.caOut, "netbench-ca.pem")
+        XCTAssertNil(s.caOut, "serve writes its CA file only where --ca-out says")
     }
 
     func testValidateChecksAcrossOptions() {
