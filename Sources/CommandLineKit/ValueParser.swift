@@ -3,7 +3,7 @@ import BenchCore
 
 /// Turns an option's text into a typed value. `expected` completes the usage error
 /// "--runs 'zero': expected a whole number from 1 to 100000".
-public struct ValueParser<T>: @unchecked Sendable {
+public struct ValueParser<T> {
     public var expected: String
     public var completion: ValueCompletion
     /// nil: the text is not valid (the caller reports `expected`); may also throw its own usage error.
