@@ -46,7 +46,7 @@ struct CalibrateCommand: ParsableCommand {
         let samples = self.samples, realtime = self.realtime
         var profiles: [Profile] = []
         if let rtt, let rate {
-            let name = "rtt\(Units.format(Double(rtt) / 1e6, 0))ms-\(Units.formatBitrate(rate).replacingOccurrences(of: " ", with: ""))"
+            let name = "rtt\(Units.format(Double(rtt) / 1e6, 0))ms-\(Units.formatBitrate(rate).replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "/s", with: ""))"
             profiles.append(Profile(name: name, source: "command line", rtt: DurationValue(nanoseconds: rtt),
                                     down: BitrateValue(bitsPerSecond: rate), up: BitrateValue(bitsPerSecond: rate), loss: loss.map { Fraction($0) }))
         }
