@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
         --prefix=*) prefix=${1#--prefix=}; shift ;;
         --binary) [ $# -ge 2 ] || usage; binary=$2; shift 2 ;;
         --binary=*) binary=${1#--binary=}; shift ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "install.sh: unknown option '$1'" >&2; usage ;;
     esac
 done
