@@ -36,9 +36,14 @@ let package = Package(
         .target(name: "Runner", dependencies: [
             "Replay", "LinkEmulator", "BenchModel", "Statistics", "Reporters",
         ]),
-        .executableTarget(name: "netbench", dependencies: [
-            "Runner", "Reporters", "BenchModel", "Statistics", "LinkEmulator", "SystemIO", "TLS", "QUIC",
+        // The command framework: declared options and arguments, parsing, generated help, man page
+        // and completion scripts. Knows nothing of netbench's domain.
+        .target(name: "CommandLineKit", dependencies: ["BenchCore"]),
+        // netbench's commands, declared with CommandLineKit; a library so that tests parse in-process.
+        .target(name: "NetbenchCommands", dependencies: [
+            "CommandLineKit", "Runner", "Reporters", "BenchModel", "Statistics", "LinkEmulator", "SystemIO", "TLS", "QUIC",
         ]),
+        .executableTarget(name: "netbench", dependencies: ["NetbenchCommands"]),
 
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
         .testTarget(name: "BenchModelTests", dependencies: ["BenchModel"],
@@ -54,6 +59,7 @@ let package = Package(
         .testTarget(name: "ReportersTests", dependencies: ["Reporters"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "EndToEndTests", dependencies: []),
+        .testTarget(name: "CLITests", dependencies: ["CommandLineKit", "NetbenchCommands", "Runner", "BenchCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,26 +2,54 @@ import Foundation
 import BenchCore
 import BenchModel
 
-/// Where netbench finds its shipped scenarios, profiles and suites: `$NETBENCH_HOME/Scenarios`, else
-/// the `Scenarios` folder of the checkout the executable was built in (walking up from the
-/// executable), else `./Scenarios`.
+/// Where netbench finds its shipped scenarios, profiles, traces and suites, in this order:
+/// `$NETBENCH_HOME/Scenarios` (or `$NETBENCH_HOME` itself when it holds `profiles/`), the
+/// `Scenarios` folder of the checkout the executable was built in (walking up from the executable),
+/// `./Scenarios`, and `<dir of the executable>/../share/netbench` (what `scripts/install.sh` installs).
 public struct Library: Sendable {
+    /// Which rule found the library; `netbench doctor` reports it.
+    public enum Source: String, Sendable, CustomStringConvertible {
+        case environment = "NETBENCH_HOME"
+        case checkout = "the checkout the executable was built in"
+        case currentDirectory = "the current directory"
+        case installed = "installed next to the executable"
+        case missing = "not found: set NETBENCH_HOME or run scripts/install.sh"
+        case given = "given"
+        public var description: String { rawValue }
+    }
+
     public let root: String
+    public let source: Source
 
-    public init(root: String) { self.root = root }
+    public init(root: String, source: Source = .given) {
+        self.root = root
+        self.source = source
+    }
 
-    public static func locate(executablePath: String = CommandLine.arguments.first ?? "") -> Library {
-        let fm = FileManager.default
-        if let home = ProcessInfo.processInfo.environment["NETBENCH_HOME"], fm.fileExists(atPath: home + "/Scenarios") {
-            return Library(root: home + "/Scenarios")
+    public static func locate(executablePath: String = currentExecutable(),
+                              environment: [String: String] = ProcessInfo.processInfo.environment,
+                              currentDirectory: String = FileManager.default.currentDirectoryPath) -> Library {
+        func isLibrary(_ dir: String) -> Bool { FileManager.default.fileExists(atPath: dir + "/profiles") }
+        if let home = environment["NETBENCH_HOME"], !home.isEmpty {
+            if isLibrary(home + "/Scenarios") { return Library(root: home + "/Scenarios", source: .environment) }
+            if isLibrary(home) { return Library(root: home, source: .environment) }
         }
-        var dir = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        let binDir = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        var dir = binDir
         for _ in 0..<8 {
-            let candidate = dir.appendingPathComponent("Scenarios")
-            if fm.fileExists(atPath: candidate.appendingPathComponent("profiles").path) { return Library(root: candidate.path) }
+            let candidate = dir.appendingPathComponent("Scenarios").path
+            if isLibrary(candidate) { return Library(root: candidate, source: .checkout) }
             dir = dir.deletingLastPathComponent()
         }
-        return Library(root: fm.currentDirectoryPath + "/Scenarios")
+        if isLibrary(currentDirectory + "/Scenarios") { return Library(root: currentDirectory + "/Scenarios", source: .currentDirectory) }
+        let installed = binDir.deletingLastPathComponent().appendingPathComponent("share/netbench").standardizedFileURL.path
+        if isLibrary(installed) { return Library(root: installed, source: .installed) }
+        return Library(root: currentDirectory + "/Scenarios", source: .missing)
+    }
+
+    /// This executable's path: argv[0] may be a bare name found on PATH, so /proc/self/exe first.
+    public static func currentExecutable() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? ""
     }
 
     public var profilesDirectory: String { root + "/profiles" }
@@ -36,7 +64,8 @@ public struct Library: Sendable {
         }
         if nameOrPath.lowercased() == "loopback" { return .loopback }
         let known = (try? allProfiles().map(\.name).joined(separator: ", ")) ?? ""
-        throw BenchError.usage("unknown profile '\(nameOrPath)' (known: \(known.isEmpty ? "loopback" : known); or give a profile file)")
+        let hint = source == .missing ? "; no scenario library found: set NETBENCH_HOME or run scripts/install.sh" : ""
+        throw BenchError.usage("unknown profile '\(nameOrPath)' (known: \(known.isEmpty ? "loopback" : known); or give a profile file\(hint))")
     }
 
     public func profileFiles() -> [String] {

@@ -2,30 +2,39 @@ import Foundation
 import BenchCore
 import BenchModel
 import Runner
+import CommandLineKit
 
-struct ProfilesCommand: Command {
-    static let name = "profiles"
-    static let summary = "list the network profiles (down/up/RTT/loss/queue/trace)"
-    static let help = """
-    usage: netbench profiles [--json]
+struct ProfilesCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "profiles",
+            abstract: "list the network profiles (down/up/RTT/loss/queue/trace)",
+            discussion: """
+            Lists the profiles of the scenario library (see 'netbench doctor' for where it was found) and the \
+            built-in loopback. RTT convention: `rtt` is the round trip; each direction of the emulated link \
+            gets rtt/2 of one-way delay (WebPageTest's convention; sitespeed.io/Browsertime name the same \
+            profiles with half these RTTs).
+            """,
+            examples: ["netbench profiles", "netbench profiles --quiet", "netbench profiles --json"],
+            exitCodes: [ExitCodeDoc(.success, "listed"), Netbench.usageExit, Netbench.dataExit])
+    }
 
-    Lists the profiles in Scenarios/profiles (and the built-in loopback). RTT convention: `rtt` is the
-    round trip; each direction of the emulated link gets rtt/2 of one-way delay (WebPageTest's
-    convention; sitespeed.io/Browsertime name the same profiles with half these RTTs).
+    @Flag("--json", help: "print the profiles as JSON (the profile files' own keys)") var json: Bool
+    @Flag("--quiet", "-q", help: "print only the profile names, one per line") var quiet: Bool
 
-    options:
-      --json   print the profiles as JSON
-    example:
-      netbench profiles
-    """
+    func validate() throws { _ = try OutputMode.from(json: json, quiet: quiet) }
 
-    static func run(_ args: inout Arguments) throws -> ExitCode {
-        let json = args.flag("--json")
-        _ = try args.positionals()
+    func run() throws -> ExitCode {
         let profiles = try Library.locate().allProfiles()
-        if json {
-            print(String(decoding: try JSONFile.encode(profiles), as: UTF8.self), terminator: "")
+        switch try OutputMode.from(json: json, quiet: quiet) {
+        case .json:
+            try OutputMode.printJSON(profiles)
             return .success
+        case .quiet:
+            for p in profiles { print(p.name) }
+            return .success
+        case .table:
+            break
         }
         var rows = [["name", "down", "up", "RTT", "loss", "queue", "source"]]
         for p in profiles {

@@ -8,8 +8,13 @@ import Runner
 final class ProgressDisplay: RunObserver {
     private var blockStart = Date()
     private let started = Date()
+    /// `--quiet` / `--json`: nothing on standard error but errors.
+    private let silent: Bool
+
+    init(silent: Bool = false) { self.silent = silent }
 
     func line(_ text: String) {
+        if silent { return }
         FileHandle.standardError.write((text + "\n").data(using: .utf8)!)
     }
 

@@ -3,37 +3,44 @@ import BenchCore
 import LinkEmulator
 import SystemIO
 import Runner
+import CommandLineKit
 
-struct DoctorCommand: Command {
-    static let name = "doctor"
-    static let summary = "check privileges, libraries, peers and stale namespaces"
-    static let help = """
-    usage: netbench doctor [--cleanup]
+struct DoctorCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "doctor",
+            abstract: "check privileges, libraries, peers and stale namespaces",
+            discussion: """
+            Reports what netbench can do on this machine: where its scenario library (pages, profiles, traces, \
+            suites) was found, privileges for emulated profiles (network namespaces, TUN devices), the C \
+            libraries it was built against, the kernel's congestion controls, test peers (aioquic), a headless \
+            Chromium for --client chromium, and network namespaces left by a killed run.
+            """,
+            examples: ["netbench doctor", "netbench doctor --cleanup", "netbench doctor --quiet || echo 'cannot emulate here'"],
+            exitCodes: [ExitCodeDoc(.success, "emulated profiles can run here"), Netbench.usageExit,
+                         ExitCodeDoc(.noPermission, "emulated profiles cannot run here (missing privilege)")])
+    }
 
-    Reports what netbench can do on this machine: privileges for emulated profiles (network
-    namespaces, TUN devices), the C libraries it was built against, the kernel's congestion
-    controls, test peers (aioquic), a headless Chromium for --client chromium, and network
-    namespaces left by a killed run. Exits 77 when emulated profiles cannot run here.
+    @Flag("--cleanup", help: "delete namespaces left by runs whose process is gone (nb-<pid>-…)") var cleanup: Bool
+    @Flag("--json", help: "print the checks as JSON (check, status, detail)") var json: Bool
+    @Flag("--quiet", "-q", help: "print only what is missing") var quiet: Bool
 
-    options:
-      --cleanup   delete namespaces left by runs whose process is gone (nb-<pid>-…)
-    example:
-      netbench doctor --cleanup
-    """
+    func validate() throws { _ = try OutputMode.from(json: json, quiet: quiet) }
 
-    static func run(_ args: inout Arguments) throws -> ExitCode {
-        let cleanup = args.flag("--cleanup")
-        _ = try args.positionals()
+    func run() throws -> ExitCode {
+        let cleanup = self.cleanup
         var rows: [[String]] = [["check", "status", "detail"]]
         func add(_ what: String, _ ok: Bool?, _ detail: String) {
             rows.append([what, ok == nil ? "info" : ok! ? "ok" : "MISSING", detail])
         }
+        let library = Library.locate()
+        add("scenario library", library.source != .missing, library.root + " (" + library.source.description + ")")
         let p = EmulationPrivileges.check()
         add("emulation privileges", p.isSufficient, p.reason)
         add("running as", nil, ProcessControl.isRoot ? "root" : "uid \(getuid())")
         for (lib, pkg) in [("openssl", "libssl-dev"), ("libnghttp2", "libnghttp2-dev"), ("libngtcp2", "libngtcp2-dev"),
                            ("libngtcp2_crypto_gnutls", "libngtcp2-crypto-gnutls-dev"), ("libnghttp3", "libnghttp3-dev"), ("gnutls", "libgnutls28-dev")] {
-            let v = shell("pkg-config", ["--modversion", lib])
+            let v = Self.shell("pkg-config", ["--modversion", lib])
             add(lib, v != nil, v.map { "version \($0)" } ?? "not found: apt-get install \(pkg) (or scripts/bootstrap.sh)")
         }
         let ccs = ProcessControl.readSmallFile("/proc/sys/net/ipv4/tcp_available_congestion_control")?.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -42,11 +49,11 @@ struct DoctorCommand: Command {
         add("kernel", nil, "Linux \(kernel) (epoll_pwait2 needs ≥ 5.11; netem is not used)")
         // The same lookup runs use ($NETBENCH_CHROMIUM, then Debian's and the usual places).
         if let chromium = RunClient.chromiumPath {
-            add("chromium", true, (shell(chromium, ["--version"]) ?? "") + " (\(chromium))")
+            add("chromium", true, (Self.shell(chromium, ["--version"]) ?? "") + " (\(chromium))")
         } else {
             add("chromium", false, "not installed (only for --client chromium): " + RunClient.chromiumInstallHint)
         }
-        let venv = Library.locate().root + "/../.build-venv"
+        let venv = library.root + "/../.build-venv"
         let hasAioquic = FileManager.default.fileExists(atPath: venv + "/aioquic-examples/http3_client.py")
         add("aioquic (tests)", hasAioquic, hasAioquic ? URL(fileURLWithPath: venv).standardizedFileURL.path : "not installed (tests only): scripts/bootstrap.sh --test")
         let stale = ((try? FileManager.default.contentsOfDirectory(atPath: NetworkNamespace.directory)) ?? []).filter { $0.hasPrefix("nb-") }.sorted()
@@ -58,7 +65,11 @@ struct DoctorCommand: Command {
         } else {
             add("namespaces nb-*", stale.isEmpty ? true : nil, stale.isEmpty ? "none" : "\(stale.joined(separator: ", ")) — `netbench doctor --cleanup` removes those of dead runs")
         }
-        print(Table.render(rows))
+        switch try OutputMode.from(json: json, quiet: quiet) {
+        case .table: print(Table.render(rows))
+        case .json: try OutputMode.printJSON(rows.dropFirst().map { ["check": $0[0], "status": $0[1], "detail": $0[2]] })
+        case .quiet: for r in rows.dropFirst() where r[1] == "MISSING" { print("\(r[0]): \(r[2])") }
+        }
         return p.isSufficient ? .success : .noPermission
     }
 

@@ -1,0 +1,80 @@
+import BenchCore
+import BenchModel
+import Foundation
+import CommandLineKit
+
+/// `netbench import-har`: a browser's HAR recording becomes a replayable scenario.
+struct ImportHARCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "import-har",
+            abstract: "turn a HAR file (Chrome, Firefox, WebPageTest) into a scenario",
+            discussion: """
+            Reads a HAR 1.2 file as Chrome, Firefox or WebPageTest export it and writes a scenario: one origin \
+            per host; each response's body size (bodySize, content.size or Chrome's _transferSize, the first \
+            present and ≥ 0); server think time from timings.wait less the recorded round trip (the fastest TCP \
+            handshake in the file; --raw-wait keeps wait as is); dependencies from Chrome's _initiator (URL or \
+            script stack) when present, otherwise from timing (a resource depends on the latest document, \
+            stylesheet or script that finished before it started; the first document is the root). Redirects \
+            are followed and listed, data: URLs skipped, duplicate URLs imported once, non-GET requests \
+            imported as GETs and noted. Multi-page HARs: the first page.
+
+            Prints what was imported and, per entry index, what was not and why. Without -o the scenario goes \
+            to stdout and the report to stderr. When the HAR cannot be read (bad JSON, truncated, a required \
+            field missing) the message names the entry, e.g. 'log.entries[12].request.url: missing'.
+            """,
+            examples: ["netbench import-har shop.har -o Scenarios/pages/shop.json",
+                       "netbench import-har wpt-run.har --name news-home > news-home.json"],
+            exitCodes: [ExitCodeDoc(.success, "imported"), Netbench.usageExit,
+                        ExitCodeDoc(.dataError, "the HAR cannot be read")])
+    }
+
+    @Argument("FILE.har", help: "the HAR file", completion: .file(extensions: ["har"])) var file: String
+    @Option("--output", "-o", value: "SCENARIO.json", help: "where to write the scenario (default: stdout)", parse: .file("json")) var output: String?
+    @Option("--name", value: "NAME", help: "the scenario's name (default: from the page)", parse: .nonEmpty) var name: String?
+    @Flag("--raw-wait", help: "keep timings.wait as the think time (do not subtract the recorded round trip)") var rawWait: Bool
+
+    func run() throws -> ExitCode {
+        let result = try HARImporter.load(path: file, options: .init(name: name, subtractRoundTrip: !rawWait))
+        let data = try JSONFile.encode(result.scenario)
+        let report = Self.reportText(result, source: file, output: output)
+        if let output {
+            try JSONFile.writeAtomically(data, to: output)
+            print(report, terminator: "")
+        } else {
+            FileHandle.standardOutput.write(data)
+            writeError(report)
+        }
+        return .success
+    }
+
+    static func reportText(_ r: HARImporter.Result, source: String, output: String?) -> String {
+        let rep = r.report
+        let s = r.scenario
+        var out = "imported \(rep.imported) of \(rep.entries) entries from \(source)"
+        out += (rep.creator.map { " (\($0))" } ?? "") + (output.map { " → \($0)" } ?? "") + "\n"
+        out += "  \(s.origins.count) origins, \(Units.formatBytes(s.totalBytes)), depth \(s.depth); "
+        out += "parents: \(rep.parentsFromInitiator) from initiators, \(rep.parentsFromTiming) from timing\n"
+        if let rtt = rep.roundTripMs {
+            out += "  think time = timings.wait − \(Units.format(rtt, 1)) ms (recorded round trip)\n"
+        } else {
+            out += "  think time = timings.wait\n"
+        }
+        if !rep.redirects.isEmpty {
+            out += "redirects followed:\n"
+            for d in rep.redirects {
+                out += "  log.entries[\(d.entry)]: \(d.status) \(d.from) → \(d.to)"
+                out += d.targetEntry.map { " (log.entries[\($0)])\n" } ?? " (target not in the HAR)\n"
+            }
+        }
+        if !rep.skipped.isEmpty {
+            out += "not imported:\n"
+            for n in rep.skipped { out += "  \(n)\n" }
+        }
+        if !rep.notes.isEmpty {
+            out += "notes:\n"
+            for n in rep.notes { out += "  \(n)\n" }
+        }
+        return out
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import BenchCore
+import BenchModel
+import CommandLineKit
+
+/// `--json` and `--quiet` for the commands that print tables: JSON for scripts, or only what needs
+/// attention (the exit status says the rest).
+enum OutputMode {
+    case table, json, quiet
+
+    static func from(json: Bool, quiet: Bool) throws -> OutputMode {
+        if json && quiet { throw BenchError.usage("--json and --quiet exclude each other") }
+        return json ? .json : quiet ? .quiet : .table
+    }
+
+    /// Sorted keys so that output diffs cleanly and scripts see a stable order.
+    static func printJSON<T: Encodable>(_ value: T) throws {
+        print(String(decoding: try JSONFile.encode(value), as: UTF8.self), terminator: "")
+    }
+}
+
+/// Parsers for netbench's own vocabulary (the generic ones live in CommandLineKit).
+extension ValueParser where T == [TransportKind] {
+    static var transports: ValueParser<[TransportKind]> {
+        .init(expected: "a list of h1, h2, h3", completion: .choices(["h1", "h2", "h3", "h1,h2", "h1,h2,h3", "h2,h3"])) { TransportKind.parseList($0) }
+    }
+}
+
+extension ValueParser where T == TransportKind {
+    static var transport: ValueParser<TransportKind> { .choice(TransportKind.self) }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import BenchCore
+import BenchModel
+import CommandLineKit
+import Runner
+import TLS
+import QUIC
+
+struct RunCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "run",
+            abstract: "run a suite or scenarios and write results, summary and report",
+            discussion: """
+            Loads pages (scenarios) through the replay server over each transport and profile, interleaving \
+            the runs (h1 h2 h3 h1 h2 h3 …), and writes after every run, atomically:
+              DIR/results.json   every run's raw timestamps (schema v1)
+              DIR/summary.csv    per scenario/profile/transport/metric: n, median, p90, p95, mean, sd, 95% CI
+              DIR/report.html    the comparative report (open it in a browser)
+
+            With no file, runs the default suite (Scenarios/suites/default.json). A suite names its scenarios, \
+            profiles, transports and runs; options given here override it. With scenario files, the defaults \
+            are --transport h1,h2 --profile loopback --runs 10.
+            """,
+            examples: [
+                "netbench run",
+                "netbench run Scenarios/pages/mobile-median.json -t h1,h2 -n 10 -o /tmp/nb",
+                "netbench run Scenarios/suites/weak-network.json --runs 5",
+                "netbench run Scenarios/pages/mobile-median.json --transport h1,h2,h3 --client builtin,chromium",
+                "netbench run Scenarios/pages/small-page.json --json > summary.json",
+            ],
+            exitCodes: [
+                ExitCodeDoc(.success, "ok (even if some runs failed: see the results)"),
+                ExitCodeDoc(.runFailed, "every run failed, setup failed, or the run was interrupted"),
+                Netbench.usageExit,
+                ExitCodeDoc(.dataError, "bad scenario, profile or suite"),
+                ExitCodeDoc(.noPermission, "missing privilege for an emulated profile"),
+            ])
+    }
+
+    @Argument("SUITE_OR_SCENARIO", help: "a suite file or scenario files (default: the default suite)",
+              completion: .file(extensions: ["json"])) var files: [String]
+    @Option("--transport", "-t", value: "LIST", help: "transports to compare: h1 (HTTP/1.1+TLS), h2 (HTTP/2+TLS), h3 (HTTP/3+QUIC)", parse: .transports) var transports: [TransportKind]?
+    @Option("--profile", "-p", value: "LIST", help: "network profiles by name (see 'netbench profiles') or file; loopback = no emulation", parse: .list(of: .nonEmpty)) var profiles: [String]?
+    @Option("--runs", "-n", value: "N", help: "counted runs per scenario × profile × transport", parse: .int(1...100_000)) var runs: Int?
+    @Option("--warmup", value: "N", help: "extra runs first, recorded but left out of statistics", parse: .int(0...1000)) var warmup: Int?
+    @Option("--out", "-o", value: "DIR", help: "output directory (default: results/<UTC time>-<suite>/)", parse: .directory) var out: String?
+    @Option("--seed", value: "N", help: "seed for loss and other random choices (default: the suite's, else 1)", parse: .uint64) var seed: UInt64?
+    @Option("--timeout", value: "D", help: "limit per run, e.g. 30s (default: 10 × the ideal load time + 30 s)", parse: .duration()) var timeout: Nanoseconds?
+    @Option("--tls", value: "V", help: "force TLS 1.2 or 1.3 for h1/h2 (default: 1.3 negotiated)", parse: .choice(TLSVersion.self)) var tls: TLSVersion?
+    @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
+    @Option("--qlog", value: "DIR", help: "write a qlog file per QUIC connection (<client|server>-<scid>.sqlog)", parse: .directory) var qlog: String?
+    @Flag("--repeat-view", help: "keep TLS sessions and QUIC tickets between runs: later runs resume (QUIC 0-RTT); each connection records resumed / earlyDataAccepted (use --warmup 1)") var repeatView: Bool
+    @Flag("--emulator-realtime", help: "run the emulator's packet loop under SCHED_FIFO: steadier release times on a busy machine at moderate rates (see 'netbench calibrate --realtime')") var emulatorRealtime: Bool
+    @Option("--tcp-cc", value: "NAME", help: "TCP congestion control on every socket (default cubic; recorded per connection)", parse: .nonEmpty) var tcpCC: String?
+    @Option("--quic-cc", value: "NAME", help: "QUIC congestion control", parse: .choice(QUICCongestionControl.self)) var quicCC: QUICCongestionControl?
+    @Option("--client", value: "LIST", help: "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)", parse: .clients) var clients: [RunClient]?
+    @Flag("--json", help: "print the summary (per cell: runs, medians, p95, ideal) and the output paths as JSON instead of the table") var json: Bool
+    @Flag("--quiet", "-q", help: "no progress lines and no table; errors only (the files are written as always)") var quiet: Bool
+
+    func validate() throws { _ = try OutputMode.from(json: json, quiet: quiet) }
+
+    func run() throws -> ExitCode {
+        let mode = try OutputMode.from(json: json, quiet: quiet)
+        let plan = try RunPlanInput.resolve(self)
+        let (request, suiteName) = (plan.request, plan.suiteName)
+        if request.profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
+        let out = request.outputDirectory
+        let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion)
+        let progress = ProgressDisplay(silent: mode != .table)
+        let interrupt = InterruptHandler { runner.cancel() }
+        defer { interrupt.remove() }
+        let c = request.clients
+        progress.line("netbench \(netbenchVersion): \(suiteName): \(request.scenarios.count) scenario(s) × \(request.profiles.count) profile(s) × \(request.transports.map(\.rawValue).joined(separator: ",")) × \(request.runs) run(s)\(c == [.builtin] ? "" : " × " + c.map(\.rawValue).joined(separator: ","))\(request.warmupRuns > 0 ? " + \(request.warmupRuns) warm-up" : "") → \(out)")
+        let results = try runner.execute(observer: progress) { results in
+            try ResultsWriter.writeProgress(results, to: out)
+        }
+        try ResultsWriter.writeFinal(results, to: out)
+        switch mode {
+        case .table:
+            print(ResultsWriter.terminalSummary(results), terminator: "")
+            print("results: \(out)/results.json\nsummary: \(out)/summary.csv\nreport:  \(out)/report.html")
+        case .json:
+            try OutputMode.printJSON(RunSummaryJSON(results, directory: out, interrupted: runner.isCancelled))
+        case .quiet:
+            break
+        }
+        if runner.isCancelled {
+            if mode != .json { writeError("interrupted: \(results.runs.count) run(s) kept in \(out)/results.json") }
+            return .runFailed
+        }
+        let ok = results.runs.filter { $0.status == .ok }.count
+        if ok == 0 && !results.runs.isEmpty { return .runFailed }
+        return .success
+    }
+}
+
+extension ValueParser where T == [RunClient] {
+    static var clients: ValueParser<[RunClient]> {
+        .init(expected: "builtin, chromium or builtin,chromium", completion: .choices(["builtin", "chromium", "builtin,chromium"])) { RunClient.parseList($0) }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+import CommandLineKit
+
+struct ServeCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "serve",
+            abstract: "serve a scenario alone (for external clients and two-host runs)",
+            discussion: """
+            Serves every origin of the scenario on one listener until Ctrl-C: the origin is chosen by the \
+            Host / :authority header (and SNI), and when the host is not one of the scenario's (an IP address, \
+            say) by the path alone. Bodies have the scenario's exact sizes; think times are honoured. \
+            A certificate authority is generated at start and written where --ca-out says (nowhere without it); point the client at it \
+            (curl --cacert FILE, aioquic's --ca-certs FILE).
+            """,
+            examples: ["netbench serve Scenarios/pages/mobile-median.json --transport h3 --listen 127.0.0.1:4433"],
+            exitCodes: [
+                ExitCodeDoc(.success, "stopped by Ctrl-C"),
+                ExitCodeDoc(.runFailed, "cannot listen or write the CA file"),
+                Netbench.usageExit, Netbench.dataExit,
+            ])
+    }
+
+    @Argument("SCENARIO", help: "the scenario file to serve", completion: .file(extensions: ["json"])) var file: String
+    @Option("--transport", "-t", value: "T", help: "h1 (HTTP/1.1 over TLS), h2 (HTTP/2 and HTTP/1.1 over TLS, by ALPN), h3 (HTTP/3 over QUIC/UDP)", parse: .transport) var transport: TransportKind
+    @Option("--listen", "-l", value: "ADDR:PORT", help: "address and port, e.g. 127.0.0.1:8443 (port 0: any free port, printed)", parse: .endpoint) var listen: Endpoint
+    @Option("--ca-out", value: "FILE", help: "where to write the CA certificate (PEM); without it no file is written", parse: .file("pem")) var caOut: String?
+    @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
+    @Flag("--pages", help: "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's resources, at their exact sizes; prints the Chromium flags that trust this server") var pages: Bool
+
+    func run() throws -> ExitCode {
+        let (transport, listen, caOut, pages) = (self.transport, self.listen, self.caOut, self.pages)
+        let keylog = self.keylog ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
+        let scenario = try Scenario.load(from: file)
+        let credentials = try RunCredentials(hosts: scenario.origins.map(\.host))
+        if let caOut {
+            do { try credentials.caPEM.write(toFile: caOut, atomically: true, encoding: .utf8) } catch {
+                throw BenchError.run("\(caOut): cannot write the CA certificate: \(error.localizedDescription)")
+            }
+        }
+        var options = ServerHost.ServerOptions(keyLogFile: keylog, alpn: transport == .h1 ? ["http/1.1"] : ["h2", "http/1.1"])
+        options.renderPages = pages
+        let host: ServerHost
+        do {
+            host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,
+                                  namespace: nil, withTCP: transport != .h3, withQUIC: transport == .h3, options: options)
+        } catch {
+            throw BenchError.run("cannot listen on \(listen): \(error)")
+        }
+        let bound = transport == .h3 ? host.endpoints[0].udp! : host.endpoints[0].tcp!
+        // Unbuffered: scripts wait for these lines to know the server is up.
+        let banner = """
+        netbench serve: \(scenario.name) over \(transport.rawValue) on \(bound) (\(transport == .h3 ? "UDP" : "TCP"))
+        origins: \(scenario.origins.map(\.host).joined(separator: ", "))
+        CA certificate: \(caOut.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? "not written (give --ca-out FILE)")
+        \(pages ? try Self.chromiumHint(scenario, credentials, bound, transport) : "")Ctrl-C stops.
+
+        """
+        FileHandle.standardOutput.write(banner.data(using: .utf8)!)
+        let stop = DispatchSemaphore(value: 0)
+        let interrupt = InterruptHandler(message: "stopping the server") { stop.signal() }
+        stop.wait()
+        interrupt.remove()
+        host.stop()
+        return .success
+    }
+
+    /// The page to open and the flags that make Chromium trust and reach this server.
+    static func chromiumHint(_ s: Scenario, _ c: RunCredentials, _ bound: Endpoint, _ t: TransportKind) throws -> String {
+        let pins = try c.identities.map { try $0.leafPublicKeySHA256Base64() }.joined(separator: ",")
+        let a = bound.address
+        let ip = "\(a >> 24).\((a >> 16) & 255).\((a >> 8) & 255).\(a & 255)"
+        let hosts = s.origins.map(\.host)
+        var flags = "--ignore-certificate-errors-spki-list=\(pins) --host-resolver-rules=\"" + hosts.map { "MAP \($0) \(ip)" }.joined(separator: ", ") + "\""
+        if t == .h3 { flags += " --origin-to-force-quic-on=" + hosts.map { "\($0):\(bound.port)" }.joined(separator: ",") }
+        let root = s.root.map { "https://\(s.origin(id: $0.origin)?.host ?? ""):\(bound.port)\($0.path)" } ?? ""
+        return "page: \(root)\nChromium flags: \(flags)\n"
+    }
+}
+
+extension ValueParser where T == Endpoint {
+    static var endpoint: ValueParser<Endpoint> { .init(expected: "ADDR:PORT (e.g. 127.0.0.1:8443)") { Endpoint($0) } }
+}
