@@ -42,6 +42,7 @@ let package = Package(
         // netbench's commands, declared with CommandLineKit; a library so that tests parse in-process.
         .target(name: "NetbenchCommands", dependencies: [
             "CommandLineKit", "Runner", "Reporters", "BenchModel", "Statistics", "LinkEmulator", "SystemIO", "TLS", "QUIC",
+            "Replay", "HTTPCodec",
         ]),
         .executableTarget(name: "netbench", dependencies: ["NetbenchCommands"]),
 

@@ -10,7 +10,7 @@ struct ScenarioCommand: ParsableCommand {
         CommandConfiguration(
             name: "scenario",
             abstract: "generate, validate or summarise page scenarios",
-            subcommands: [ScenarioGenerate.self, ScenarioValidate.self, ScenarioShow.self])
+            subcommands: [ScenarioGenerate.self, ScenarioValidate.self, ScenarioShow.self, ScenarioExportCommand.self])
     }
 }
 

@@ -1,0 +1,93 @@
+import BenchCore
+import BenchModel
+import Foundation
+import CommandLineKit
+import HTTPCodec
+import Replay
+import TLS
+
+/// `netbench scenario export`: the scenario as files for a server of the user's own.
+struct ScenarioExportCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "export",
+            abstract: "write a scenario's bodies as files per origin, with an nginx configuration and a certificate",
+            discussion: """
+            Writes DIR/www/<host>/<path> for every resource (exact sizes; the same filler bytes netbench serve \
+            sends; "/" becomes index.html), DIR/tls/ca.pem with a certificate and key for every origin host \
+            (DIR/tls/cert.pem, key.pem), DIR/nginx.conf serving them over h1 and h2 on --port, and \
+            DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries). Then:
+              nginx -c DIR/nginx.conf -p DIR
+              netbench run SCENARIO --server 127.0.0.1:PORT --ca DIR/tls/ca.pem
+            """,
+            examples: ["netbench scenario export Scenarios/pages/mobile-median.json -o /srv/netbench --port 8443"],
+            exitCodes: [ExitCodeDoc(.success, "exported"), Netbench.usageExit,
+                        ExitCodeDoc(.dataError, "bad scenario, or DIR is not writable")])
+    }
+
+    @Argument("SCENARIO", help: "the scenario file", completion: .file(extensions: ["json"])) var scenarios: [String]
+    @Option("--output", "-o", value: "DIR", help: "the directory to write (created; existing files are replaced)", parse: .directory) var output: String?
+    @Option("--port", value: "PORT", default: 8443, help: "the port nginx.conf listens on", parse: .int(1...65535)) var port: Int
+
+    func validate() throws {
+        guard scenarios.count == 1 else { throw BenchError.usage("give exactly one scenario file (got \(scenarios.count))") }
+        guard output != nil else { throw BenchError.usage("--output DIR is required") }
+    }
+
+    func run() throws -> ExitCode {
+        let path = scenarios[0], dir = URL(fileURLWithPath: output!).standardizedFileURL.path
+        let scenario = try Scenario.load(from: path)
+        let export = ScenarioExport(scenario: scenario)
+        let fm = FileManager.default
+        func makeDirectory(_ d: String) throws {
+            do { try fm.createDirectory(atPath: d, withIntermediateDirectories: true) } catch {
+                throw BenchError.data("\(d): cannot create the directory: \(error.localizedDescription)")
+            }
+        }
+        for f in export.files {
+            let file = dir + "/www/" + f.host + "/" + f.relativePath
+            try makeDirectory((file as NSString).deletingLastPathComponent)
+            try writeBody(f.bytes, to: file)
+        }
+        let ca = try CertificateAuthority(commonName: "netbench export CA", validDays: 365)
+        let identity = try ca.issue(hostNames: Array(Set(export.files.map(\.host))).sorted() + ["localhost", "127.0.0.1"])
+        try makeDirectory(dir + "/tls")
+        try write(ca.certificatePEM, to: dir + "/tls/ca.pem")
+        try write(identity.certificateChainPEM, to: dir + "/tls/cert.pem")
+        try write(identity.privateKeyPEM, to: dir + "/tls/key.pem")
+        try makeDirectory(dir + "/logs")
+        try write(export.nginxConfiguration(root: dir + "/www", port: UInt16(port), certificate: dir + "/tls/cert.pem",
+                                            key: dir + "/tls/key.pem", pidFile: dir + "/nginx.pid"), to: dir + "/nginx.conf")
+        let notes = export.notes.isEmpty ? "nothing: a static server reproduces this scenario\n"
+                                         : export.notes.map { "- " + $0 }.joined(separator: "\n") + "\n"
+        try write("What a static server cannot reproduce of \(scenario.name):\n" + notes, to: dir + "/EXPORT.txt")
+        let total = export.files.reduce(Int64(0)) { $0 + $1.bytes }
+        print("wrote \(export.files.count) file(s), \(Units.formatBytes(total)), for \(Set(export.files.map(\.host)).count) origin(s) under \(dir)/www")
+        print("nginx: nginx -c \(dir)/nginx.conf -p \(dir)    (h1 + h2 on port \(port); CA: \(dir)/tls/ca.pem)")
+        for n in export.notes.prefix(5) { print("note: " + n) }
+        if export.notes.count > 5 { print("note: … and \(export.notes.count - 5) more in \(dir)/EXPORT.txt") }
+        return .success
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+            throw BenchError.data("\(path): cannot write: \(error.localizedDescription)")
+        }
+    }
+
+    /// The body netbench serve would send: `bytes` filler bytes, written in 64 KiB chunks.
+    private func writeBody(_ bytes: Int64, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+            throw BenchError.data("\(path): cannot create the file")
+        }
+        defer { try? h.close() }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var offset: Int64 = 0
+        while offset < bytes {
+            let n = Int(min(Int64(chunk.count), bytes - offset))
+            chunk.withUnsafeMutableBytes { BodyFiller.fill(UnsafeMutableRawBufferPointer(rebasing: $0[0..<n]), offset: offset) }
+            do { try h.write(contentsOf: chunk[0..<n]) } catch { throw BenchError.data("\(path): cannot write: \(error.localizedDescription)") }
+            offset += Int64(n)
+        }
+    }
+}
