@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import BenchCore
 import BenchModel
 @testable import Reporters
@@ -27,7 +28,7 @@ final class CommandLineTests: XCTestCase {
 
     @discardableResult
     func netbench(_ args: String...) throws -> (code: Int32, out: String, err: String) {
-        guard let binary = Self.binary else { throw XCTSkip("netbench binary not built") }
+        guard let binary = Self.binary else { try missingPrerequisite("netbench binary not built (swift build first)") }
         let p = Process()
         p.executableURL = binary
         p.arguments = args
