@@ -15,6 +15,10 @@ final class GoldenTests: XCTestCase {
         .appendingPathComponent("Fixtures/golden")
 
     func assertGolden(_ text: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try Self.assertGolden(text, name, file: file, line: line)
+    }
+
+    static func assertGolden(_ text: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let url = Self.goldenDirectory.appendingPathComponent(name)
         if ProcessInfo.processInfo.environment["NETBENCH_UPDATE_GOLDENS"] != nil {
             try FileManager.default.createDirectory(at: Self.goldenDirectory, withIntermediateDirectories: true)
