@@ -81,12 +81,12 @@ struct CheckCommand: ParsableCommand {
         }
         if mode == .json {
             try OutputMode.printJSON(CheckJSON(passed: !run.failed, checks: outcomes.map {
-                CheckJSON.Check(kind: "\($0.kind)", name: $0.name, status: $0.status.rawValue, message: $0.message)
+                CheckJSON.Check(kind: $0.kind.rawValue, name: $0.name, status: $0.status.rawValue, message: $0.message)
             }))
             return run.failed ? .regression : .success
         }
         let failed = outcomes.filter { $0.status == .failed }
-        let regressions = failed.filter { $0.kind == "regression" }.count
+        let regressions = failed.filter { $0.kind == .regression }.count
         let thresholds = failed.count - regressions
         if run.failed {
             if mode == .quiet { return .regression }

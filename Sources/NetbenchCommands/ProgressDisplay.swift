@@ -36,7 +36,7 @@ final class ProgressDisplay: RunObserver {
         } else {
             outcome = "FAILED: " + (record.error ?? "unknown error")
         }
-        let client = record.client.map { $0 == "builtin" ? "" : "\($0) · " } ?? ""
+        let client = record.client.map { $0 == .builtin ? "" : "\($0.rawValue) · " } ?? ""
         let label = "\(record.scenario) · \(record.profile) · \(client)\(record.transport.rawValue) · " + (record.warmup == true ? "warm-up" : "run \(record.index + 1)")
         line("[\(position)/\(total)] \(label): \(outcome)  (eta \(Int(eta.rounded())) s)")
     }

@@ -110,7 +110,7 @@ final class NetworkBlock {
                            clientNamespace: network?.clientNamespace, clientAddress: clientAddress, timeout: limit, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
         var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: transport, index: max(index, 0), status: .ok)
         if index < 0 { record.warmup = true }
-        record.client = client.rawValue
+        record.client = client
         record.startedAt = BenchmarkRunner.utcTimestamp()
         page.tcpOptions = tcpOptions
         if repeatView {

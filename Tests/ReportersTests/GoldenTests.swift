@@ -54,10 +54,10 @@ final class GoldenTests: XCTestCase {
 
     func testJUnit() throws {
         let outcomes = [
-            CheckOutcome(kind: "regression", name: "news · 4g · h3 · pltMs", status: .passed, message: "median 1000 ms -> 990 ms"),
-            CheckOutcome(kind: "regression", name: "news · 4g · h1 · pltMs", status: .failed, message: "regression beyond 5% <&\">"),
-            CheckOutcome(kind: "regression", name: "news · cable · h1 · *", status: .skipped, message: "no counted runs in the baseline"),
-            CheckOutcome(kind: "threshold", name: "pltMs.p95 < 3000 [news · 4g · h2]", status: .passed, message: "pltMs.p95 = 1400 ms"),
+            CheckOutcome(kind: .regression, name: "news · 4g · h3 · pltMs", status: .passed, message: "median 1000 ms -> 990 ms"),
+            CheckOutcome(kind: .regression, name: "news · 4g · h1 · pltMs", status: .failed, message: "regression beyond 5% <&\">"),
+            CheckOutcome(kind: .regression, name: "news · cable · h1 · *", status: .skipped, message: "no counted runs in the baseline"),
+            CheckOutcome(kind: .threshold, name: "pltMs.p95 < 3000 [news · 4g · h2]", status: .passed, message: "pltMs.p95 = 1400 ms"),
         ]
         try assertGolden(JUnitReport.render(outcomes), "junit.xml")
     }
