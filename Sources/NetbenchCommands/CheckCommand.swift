@@ -1,6 +1,7 @@
 import Foundation
 import BenchCore
 import BenchModel
+import SystemIO
 import Reporters
 import CommandLineKit
 
@@ -76,7 +77,7 @@ struct CheckCommand: ParsableCommand {
             print("\(tag)  \(o.name): \(o.message)")
         }
         if let junitPath {
-            try JSONFile.writeAtomically(Data(JUnitReport.render(outcomes).utf8), to: junitPath)
+            try AtomicFile.write(Data(JUnitReport.render(outcomes).utf8), to: junitPath)
             if mode == .table { print("wrote \(junitPath)") }
         }
         if mode == .json {

@@ -53,7 +53,7 @@ final class NetworkBlock {
         guard profile.isEmulated else {
             network = nil
             clientAddress = nil
-            servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: 0x7F00_0001, namespace: nil,
+            servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
                                      withQUIC: withQUIC, options: serverOptions)
             rttMs = (try? RTTProbe.tcpConnectMedian(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)) ?? 0.05
             downlinkBitsPerSecond = nil

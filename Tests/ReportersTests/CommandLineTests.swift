@@ -42,7 +42,8 @@ final class CommandLineTests: XCTestCase {
 
     func save(_ r: ResultsFile, _ name: String) throws -> String {
         let d = dir.appendingPathComponent(name)
-        try JSONFile.save(r, to: d.appendingPathComponent("results.json").path)
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        try JSONFile.encode(r).write(to: URL(fileURLWithPath: d.appendingPathComponent("results.json").path))
         return d.path
     }
 

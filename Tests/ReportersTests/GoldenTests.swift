@@ -74,11 +74,12 @@ final class GoldenTests: XCTestCase {
         let dir = ProcessInfo.processInfo.environment["NETBENCH_SAMPLE_REPORT"]
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("netbench-sample-\(getpid())").path
         defer { if ProcessInfo.processInfo.environment["NETBENCH_SAMPLE_REPORT"] == nil { try? FileManager.default.removeItem(atPath: dir) } }
-        let written = try ReportWriter.writeAll(results: SampleResults.demo(perCell: 30), to: dir)
-        XCTAssertEqual(written.count, 5)
-        for file in written {
-            let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
-            XCTAssertGreaterThan(size, 100, file)
+        let files = try ReportWriter.render(SampleResults.demo(perCell: 30))
+        XCTAssertEqual(files.map(\.fileName), ["results.json", "summary.csv", "runs.csv", "summary.md", "report.html"])
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (name, data) in files {
+            XCTAssertGreaterThan(data.count, 100, name)
+            try data.write(to: URL(fileURLWithPath: dir + "/" + name))
         }
     }
 }
