@@ -14,6 +14,10 @@ public struct ResultsFile: Codable, Sendable {
     public var host: HostInfo
     public var suite: SuiteInfo
     public var runs: [RunRecord]
+    /// The plan's digest (see `PlanDigest`); nil in results written before it existed.
+    public var planDigest: String?
+    /// Sharded or merged results: where and when each shard ran.
+    public var shards: [ShardRecord]?
 
     public init(netbenchVersion: String, startedAt: String, host: HostInfo, suite: SuiteInfo, runs: [RunRecord] = []) {
         self.schemaVersion = ResultsFile.currentSchemaVersion
@@ -87,6 +91,8 @@ public struct RunRecord: Codable, Sendable {
     public var connections: [ConnectionRecord]
     public var pathEvents: [PathEventRecord]
     public var emulator: EmulatorRecord?
+    /// The machine that made the run (its host name), so merged results say where each ran.
+    public var host: String?
 
     public init(scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
                 error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],
