@@ -150,6 +150,9 @@ public final class BenchmarkRunner: @unchecked Sendable {
                              transports: r.transports, runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed,
                              baselineTransport: r.baselineTransport, client: r.clients.map(\.rawValue).joined(separator: ",")))
         results.planDigest = r.planDigest
+        results.suite.adaptive = r.adaptive.map {
+            AdaptiveSettings(precision: $0.precision, minRuns: $0.minRuns, maxRuns: $0.maxRuns, budgetSeconds: $0.budget.map { Double($0) / 1e9 })
+        }
         if let s = r.shard { results.shards = [ShardRecord(shard: s, host: results.host, startedAt: results.startedAt)] }
         return results
     }
