@@ -28,6 +28,7 @@ struct RunPlanInput {
         var clients: [RunClient] = [.builtin]
         var suiteRepeatView = false
         var suiteBytes: [UInt8]?
+        var suiteAuto = false
 
         let inputs = c.files.isEmpty ? [library.suitePath("default")] : c.files
         for file in inputs {
@@ -39,6 +40,7 @@ struct RunPlanInput {
                 profileNames = suite.profiles
                 transports = suite.transports
                 runs = suite.runs
+                suiteAuto = suite.$runs.isAuto
                 warmup = suite.warmupRuns ?? 0
                 seed = suite.seed ?? seed
                 baseline = suite.baselineTransport
@@ -54,8 +56,8 @@ struct RunPlanInput {
         transports = c.transports ?? transports
         clients = c.clients ?? clients
         profileNames = c.profiles ?? profileNames
-        if case .fixed(let n) = c.runs { runs = n }
-        let adaptive: AdaptiveRuns? = c.runs == .auto
+        if case .fixed(let n) = c.runs { runs = n; suiteAuto = false }
+        let adaptive: AdaptiveRuns? = c.runs == .auto || (c.runs == nil && suiteAuto)
             ? AdaptiveRuns(precision: c.precision ?? 0.02, maxRuns: c.maxRuns ?? 30, budget: c.budget) : nil
         if adaptive == nil, c.precision != nil || c.maxRuns != nil || c.budget != nil {
             throw BenchError.usage("--precision, --max-runs and --budget go with --runs auto")
