@@ -93,8 +93,6 @@ public struct RunProgress: Sendable {
     /// Seconds the remaining runs should take, from each cell's own measured run time (or its
     /// ideal page load before its first run); nil when nothing can be estimated yet.
     public var etaSeconds: Double?
-    /// `--runs auto`: the finished cell's median PLT CI half-width relative to the median, when known.
-    public var note: String?
 }
 
 /// Where the runs go as they finish: `begin` once with the results' header (no runs), then

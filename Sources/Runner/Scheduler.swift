@@ -159,6 +159,18 @@ struct Scheduler {
         }
     }
 
+    /// What an adaptive cell reached when it stopped.
+    private func precisionNote(_ cell: Cell, _ a: AdaptiveRuns) -> String {
+        let name = "\(request.scenarios[cell.scenario].scenario.name) · \(request.profiles[cell.profile].name) · \(cell.transport.rawValue)"
+        let n = attempts[cell] ?? 0
+        guard let ci = MedianConfidence.interval(samples[cell] ?? [], level: a.level) else {
+            return "\(name): stopped after \(n) run(s) (--max-runs) with no \(Int(a.level * 100))% interval of the median (\((samples[cell] ?? []).count) successful)"
+        }
+        let pct = { (x: Double) in String(format: "%.1f%%", x * 100) }
+        let reason = ci.relativeHalfWidth <= a.precision ? "within ±\(pct(a.precision))" : "not within ±\(pct(a.precision)): --max-runs reached"
+        return "\(name): median PLT \(String(format: "%.1f", ci.median)) ms, \(pct(ci.coverage)) CI [\(String(format: "%.1f", ci.low)), \(String(format: "%.1f", ci.high))] = ±\(pct(ci.relativeHalfWidth)) after \(n) run(s), \(reason)"
+    }
+
     /// One run (and its migration baseline); false when cancelled, the run then not kept.
     private mutating func runOne(_ executor: PageExecutor, _ cell: Cell, index: Int, observer: RunObserver,
                                  emit: (RunRecord) throws -> Void) throws -> Bool {
@@ -199,6 +211,7 @@ struct Scheduler {
             if let a = request.adaptive {
                 let settled = a.isSettled(pltMs: samples[cell] ?? [], attempts: attempts[cell] ?? 0)
                 remaining[cell] = settled ? 0 : max(a.minRuns - (attempts[cell] ?? 0), 1)
+                if settled { observer.notice(precisionNote(cell, a)) }
             } else {
                 remaining[cell] = max((remaining[cell] ?? 1) - 1, 0)
             }
