@@ -135,6 +135,11 @@ struct Scheduler {
 
     /// Runs the plan's share; returns early (without error) when cancelled.
     mutating func run(observer: RunObserver, emit: (RunRecord) throws -> Void) throws {
+        if let shard = request.shard, remaining.values.allSatisfy({ $0 == 0 }), request.finishedRuns.isEmpty {
+            let blocks = request.scenarios.count * request.profiles.count
+            observer.notice("shard \(shard) has no runs: the plan has \(blocks) scenario × profile block(s)"
+                            + (request.adaptive != nil ? " and --runs auto shards whole blocks only" : " of \(request.runs) run(s)"))
+        }
         for (pi, profile) in request.profiles.enumerated() {
             if runner.isCancelled { return }
             let cells = allCells().filter { $0.profile == pi && (remaining[$0] ?? 0) > 0 }
