@@ -63,6 +63,8 @@ let package = Package(
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        // The scheduler with stand-in executors (no sockets) and the append-only results log.
+        .testTarget(name: "RunnerTests", dependencies: ["Runner", "BenchModel", "BenchCore", "SystemIO", "Transport", "Statistics"]),
         .testTarget(name: "CLITests", dependencies: ["CommandLineKit", "NetbenchCommands", "Runner", "BenchCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -14,6 +14,12 @@ public struct ResultsFile: Codable, Sendable {
     public var host: HostInfo
     public var suite: SuiteInfo
     public var runs: [RunRecord]
+    /// The plan's digest (see `PlanDigest`); nil in results written before it existed.
+    public var planDigest: String?
+    /// Sharded or merged results: where and when each shard ran.
+    public var shards: [ShardRecord]?
+    /// Merged results: counted runs the plan expects that no shard held.
+    public var missingRuns: [String]?
 
     public init(netbenchVersion: String, startedAt: String, host: HostInfo, suite: SuiteInfo, runs: [RunRecord] = []) {
         self.schemaVersion = ResultsFile.currentSchemaVersion
@@ -59,11 +65,25 @@ public struct SuiteInfo: Codable, Hashable, Sendable {
     /// The transport the others are compared against in reports.
     public var baselineTransport: TransportKind?
     public var client: String?
+    /// `--runs auto`: runs vary per cell (`runs` is then the maximum).
+    public var adaptive: AdaptiveSettings?
     public init(name: String, scenarios: [String], profiles: [Profile], transports: [TransportKind], runs: Int,
                 warmupRuns: Int? = nil, seed: UInt64, baselineTransport: TransportKind? = nil, client: String? = nil) {
         self.name = name; self.scenarios = scenarios; self.profiles = profiles; self.transports = transports
         self.runs = runs; self.warmupRuns = warmupRuns; self.seed = seed; self.baselineTransport = baselineTransport
         self.client = client
+    }
+}
+
+/// `--runs auto` as recorded with the results.
+public struct AdaptiveSettings: Codable, Hashable, Sendable {
+    /// The median PLT's 95% CI half-width aimed at, relative (0.02 = ±2%).
+    public var precision: Double
+    public var minRuns: Int
+    public var maxRuns: Int
+    public var budgetSeconds: Double?
+    public init(precision: Double, minRuns: Int, maxRuns: Int, budgetSeconds: Double? = nil) {
+        self.precision = precision; self.minRuns = minRuns; self.maxRuns = maxRuns; self.budgetSeconds = budgetSeconds
     }
 }
 
@@ -88,6 +108,8 @@ public struct RunRecord: Codable, Sendable {
     public var connections: [ConnectionRecord]
     public var pathEvents: [PathEventRecord]
     public var emulator: EmulatorRecord?
+    /// The machine that made the run (its host name), so merged results say where each ran.
+    public var host: String?
 
     public init(scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
                 error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],

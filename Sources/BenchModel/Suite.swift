@@ -14,7 +14,7 @@ public struct Suite: Codable, Hashable, Sendable {
     /// Profile names (from Scenarios/profiles) or profile files relative to the suite file.
     public var profiles: [String]
     public var transports: [TransportKind]
-    public var runs: Int
+    @SuiteRunCount public var runs: Int
     public var warmupRuns: Int?
     public var baselineTransport: TransportKind?
     /// k6-style thresholds checked by `netbench check`, e.g. `"pltMs.p95 < 3000"`.

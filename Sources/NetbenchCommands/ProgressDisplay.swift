@@ -7,7 +7,8 @@ import Runner
 /// and a log of the run remains.
 final class ProgressDisplay: RunObserver {
     private var blockStart = Date()
-    private let started = Date()
+    /// The runner's latest estimate for the remaining runs (each cell's own run time, or its ideal).
+    private var etaSeconds: Double?
     /// `--quiet` / `--json`: nothing on standard error but errors.
     private let silent: Bool
 
@@ -26,8 +27,6 @@ final class ProgressDisplay: RunObserver {
     func runStarting(position: Int, total: Int, label: String) {}
 
     func runFinished(position: Int, total: Int, record: RunRecord) {
-        let elapsed = Date().timeIntervalSince(started)
-        let eta = position > 0 ? elapsed / Double(position) * Double(total - position) : 0
         var outcome: String
         if record.status == .ok {
             outcome = "PLT " + fmt(record.metrics.pltMs ?? record.metrics.idealPltMs) + " ms, TTFB " + fmt(record.metrics.ttfbMs) + " ms"
@@ -38,7 +37,24 @@ final class ProgressDisplay: RunObserver {
         }
         let client = record.client.map { $0 == .builtin ? "" : "\($0.rawValue) · " } ?? ""
         let label = "\(record.scenario) · \(record.profile) · \(client)\(record.transport.rawValue) · " + (record.warmup == true ? "warm-up" : "run \(record.index + 1)")
-        line("[\(position)/\(total)] \(label): \(outcome)  (eta \(Int(eta.rounded())) s)")
+        pending = "[\(position)/\(total)] \(label): \(outcome)"
+    }
+
+    private var pending: String?
+
+    /// Comes right after `runFinished`: the line is printed with the ETA of the runs left.
+    func progress(_ p: RunProgress) {
+        guard let text = pending else { return }
+        pending = nil
+        let eta = p.etaSeconds.map { "eta \(Self.duration($0))" } ?? "eta unknown"
+        line(text + "  (\(eta))")
+    }
+
+    static func duration(_ s: Double) -> String {
+        let t = Int(s.rounded())
+        if t < 120 { return "\(t) s" }
+        if t < 7200 { return "\(t / 60) min \(t % 60) s" }
+        return "\(t / 3600) h \(t % 3600 / 60) min"
     }
 
     func notice(_ text: String) { line(text) }

@@ -10,7 +10,7 @@ struct ReportCommand: ParsableCommand {
             name: "report",
             abstract: "(re)write the reports of a results directory",
             discussion: """
-            Reads DIR/results.json (DIR may also be a results file) and writes its reports next to it, or into --out:
+            Reads DIR/runs.jsonl (or, for older runs and merges, DIR/results.json; DIR may also be either file) and writes its reports next to it, or into --out:
               html   report.html              one self-contained page: charts, waterfalls, every figure
               csv    summary.csv, runs.csv    one row per scenario/profile/transport/metric; one per run
               md     summary.md               tables for a pull-request comment
@@ -36,22 +36,36 @@ struct ReportCommand: ParsableCommand {
     }
 }
 
-/// Where a command finds `results.json`: a directory holding one, or the file itself.
+/// Where a command finds its results: a directory holding `runs.jsonl` (the append-only log, read
+/// first) or `results.json` (older runs, merges), or one of those files itself.
 enum ResultsInput {
     /// Loads the results (refusing other schema versions) and returns the directory they live in.
+    /// A cut-off last line of a log (a run killed mid-write) is dropped, and said on standard error.
     static func load(_ path: String, role: String = "results") throws -> (ResultsFile, String) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw BenchError.data("\(path): \(role) not found (give a results directory or a results.json)")
+            throw BenchError.data("\(path): \(role) not found (give a results directory, its runs.jsonl or its results.json)")
         }
         if isDirectory.boolValue {
+            let log = URL(fileURLWithPath: path).appendingPathComponent(ResultsLog.fileName).path
+            if FileManager.default.fileExists(atPath: log) { return (try loadLog(log), path) }
             let file = URL(fileURLWithPath: path).appendingPathComponent("results.json").path
             guard FileManager.default.fileExists(atPath: file) else {
-                throw BenchError.data("\(path): no results.json in this directory (\(role))")
+                throw BenchError.data("\(path): no runs.jsonl or results.json in this directory (\(role))")
             }
             return (try ResultsFile.load(from: file), path)
         }
-        return (try ResultsFile.load(from: path), URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if path.hasSuffix(".jsonl") { return (try loadLog(path), dir) }
+        return (try ResultsFile.load(from: path), dir)
+    }
+
+    static func loadLog(_ path: String) throws -> ResultsFile {
+        let contents = try ResultsLog.load(from: path)
+        if contents.droppedBytes > 0 {
+            writeError("netbench: note: \(path): the last line was cut off (\(contents.droppedBytes) bytes, a run interrupted mid-write): dropped; \(contents.runs.count) full run(s) read")
+        }
+        return contents.resultsFile
     }
 }
 

@@ -2,15 +2,12 @@ import Foundation
 import BenchCore
 import BenchModel
 import Reporters
+import Runner
 import SystemIO
 
-/// Writes a run's files: results.json and summary.csv after every run (atomically, so a crash or
-/// Ctrl-C loses nothing), every format once the run ends. The reporters render; this writes.
+/// Writes a run's files: every run is appended to `runs.jsonl` as it ends (one durable line: a
+/// crash loses at most the run in flight), and results.json and the reports once the run ends.
 enum ResultsWriter {
-    static func writeProgress(_ results: ResultsFile, to directory: String) throws {
-        try write(results, to: directory, formats: [.json, .csv])
-    }
-
     static func writeFinal(_ results: ResultsFile, to directory: String) throws {
         try write(results, to: directory)
     }
@@ -26,4 +23,41 @@ enum ResultsWriter {
     }
 
     static func terminalSummary(_ results: ResultsFile) -> String { TextSummary.render(results) }
+}
+
+/// The runner's sink for `netbench run`: `DIR/runs.jsonl`, a header line then one line per run.
+final class ResultsLogSink: RunSink {
+    let directory: String
+    /// Resume: the log exists and continues (a cut-off last line is cut away); no new header.
+    let resuming: Bool
+    private var file: AppendOnlyFile?
+    /// Bytes of a cut-off line removed when a resumed log was opened.
+    private(set) var truncatedBytes: Int64 = 0
+
+    init(directory: String, resuming: Bool) {
+        self.directory = directory
+        self.resuming = resuming
+    }
+
+    var path: String { URL(fileURLWithPath: directory).appendingPathComponent(ResultsLog.fileName).path }
+
+    func begin(_ results: ResultsFile) throws {
+        if !resuming {
+            let header = ResultsLog.Header(planDigest: results.planDigest ?? "", host: results.host, netbenchVersion: results.netbenchVersion,
+                                           shard: results.shards?.first?.shard, startedAt: results.startedAt, suite: results.suite)
+            // A fresh run replaces any earlier log in the directory, as it replaces results.json.
+            try AtomicFile.write(Data(try ResultsLog.headerLine(header)), to: path)
+        }
+        do { file = try AppendOnlyFile(path: path) } catch {
+            throw BenchError.run("\(path): cannot open the results log for appending: \(error)")
+        }
+        truncatedBytes = file?.truncatedBytes ?? 0
+    }
+
+    func append(_ record: RunRecord) throws {
+        guard let file else { throw BenchError.run("\(path): results log not open") }
+        do { try file.append(try ResultsLog.recordLine(record)) } catch {
+            throw BenchError.run("\(path): cannot append the run: \(error)")
+        }
+    }
 }

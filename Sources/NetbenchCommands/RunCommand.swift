@@ -13,8 +13,9 @@ struct RunCommand: ParsableCommand {
             abstract: "run a suite or scenarios and write results, summary and report",
             discussion: """
             Loads pages (scenarios) through the replay server over each transport and profile, interleaving \
-            the runs (h1 h2 h3 h1 h2 h3 …), and writes after every run, atomically:
-              DIR/results.json   every run's raw timestamps (schema v1)
+            the runs (h1 h2 h3 h1 h2 h3 …), and writes:
+              DIR/runs.jsonl     a header line, then every run's raw timestamps, one line per run as it ends
+              DIR/results.json   the same runs as one file (schema v1), written when the run ends
               DIR/summary.csv    per scenario/profile/transport/metric: n, median, p90, p95, mean, sd, 95% CI
               DIR/report.html    the comparative report (open it in a browser)
 
@@ -28,12 +29,15 @@ struct RunCommand: ParsableCommand {
                 "netbench run Scenarios/suites/weak-network.json --runs 5",
                 "netbench run Scenarios/pages/mobile-median.json --transport h1,h2,h3 --client builtin,chromium",
                 "netbench run Scenarios/pages/small-page.json --json > summary.json",
+                "netbench run Scenarios/suites/default.json --shard 2/4 -o shard-2",
+                "netbench run Scenarios/suites/default.json --resume results/20240601T120000Z-default",
+                "netbench run Scenarios/pages/mobile-median.json --runs auto --precision 2% --max-runs 30",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "ok (even if some runs failed: see the results)"),
                 ExitCodeDoc(.runFailed, "every run failed, setup failed, or the run was interrupted"),
                 Netbench.usageExit,
-                ExitCodeDoc(.dataError, "bad scenario, profile or suite"),
+                ExitCodeDoc(.dataError, "bad scenario, profile or suite; --resume of another plan or host"),
                 ExitCodeDoc(.noPermission, "missing privilege for an emulated profile"),
             ])
     }
@@ -42,7 +46,12 @@ struct RunCommand: ParsableCommand {
               completion: .file(extensions: ["json"])) var files: [String]
     @Option("--transport", "-t", value: "LIST", help: "transports to compare: h1 (HTTP/1.1+TLS), h2 (HTTP/2+TLS), h3 (HTTP/3+QUIC)", parse: .transports) var transports: [TransportKind]?
     @Option("--profile", "-p", value: "LIST", help: "network profiles by name (see 'netbench profiles') or file; loopback = no emulation", parse: .list(of: .nonEmpty)) var profiles: [String]?
-    @Option("--runs", "-n", value: "N", help: "counted runs per scenario × profile × transport", parse: .int(1...100_000)) var runs: Int?
+    @Option("--runs", "-n", value: "N", help: "counted runs per scenario × profile × transport, or auto: until the 95% CI of each cell's median PLT is within ±--precision", parse: .runs) var runs: RunsSetting?
+    @Option("--precision", value: "P", help: "--runs auto: the median PLT's 95% CI half-width to reach, relative (default 2%)", parse: .percent) var precision: Double?
+    @Option("--max-runs", value: "N", help: "--runs auto: at most this many runs per cell (default 30; at least 5 are made)", parse: .int(5...100_000)) var maxRuns: Int?
+    @Option("--budget", value: "D", help: "--runs auto: start no new round after this long, e.g. 1200s", parse: .duration()) var budget: Nanoseconds?
+    @Option("--shard", value: "I/N", help: "run only shard I of N (1-based) of the plan; also from JOB_COMPLETION_INDEX+NETBENCH_SHARD_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL, SLURM_ARRAY_TASK_ID/_MIN/_COUNT", parse: .shard) var shard: ShardSpec?
+    @Option("--resume", value: "DIR", help: "continue the interrupted run in DIR (same plan and host): finished runs are kept, the cut-off run repeated", parse: .directory) var resume: String?
     @Option("--warmup", value: "N", help: "extra runs first, recorded but left out of statistics", parse: .int(0...1000)) var warmup: Int?
     @Option("--out", "-o", value: "DIR", help: "output directory (default: results/<UTC time>-<suite>/)", parse: .directory) var out: String?
     @Option("--seed", value: "N", help: "seed for loss and other random choices (default: the suite's, else 1)", parse: .uint64) var seed: UInt64?
@@ -71,10 +80,10 @@ struct RunCommand: ParsableCommand {
         let interrupt = InterruptHandler { runner.cancel() }
         defer { interrupt.remove() }
         let c = request.clients
-        progress.line("netbench \(netbenchVersion): \(suiteName): \(request.scenarios.count) scenario(s) × \(request.profiles.count) profile(s) × \(request.transports.map(\.rawValue).joined(separator: ",")) × \(request.runs) run(s)\(c == [.builtin] ? "" : " × " + c.map(\.rawValue).joined(separator: ","))\(request.warmupRuns > 0 ? " + \(request.warmupRuns) warm-up" : "") → \(out)")
-        let results = try runner.execute(observer: progress) { results in
-            try ResultsWriter.writeProgress(results, to: out)
-        }
+        progress.line("netbench \(netbenchVersion): \(suiteName): \(request.scenarios.count) scenario(s) × \(request.profiles.count) profile(s) × \(request.transports.map(\.rawValue).joined(separator: ",")) × \(request.adaptive.map { "auto (≤ \($0.maxRuns))" } ?? String(request.runs)) run(s)\(c == [.builtin] ? "" : " × " + c.map(\.rawValue).joined(separator: ","))\(request.warmupRuns > 0 ? " + \(request.warmupRuns) warm-up" : "") → \(out)")
+        if let shard = request.shard { progress.line("shard \(shard) (\(plan.shardSource)), plan \(request.planDigest ?? "")") }
+        if plan.resuming { progress.line("resuming \(out): \(request.finishedRuns.count) run(s) kept") }
+        let results = try runner.execute(observer: progress, sink: ResultsLogSink(directory: out, resuming: plan.resuming))
         try ResultsWriter.writeFinal(results, to: out)
         switch mode {
         case .table:
@@ -86,7 +95,7 @@ struct RunCommand: ParsableCommand {
             break
         }
         if runner.isCancelled {
-            if mode != .json { writeError("interrupted: \(results.runs.count) run(s) kept in \(out)/results.json") }
+            if mode != .json { writeError("interrupted: \(results.runs.count) run(s) kept in \(out)/runs.jsonl (continue with --resume \(out))") }
             return .runFailed
         }
         let ok = results.runs.filter { $0.status == .ok }.count

@@ -37,6 +37,17 @@ public struct RunRequest: Sendable {
     public var tcpCongestionControl: String = "cubic"
     /// Where profiles named by a profile's `paths` are looked up.
     public var library: Library = Library.locate()
+    /// Run only this shard's share of the plan (whole scenario × profile blocks, or run indices of
+    /// a block when there are more shards than blocks).
+    public var shard: ShardSpec?
+    /// The plan's digest, recorded with the results (see `PlanDigest`).
+    public var planDigest: String?
+    /// Resume: runs already made by an earlier, interrupted execution of this plan; they are kept
+    /// and not repeated.
+    public var finishedRuns: [RunRecord] = []
+    /// `--runs auto`: each cell runs until its median's confidence interval is narrow enough; `runs`
+    /// is then ignored.
+    public var adaptive: AdaptiveRuns?
 
     public init(suiteName: String, scenarios: [(path: String, scenario: Scenario)], profiles: [Profile], transports: [TransportKind],
                 runs: Int, warmupRuns: Int = 0, seed: UInt64 = 1, baselineTransport: TransportKind? = nil, outputDirectory: String) {
@@ -52,6 +63,28 @@ public protocol RunObserver: AnyObject {
     func runStarting(position: Int, total: Int, label: String)
     func runFinished(position: Int, total: Int, record: RunRecord)
     func notice(_ text: String)
+    /// After every run: where the plan stands and how long the rest should take.
+    func progress(_ progress: RunProgress)
+}
+
+extension RunObserver {
+    public func progress(_ progress: RunProgress) {}
+}
+
+/// Where a plan stands after a run.
+public struct RunProgress: Sendable {
+    public var position: Int
+    public var total: Int
+    /// Seconds the remaining runs should take, from each cell's own measured run time (or its
+    /// ideal page load before its first run); nil when nothing can be estimated yet.
+    public var etaSeconds: Double?
+}
+
+/// Where the runs go as they finish: `begin` once with the results' header (no runs), then
+/// `append` after every run. The command's sink appends to `runs.jsonl`.
+public protocol RunSink: AnyObject {
+    func begin(_ results: ResultsFile) throws
+    func append(_ record: RunRecord) throws
 }
 
 /// Executes a run request: for each profile, sets up the network (loopback or emulated), starts the
@@ -59,12 +92,15 @@ public protocol RunObserver: AnyObject {
 public final class BenchmarkRunner: @unchecked Sendable {
     public let request: RunRequest
     private let cancelled = Atomic<Bool>(false)
-    private let currentLoop = Mutex<StopFlag?>(nil)
+    let currentLoop = Mutex<StopFlag?>(nil)
     private let netbenchVersion: String
+    private let executors: PageExecutorFactory?
 
-    public init(request: RunRequest, netbenchVersion: String) {
+    /// `executors` makes each profile's block; nil: the built-in servers and clients.
+    public init(request: RunRequest, netbenchVersion: String, executors: PageExecutorFactory? = nil) {
         self.request = request
         self.netbenchVersion = netbenchVersion
+        self.executors = executors
     }
 
     /// Asks the runner to stop after the current run (safe from any thread, e.g. a SIGINT handler).
@@ -74,58 +110,51 @@ public final class BenchmarkRunner: @unchecked Sendable {
     }
     public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    /// Runs everything; `persist` is called with the results after every run (write them to disk there).
-    public func execute(observer: RunObserver, persist: (ResultsFile) throws -> Void) throws -> ResultsFile {
+    /// Runs everything; `persist` is called with all results so far before the first run and after
+    /// every run (a whole-file rewrite each time: for tests and small runs; `netbench run` appends
+    /// through a `RunSink` instead).
+    public func execute(observer: RunObserver, persist: @escaping (ResultsFile) throws -> Void) throws -> ResultsFile {
+        final class Rewriter: RunSink {
+            var results: ResultsFile?
+            let persist: (ResultsFile) throws -> Void
+            init(_ persist: @escaping (ResultsFile) throws -> Void) { self.persist = persist }
+            func begin(_ r: ResultsFile) throws { results = r; try persist(r) }
+            func append(_ record: RunRecord) throws { results!.runs.append(record); try persist(results!) }
+        }
+        return try execute(observer: observer, sink: Rewriter(persist))
+    }
+
+    /// The results' header as this runner records it (no runs).
+    public func header() -> ResultsFile {
         let r = request
         var results = ResultsFile(
             netbenchVersion: netbenchVersion, startedAt: BenchmarkRunner.utcTimestamp(), host: BenchmarkRunner.hostInfo(),
             suite: SuiteInfo(name: r.suiteName, scenarios: r.scenarios.map { $0.scenario.name }, profiles: r.profiles,
                              transports: r.transports, runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed,
                              baselineTransport: r.baselineTransport, client: r.clients.map(\.rawValue).joined(separator: ",")))
-        if r.clients.contains(.chromium) && ChromiumBrowser.locate() == nil {
+        results.planDigest = r.planDigest
+        results.suite.adaptive = r.adaptive.map {
+            AdaptiveSettings(precision: $0.precision, minRuns: $0.minRuns, maxRuns: $0.maxRuns, budgetSeconds: $0.budget.map { Double($0) / 1e9 })
+        }
+        if let s = r.shard { results.shards = [ShardRecord(shard: s, host: results.host, startedAt: results.startedAt)] }
+        return results
+    }
+
+    /// Runs this request's share of the plan (its shard, less the runs already finished), handing
+    /// every run to `sink` as it ends; returns all results, the finished runs included.
+    public func execute(observer: RunObserver, sink: RunSink) throws -> ResultsFile {
+        if request.clients.contains(.chromium) && ChromiumBrowser.locate() == nil {
             throw BenchError.run("--client chromium: Chromium is not installed; " + ChromiumBrowser.installHint)
         }
-        try persist(results)
-        let plan = RunPlan(scenarios: r.scenarios.count, profiles: r.profiles.count, transports: r.transports,
-                           runs: r.runs, warmupRuns: r.warmupRuns)
-        let hosts = r.scenarios.flatMap { $0.scenario.origins.map(\.host) }
-        let credentials = try RunCredentials(hosts: hosts)
-        if r.clients.contains(.chromium) { noteRenderedSizes(observer) }
-        let total = plan.count * r.clients.count
-        var position = 0
-        for (pi, profile) in r.profiles.enumerated() {
-            if isCancelled { break }
-            let items = plan.items.filter { $0.profileIndex == pi }
-            observer.blockStarting(profile: profile, runs: items.count * r.clients.count)
-            let network = try NetworkBlock(profile: profile, scenarios: r.scenarios.map(\.scenario), credentials: credentials,
-                                           withQUIC: r.transports.contains(.h3), tlsVersion: r.tlsVersion, keyLogFile: r.keyLogFile,
-                                           tcpCongestionControl: r.tcpCongestionControl, repeatView: r.repeatView,
-                                           quic: QUICConfiguration().with {
-                                               $0.qlogDirectory = r.qlogDirectory
-                                               $0.congestionControl = r.quicCongestionControl
-                                           }, seed: r.seed &+ UInt64(pi), library: r.library, emulatorRealtime: r.emulatorRealtime,
-                                           renderPages: r.clients.contains(.chromium))
-            defer { network.close() }
-            for item in items { for client in r.clients {
-                if isCancelled { break }
-                position += 1
-                let (path, scenario) = r.scenarios[item.scenarioIndex]
-                _ = path
-                let who = r.clients == [.builtin] ? "" : "\(client.rawValue) · "
-                let label = "\(scenario.name) · \(profile.name) · \(who)\(item.transport.rawValue) · " + (item.warmup ? "warm-up" : "run \(item.index + 1)/\(r.runs)")
-                observer.runStarting(position: position, total: total, label: label)
-                var record = network.run(scenario: scenario, scenarioIndex: item.scenarioIndex, transport: item.transport,
-                                         index: item.index, timeout: r.timeoutPerRun, client: client) { flag in
-                    currentLoop.withLock { $0 = flag }
-                    if flag != nil && isCancelled { flag?.set() }
-                }
-                // An interrupted run measured nothing: it is not kept.
-                if isCancelled { break }
-                record.startedAt = record.startedAt ?? BenchmarkRunner.utcTimestamp()
-                results.runs.append(record)
-                try persist(results)
-                observer.runFinished(position: position, total: total, record: record)
-            } }
+        var results = header()
+        try sink.begin(results)
+        results.runs = request.finishedRuns
+        let factory = try executors ?? BuiltinExecutorFactory(request: request)
+        if request.clients.contains(.chromium) { noteRenderedSizes(observer) }
+        var scheduler = Scheduler(request: request, factory: factory, runner: self)
+        try scheduler.run(observer: observer) { record in
+            try sink.append(record)
+            results.runs.append(record)
         }
         return results
     }

@@ -87,20 +87,7 @@ final class NetworkBlock {
         network?.teardown()
     }
 
-    func run(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
-             client: RunClient = .builtin, register: (StopFlag?) -> Void) -> RunRecord {
-        var record = runOnce(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, index: index,
-                             timeout: timeout, withEvents: true, client: client, register: register)
-        if profile.hasPathEvents, record.status == .ok {
-            // The same load without the event, right after, for comparison.
-            let baseline = runOnce(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, index: index,
-                                   timeout: timeout, withEvents: false, client: client, register: register)
-            record.metrics.migration?.baselinePltMs = baseline.status == .ok ? baseline.metrics.pltMs : nil
-        }
-        return record
-    }
-
-    private func runOnce(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
+    func runOnce(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
                          withEvents: Bool, client: RunClient, register: (StopFlag?) -> Void) -> RunRecord {
         let ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport)
         let idealPlt = ideal.pltMs(scenario)
@@ -127,9 +114,10 @@ final class NetworkBlock {
                 page.expectsTrouble = withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
                 page.recoveryRateBitsPerSecond = recoveryRate(network)
             }
-            let outcome = client == .chromium
-                ? try chromiumRun(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, limit: limit).execute(register: register)
-                : try page.execute(register: register)
+            let load: PageLoad = client == .chromium
+                ? try chromiumRun(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, limit: limit)
+                : page
+            let outcome = try load.execute(register: register)
             record.pathEvents = outcome.pathEvents
             if let network {
                 let report = try network.stop()

@@ -242,6 +242,35 @@ enum Sys {
         return FileDescriptor(rawValue: r)
     }
 
+    /// open(2) with O_CREAT: the file is created with `mode` when absent.
+    static func openCreating(_ path: String, _ flags: Int32, mode: mode_t) throws -> FileDescriptor {
+        let r = Glibc.open(path, flags | O_CREAT | O_CLOEXEC, mode)
+        if r < 0 { throw SystemError(call: "open(\(path))", errno: netbench_errno()) }
+        return FileDescriptor(rawValue: r)
+    }
+
+    /// fsync(2).
+    static func fsync(_ fd: FileDescriptor) throws {
+        _ = try check("fsync", { Int(Glibc.fsync(fd.rawValue)) })
+    }
+
+    /// ftruncate(2).
+    static func ftruncate(_ fd: FileDescriptor, _ length: Int64) throws {
+        _ = try check("ftruncate", { Int(Glibc.ftruncate(fd.rawValue, off_t(length))) })
+    }
+
+    /// lseek(2) to the end: the file's size.
+    static func lseekEnd(_ fd: FileDescriptor) throws -> Int64 {
+        let r = Glibc.lseek(fd.rawValue, 0, SEEK_END)
+        if r < 0 { throw fail("lseek") }
+        return Int64(r)
+    }
+
+    /// pread(2).
+    static func pread(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer, _ offset: Int64) throws -> Int {
+        try check("pread", { Glibc.pread(fd.rawValue, buf.baseAddress, buf.count, off_t(offset)) }) ?? 0
+    }
+
     /// ioctl(2) TUNSETIFF: attaches the fd to a TUN device of that name (created if absent)
     /// in the calling thread's network namespace. No packet-info header, no offloads.
     static func ioctlTunSetIff(_ fd: FileDescriptor, _ name: String) throws -> String {

@@ -1,0 +1,102 @@
+import Foundation
+import BenchCore
+
+/// `runs.jsonl`: the append-only results log of a results directory.
+///
+/// The first line is a header (schema version, plan digest, host, netbench version, shard, start
+/// time, the suite); every further line is one `RunRecord`, appended and made durable as the run
+/// ends, so the cost of writing a run does not grow with the runs before it. `results.json` and the
+/// reports are produced from this log. This type only makes and reads bytes; the file is written
+/// by SystemIO's `AppendOnlyFile`.
+public enum ResultsLog {
+    public static let fileName = "runs.jsonl"
+    /// What the header's `format` key holds, to tell a netbench log from any other JSON lines file.
+    public static let formatName = "netbench-runs"
+
+    public struct Header: Codable, Sendable {
+        public var format: String
+        public var schemaVersion: Int
+        public var planDigest: String
+        public var host: HostInfo
+        public var netbenchVersion: String
+        public var shard: ShardSpec?
+        public var startedAt: String
+        public var suite: SuiteInfo
+
+        public init(planDigest: String, host: HostInfo, netbenchVersion: String, shard: ShardSpec?, startedAt: String, suite: SuiteInfo) {
+            self.format = ResultsLog.formatName
+            self.schemaVersion = ResultsFile.currentSchemaVersion
+            self.planDigest = planDigest; self.host = host; self.netbenchVersion = netbenchVersion
+            self.shard = shard; self.startedAt = startedAt; self.suite = suite
+        }
+    }
+
+    /// What a log held when it was read.
+    public struct Contents: Sendable {
+        public var header: Header
+        public var runs: [RunRecord]
+        /// Bytes of a cut-off last line (a write interrupted by a crash) that were left out; 0 if none.
+        public var droppedBytes: Int
+
+        /// The log as a `results.json` value.
+        public var resultsFile: ResultsFile {
+            var r = ResultsFile(netbenchVersion: header.netbenchVersion, startedAt: header.startedAt, host: header.host,
+                                suite: header.suite, runs: runs)
+            r.planDigest = header.planDigest
+            if let s = header.shard { r.shards = [ShardRecord(shard: s, host: header.host, startedAt: header.startedAt)] }
+            return r
+        }
+    }
+
+    /// One line: compact JSON with sorted keys, then a newline.
+    static func line<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var bytes = [UInt8](try enc.encode(value))
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    public static func headerLine(_ header: Header) throws -> [UInt8] { try line(header) }
+    public static func recordLine(_ record: RunRecord) throws -> [UInt8] { try line(record) }
+
+    /// Reads a log. A last line without its newline was cut off mid-write: it is dropped and
+    /// counted in `droppedBytes`. Any other bad line is an error naming the file and the line.
+    public static func parse(_ data: Data, file: String) throws -> Contents {
+        var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        var dropped = 0
+        if let last = lines.last {
+            // The final element is what follows the last newline: empty for a clean log.
+            dropped = last.count
+            lines.removeLast()
+        }
+        guard let first = lines.first, !first.isEmpty else {
+            throw BenchError.data("\(file): no header line (empty or cut-off netbench runs log)")
+        }
+        struct Probe: Decodable { var format: String?; var schemaVersion: Int? }
+        let probe = try JSONFile.decode(Probe.self, from: Data(first), file: "\(file):1")
+        guard probe.format == formatName else {
+            throw BenchError.data("\(file):1: format is \(probe.format.map { "'\($0)'" } ?? "missing"); expected '\(formatName)' (is this a netbench runs.jsonl?)")
+        }
+        guard probe.schemaVersion == ResultsFile.currentSchemaVersion else {
+            throw BenchError.data("\(file):1: schemaVersion is \(probe.schemaVersion.map(String.init) ?? "missing"); this netbench reads results of version \(ResultsFile.currentSchemaVersion)")
+        }
+        let header = try JSONFile.decode(Header.self, from: Data(first), file: "\(file):1")
+        let decoder = JSONDecoder()
+        var runs: [RunRecord] = []
+        runs.reserveCapacity(lines.count - 1)
+        for (i, line) in lines.enumerated().dropFirst() where !line.isEmpty {
+            do { runs.append(try decoder.decode(RunRecord.self, from: Data(line))) } catch let e as DecodingError {
+                throw BenchError.data("\(file):\(i + 1): \(JSONFile.describe(e))")
+            }
+        }
+        return Contents(header: header, runs: runs, droppedBytes: dropped)
+    }
+
+    public static func load(from path: String) throws -> Contents {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BenchError.data("\(path): does not exist or cannot be read")
+        }
+        return try parse(data, file: path)
+    }
+}

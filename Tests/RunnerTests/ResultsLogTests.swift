@@ -1,0 +1,107 @@
+import XCTest
+import Foundation
+import BenchCore
+import BenchModel
+import SystemIO
+
+/// runs.jsonl: appended one durable line per run; a crash between or during writes loses at most
+/// the run in flight, and reading keeps every full record.
+final class ResultsLogTests: XCTestCase {
+    var path = ""
+
+    override func setUp() {
+        let dir = NSTemporaryDirectory() + "netbench-log-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        path = dir + "/" + ResultsLog.fileName
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+    }
+
+    func header() -> ResultsLog.Header {
+        ResultsLog.Header(planDigest: "sha256:00", host: HostInfo(kernel: "Linux test", cpuCount: 2, hostname: "h"), netbenchVersion: "test",
+                          shard: ShardSpec(index: 1, count: 2), startedAt: "2026-01-01T00:00:00Z",
+                          suite: SuiteInfo(name: "t", scenarios: ["s"], profiles: [.loopback], transports: [.h1], runs: 3, seed: 1))
+    }
+
+    func record(_ i: Int) -> RunRecord {
+        var r = RunRecord(scenario: "s", profile: "loopback", transport: .h1, index: i, status: .ok)
+        r.metrics.pltMs = 100 + Double(i)
+        r.requests = [RequestRecord(id: "doc", origin: "a.example", queued: 0, bytes: 1000 + Int64(i))]
+        return r
+    }
+
+    func write(_ records: Range<Int>) throws {
+        let file = try AppendOnlyFile(path: path)
+        if records.lowerBound == 0 { try file.append(ResultsLog.headerLine(header())) }
+        for i in records { try file.append(ResultsLog.recordLine(record(i))) }
+    }
+
+    func testRecordsReadBackInOrderWithTheHeader() throws {
+        try write(0..<3)
+        let c = try ResultsLog.load(from: path)
+        XCTAssertEqual(c.runs.map(\.index), [0, 1, 2])
+        XCTAssertEqual(c.runs.map(\.requests[0].bytes), [1000, 1001, 1002])
+        XCTAssertEqual(c.droppedBytes, 0)
+        XCTAssertEqual(c.header.shard, ShardSpec(index: 1, count: 2))
+        let results = c.resultsFile
+        XCTAssertEqual(results.planDigest, "sha256:00")
+        XCTAssertEqual(results.runs.count, 3)
+        XCTAssertEqual(results.shards?.first?.host.hostname, "h")
+    }
+
+    func testKillBetweenWritesLosesNothing() throws {
+        try write(0..<2)
+        // A new process (the next write after a kill) appends to the same log.
+        try write(2..<4)
+        XCTAssertEqual(try ResultsLog.load(from: path).runs.map(\.index), [0, 1, 2, 3])
+    }
+
+    func testKillDuringAWriteDropsOnlyTheCutOffRecord() throws {
+        try write(0..<3)
+        let full = try XCTUnwrap(FileManager.default.contents(atPath: path))
+        let line = try ResultsLog.recordLine(record(3))
+        // Cut the fourth record at every length a write could have been stopped at.
+        for cut in [1, line.count / 2, line.count - 1] {
+            try (full + Data(line.prefix(cut))).write(to: URL(fileURLWithPath: path))
+            let c = try ResultsLog.load(from: path)
+            XCTAssertEqual(c.runs.map(\.index), [0, 1, 2], "cut at \(cut)")
+            XCTAssertEqual(c.droppedBytes, cut)
+        }
+        // The next writer cuts the partial line away before appending, so nothing is glued to it.
+        let file = try AppendOnlyFile(path: path)
+        XCTAssertEqual(file.truncatedBytes, Int64(line.count - 1))
+        try file.append(line)
+        let c = try ResultsLog.load(from: path)
+        XCTAssertEqual(c.runs.map(\.index), [0, 1, 2, 3])
+        XCTAssertEqual(c.droppedBytes, 0)
+    }
+
+    func testACutOffHeaderIsAnErrorNamingTheFile() throws {
+        let headerLine = try ResultsLog.headerLine(header())
+        try Data(headerLine.prefix(10)).write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try ResultsLog.load(from: path)) { e in
+            XCTAssertEqual((e as? BenchError)?.exitCode, .dataError)
+            XCTAssertTrue("\(e)".contains(path), "\(e)")
+        }
+    }
+
+    func testABadLineInTheMiddleNamesFileLineAndKey() throws {
+        try write(0..<1)
+        let file = try AppendOnlyFile(path: path)
+        try file.append(Array(#"{"scenario":"s","profile":"p","transport":"h9"}"#.utf8) + [0x0A])
+        try file.append(ResultsLog.recordLine(record(2)))
+        XCTAssertThrowsError(try ResultsLog.load(from: path)) { e in
+            XCTAssertEqual((e as? BenchError)?.exitCode, .dataError)
+            XCTAssertTrue("\(e)".contains("\(path):3"), "\(e)")
+            XCTAssertTrue("\(e)".contains("transport"), "\(e)")
+        }
+    }
+
+    func testAnotherSchemaVersionIsRefusedByName() throws {
+        var h = try JSONSerialization.jsonObject(with: Data(ResultsLog.headerLine(header()))) as! [String: Any]
+        h["schemaVersion"] = 7
+        try (JSONSerialization.data(withJSONObject: h) + Data([0x0A])).write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try ResultsLog.load(from: path)) { e in
+            XCTAssertTrue("\(e)".contains("schemaVersion is 7"), "\(e)")
+        }
+    }
+}
