@@ -87,6 +87,8 @@ public struct RunRecord: Codable, Sendable {
     public var connections: [ConnectionRecord]
     public var pathEvents: [PathEventRecord]
     public var emulator: EmulatorRecord?
+    /// The replay server's settings for this run.
+    public var server: ServerRecord?
 
     public init(scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
                 error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],
@@ -263,4 +265,11 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public init(profile: String, configured: String, flagged: Bool = false) {
         self.profile = profile; self.configured = configured; self.flagged = flagged
     }
+}
+
+/// The replay server's settings for one run, as the server applied them.
+public struct ServerRecord: Codable, Sendable, Hashable {
+    /// TLS record sizing of the TCP listener: `dynamic` or the fixed plaintext bytes per record.
+    public var tlsRecords: String?
+    public init(tlsRecords: String? = nil) { self.tlsRecords = tlsRecords }
 }

@@ -22,6 +22,7 @@ struct RunPlanInput {
         var baseline: TransportKind?
         var clients: [RunClient] = [.builtin]
         var suiteRepeatView = false
+        var tlsRecords = TLSRecordPolicy.dynamic
 
         let inputs = c.files.isEmpty ? [library.suitePath("default")] : c.files
         for file in inputs {
@@ -37,6 +38,7 @@ struct RunPlanInput {
                 baseline = suite.baselineTransport
                 if let s = suite.client, let list = RunClient.parseList(s) { clients = list }
                 suiteRepeatView = suite.repeatView ?? false
+                if let t = suite.tlsRecords, let p = TLSRecordPolicy(t) { tlsRecords = p }
             } else {
                 scenarioPaths.append(file)
             }
@@ -65,6 +67,7 @@ struct RunPlanInput {
         if let cc = c.tcpCC { request.tcpCongestionControl = cc }
         request.repeatView = c.repeatView || suiteRepeatView
         request.emulatorRealtime = c.emulatorRealtime
+        request.tlsRecords = c.tlsRecords ?? tlsRecords
         if let q = c.quicCC { request.quicCongestionControl = q }
         return RunPlanInput(request: request, suiteName: suiteName)
     }

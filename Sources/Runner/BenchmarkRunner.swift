@@ -50,6 +50,8 @@ public struct RunRequest: Sendable {
     public var emulatorRealtime = false
     /// TCP congestion control, set on every socket (namespaces here default to bbr).
     public var tcpCongestionControl: String = "cubic"
+    /// How the replay server cuts responses into TLS records (`--tls-records`).
+    public var tlsRecords: TLSRecordPolicy = .dynamic
     /// Where profiles named by a profile's `paths` are looked up.
     public var library: Library = Library.locate()
 
@@ -119,7 +121,7 @@ public final class BenchmarkRunner: @unchecked Sendable {
                                                $0.qlogDirectory = r.qlogDirectory
                                                $0.congestionControl = r.quicCongestionControl
                                            }, seed: r.seed &+ UInt64(pi), library: r.library, emulatorRealtime: r.emulatorRealtime,
-                                           renderPages: r.clients.contains(.chromium))
+                                           renderPages: r.clients.contains(.chromium), tlsRecords: r.tlsRecords)
             defer { network.close() }
             for item in items { for client in r.clients {
                 if isCancelled { break }

@@ -26,6 +26,7 @@ final class NetworkBlock {
     let clientAddress: UInt32?
 
     let tcpCongestionControl: String
+    let tlsRecords: TLSRecordPolicy
     /// Repeat views: state carried from run to run within this block, per transport.
     let repeatView: Bool
     private var tlsContexts: [TransportKind: TLSClientContext] = [:]
@@ -33,7 +34,7 @@ final class NetworkBlock {
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
          tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
-         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false) throws {
+         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -50,6 +51,8 @@ final class NetworkBlock {
         var serverOptions = ServerHost.ServerOptions(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic)
         serverOptions.renderPages = renderPages
         serverOptions.tcpCongestionControl = tcpCongestionControl
+        serverOptions.tlsRecords = tlsRecords
+        self.tlsRecords = tlsRecords
         guard profile.isEmulated else {
             network = nil
             clientAddress = nil
@@ -111,6 +114,7 @@ final class NetworkBlock {
         var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: transport, index: max(index, 0), status: .ok)
         if index < 0 { record.warmup = true }
         record.client = client.rawValue
+        record.server = ServerRecord(tlsRecords: tlsRecords.description)
         record.startedAt = BenchmarkRunner.utcTimestamp()
         page.tcpOptions = tcpOptions
         if repeatView {

@@ -46,6 +46,8 @@ public final class ServerHost: @unchecked Sendable {
         public var renderPages = false
         /// TCP congestion control of the listener (accepted sockets inherit it).
         public var tcpCongestionControl: String? = nil
+        /// How the TCP listener's responses are cut into TLS records.
+        public var tlsRecords: TLSRecordPolicy = .dynamic
         public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
                     alpn: [String] = ["h2", "http/1.1"]) {
             self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile; self.quic = quic; self.alpn = alpn
@@ -69,7 +71,8 @@ public final class ServerHost: @unchecked Sendable {
                 let listen = Endpoint(address: address, port: i == 0 ? port : 0)
                 var tcpEndpoint: Endpoint?
                 if withTCP {
-                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl) { catalog.value.respond(to: $0) }
+                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl,
+                                            tlsRecords: options.tlsRecords) { catalog.value.respond(to: $0) }
                     servers.append(tcp)
                     tcpEndpoint = tcp.endpoint
                     if options.renderPages { catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: tcp.endpoint.port) }

@@ -14,11 +14,15 @@ public final class TCPServer {
     private var isClosed = false
     public private(set) var counters = ServerCounters()
 
+    /// How responses are cut into TLS records (`--tls-records`).
+    public let tlsRecords: TLSRecordPolicy
+
     /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ.
     public init(loop: EventLoop, endpoint: Endpoint, tls: TLSServerContext, congestionControl: String? = nil,
-                handler: @escaping RequestHandler) throws {
+                tlsRecords: TLSRecordPolicy = .dynamic, handler: @escaping RequestHandler) throws {
         self.loop = loop
         self.tlsContext = tls
+        self.tlsRecords = tlsRecords
         self.handler = handler
         (listener, self.endpoint) = try Socket.listenTCP(on: endpoint, congestionControl: congestionControl)
         try loop.register(listener, .read) { [weak self] _ in self?.acceptAll() }
@@ -48,6 +52,7 @@ public final class TCPServer {
                 try Socket.apply(.init(noDelay: true), to: fd)
                 let tls = try TLSConnection(server: tlsContext)
                 let stream = try SecureStream(fd: fd, loop: loop, tls: tls, connecting: false)
+                stream.recordSizer = TLSRecordSizer(policy: tlsRecords)
                 let key = fd.rawValue
                 let holder = PendingSession(stream: stream)
                 sessions[key] = holder
