@@ -260,6 +260,19 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     /// The emulator fell behind (lateness p99 > 1 ms or TUN drops): the run's figures are suspect.
     public var flagged: Bool
     public var tcpCongestionControl: String?
+    /// The machine's timer floor measured before the run's block (µs; p99.9 absent below 1,000
+    /// wake-ups): no sleeping emulator can be more punctual than this.
+    public var timerFloorP50Us: Double?
+    public var timerFloorP99Us: Double?
+    public var timerFloorP999Us: Double?
+    /// What the emulator could not control: its loop thread's wait for a CPU while runnable
+    /// (/proc/thread-self/schedstat) and the machine's steal time (/proc/stat), in ms.
+    public var loopRunQueueWaitMs: Double?
+    public var stealMs: Double?
+    /// The loop thread's CPU time over the run's duration (1 = one whole core).
+    public var loopCPUShare: Double?
+    /// Precise mode's spin margin (µs); absent in the default mode.
+    public var preciseSpinMarginUs: Double?
     public init(profile: String, configured: String, flagged: Bool = false) {
         self.profile = profile; self.configured = configured; self.flagged = flagged
     }

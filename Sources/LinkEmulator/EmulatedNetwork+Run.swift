@@ -20,11 +20,14 @@ extension EmulatedNetwork {
         let f = try PacketForwarder(serverFD: serverFD, clientFDs: clientFDs, paths: paths.map(\.configuration),
                                     seed: options.seed, start: Instant.now(), schedule: schedule,
                                     poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
-                                    nice: options.loopNice, realtimePriority: options.loopRealtimePriority)
+                                    nice: options.loopNice, realtimePriority: options.loopRealtimePriority,
+                                    spinMargin: options.preciseSpinMargin)
+        let steal = StealTime.total()
         let activations = schedule.filter { $0.action == .activate }
         let a = activations.isEmpty ? nil : PathActivator(events: activations, start: f.start, network: self)
         lock.withLock {
             dropsAtStart = before
+            stealAtStart = steal
             forwarder = f
             activators = a.map { [$0] } ?? []
         }
@@ -35,14 +38,15 @@ extension EmulatedNetwork {
     /// Stops the loop (joining its thread) and reports what it did since `start`.
     /// Packets still in flight are discarded.
     public func stop() throws -> EmulatorReport {
-        let (f, activated, before): (PacketForwarder?, [PathActivator], [EmulatorReport.DeviceDrops]) = lock.withLock {
+        let (f, activated, before, stealBefore): (PacketForwarder?, [PathActivator], [EmulatorReport.DeviceDrops], Nanoseconds?) = lock.withLock {
             defer { forwarder = nil; activators = [] }
-            return (forwarder, activators, dropsAtStart)
+            return (forwarder, activators, dropsAtStart, stealAtStart)
         }
         guard let f else { throw BenchError.run("the emulator of \(id) is not running") }
         for a in activated { a.cancelAndJoin() }
         f.stopAndJoin()
         let duration = Instant.now().since(f.start)
+        let stealAfter = StealTime.total()
         var devices = before
         let after = try readDrops()
         for i in devices.indices { if let d = after.first(where: { $0.device == devices[i].device }) { devices[i].after = d.after } }
@@ -58,7 +62,8 @@ extension EmulatedNetwork {
                               poolExhaustedDrops: f.counters.poolExhausted, readErrors: f.counters.readErrors,
                               writeErrors: f.counters.writeErrors, pathEvents: events,
                               loopCPUTime: f.schedulerTimes?.cpu, loopRunQueueWait: f.schedulerTimes?.runQueueWait,
-                              loopFailure: f.failure.map { "\($0)" })
+                              stealTime: stealBefore.flatMap { b in stealAfter.map { max(0, $0 - b) } },
+                              spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
     }
 
     /// Adds path events to the running emulator; offsets count from `start()` like those given

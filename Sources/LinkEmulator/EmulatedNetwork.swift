@@ -33,6 +33,10 @@ public final class EmulatedNetwork: @unchecked Sendable {
         /// SCHED_FIFO priority for the packet loop's thread (nil: the normal scheduler). Off by
         /// default: on a quiet 2-core machine it made timing worse in the C prototype.
         public var loopRealtimePriority: Int32?
+        /// Precise mode: the loop stops sleeping this long before a release and polls (epoll with
+        /// a zero timeout) until it is due, buying punctuality below the timer floor with CPU.
+        /// nil: the default mode, which sleeps until each release.
+        public var preciseSpinMargin: Nanoseconds?
 
         public init(congestionControl: String = "cubic", seed: UInt64 = 1, activePath: String? = nil,
                     namespacePrefix: String = "nb-", socketBufferMax: Int = 64 << 20, txQueueLength: Int = 10_000,
@@ -90,6 +94,7 @@ public final class EmulatedNetwork: @unchecked Sendable {
     var forwarder: PacketForwarder?
     var activators: [PathActivator] = []
     var dropsAtStart: [EmulatorReport.DeviceDrops] = []
+    var stealAtStart: Nanoseconds?
     var activeIndex: Int
     var isTornDown = false
 

@@ -54,8 +54,17 @@ public struct EmulatorReport: Sendable {
     /// (a large wait means the machine is too busy for faithful timing); nil when unknown.
     public var loopCPUTime: Nanoseconds?
     public var loopRunQueueWait: Nanoseconds?
+    /// CPU time stolen from this machine by its hypervisor during the run (all CPUs, /proc/stat);
+    /// nil when unknown. Like the run-queue wait, something the emulator could not control.
+    public var stealTime: Nanoseconds?
+    /// How far ahead of a release the precise mode stops sleeping and polls (nil: default mode,
+    /// which sleeps until each release).
+    public var spinMargin: Nanoseconds?
     /// The loop's fatal error, if it ended early.
     public var loopFailure: String?
+
+    /// Share of one CPU the packet loop used (its CPU time over the run's duration); nil when unknown.
+    public var loopCPUShare: Double? { loopCPUTime.map { duration > 0 ? Double($0) / Double(duration) : 0 } }
 
     /// TUN transmit drops during the run, all devices together (should be 0).
     public var tunTxDrops: Int64 { devices.reduce(0) { $0 + max(0, $1.after.txDropped - $1.before.txDropped) } }

@@ -33,6 +33,7 @@ final class PacketForwarder: @unchecked Sendable {
     let batch: Int
     let nice: Int32?
     let realtimePriority: Int32?
+    let spinMargin: Nanoseconds?
     private let serverFD: FileDescriptor
     private let clientFDs: [FileDescriptor]
     let uplinks: [Link]
@@ -58,7 +59,9 @@ final class PacketForwarder: @unchecked Sendable {
     private static let wakeToken: UInt64 = .max
 
     init(serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
-         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?) throws {
+         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?,
+         spinMargin: Nanoseconds? = nil) throws {
+        self.spinMargin = spinMargin
         self.serverFD = serverFD
         self.clientFDs = clientFDs
         self.start = start
@@ -122,7 +125,9 @@ final class PacketForwarder: @unchecked Sendable {
                 if moreWaiting {
                     timeout = 0
                 } else if let next = nextWakeup(now: now) {
-                    timeout = max(0, next.since(now))
+                    let wait = max(0, next.since(now))
+                    // Precise mode: wake `spinMargin` early (the timer floor's tail) and poll.
+                    if let spinMargin { timeout = wait <= spinMargin ? 0 : wait - spinMargin } else { timeout = wait }
                 }
                 moreWaiting = false
                 try epoll.wait(timeout: timeout) { token, _ in

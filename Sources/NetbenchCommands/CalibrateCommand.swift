@@ -2,6 +2,7 @@ import Foundation
 import BenchCore
 import BenchModel
 import Runner
+import LinkEmulator
 import Statistics
 import CommandLineKit
 
@@ -34,6 +35,7 @@ struct CalibrateCommand: ParsableCommand {
     @Option("--samples", value: "N", default: 200, help: "RTT probes", parse: .int(10...100_000)) var samples: Int
     @Option("--duration", value: "D", default: 10_000_000_000, defaultText: "10s", help: "goodput measurement time", parse: .duration(atLeast: 1_000_000_000)) var duration: Nanoseconds
     @Flag("--no-goodput", help: "measure RTT only") var noGoodput: Bool
+    @Flag("--precise", help: "precise mode: the packet loop stops sleeping shortly before each release and polls (punctual below the timer floor; costs CPU, reported)") var precise: Bool
     @Flag("--realtime", help: "run the packet loop under SCHED_FIFO (steadier on a busy machine at moderate rates; worse near saturation)") var realtime: Bool
 
     func validate() throws {
@@ -43,7 +45,7 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     func run() throws -> ExitCode {
-        let samples = self.samples, realtime = self.realtime
+        let samples = self.samples, realtime = self.realtime, precise = self.precise
         var profiles: [Profile] = []
         if let rtt, let rate {
             let name = "rtt\(Units.format(Double(rtt) / 1e6, 0))ms-\(Units.formatBitrate(rate).replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "/s", with: ""))"
@@ -56,10 +58,14 @@ struct CalibrateCommand: ParsableCommand {
         }
         try PrivilegeGate.requireEmulation()
 
+        FileHandle.standardError.write("measuring the timer floor (2 s)…\n".data(using: .utf8)!)
+        let floor = TimerFloor.measure(duration: .seconds(2))
+        print(floor.summary)
         var worst: ExitCode = .success
         for p in profiles where p.isEmulated {
             FileHandle.standardError.write("calibrating \(p.name) (\(p.summary))…\n".data(using: .utf8)!)
-            let r = try CalibrationRun.measure(profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration, realtime: realtime)
+            let r = try CalibrationRun.measure(profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration,
+                                               realtime: realtime, precise: precise, timerFloor: floor)
             print(Self.render(r))
             if !r.flagReasons.isEmpty { worst = .runFailed }
         }
@@ -86,7 +92,10 @@ struct CalibrateCommand: ParsableCommand {
                 lines.append("  goodput  unlimited link: measured \(Units.formatBitrate(g.bitsPerSecond))")
             }
         }
-        lines.append("  emulator release lateness p50 \(ms(r.latenessP50)) ms, p99 \(ms(r.latenessP99)) ms; TUN drops \(r.tunDrops)")
+        lines.append("  emulator \(r.report.spinMargin.map { "precise mode (polls from \(ms($0)) ms before a release)" } ?? "default mode")"
+            + ": release lateness p50 \(ms(r.latenessP50)) ms, p99 \(ms(r.latenessP99)) ms (floor p99 \(ms(r.timerFloor.p99)) ms); TUN drops \(r.tunDrops)")
+        let share = r.report.loopCPUShare.map { Units.format($0 * 100, 1) + "% of a core" } ?? "unknown"
+        lines.append("  loop CPU \(share); waited for a CPU \(r.report.loopRunQueueWait.map(ms) ?? "unknown") ms; machine steal \(r.report.stealTime.map(ms) ?? "unknown") ms over \(Units.format(Double(r.report.duration) / 1e9, 1)) s")
         if !r.flagReasons.isEmpty { lines.append("  FLAGGED: " + r.flagReasons.joined(separator: "; ")) }
         return lines.joined(separator: "\n")
     }

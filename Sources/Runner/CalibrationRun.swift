@@ -18,6 +18,10 @@ public struct CalibrationResult: Sendable {
     public var tunDrops: Int64
     public var flagReasons: [String]
     public var congestionControl: String
+    /// The timer floor this calibration was judged against.
+    public var timerFloor: TimerFloor
+    /// The emulator's whole report (lateness, CPU share, run-queue wait, steal, precise margin).
+    public var report: EmulatorReport
 }
 
 public enum CalibrationRun {
@@ -26,13 +30,14 @@ public enum CalibrationRun {
     /// `realtime`: run the packet loop under SCHED_FIFO (steadier under co-tenant load at moderate
     /// rates; worse at saturation, where it starves the kernel's own work).
     public static func measure(profile: Profile, samples: Int, goodputDuration: Nanoseconds?, seed: UInt64 = 1,
-                               realtime: Bool = false) throws -> CalibrationResult {
+                               realtime: Bool = false, precise: Bool = false, timerFloor: TimerFloor) throws -> CalibrationResult {
         let privileges = EmulationPrivileges.check()
         guard privileges.isSufficient else { throw BenchError.privilege(privileges.reason) }
         guard profile.isEmulated else { throw BenchError.usage("profile '\(profile.name)' is not emulated: nothing to calibrate") }
         let path = try ProfileLink.path(named: "wifi", from: profile)
         var options = EmulatedNetwork.Options(seed: seed)
         if realtime { options.loopRealtimePriority = 10 }
+        if precise { options.preciseSpinMargin = PreciseMode.spinMargin(floor: timerFloor) }
         let network = try EmulatedNetwork.create(paths: [path], options: options)
         defer { network.teardown() }
         try network.start()
@@ -53,6 +58,6 @@ public enum CalibrationRun {
             configuredDownBitsPerSecond: path.downlink.rate.meanBitsPerSecond, goodput: goodput,
             latenessP50: r.latenessP50, latenessP99: r.latenessP99,
             tunDrops: r.devices.reduce(0) { $0 + Int64($1.after.txDropped - $1.before.txDropped) },
-            flagReasons: r.flagReasons, congestionControl: network.congestionControl)
+            flagReasons: r.flagReasons, congestionControl: network.congestionControl, timerFloor: timerFloor, report: r)
     }
 }

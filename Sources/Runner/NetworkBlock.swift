@@ -26,6 +26,8 @@ final class NetworkBlock {
     let clientAddress: UInt32?
 
     let tcpCongestionControl: String
+    /// The timer floor measured (200 ms) before this block's runs; nil on loopback.
+    let timerFloor: TimerFloor?
     /// Repeat views: state carried from run to run within this block, per transport.
     let repeatView: Bool
     private var tlsContexts: [TransportKind: TLSClientContext] = [:]
@@ -33,7 +35,7 @@ final class NetworkBlock {
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
          tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
-         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false) throws {
+         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, emulatorPrecise: Bool = false) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -53,6 +55,7 @@ final class NetworkBlock {
         guard profile.isEmulated else {
             network = nil
             clientAddress = nil
+            timerFloor = nil
             servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: 0x7F00_0001, namespace: nil,
                                      withQUIC: withQUIC, options: serverOptions)
             rttMs = (try? RTTProbe.tcpConnectMedian(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)) ?? 0.05
@@ -65,6 +68,9 @@ final class NetworkBlock {
         let net: EmulatedNetwork
         var options = EmulatedNetwork.Options(seed: seed, activePath: path.name)
         if emulatorRealtime { options.loopRealtimePriority = 10 }
+        let floor = TimerFloor.measure(duration: .milliseconds(200))
+        timerFloor = floor
+        if emulatorPrecise { options.preciseSpinMargin = PreciseMode.spinMargin(floor: floor) }
         do { net = try EmulatedNetwork.create(paths: pathConfigs, options: options) } catch {
             throw BenchError.run("cannot create the emulated network for profile '\(profile.name)': \(error)")
         }
@@ -276,6 +282,7 @@ extension NetworkBlock {
         e.packetsDroppedLoss = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByLoss.packets + $1.downlink.droppedByLoss.packets) }
         e.packetsDroppedQueue = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByQueue.packets + $1.downlink.droppedByQueue.packets) }
         e.tcpCongestionControl = tcpCongestionControl
+        e.record(report, timerFloor: timerFloor)
         return e
     }
 }
