@@ -271,6 +271,10 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public var stealMs: Double?
     /// The loop thread's CPU time over the run's duration (1 = one whole core).
     public var loopCPUShare: Double?
+    /// Release lateness split (p99, µs): the loop's late wake-ups from timed sleeps (the timer's
+    /// part) and lateness beyond its pass's wake-up (the emulator's own part).
+    public var wakeLatenessP99Us: Double?
+    public var ownLatenessP99Us: Double?
     /// Precise mode's spin margin (µs); absent in the default mode.
     public var preciseSpinMarginUs: Double?
     public init(profile: String, configured: String, flagged: Bool = false) {

@@ -55,7 +55,7 @@ extension EmulatedNetwork {
                                           uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit)
         }
         let events = (f.appliedEvents + activated.flatMap(\.applied)).sorted { $0.appliedAt < $1.appliedAt }
-        return EmulatorReport(duration: duration, paths: stats, releasedPackets: f.counters.released,
+        var report = EmulatorReport(duration: duration, paths: stats, releasedPackets: f.counters.released,
                               latenessP50: f.histogram.percentile(0.5), latenessP99: f.histogram.percentile(0.99),
                               latenessMax: f.histogram.maximum, devices: devices,
                               unroutablePackets: f.counters.unroutable, nonIPv4Packets: f.counters.nonIPv4,
@@ -64,6 +64,9 @@ extension EmulatedNetwork {
                               loopCPUTime: f.schedulerTimes?.cpu, loopRunQueueWait: f.schedulerTimes?.runQueueWait,
                               stealTime: stealBefore.flatMap { b in stealAfter.map { max(0, $0 - b) } },
                               spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
+        report.wakeLatenessP99 = f.wakeHistogram.percentile(0.99)
+        report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
+        return report
     }
 
     /// Adds path events to the running emulator; offsets count from `start()` like those given

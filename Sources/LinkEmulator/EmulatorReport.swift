@@ -41,6 +41,10 @@ public struct EmulatorReport: Sendable {
     public var latenessP50: Nanoseconds
     public var latenessP99: Nanoseconds
     public var latenessMax: Nanoseconds
+    /// The two parts of it: how late the loop woke from its timed sleeps (the timer floor's part),
+    /// and each packet's lateness beyond its pass's late wake-up (the emulator's own part).
+    public var wakeLatenessP99: Nanoseconds = 0
+    public var ownLatenessP99: Nanoseconds = 0
     public var devices: [DeviceDrops]
     /// Packets to an address no path owns; non-IPv4 packets; packets lost for want of a buffer;
     /// failed TUN reads and writes. All should stay 0.

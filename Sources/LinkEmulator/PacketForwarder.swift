@@ -46,6 +46,12 @@ final class PacketForwarder: @unchecked Sendable {
     private var nat: [NATState]
 
     private(set) var histogram = LatenessHistogram()
+    /// The timer's part: how late the loop woke when it slept until a release (the floor's share).
+    private(set) var wakeHistogram = LatenessHistogram()
+    /// The emulator's own part: each packet's lateness minus the late wake-up of its pass.
+    private(set) var ownHistogram = LatenessHistogram()
+    /// Lateness of the wake-up that began the current pass (0 when I/O or a zero timeout began it).
+    private var passWakeLateness: Nanoseconds = 0
     private(set) var counters = Counters()
     private(set) var appliedEvents: [AppliedPathEvent] = []
     private(set) var failure: Error?
@@ -122,21 +128,30 @@ final class PacketForwarder: @unchecked Sendable {
             while !stopFlag.load(ordering: .acquiring) {
                 let now = Instant.now()
                 var timeout: Nanoseconds? = nil
+                var deadline: Instant? = nil
                 if moreWaiting {
                     timeout = 0
                 } else if let next = nextWakeup(now: now) {
                     let wait = max(0, next.since(now))
                     // Precise mode: wake `spinMargin` early (the timer floor's tail) and poll.
                     if let spinMargin { timeout = wait <= spinMargin ? 0 : wait - spinMargin } else { timeout = wait }
+                    if let t = timeout, t > 0 { deadline = now + t }
                 }
                 moreWaiting = false
+                var woken = false
                 try epoll.wait(timeout: timeout) { token, _ in
+                    woken = true
                     if token == Self.wakeToken {
                         wakeup.drain()
                         applyCommands()
                     } else if readBatch(port: Int(token)) {
                         moreWaiting = true
                     }
+                }
+                passWakeLateness = 0
+                if !woken, let deadline {
+                    passWakeLateness = max(0, Instant.now().since(deadline))
+                    wakeHistogram.record(passWakeLateness)
                 }
                 releaseDue()
             }
@@ -216,8 +231,13 @@ final class PacketForwarder: @unchecked Sendable {
 
     @inline(__always)
     private func release(_ link: Link, to fd: FileDescriptor, now: Instant) {
-        while let p = link.dequeue(now: now) {
-            histogram.record(Instant.now().since(p.release))
+        // Packets that fall due while earlier ones are written go out in the same pass.
+        var now = now
+        while let p = link.dequeue(now: now) ?? link.dequeue(now: Instant.now()) {
+            now = Instant.now()
+            let lateness = now.since(p.release)
+            histogram.record(lateness)
+            ownHistogram.record(lateness - passWakeLateness)
             do {
                 if case .wouldBlock = try Socket.write(fd, pool.bytes(p.handle, length: Int(p.size))) { counters.writeErrors += 1 }
             } catch {

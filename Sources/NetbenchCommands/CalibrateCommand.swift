@@ -94,6 +94,7 @@ struct CalibrateCommand: ParsableCommand {
         }
         lines.append("  emulator \(r.report.spinMargin.map { "precise mode (polls from \(ms($0)) ms before a release)" } ?? "default mode")"
             + ": release lateness p50 \(ms(r.latenessP50)) ms, p99 \(ms(r.latenessP99)) ms (floor p99 \(ms(r.timerFloor.p99)) ms); TUN drops \(r.tunDrops)")
+        lines.append("           of which late wake-ups p99 \(ms(r.report.wakeLatenessP99)) ms, the emulator's own p99 \(ms(r.report.ownLatenessP99)) ms")
         let share = r.report.loopCPUShare.map { Units.format($0 * 100, 1) + "% of a core" } ?? "unknown"
         lines.append("  loop CPU \(share); waited for a CPU \(r.report.loopRunQueueWait.map(ms) ?? "unknown") ms; machine steal \(r.report.stealTime.map(ms) ?? "unknown") ms over \(Units.format(Double(r.report.duration) / 1e9, 1)) s")
         if !r.flagReasons.isEmpty { lines.append("  FLAGGED: " + r.flagReasons.joined(separator: "; ")) }

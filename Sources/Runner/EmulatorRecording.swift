@@ -15,5 +15,7 @@ extension EmulatorRecord {
         stealMs = report.stealTime.map(ms)
         loopCPUShare = report.loopCPUShare
         preciseSpinMarginUs = report.spinMargin.map(us)
+        wakeLatenessP99Us = us(report.wakeLatenessP99)
+        ownLatenessP99Us = us(report.ownLatenessP99)
     }
 }
