@@ -30,9 +30,6 @@ public struct EmulatorReport: Sendable {
         public var rxDropsRose: Bool { after.rxDropped > before.rxDropped }
     }
 
-    /// Lateness p99 above this flags the run.
-    public static let latenessLimit: Nanoseconds = 1_000_000
-
     public var duration: Nanoseconds
     public var paths: [PathStatistics]
     /// Packets written to a TUN.
@@ -75,12 +72,11 @@ public struct EmulatorReport: Sendable {
     /// TUN receive drops during the run (packets the emulator wrote that the namespace dropped).
     public var tunRxDrops: Int64 { devices.reduce(0) { $0 + max(0, $1.after.rxDropped - $1.before.rxDropped) } }
 
-    /// Why the run's emulation is not trustworthy; empty when it is.
+    /// Packets lost outside the link model, or a failed loop: the run's emulation is not what the
+    /// profile claims; empty when it is. Lateness is judged against the figures it could move
+    /// (LinkModel.LatenessBound) by the caller, which knows them.
     public var flagReasons: [String] {
         var reasons: [String] = []
-        if latenessP99 > Self.latenessLimit {
-            reasons.append("release lateness p99 \(Units.format(Double(latenessP99) / 1e6, 3)) ms > 1 ms")
-        }
         for d in devices where d.txDropsRose {
             reasons.append("TUN \(d.device) in \(d.namespace) dropped \(d.after.txDropped - d.before.txDropped) packets on transmit")
         }
@@ -90,7 +86,7 @@ public struct EmulatorReport: Sendable {
         return reasons
     }
 
-    /// True when lateness p99 > 1 ms, a TUN dropped packets on transmit, or packets were lost
-    /// outside the link model (pool, write errors, loop failure).
+    /// True when a TUN dropped packets on transmit, or packets were lost outside the link model
+    /// (pool, write errors, loop failure).
     public var flagged: Bool { !flagReasons.isEmpty }
 }
