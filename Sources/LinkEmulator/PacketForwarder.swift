@@ -148,10 +148,15 @@ final class PacketForwarder: @unchecked Sendable {
                         moreWaiting = true
                     }
                 }
+                // A timed sleep that ended after its deadline woke late, whether the timer or a
+                // TUN that became readable meanwhile ended it: that much lateness is the floor's.
                 passWakeLateness = 0
-                if !woken, let deadline {
-                    passWakeLateness = max(0, Instant.now().since(deadline))
-                    wakeHistogram.record(passWakeLateness)
+                if let deadline {
+                    let late = Instant.now().since(deadline)
+                    if late >= 0 || !woken {
+                        passWakeLateness = max(0, late)
+                        wakeHistogram.record(passWakeLateness)
+                    }
                 }
                 releaseDue()
             }
