@@ -52,6 +52,7 @@ struct RunCommand: ParsableCommand {
     @Option("--qlog", value: "DIR", help: "write a qlog file per QUIC connection (<client|server>-<scid>.sqlog)", parse: .directory) var qlog: String?
     @Flag("--repeat-view", help: "keep TLS sessions and QUIC tickets between runs: later runs resume (QUIC 0-RTT); each connection records resumed / earlyDataAccepted (use --warmup 1)") var repeatView: Bool
     @Flag("--emulator-realtime", help: "run the emulator's packet loop under SCHED_FIFO: steadier release times on a busy machine at moderate rates (see 'netbench calibrate --realtime')") var emulatorRealtime: Bool
+    @Flag("--emulator-precise", help: "the emulator's precise mode: its loop stops sleeping shortly before each release and polls (release lateness below the timer floor, at the cost of CPU the endpoints may need; see 'netbench calibrate --precise')") var emulatorPrecise: Bool
     @Option("--tcp-cc", value: "NAME", help: "TCP congestion control on every socket (default cubic; recorded per connection)", parse: .nonEmpty) var tcpCC: String?
     @Option("--quic-cc", value: "NAME", help: "QUIC congestion control", parse: .choice(QUICCongestionControl.self)) var quicCC: QUICCongestionControl?
     @Option("--client", value: "LIST", help: "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)", parse: .clients) var clients: [RunClient]?

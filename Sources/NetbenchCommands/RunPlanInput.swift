@@ -65,6 +65,7 @@ struct RunPlanInput {
         if let cc = c.tcpCC { request.tcpCongestionControl = cc }
         request.repeatView = c.repeatView || suiteRepeatView
         request.emulatorRealtime = c.emulatorRealtime
+        request.emulatorPrecise = c.emulatorPrecise
         if let q = c.quicCC { request.quicCongestionControl = q }
         return RunPlanInput(request: request, suiteName: suiteName)
     }

@@ -48,6 +48,8 @@ public struct RunRequest: Sendable {
     public var repeatView = false
     /// Run the emulator's packet loop under SCHED_FIFO (steadier on a busy machine).
     public var emulatorRealtime = false
+    /// The emulator's precise mode (polls shortly before each release; costs CPU, recorded per run).
+    public var emulatorPrecise = false
     /// TCP congestion control, set on every socket (namespaces here default to bbr).
     public var tcpCongestionControl: String = "cubic"
     /// Where profiles named by a profile's `paths` are looked up.
@@ -119,7 +121,7 @@ public final class BenchmarkRunner: @unchecked Sendable {
                                                $0.qlogDirectory = r.qlogDirectory
                                                $0.congestionControl = r.quicCongestionControl
                                            }, seed: r.seed &+ UInt64(pi), library: r.library, emulatorRealtime: r.emulatorRealtime,
-                                           renderPages: r.clients.contains(.chromium))
+                                           renderPages: r.clients.contains(.chromium), emulatorPrecise: r.emulatorPrecise)
             defer { network.close() }
             for item in items { for client in r.clients {
                 if isCancelled { break }
