@@ -94,6 +94,15 @@ public enum StealTime {
 
 /// The opt-in precise mode of the packet loop.
 public enum PreciseMode {
+    /// Turns the precise mode on: poll from `spinMargin(floor:)` before each release, under
+    /// SCHED_FIFO (priority 10 unless one is set). Under the normal scheduler a thread that polls
+    /// uses up its fair share and is then preempted in the middle of its wait: measured here on a
+    /// busy 2-core VM, idle release lateness p99 was 20 ms that way against 0.04 ms under FIFO.
+    public static func enable(_ options: inout EmulatedNetwork.Options, floor: TimerFloor) {
+        options.preciseSpinMargin = spinMargin(floor: floor)
+        options.loopRealtimePriority = options.loopRealtimePriority ?? 10
+    }
+
     /// How early the loop stops sleeping before a release: the floor's p99 (the wake-ups later
     /// than that are the 1% the mode cannot save) plus 0.2 ms, within 0.3…5 ms.
     public static func spinMargin(floor: TimerFloor) -> Nanoseconds {

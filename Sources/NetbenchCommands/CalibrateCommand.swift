@@ -41,7 +41,7 @@ struct CalibrateCommand: ParsableCommand {
     @Option("--samples", value: "N", default: 200, help: "RTT probes", parse: .int(10...100_000)) var samples: Int
     @Option("--duration", value: "D", default: 10_000_000_000, defaultText: "10s", help: "goodput measurement time", parse: .duration(atLeast: 1_000_000_000)) var duration: Nanoseconds
     @Flag("--no-goodput", help: "measure RTT only") var noGoodput: Bool
-    @Flag("--precise", help: "precise mode: the packet loop stops sleeping shortly before each release and polls (punctual below the timer floor; costs CPU, reported)") var precise: Bool
+    @Flag("--precise", help: "precise mode: the packet loop, under SCHED_FIFO, stops sleeping shortly before each release and polls (punctual below the timer floor; costs CPU, reported)") var precise: Bool
     @Flag("--realtime", help: "run the packet loop under SCHED_FIFO (steadier on a busy machine at moderate rates; worse near saturation)") var realtime: Bool
 
     func validate() throws {

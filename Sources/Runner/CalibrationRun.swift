@@ -44,7 +44,7 @@ public enum CalibrationRun {
         let path = try ProfileLink.path(named: "wifi", from: profile)
         var options = EmulatedNetwork.Options(seed: seed)
         if realtime { options.loopRealtimePriority = 10 }
-        if precise { options.preciseSpinMargin = PreciseMode.spinMargin(floor: timerFloor) }
+        if precise { PreciseMode.enable(&options, floor: timerFloor) }
         let network = try EmulatedNetwork.create(paths: [path], options: options)
         defer { network.teardown() }
         let payload = 64

@@ -70,7 +70,7 @@ final class NetworkBlock {
         if emulatorRealtime { options.loopRealtimePriority = 10 }
         let floor = TimerFloor.measure(duration: .milliseconds(200))
         timerFloor = floor
-        if emulatorPrecise { options.preciseSpinMargin = PreciseMode.spinMargin(floor: floor) }
+        if emulatorPrecise { PreciseMode.enable(&options, floor: floor) }
         do { net = try EmulatedNetwork.create(paths: pathConfigs, options: options) } catch {
             throw BenchError.run("cannot create the emulated network for profile '\(profile.name)': \(error)")
         }
