@@ -25,7 +25,7 @@ extension RunRecord {
     /// Bounds how far the emulator's release lateness could have moved this run's PLT and TTFB
     /// (`LatenessBound`, round trips counted on the page's critical path by the ideal's own
     /// recursion) and flags the run when either bound exceeds 1% of its figure.
-    mutating func applyLatenessBound(scenario: Scenario, transport: TransportKind, zeroRTT: Bool) {
+    mutating func applyLatenessBound(scenario: Scenario, transport: TransportKind, zeroRTT: Bool, downlinkBitsPerSecond: Double?) {
         guard var e = emulator, let p50 = e.releaseLatenessP50Us, let p99 = e.releaseLatenessP99Us else { return }
         // With a huge RTT and free serialization the ideal counts round trips (think times vanish).
         let unit = 1e6
@@ -36,7 +36,8 @@ extension RunRecord {
         // Handshake flights: about 10 packets per connection (hellos, certificate, finished, request).
         let handshakePackets = 10
         let plt = LatenessBound(latenessP50: ns(p50), latenessP99: ns(p99), roundTrips: pltTrips,
-                                packets: LatenessBound.packets(forBytes: metrics.bytes ?? 0, overhead: handshakePackets * max(1, metrics.connections ?? 1)))
+                                packets: LatenessBound.packets(forBytes: metrics.bytes ?? 0, overhead: handshakePackets * max(1, metrics.connections ?? 1)),
+                                packetSpacing: LatenessBound.packetSpacing(bitsPerSecond: downlinkBitsPerSecond))
         let ttfb = LatenessBound(latenessP50: ns(p50), latenessP99: ns(p99), roundTrips: ttfbTrips, packets: handshakePackets)
         e.pltLatenessBoundMs = Double(plt.bound) / 1e6
         e.ttfbLatenessBoundMs = Double(ttfb.bound) / 1e6

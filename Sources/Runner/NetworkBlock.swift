@@ -148,7 +148,8 @@ final class NetworkBlock {
             record.connections = outcome.connections
             record.metrics = outcome.metrics
             record.applyLatenessBound(scenario: scenario, transport: transport,
-                                      zeroRTT: record.connections.first?.earlyDataAccepted == true)
+                                      zeroRTT: record.connections.first?.earlyDataAccepted == true,
+                                      downlinkBitsPerSecond: downlinkBitsPerSecond)
             if let f = outcome.failure { record.status = .failed; record.error = f }
         } catch {
             if let network, network.isRunning { _ = try? network.stop() }

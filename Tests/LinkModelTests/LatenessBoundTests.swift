@@ -22,6 +22,19 @@ final class LatenessBoundTests: XCTestCase {
         XCTAssertEqual(all.bound, 4 * ms)
     }
 
+    func testOnlyTheLastPacketsOfASerializedCrossingAreAtRisk() {
+        // 5 Mbit/s: a full packet every 2.4 ms; p99 4 ms outlasts 2 packets behind it, so 3 per
+        // crossing are at risk: 16 crossings × 3 = 48 packets, 1% of which strikes 1 crossing.
+        let spacing = try! XCTUnwrap(LatenessBound.packetSpacing(bitsPerSecond: 5e6))
+        XCTAssertEqual(spacing, 2_400_000)
+        let b = LatenessBound(latenessP50: 50_000, latenessP99: 4 * ms, roundTrips: 8, packets: 1_600, packetSpacing: spacing)
+        XCTAssertEqual(b.tailCrossings, 1)
+        XCTAssertEqual(b.bound, 16 * 50_000 + (4 * ms - 50_000))
+        // Unknown spacing: every packet is at risk, the tail strikes all 16 crossings.
+        XCTAssertEqual(LatenessBound(latenessP50: 50_000, latenessP99: 4 * ms, roundTrips: 8, packets: 1_600).tailCrossings, 16)
+        XCTAssertNil(LatenessBound.packetSpacing(bitsPerSecond: nil))
+    }
+
     func testFlagsOnlyAboveOnePercentOfTheFigure() {
         let b = LatenessBound(latenessP50: 0, latenessP99: ms, roundTrips: 3, packets: 10)   // 1 ms
         XCTAssertTrue(b.couldMove(99 * ms))
