@@ -19,6 +19,9 @@ public struct TimerFloor: Sendable, Equatable {
     /// nil when fewer than 1,000 wake-ups were measured (the 99.9th percentile would be a guess).
     public var p999: Nanoseconds?
     public var maximum: Nanoseconds
+    /// The scheduling policy the measuring thread ran under (the packet loop's, when granted):
+    /// `SCHED_FIFO 10` or `SCHED_OTHER nice -10`.
+    public var policy: String = ""
 
     public init(samples: Int, duration: Nanoseconds, p50: Nanoseconds, p99: Nanoseconds, p999: Nanoseconds?, maximum: Nanoseconds) {
         self.samples = samples; self.duration = duration
@@ -32,7 +35,8 @@ public struct TimerFloor: Sendable, Equatable {
     }
 
     /// Sleeps until absolute deadlines for `duration`, on a new thread with timer slack 1 ns and
-    /// `nice` (the packet loop's default). Blocks the caller for about `duration`.
+    /// `nice`, under SCHED_FIFO at `realtimePriority` when allowed (the packet loop's defaults:
+    /// the floor is measured as the loop is scheduled). Blocks the caller for about `duration`.
     ///
     /// The sleeps are as long as the packet loop's: log-uniform from `shortest` to `longest`
     /// (a fixed seed, so every measurement draws the same lengths). The length matters: measured
@@ -40,12 +44,16 @@ public struct TimerFloor: Sendable, Equatable {
     /// (a vCPU that idles longer is more often descheduled), so a floor taken with short sleeps
     /// only would be a bound the emulator could never meet.
     public static func measure(duration: Nanoseconds, shortest: Nanoseconds = 50_000, longest: Nanoseconds = 10_000_000,
-                               nice: Int32? = -10) -> TimerFloor {
+                               nice: Int32? = -10, realtimePriority: Int32? = 10) -> TimerFloor {
         let box = ResultBox()
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             try? ProcessControl.setTimerSlack(nanoseconds: 1)
             if let nice { try? ProcessControl.setThreadNice(nice) }
+            var policy = nice.map { "SCHED_OTHER nice \($0)" } ?? "SCHED_OTHER"
+            if let realtimePriority, (try? ProcessControl.setThreadRealtime(priority: realtimePriority)) != nil {
+                policy = "SCHED_FIFO \(realtimePriority)"
+            }
             var rng = SeededRandom(seed: 0x7131_F100)
             let span = log(Double(longest) / Double(shortest))
             var h = LatenessHistogram()
@@ -59,7 +67,9 @@ public struct TimerFloor: Sendable, Equatable {
                 now = Instant.now()
                 h.record(now.since(deadline))
             }
-            box.value = TimerFloor(histogram: h, duration: now.since(start))
+            var floor = TimerFloor(histogram: h, duration: now.since(start))
+            floor.policy = policy
+            box.value = floor
             done.signal()
         }
         thread.name = "netbench-timer-floor"
@@ -72,7 +82,7 @@ public struct TimerFloor: Sendable, Equatable {
     public var summary: String {
         let ms = { (ns: Nanoseconds) in Units.format(Double(ns) / 1e6, 3) }
         return "timer floor p50 \(ms(p50)) ms, p99 \(ms(p99)) ms, p99.9 \(p999.map(ms) ?? "unknown (< 1000 wake-ups)") ms, "
-            + "max \(ms(maximum)) ms (\(samples) wake-ups in \(Units.format(Double(duration) / 1e9, 2)) s)"
+            + "max \(ms(maximum)) ms (\(samples) wake-ups in \(Units.format(Double(duration) / 1e9, 2)) s, \(policy.isEmpty ? "policy unknown" : policy))"
     }
 
     private final class ResultBox: @unchecked Sendable { var value: TimerFloor? }

@@ -21,7 +21,8 @@ struct CalibrateCommand: ParsableCommand {
             downstream (loaded; cubic, after a warm-up), split into late wake-ups and the emulator's own part; the \
             goodput of that connection; the loop's CPU share, its wait for a CPU and the machine's steal time. \
             Targets, default mode: probe RTT error p99 ≤ floor p99 + 0.5 ms and lateness p99 ≤ floor p99 + 0.3 ms; \
-            --precise: ≤ 0.5 ms and ≤ 0.3 ms; goodput ≥ 94% of the rate (96.5% is the header limit at MTU 1500). \
+            --precise: ≤ 0.5 ms and ≤ 0.3 ms. The loop and the floor's thread run under SCHED_FIFO 10 unless \
+            --normal-scheduler; goodput ≥ 94% of the rate (96.5% is the header limit at MTU 1500). \
             Needs root (network namespaces and TUN devices).
             """,
             examples: ["netbench calibrate --profile Cable,4G", "netbench calibrate --rtt 40ms,200ms --rate 10Mbit,100Mbit",
@@ -42,7 +43,7 @@ struct CalibrateCommand: ParsableCommand {
     @Option("--duration", value: "D", default: 10_000_000_000, defaultText: "10s", help: "goodput measurement time", parse: .duration(atLeast: 1_000_000_000)) var duration: Nanoseconds
     @Flag("--no-goodput", help: "measure RTT only") var noGoodput: Bool
     @Flag("--precise", help: "precise mode: the packet loop, under SCHED_FIFO, stops sleeping shortly before each release and polls (punctual below the timer floor; costs CPU, reported)") var precise: Bool
-    @Flag("--realtime", help: "run the packet loop under SCHED_FIFO (steadier on a busy machine at moderate rates; worse near saturation)") var realtime: Bool
+    @Flag("--normal-scheduler", help: "run the packet loop (and the timer-floor thread) under the normal scheduler at nice -10 instead of SCHED_FIFO 10, the default") var normalScheduler: Bool
 
     func validate() throws {
         if rtt != nil && rate == nil { throw BenchError.usage("--rate RATE is required with --rtt (e.g. 100Mbit)") }
@@ -51,7 +52,7 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     func run() throws -> ExitCode {
-        let samples = self.samples, realtime = self.realtime, precise = self.precise
+        let samples = self.samples, realtime = !self.normalScheduler, precise = self.precise
         var profiles: [Profile] = []
         for rtt in rtt ?? [] {
             for rate in rate ?? [] {
@@ -67,7 +68,7 @@ struct CalibrateCommand: ParsableCommand {
         try PrivilegeGate.requireEmulation()
 
         FileHandle.standardError.write("measuring the timer floor (2 s)…\n".data(using: .utf8)!)
-        let floor = TimerFloor.measure(duration: .seconds(2))
+        let floor = TimerFloor.measure(duration: .seconds(2), realtimePriority: realtime ? 10 : nil)
         print(floor.summary)
         var worst: ExitCode = .success
         for p in profiles where p.isEmulated {
