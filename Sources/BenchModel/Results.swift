@@ -289,9 +289,32 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public var packetsForwarded: Int64?
     public var packetsDroppedLoss: Int64?
     public var packetsDroppedQueue: Int64?
-    /// The emulator fell behind (lateness p99 > 1 ms or TUN drops): the run's figures are suspect.
+    /// The emulator's lateness could move a figure by more than 1% (see `pltLatenessBoundMs`), or
+    /// packets were lost outside the link model (TUN drops, pool, write errors).
     public var flagged: Bool
     public var tcpCongestionControl: String?
+    /// The machine's timer floor measured before the run's block (µs; p99.9 absent below 1,000
+    /// wake-ups): no sleeping emulator can be more punctual than this.
+    public var timerFloorP50Us: Double?
+    public var timerFloorP99Us: Double?
+    public var timerFloorP999Us: Double?
+    /// What the emulator could not control: its loop thread's wait for a CPU while runnable
+    /// (/proc/thread-self/schedstat) and the machine's steal time (/proc/stat), in ms.
+    public var loopRunQueueWaitMs: Double?
+    public var stealMs: Double?
+    /// The loop thread's CPU time over the run's duration (1 = one whole core).
+    public var loopCPUShare: Double?
+    /// Release lateness split (p99, µs): the loop's late wake-ups from timed sleeps (the timer's
+    /// part) and lateness beyond its pass's wake-up (the emulator's own part).
+    public var wakeLatenessP99Us: Double?
+    public var ownLatenessP99Us: Double?
+    /// How far the release lateness could have moved the run's figures (LinkModel.LatenessBound:
+    /// round trips on the critical path × lateness, the tail on the crossings it can strike), ms.
+    /// The run is flagged when either exceeds 1% of its figure.
+    public var pltLatenessBoundMs: Double?
+    public var ttfbLatenessBoundMs: Double?
+    /// Precise mode's spin margin (µs); absent in the default mode.
+    public var preciseSpinMarginUs: Double?
     public init(profile: String, configured: String, flagged: Bool = false) {
         self.profile = profile; self.configured = configured; self.flagged = flagged
     }

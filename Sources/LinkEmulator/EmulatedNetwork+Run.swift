@@ -20,11 +20,14 @@ extension EmulatedNetwork {
         let f = try PacketForwarder(serverFD: serverFD, clientFDs: clientFDs, paths: paths.map(\.configuration),
                                     seed: options.seed, start: Instant.now(), schedule: schedule,
                                     poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
-                                    nice: options.loopNice, realtimePriority: options.loopRealtimePriority)
+                                    nice: options.loopNice, realtimePriority: options.loopRealtimePriority,
+                                    spinMargin: options.preciseSpinMargin)
+        let steal = StealTime.total()
         let activations = schedule.filter { $0.action == .activate }
         let a = activations.isEmpty ? nil : PathActivator(events: activations, start: f.start, network: self)
         lock.withLock {
             dropsAtStart = before
+            stealAtStart = steal
             forwarder = f
             activators = a.map { [$0] } ?? []
         }
@@ -35,14 +38,15 @@ extension EmulatedNetwork {
     /// Stops the loop (joining its thread) and reports what it did since `start`.
     /// Packets still in flight are discarded.
     public func stop() throws -> EmulatorReport {
-        let (f, activated, before): (PacketForwarder?, [PathActivator], [EmulatorReport.DeviceDrops]) = lock.withLock {
+        let (f, activated, before, stealBefore): (PacketForwarder?, [PathActivator], [EmulatorReport.DeviceDrops], Nanoseconds?) = lock.withLock {
             defer { forwarder = nil; activators = [] }
-            return (forwarder, activators, dropsAtStart)
+            return (forwarder, activators, dropsAtStart, stealAtStart)
         }
         guard let f else { throw BenchError.run("the emulator of \(id) is not running") }
         for a in activated { a.cancelAndJoin() }
         f.stopAndJoin()
         let duration = Instant.now().since(f.start)
+        let stealAfter = StealTime.total()
         var devices = before
         let after = try readDrops()
         for i in devices.indices { if let d = after.first(where: { $0.device == devices[i].device }) { devices[i].after = d.after } }
@@ -51,14 +55,18 @@ extension EmulatedNetwork {
                                           uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit)
         }
         let events = (f.appliedEvents + activated.flatMap(\.applied)).sorted { $0.appliedAt < $1.appliedAt }
-        return EmulatorReport(duration: duration, paths: stats, releasedPackets: f.counters.released,
+        var report = EmulatorReport(duration: duration, paths: stats, releasedPackets: f.counters.released,
                               latenessP50: f.histogram.percentile(0.5), latenessP99: f.histogram.percentile(0.99),
                               latenessMax: f.histogram.maximum, devices: devices,
                               unroutablePackets: f.counters.unroutable, nonIPv4Packets: f.counters.nonIPv4,
                               poolExhaustedDrops: f.counters.poolExhausted, readErrors: f.counters.readErrors,
                               writeErrors: f.counters.writeErrors, pathEvents: events,
                               loopCPUTime: f.schedulerTimes?.cpu, loopRunQueueWait: f.schedulerTimes?.runQueueWait,
-                              loopFailure: f.failure.map { "\($0)" })
+                              stealTime: stealBefore.flatMap { b in stealAfter.map { max(0, $0 - b) } },
+                              spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
+        report.wakeLatenessP99 = f.wakeHistogram.percentile(0.99)
+        report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
+        return report
     }
 
     /// Adds path events to the running emulator; offsets count from `start()` like those given

@@ -30,14 +30,23 @@ public final class EmulatedNetwork: @unchecked Sendable {
         public var readBatch: Int
         /// Nice value of the packet loop's thread (nil: inherit).
         public var loopNice: Int32?
-        /// SCHED_FIFO priority for the packet loop's thread (nil: the normal scheduler). Off by
-        /// default: on a quiet 2-core machine it made timing worse in the C prototype.
+        /// SCHED_FIFO priority for the packet loop's thread (nil: the normal scheduler). On by
+        /// default: the sleeping loop uses a few % of a core at the rates of the usual profiles,
+        /// and under the normal scheduler it waited for a CPU for 10% of a run on a busy 2-core
+        /// VM (measured here, Cable: release lateness p99 1.4–2.2 ms under SCHED_OTHER nice -10,
+        /// 0.09 ms under SCHED_FIFO, the same load). The kernel's RT throttling (95% of each
+        /// second by default) keeps a saturated loop from starving everything else; the C
+        /// prototype found FIFO worse near saturation (~700 Mbit/s), where `calibrate` shows it.
         public var loopRealtimePriority: Int32?
+        /// Precise mode: the loop stops sleeping this long before a release and polls (epoll with
+        /// a zero timeout) until it is due, buying punctuality below the timer floor with CPU.
+        /// nil: the default mode, which sleeps until each release.
+        public var preciseSpinMargin: Nanoseconds?
 
         public init(congestionControl: String = "cubic", seed: UInt64 = 1, activePath: String? = nil,
                     namespacePrefix: String = "nb-", socketBufferMax: Int = 64 << 20, txQueueLength: Int = 10_000,
                     packetPoolCapacity: Int = 65_536, readBatch: Int = 16, loopNice: Int32? = -10,
-                    loopRealtimePriority: Int32? = nil) {
+                    loopRealtimePriority: Int32? = 10) {
             self.congestionControl = congestionControl
             self.seed = seed
             self.activePath = activePath
@@ -90,6 +99,7 @@ public final class EmulatedNetwork: @unchecked Sendable {
     var forwarder: PacketForwarder?
     var activators: [PathActivator] = []
     var dropsAtStart: [EmulatorReport.DeviceDrops] = []
+    var stealAtStart: Nanoseconds?
     var activeIndex: Int
     var isTornDown = false
 

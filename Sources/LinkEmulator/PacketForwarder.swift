@@ -33,6 +33,7 @@ final class PacketForwarder: @unchecked Sendable {
     let batch: Int
     let nice: Int32?
     let realtimePriority: Int32?
+    let spinMargin: Nanoseconds?
     private let serverFD: FileDescriptor
     private let clientFDs: [FileDescriptor]
     let uplinks: [Link]
@@ -45,6 +46,12 @@ final class PacketForwarder: @unchecked Sendable {
     private var nat: [NATState]
 
     private(set) var histogram = LatenessHistogram()
+    /// The timer's part: how late the loop woke when it slept until a release (the floor's share).
+    private(set) var wakeHistogram = LatenessHistogram()
+    /// The emulator's own part: each packet's lateness minus the late wake-up of its pass.
+    private(set) var ownHistogram = LatenessHistogram()
+    /// Lateness of the wake-up that began the current pass (0 when I/O or a zero timeout began it).
+    private var passWakeLateness: Nanoseconds = 0
     private(set) var counters = Counters()
     private(set) var appliedEvents: [AppliedPathEvent] = []
     private(set) var failure: Error?
@@ -58,7 +65,9 @@ final class PacketForwarder: @unchecked Sendable {
     private static let wakeToken: UInt64 = .max
 
     init(serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
-         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?) throws {
+         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?,
+         spinMargin: Nanoseconds? = nil) throws {
+        self.spinMargin = spinMargin
         self.serverFD = serverFD
         self.clientFDs = clientFDs
         self.start = start
@@ -119,18 +128,34 @@ final class PacketForwarder: @unchecked Sendable {
             while !stopFlag.load(ordering: .acquiring) {
                 let now = Instant.now()
                 var timeout: Nanoseconds? = nil
+                var deadline: Instant? = nil
                 if moreWaiting {
                     timeout = 0
                 } else if let next = nextWakeup(now: now) {
-                    timeout = max(0, next.since(now))
+                    let wait = max(0, next.since(now))
+                    // Precise mode: wake `spinMargin` early (the timer floor's tail) and poll.
+                    if let spinMargin { timeout = wait <= spinMargin ? 0 : wait - spinMargin } else { timeout = wait }
+                    if let t = timeout, t > 0 { deadline = now + t }
                 }
                 moreWaiting = false
+                var woken = false
                 try epoll.wait(timeout: timeout) { token, _ in
+                    woken = true
                     if token == Self.wakeToken {
                         wakeup.drain()
                         applyCommands()
                     } else if readBatch(port: Int(token)) {
                         moreWaiting = true
+                    }
+                }
+                // A timed sleep that ended after its deadline woke late, whether the timer or a
+                // TUN that became readable meanwhile ended it: that much lateness is the floor's.
+                passWakeLateness = 0
+                if let deadline {
+                    let late = Instant.now().since(deadline)
+                    if late >= 0 || !woken {
+                        passWakeLateness = max(0, late)
+                        wakeHistogram.record(passWakeLateness)
                     }
                 }
                 releaseDue()
@@ -211,8 +236,13 @@ final class PacketForwarder: @unchecked Sendable {
 
     @inline(__always)
     private func release(_ link: Link, to fd: FileDescriptor, now: Instant) {
-        while let p = link.dequeue(now: now) {
-            histogram.record(Instant.now().since(p.release))
+        // Packets that fall due while earlier ones are written go out in the same pass.
+        var now = now
+        while let p = link.dequeue(now: now) ?? link.dequeue(now: Instant.now()) {
+            now = Instant.now()
+            let lateness = now.since(p.release)
+            histogram.record(lateness)
+            ownHistogram.record(lateness - passWakeLateness)
             do {
                 if case .wouldBlock = try Socket.write(fd, pool.bytes(p.handle, length: Int(p.size))) { counters.writeErrors += 1 }
             } catch {

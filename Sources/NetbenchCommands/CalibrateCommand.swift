@@ -2,6 +2,7 @@ import Foundation
 import BenchCore
 import BenchModel
 import Runner
+import LinkEmulator
 import Statistics
 import CommandLineKit
 
@@ -11,14 +12,21 @@ struct CalibrateCommand: ParsableCommand {
             name: "calibrate",
             abstract: "measure the link emulator against the profile it claims",
             discussion: """
-            Builds the profile's emulated network (--profile, or an ad-hoc symmetric one from --rtt and --rate), \
-            measures the round-trip time with UDP echoes (kernel timestamps) and the goodput of one TCP \
-            connection downstream (cubic, after a warm-up), and prints configured against measured with the \
-            error, plus the emulator's release lateness (p50/p99) and TUN drops. Targets: RTT error p99 ≤ 0.5 ms; \
-            TCP goodput ≥ 94% of the rate (96.5% is the header limit at MTU 1500). Needs root (network \
-            namespaces and TUN devices).
+            Measures the timer floor first (how late a thread sleeping until absolute deadlines wakes: no \
+            sleeping emulator can be more punctual), then builds each profile's emulated network (--profile, or \
+            ad-hoc symmetric links from every --rtt × --rate pair) and measures: the round trip of lone UDP echoes \
+            (kernel timestamps) against the RTT the link model predicts for them (configured RTT plus the probe's \
+            serialization each way, so a slow link's serialization is not counted as error); the emulator's \
+            release lateness while only the probes pass (idle) and while one TCP connection saturates the link \
+            downstream (loaded; cubic, after a warm-up), split into late wake-ups and the emulator's own part; the \
+            goodput of that connection; the loop's CPU share, its wait for a CPU and the machine's steal time. \
+            Targets, default mode: probe RTT error p99 ≤ floor p99 + 0.5 ms and lateness p99 ≤ floor p99 + 0.3 ms; \
+            --precise: ≤ 0.5 ms and ≤ 0.3 ms. The loop and the floor's thread run under SCHED_FIFO 10 unless \
+            --normal-scheduler; goodput ≥ 94% of the rate (96.5% is the header limit at MTU 1500). \
+            Needs root (network namespaces and TUN devices).
             """,
-            examples: ["netbench calibrate --profile Cable,4G", "netbench calibrate --rtt 200ms --rate 100Mbit --duration 15s"],
+            examples: ["netbench calibrate --profile Cable,4G", "netbench calibrate --rtt 40ms,200ms --rate 10Mbit,100Mbit",
+                       "netbench calibrate --rtt 40ms --rate 100Mbit --precise"],
             exitCodes: [
                 ExitCodeDoc(.success, "every measurement within its target"),
                 ExitCodeDoc(.runFailed, "a measurement missed its target (FLAGGED) or the network could not be built"),
@@ -28,13 +36,14 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     @Option("--profile", "-p", value: "LIST", help: "profiles by name or file", parse: .list(of: .nonEmpty)) var profileNames: [String]?
-    @Option("--rtt", value: "D", help: "round trip of an ad-hoc symmetric profile (e.g. 40ms); needs --rate", parse: .duration()) var rtt: Nanoseconds?
-    @Option("--rate", value: "R", help: "rate of the ad-hoc profile, both directions (e.g. 500Mbit)", parse: .bitrate) var rate: Double?
+    @Option("--rtt", value: "LIST", help: "round trips of ad-hoc symmetric profiles (e.g. 40ms,200ms); needs --rate", parse: .list(of: .duration())) var rtt: [Nanoseconds]?
+    @Option("--rate", value: "LIST", help: "rates of the ad-hoc profiles, both directions (e.g. 10Mbit,100Mbit); one profile per --rtt × --rate", parse: .list(of: .bitrate)) var rate: [Double]?
     @Option("--loss", value: "P", help: "loss for the ad-hoc profile (e.g. 1%)", parse: .probability) var loss: Double?
     @Option("--samples", value: "N", default: 200, help: "RTT probes", parse: .int(10...100_000)) var samples: Int
     @Option("--duration", value: "D", default: 10_000_000_000, defaultText: "10s", help: "goodput measurement time", parse: .duration(atLeast: 1_000_000_000)) var duration: Nanoseconds
     @Flag("--no-goodput", help: "measure RTT only") var noGoodput: Bool
-    @Flag("--realtime", help: "run the packet loop under SCHED_FIFO (steadier on a busy machine at moderate rates; worse near saturation)") var realtime: Bool
+    @Flag("--precise", help: "precise mode: the packet loop, under SCHED_FIFO, stops sleeping shortly before each release and polls (punctual below the timer floor; costs CPU, reported)") var precise: Bool
+    @Flag("--normal-scheduler", help: "run the packet loop (and the timer-floor thread) under the normal scheduler at nice -10 instead of SCHED_FIFO 10, the default") var normalScheduler: Bool
 
     func validate() throws {
         if rtt != nil && rate == nil { throw BenchError.usage("--rate RATE is required with --rtt (e.g. 100Mbit)") }
@@ -43,12 +52,14 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     func run() throws -> ExitCode {
-        let samples = self.samples, realtime = self.realtime
+        let samples = self.samples, realtime = !self.normalScheduler, precise = self.precise
         var profiles: [Profile] = []
-        if let rtt, let rate {
-            let name = "rtt\(Units.format(Double(rtt) / 1e6, 0))ms-\(Units.formatBitrate(rate).replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "/s", with: ""))"
-            profiles.append(Profile(name: name, source: "command line", rtt: DurationValue(nanoseconds: rtt),
-                                    down: BitrateValue(bitsPerSecond: rate), up: BitrateValue(bitsPerSecond: rate), loss: loss.map { Fraction($0) }))
+        for rtt in rtt ?? [] {
+            for rate in rate ?? [] {
+                let name = "rtt\(Units.format(Double(rtt) / 1e6, 0))ms-\(Units.formatBitrate(rate).replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "/s", with: ""))"
+                profiles.append(Profile(name: name, source: "command line", rtt: DurationValue(nanoseconds: rtt),
+                                        down: BitrateValue(bitsPerSecond: rate), up: BitrateValue(bitsPerSecond: rate), loss: loss.map { Fraction($0) }))
+            }
         }
         if let profileNames {
             let library = Library.locate()
@@ -56,39 +67,75 @@ struct CalibrateCommand: ParsableCommand {
         }
         try PrivilegeGate.requireEmulation()
 
+        FileHandle.standardError.write("measuring the timer floor (2 s)…\n".data(using: .utf8)!)
+        let floor = TimerFloor.measure(duration: .seconds(2), realtimePriority: realtime ? 10 : nil)
+        print(floor.summary)
         var worst: ExitCode = .success
         for p in profiles where p.isEmulated {
             FileHandle.standardError.write("calibrating \(p.name) (\(p.summary))…\n".data(using: .utf8)!)
-            let r = try CalibrationRun.measure(profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration, realtime: realtime)
-            print(Self.render(r))
-            if !r.flagReasons.isEmpty { worst = .runFailed }
+            let r = try CalibrationRun.measure(profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration,
+                                               realtime: realtime, precise: precise, timerFloor: floor)
+            let (text, missed) = Self.render(r, precise: precise)
+            print(text)
+            if missed { worst = .runFailed }
         }
         return worst
     }
 
-    static func render(_ r: CalibrationResult) -> String {
+    /// The report of one profile, and whether a target was missed.
+    static func render(_ r: CalibrationResult, precise: Bool) -> (String, Bool) {
         let ms = { (ns: Nanoseconds) in Units.format(Double(ns) / 1e6, 3) }
+        let floor = r.timerFloor
+        var missed: [String] = []
         var lines = ["profile \(r.profile.name): \(r.profile.summary)"]
-        let conf = Double(r.configuredRTT) / 1e6
-        let rtts = r.rttSamples.map { Double($0) / 1e6 }
-        if let med = Descriptive.median(rtts), let p99 = Descriptive.p99(rtts), let p1 = Descriptive.percentile(rtts, 1) {
-            let errs = rtts.map { abs($0 - conf) }
-            let e50 = Descriptive.median(errs) ?? 0, e99 = Descriptive.p99(errs) ?? 0
-            lines.append("  RTT      configured \(Units.format(conf, 3)) ms   measured median \(Units.format(med, 3)) ms (p1 \(Units.format(p1, 3)), p99 \(Units.format(p99, 3)))   |error| median \(Units.format(e50, 3)) ms, p99 \(Units.format(e99, 3)) ms \(e99 <= 0.5 ? "✓" : "✗ (target ≤ 0.5 ms)")   \(rtts.count)/\(r.probesSent) echoes")
+        let rttTarget = precise ? 500_000 : floor.p99 + 500_000
+        let reference: String
+        if let p = r.predictedRTT {
+            reference = "link model predicts \(ms(p)) ms for a \(r.probePacketBytes)-byte probe (configured \(ms(r.configuredRTT)) ms + serialization \(ms(p - r.configuredRTT)) ms)"
         } else {
-            lines.append("  RTT      no echo came back (\(r.probesSent) sent)")
+            reference = "configured \(ms(r.configuredRTT)) ms (trace link: the wait for a delivery opportunity is not predicted and counts as error)"
+        }
+        lines.append("  RTT      \(reference)")
+        let rtts = r.rttSamples.sorted(), errors = r.rttErrors.map { abs($0) }.sorted()
+        if !rtts.isEmpty {
+            let q = { (xs: [Nanoseconds], f: Double) in xs[min(xs.count - 1, max(0, Int((f * Double(xs.count)).rounded(.up)) - 1))] }
+            let e99 = q(errors, 0.99)
+            let ok = e99 <= rttTarget
+            if !ok { missed.append("RTT error p99") }
+            lines.append("           measured median \(ms(q(rtts, 0.5))) ms (p1 \(ms(q(rtts, 0.01))), p99 \(ms(q(rtts, 0.99))))   |error| median \(ms(q(errors, 0.5))) ms, p99 \(ms(e99)) ms "
+                         + (ok ? "✓" : "✗") + " (target ≤ \(precise ? "0.5 ms" : "floor p99 + 0.5 = \(ms(rttTarget)) ms"))   \(rtts.count)/\(r.probesSent) echoes")
+        } else {
+            missed.append("RTT")
+            lines.append("           no echo came back (\(r.probesSent) sent)")
         }
         if let g = r.goodput {
             if let rate = r.configuredDownBitsPerSecond {
                 let pct = g.bitsPerSecond / rate * 100
+                if pct < 94 { missed.append("goodput") }
                 lines.append("  goodput  configured \(Units.formatBitrate(rate))   measured \(Units.formatBitrate(g.bitsPerSecond)) = \(Units.format(pct, 1))% \(pct >= 94 ? "✓" : "✗ (target ≥ 94%)")   TCP \(r.congestionControl), \(Units.format(Double(g.window) / 1e9, 1)) s window")
             } else {
                 lines.append("  goodput  unlimited link: measured \(Units.formatBitrate(g.bitsPerSecond))")
             }
         }
-        lines.append("  emulator release lateness p50 \(ms(r.latenessP50)) ms, p99 \(ms(r.latenessP99)) ms; TUN drops \(r.tunDrops)")
-        if !r.flagReasons.isEmpty { lines.append("  FLAGGED: " + r.flagReasons.joined(separator: "; ")) }
-        return lines.joined(separator: "\n")
+        let latenessTarget = precise ? 300_000 : floor.p99 + 300_000
+        lines.append("  emulator \(r.idle.spinMargin.map { "precise mode (polls from \(ms($0)) ms before a release)" } ?? "default mode (sleeps until each release)"); "
+                     + "target lateness p99 ≤ \(precise ? "0.3 ms" : "floor p99 + 0.3 = \(ms(latenessTarget)) ms")")
+        for (phase, report) in [("idle  ", r.idle), ("loaded", r.loaded)] {
+            guard let report else { continue }
+            let ok = report.latenessP99 <= latenessTarget
+            if !ok { missed.append("lateness (\(phase.trimmingCharacters(in: .whitespaces)))") }
+            let cpu = report.loopCPUShare.map { Units.format($0 * 100, 1) + "%" } ?? "unknown"
+            lines.append("    \(phase) lateness p50 \(ms(report.latenessP50)) ms, p99 \(ms(report.latenessP99)) ms \(ok ? "✓" : "✗") "
+                         + "(late wake-ups p99 \(ms(report.wakeLatenessP99)), own p99 \(ms(report.ownLatenessP99)); \(report.releasedPackets) packets)   "
+                         + "loop CPU \(cpu) of a core, waited for a CPU \(report.loopRunQueueWait.map(ms) ?? "unknown") ms, "
+                         + "machine steal \(report.stealTime.map(ms) ?? "unknown") ms in \(Units.format(Double(report.duration) / 1e9, 1)) s")
+            if !report.flagReasons.isEmpty {
+                missed.append("integrity")
+                lines.append("    FLAGGED: " + report.flagReasons.joined(separator: "; "))
+            }
+        }
+        if !missed.isEmpty { lines.append("  missed: " + missed.joined(separator: ", ")) }
+        return (lines.joined(separator: "\n"), !missed.isEmpty)
     }
 }
 

@@ -13,7 +13,9 @@ struct DoctorCommand: ParsableCommand {
             discussion: """
             Reports what netbench can do on this machine: where its scenario library (pages, profiles, traces, \
             suites) was found, privileges for emulated profiles (network namespaces, TUN devices), the C \
-            libraries it was built against, the kernel's congestion controls, test peers (aioquic), a headless \
+            libraries it was built against, the kernel's congestion controls, the timer floor (how late a thread \
+            sleeping until absolute deadlines with timer slack 1 ns wakes: median, p99, p99.9 over 2 s; the \
+            emulator cannot be more punctual in its default mode), test peers (aioquic), a headless \
             Chromium for --client chromium, and network namespaces left by a killed run.
             """,
             examples: ["netbench doctor", "netbench doctor --cleanup", "netbench doctor --quiet || echo 'cannot emulate here'"],
@@ -47,6 +49,8 @@ struct DoctorCommand: ParsableCommand {
         add("TCP congestion controls", ccs?.contains("cubic") ?? false, ccs ?? "unknown")
         let kernel = ProcessControl.readSmallFile("/proc/sys/kernel/osrelease")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
         add("kernel", nil, "Linux \(kernel) (epoll_pwait2 needs ≥ 5.11; netem is not used)")
+        // The bound on any sleeping emulator's punctuality here (see `netbench calibrate`).
+        add("timer floor", nil, TimerFloor.measure(duration: .seconds(2)).summary)
         // The same lookup runs use ($NETBENCH_CHROMIUM, then Debian's and the usual places).
         if let chromium = RunClient.chromiumPath {
             add("chromium", true, (Self.shell(chromium, ["--version"]) ?? "") + " (\(chromium))")

@@ -60,7 +60,8 @@ struct RunCommand: ParsableCommand {
     @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
     @Option("--qlog", value: "DIR", help: "write a qlog file per QUIC connection (<client|server>-<scid>.sqlog)", parse: .directory) var qlog: String?
     @Flag("--repeat-view", help: "keep TLS sessions and QUIC tickets between runs: later runs resume (QUIC 0-RTT); each connection records resumed / earlyDataAccepted (use --warmup 1)") var repeatView: Bool
-    @Flag("--emulator-realtime", help: "run the emulator's packet loop under SCHED_FIFO: steadier release times on a busy machine at moderate rates (see 'netbench calibrate --realtime')") var emulatorRealtime: Bool
+    @Flag("--emulator-realtime", help: "kept for compatibility: the emulator's packet loop runs under SCHED_FIFO by default now (see 'netbench calibrate --normal-scheduler')") var emulatorRealtime: Bool
+    @Flag("--emulator-precise", help: "the emulator's precise mode: its loop, under SCHED_FIFO, stops sleeping shortly before each release and polls (release lateness below the timer floor, at the cost of CPU the endpoints may need; see 'netbench calibrate --precise')") var emulatorPrecise: Bool
     @Option("--tcp-cc", value: "NAME", help: "TCP congestion control on every socket (default cubic; recorded per connection)", parse: .nonEmpty) var tcpCC: String?
     @Option("--tls-records", value: "R", help: "server TLS record sizing: dynamic (one packet per record at first and after an idle second, 16 KiB after 1 MB; default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
     @Option("--quic-cc", value: "NAME", help: "QUIC congestion control", parse: .choice(QUICCongestionControl.self)) var quicCC: QUICCongestionControl?

@@ -164,13 +164,14 @@ public enum HTMLReport {
         let named = runs.filter { $0.emulator?.flagged == true }.map { run -> String in
             var why: [String] = []
             if let p99 = run.emulator?.releaseLatenessP99Us { why.append("lateness p99 \(Format.value(p99)) µs") }
+            if let b = run.emulator?.pltLatenessBoundMs { why.append("could move PLT by ≤ \(Format.value(b)) ms") }
             if let d = run.emulator?.tunDrops, d > 0 { why.append("\(d) TUN drops") }
             return "\(run.scenario) · \(run.profile) · \(run.transport.rawValue) run \(run.index)"
                 + (why.isEmpty ? "" : " (" + why.joined(separator: ", ") + ")")
         }
         if !named.isEmpty {
             let shown = named.prefix(8).joined(separator: "; ") + (named.count > 8 ? "; and \(named.count - 8) more" : "")
-            html += "<br><span class=\"note-text\">flagged (lateness p99 &gt; 1 ms or TUN drops): \(HTML.escape(shown))</span>"
+            html += "<br><span class=\"note-text\">flagged (lateness could move PLT or TTFB by &gt; 1%, or TUN drops): \(HTML.escape(shown))</span>"
         }
         return html
     }

@@ -47,7 +47,9 @@ public enum MarkdownSummary {
                 verdict = v == .noSignificantChange ? word : "**\(word)**"
                 verdict += " (p \(Format.pValue(c.pValue)))"
             }
-            out += "| \(name) | \(n) | \(Format.value(s.median, unit: "ms")) | \(Format.value(s.p95, unit: "ms")) | "
+            // How far the emulator's lateness could have moved this median, when it was emulated.
+            let bound = EmulatorFlags.pltBoundMs(a, cell).map { " (emulator ≤ \(Format.value($0, unit: "ms")))" } ?? ""
+            out += "| \(name) | \(n) | \(Format.value(s.median, unit: "ms"))\(bound) | \(Format.value(s.p95, unit: "ms")) | "
             out += "\(Format.value(s.ci95Low))–\(Format.value(s.ci95High, unit: "ms")) | \(ideal) | \(delta) | \(verdict) |\n"
         }
         return out + clientsTable(a, scenario: scenario, profile: profile)
@@ -73,11 +75,7 @@ public enum MarkdownSummary {
 
     static func footer(_ a: ResultsAnalysis) -> String {
         var out = ""
-        let flagged = a.results.runs.filter { $0.emulator?.flagged == true }
-        if !flagged.isEmpty {
-            out += "\n> **Emulator accuracy:** \(flagged.count) of \(a.results.runs.count) runs were flagged "
-            out += "(release lateness p99 > 1 ms or TUN drops); their figures are suspect.\n"
-        }
+        if let sentence = EmulatorFlags(a).sentence { out += "\n> **Emulator accuracy:** " + escape(sentence) + "\n" }
         let failed = a.failedRuns
         if !failed.isEmpty {
             out += "\n<details><summary>\(failed.count) failed run\(failed.count == 1 ? "" : "s")</summary>\n\n"

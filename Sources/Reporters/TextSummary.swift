@@ -25,7 +25,9 @@ public enum TextSummary {
                 var row = [cell.label, String(a.countedRuns(cell).count) + (failed > 0 ? " (\(failed) failed)" : "")]
                 for m in ["pltMs", "ttfbMs", "handshakeMs"] {
                     let s = a.summary(m, cell)
-                    row += [s.map { Format.value($0.median) } ?? "-", s.map { Format.value($0.p95) } ?? "-"]
+                    // Next to the PLT median: how far the emulator's lateness could have moved it.
+                    let bound = m == "pltMs" ? EmulatorFlags.pltBoundMs(a, cell).map { " emu≤" + Format.value($0) } ?? "" : ""
+                    row += [s.map { Format.value($0.median) + bound } ?? "-", s.map { Format.value($0.p95) } ?? "-"]
                 }
                 row.append(a.summary("idealPltMs", cell).map { Format.value($0.median) } ?? "-")
                 if t == baseline {
@@ -52,6 +54,10 @@ public enum TextSummary {
         }
         if out.isEmpty { out = "no runs\n" }
         out += "times in ms; medians and p95 over counted runs; RTT = round trip, each direction gets RTT/2\n"
+        if a.results.runs.contains(where: { $0.emulator?.pltLatenessBoundMs != nil }) {
+            out += "emu≤B: the emulator's release lateness could have moved that median PLT by at most B ms (median over the cell's runs)\n"
+        }
+        if let sentence = EmulatorFlags(a).sentence { out += sentence + "\n" }
         return out
     }
 }

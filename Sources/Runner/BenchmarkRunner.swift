@@ -33,6 +33,8 @@ public struct RunRequest: Sendable {
     public var repeatView = false
     /// Run the emulator's packet loop under SCHED_FIFO (steadier on a busy machine).
     public var emulatorRealtime = false
+    /// The emulator's precise mode (polls shortly before each release; costs CPU, recorded per run).
+    public var emulatorPrecise = false
     /// TCP congestion control, set on every socket (namespaces here default to bbr).
     public var tcpCongestionControl: String = "cubic"
     /// How the replay server cuts responses into TLS records (`--tls-records`).

@@ -29,6 +29,8 @@ final class NetworkBlock {
 
     let tcpCongestionControl: String
     let tlsRecords: TLSRecordPolicy
+    /// The timer floor measured (200 ms) before this block's runs; nil on loopback.
+    let timerFloor: TimerFloor?
     /// Repeat views: state carried from run to run within this block, per transport.
     let repeatView: Bool
     private var tlsContexts: [TransportKind: TLSClientContext] = [:]
@@ -36,7 +38,7 @@ final class NetworkBlock {
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
          tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
-         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic) throws {
+         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic, emulatorPrecise: Bool = false) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -58,6 +60,7 @@ final class NetworkBlock {
         guard profile.isEmulated else {
             network = nil
             clientAddress = nil
+            timerFloor = nil
             servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
                                      withQUIC: withQUIC, options: serverOptions)
             do {
@@ -76,6 +79,9 @@ final class NetworkBlock {
         let net: EmulatedNetwork
         var options = EmulatedNetwork.Options(seed: seed, activePath: path.name)
         if emulatorRealtime { options.loopRealtimePriority = 10 }
+        let floor = TimerFloor.measure(duration: .milliseconds(200))
+        timerFloor = floor
+        if emulatorPrecise { PreciseMode.enable(&options, floor: floor) }
         do { net = try EmulatedNetwork.create(paths: pathConfigs, options: options) } catch {
             throw BenchError.run("cannot create the emulated network for profile '\(profile.name)': \(error)")
         }
@@ -143,6 +149,9 @@ final class NetworkBlock {
             record.requests = outcome.requests
             record.connections = outcome.connections
             record.metrics = outcome.metrics
+            record.applyLatenessBound(scenario: scenario, transport: transport,
+                                      zeroRTT: record.connections.first?.earlyDataAccepted == true,
+                                      downlinkBitsPerSecond: downlinkBitsPerSecond)
             if let f = outcome.failure { record.status = .failed; record.error = f }
         } catch {
             if let network, network.isRunning { _ = try? network.stop() }
@@ -269,6 +278,7 @@ extension NetworkBlock {
         e.packetsDroppedLoss = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByLoss.packets + $1.downlink.droppedByLoss.packets) }
         e.packetsDroppedQueue = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByQueue.packets + $1.downlink.droppedByQueue.packets) }
         e.tcpCongestionControl = servers.tcpCongestionControl
+        e.record(report, timerFloor: timerFloor)
         return e
     }
 }

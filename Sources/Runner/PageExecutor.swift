@@ -79,7 +79,7 @@ final class BuiltinExecutorFactory: PageExecutorFactory {
                                     $0.qlogDirectory = r.qlogDirectory
                                     $0.congestionControl = r.quicCongestionControl
                                 }, seed: r.seed &+ UInt64(profileIndex), library: r.library, emulatorRealtime: r.emulatorRealtime,
-                                renderPages: r.clients.contains(.chromium))
+                                renderPages: r.clients.contains(.chromium), tlsRecords: r.tlsRecords, emulatorPrecise: r.emulatorPrecise)
     }
 
     func idealPltMs(profile: Profile, scenarioIndex: Int, transport: TransportKind) -> Double? {

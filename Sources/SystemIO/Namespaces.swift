@@ -66,6 +66,8 @@ public enum TUNDevice {
 public enum ProcessControl {
     /// PR_SET_TIMERSLACK for the calling thread.
     public static func setTimerSlack(nanoseconds: UInt) throws { try Sys.prctlTimerSlack(nanoseconds) }
+    /// Sleeps the calling thread until `deadline` on the monotonic clock (clock_nanosleep, absolute).
+    public static func sleep(until deadline: Instant) { Sys.clockNanosleepMonotonicUntil(deadline.nanoseconds) }
     /// The calling thread's nice value (-20…19; lower runs sooner). Lowering it needs CAP_SYS_NICE.
     public static func setThreadNice(_ nice: Int32) throws { try Sys.setpriorityCallingThread(nice) }
     /// Puts the calling thread under SCHED_FIFO at `priority` (1…99), or back under SCHED_OTHER

@@ -290,6 +290,13 @@ enum Sys {
         if netbench_prctl_timerslack(ns) != 0 { throw fail("prctl(PR_SET_TIMERSLACK)") }
     }
 
+    /// clock_nanosleep(2) on CLOCK_MONOTONIC with TIMER_ABSTIME: sleeps until the absolute
+    /// deadline (no drift from the time spent before the call); EINTR resumes the same sleep.
+    static func clockNanosleepMonotonicUntil(_ deadlineNs: UInt64) {
+        var ts = timespec(tv_sec: Int(deadlineNs / 1_000_000_000), tv_nsec: Int(deadlineNs % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+    }
+
     /// setpriority(2) PRIO_PROCESS with who = 0: on Linux nice values are per thread and this
     /// form changes only the calling thread's.
     static func setpriorityCallingThread(_ nice: Int32) throws {

@@ -3,10 +3,18 @@ import BenchCore
 import LinkModel
 import LinkEmulator
 
-/// Skips the test, with the reason, when this process cannot build namespaces and TUN devices.
-func requireEmulationPrivileges() throws {
+/// Skips the test, with the reason, when this process cannot build namespaces and TUN devices;
+/// under CI (`CI` set, where the machine runs as root) the missing privilege is a failure instead:
+/// in CI nothing may pass without running.
+func requireEmulationPrivileges(file: StaticString = #filePath, line: UInt = #line) throws {
     let p = EmulationPrivileges.check()
-    if !p.isSufficient { throw XCTSkip("integration test needs namespaces and TUN devices: \(p.reason)") }
+    guard !p.isSufficient else { return }
+    let reason = "integration test needs namespaces and TUN devices: \(p.reason)"
+    if ProcessInfo.processInfo.environment["CI"] != nil {
+        XCTFail("CI runs as root; " + reason, file: file, line: line)
+        throw Deliberate()
+    }
+    throw XCTSkip(reason)
 }
 
 /// Names of the network namespaces that exist now.
