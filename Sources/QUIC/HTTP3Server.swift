@@ -23,6 +23,9 @@ public final class HTTP3Server {
     /// Stateless packets (Version Negotiation) waiting for the next `write`.
     private var stateless: [(bytes: [UInt8], remote: Endpoint, local: Endpoint)] = []
     private var events: [HTTP3ServerEvent] = []
+    /// Sees every request body chunk once, in stream order, while it is received (the bytes are
+    /// valid only during the call); the server itself only counts them. Set before connections open.
+    public var onRequestBody: ((HTTP3ConnectionHandle, _ stream: Int64, UnsafeRawBufferPointer) -> Void)?
 
     /// - Parameters:
     ///   - credentials: certificate chains and keys; GnuTLS serves the one whose names match the
@@ -146,6 +149,10 @@ public final class HTTP3Server {
         var scids = [ngtcp2_cid](repeating: ngtcp2_cid(), count: max(ngtcp2_conn_get_num_scid(quic.conn), 1))
         let n = ngtcp2_conn_get_scid(quic.conn, &scids)
         for cid in scids.prefix(n) { register(ConnectionIDKey(cid), sc) }
+        if let sink = onRequestBody {
+            let handle = sc.handle
+            quic.onRequestBody = { stream, bytes in sink(handle, stream, bytes) }
+        }
         quic.onNewConnectionID = { [unowned self, unowned sc] key in self.register(key, sc) }
         quic.onRetireConnectionID = { [unowned self, unowned sc] key in
             if self.routes[key] === sc { self.routes[key] = nil }
@@ -168,7 +175,7 @@ public final class HTTP3Server {
             switch event {
             case .handshakeCompleted:
                 events.append(.handshakeCompleted(connection: sc.handle))
-            case .headers(let stream, let fields):
+            case .request(let stream, let fields, let bodyBytes):
                 var method = "", authority = "", path = ""
                 var rest: [(String, String)] = []
                 for (name, value) in fields {
@@ -181,7 +188,7 @@ public final class HTTP3Server {
                     }
                 }
                 events.append(.request(connection: sc.handle, stream: stream, method: method,
-                                       authority: authority, path: path, headers: rest))
+                                       authority: authority, path: path, headers: rest, bodyBytes: bodyBytes))
             case .pathValidated(let local, let remote, let ok):
                 guard ok, let p = ngtcp2_conn_get_path(sc.quic.conn),
                       Endpoint(p.pointee.local) == local, Endpoint(p.pointee.remote) == remote,
@@ -194,7 +201,7 @@ public final class HTTP3Server {
                     sc.closeReported = true
                     events.append(.connectionClosed(connection: sc.handle, error: error))
                 }
-            case .data, .streamEnd, .streamReset, .resumptionReady:
+            case .headers, .data, .streamEnd, .streamReset, .resumptionReady:
                 break
             }
         }

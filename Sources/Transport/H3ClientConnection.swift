@@ -99,12 +99,9 @@ final class H3ClientConnection: ClientConnection {
     var freeSlots: Int { closed ? 0 : 1000 }
 
     func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
-        guard request.bodyLength == 0 else {
-            events(.failed("request bodies (uploads) are not supported over HTTP/3 in this version", Instant.now()))
-            return
-        }
         do {
-            let id = try client.submitRequest(authority: request.authority, path: request.path, headers: request.headers)
+            let id = try client.submitRequest(method: request.method, authority: request.authority, path: request.path,
+                                              headers: request.headers, bodyLength: request.bodyLength)
             streams[id] = events
             if state.handshakeEnd != nil || client.earlyDataAttempted { events(.sent(Instant.now())) } else { unsent.append(id) }
             flush()

@@ -76,10 +76,10 @@ public final class QUICServerEndpoint {
             switch e {
             case .connectionOpened:
                 counters.connectionsAccepted += 1
-            case .request(let conn, let stream, let method, let authority, let path, let headers):
+            case .request(let conn, let stream, let method, let authority, let path, let headers, let bodyBytes):
                 counters.requests += 1
                 let response = handler(ServerRequest(method: method, path: path, authority: hostOnly(authority),
-                                                     headers: headers, httpProtocol: "h3"))
+                                                     headers: headers, httpProtocol: "h3", bodyBytes: bodyBytes))
                 let submit = { [weak self] in
                     guard let self, !self.isClosed else { return }
                     do {

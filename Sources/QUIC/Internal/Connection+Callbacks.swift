@@ -160,6 +160,7 @@ extension QUICConnection {
         h3 = nil
         openBidiStreams.removeAll()
         incomingHeaders.removeAll()
+        bodyRemaining.removeAll()
         pendingRequests = earlyRequests + pendingRequests[pendingHead...]
         pendingHead = 0
         earlyRequests.removeAll()

@@ -38,16 +38,25 @@ extension QUICConnection {
 
     // MARK: Client requests
 
-    /// Queues a GET and opens its stream as soon as HTTP/3 is up and stream credit allows.
+    /// Queues a request and opens its stream as soon as HTTP/3 is up and stream credit allows.
     /// Streams open in submission order, so the n-th request gets stream 4n (RFC 9000 §2.1).
-    func submitRequest(authority: String, path: String, headers: [(String, String)]) throws -> Int64 {
+    /// A `bodyLength` > 0 sends that many filler bytes as the body, paced by flow control.
+    func submitRequest(method: String, authority: String, path: String, headers: [(String, String)],
+                       bodyLength: Int64) throws -> Int64 {
         guard isOpen else { throw QUICError.invalidState("connection is closed") }
-        var fields: [(String, String)] = [(":method", "GET"), (":scheme", "https"),
+        guard bodyLength >= 0 else { throw QUICError.invalidState("negative request body length \(bodyLength)") }
+        var fields: [(String, String)] = [(":method", method), (":scheme", "https"),
                                           (":authority", authority), (":path", path)]
-        for (name, value) in headers { fields.append((name.lowercased(), value)) }
+        var hasLength = false
+        for (name, value) in headers {
+            let lower = name.lowercased()
+            if lower == "content-length" { hasLength = true }
+            fields.append((lower, value))
+        }
+        if bodyLength > 0 && !hasLength { fields.append(("content-length", String(bodyLength))) }
         let id = nextRequestStreamID
         nextRequestStreamID += 4
-        pendingRequests.append(PendingRequest(streamID: id, fields: fields))
+        pendingRequests.append(PendingRequest(streamID: id, fields: fields, bodyLength: bodyLength))
         let rv = openPendingRequests()
         if rv != 0 { throw http3Error(rv, "nghttp3_conn_submit_request") }
         return id
@@ -62,10 +71,16 @@ extension QUICConnection {
             var stream: Int64 = -1
             guard ngtcp2_conn_open_bidi_stream(conn, &stream, nil) == 0 else { break }
             precondition(stream == request.streamID, "stream \(stream) opened for request \(request.streamID)")
+            var reader = nghttp3_data_reader(read_data: { _, stream, vec, count, flags, ud, _ in
+                QUICConnection.from(ud).fillBody(stream, vec!, count, flags!)
+            })
+            // Set before submitting: nghttp3 may ask for body bytes at once.
+            if request.bodyLength > 0 { bodyRemaining[stream] = request.bodyLength }
             let rv = withHeaderFields(request.fields) { nva, count in
-                nghttp3_conn_submit_request(h3, stream, nva, count, nil, nil)
+                request.bodyLength > 0 ? nghttp3_conn_submit_request(h3, stream, nva, count, &reader, nil)
+                    : nghttp3_conn_submit_request(h3, stream, nva, count, nil, nil)
             }
-            if rv != 0 { return rv }
+            if rv != 0 { bodyRemaining[stream] = nil; return rv }
             openBidiStreams.insert(stream)
             if earlyDataAttempted && handshakeCompletedAt == nil { earlyRequests.append(request) }
             pendingHead += 1
@@ -218,6 +233,7 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         c.incomingHeaders[stream] = nil
         c.bodyRemaining[stream] = nil
         c.bodyEdges[stream] = nil
+        c.requestBodyBytes[stream] = nil
         if c.isServer, ngtcp2_is_bidi_stream(stream) != 0 {
             ngtcp2_conn_extend_max_streams_bidi(c.conn, 1)
         } else if !c.isServer, ngtcp2_is_bidi_stream(stream) == 0 {
@@ -225,10 +241,15 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         }
         return 0
     }
-    cb.recv_data = { _, stream, _, length, ud, _ in
+    cb.recv_data = { _, stream, data, length, ud, _ in
         let c = QUICConnection.from(ud)
         c.consume(stream, length)
-        if !c.isServer { c.appendData(stream, length) }
+        if c.isServer {
+            c.requestBodyBytes[stream, default: 0] += Int64(length)
+            c.onRequestBody?(stream, UnsafeRawBufferPointer(start: data, count: length))
+        } else {
+            c.appendData(stream, length)
+        }
         return 0
     }
     cb.deferred_consume = { _, stream, consumed, ud, _ in
@@ -256,7 +277,8 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         let c = QUICConnection.from(ud)
         if c.isServer {
             let fields = c.incomingHeaders.removeValue(forKey: stream) ?? []
-            c.events.append(.headers(stream: stream, fields: fields))
+            let body = c.requestBodyBytes.removeValue(forKey: stream) ?? 0
+            c.events.append(.request(stream: stream, fields: fields, bodyBytes: body))
         } else {
             c.events.append(.streamEnd(stream: stream))
         }

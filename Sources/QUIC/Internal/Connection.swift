@@ -9,6 +9,8 @@ enum ConnectionEvent {
     case handshakeCompleted
     /// A complete header section: the response's (client) or the request's (server).
     case headers(stream: Int64, fields: [(String, String)])
+    /// Server: a request is complete, its body (`bodyBytes` long) received whole.
+    case request(stream: Int64, fields: [(String, String)], bodyBytes: Int64)
     case data(stream: Int64, count: Int)
     /// Client: the response is complete. Server: the request is complete.
     case streamEnd(stream: Int64)
@@ -31,6 +33,8 @@ enum ConnectionState {
 struct PendingRequest {
     let streamID: Int64
     let fields: [(String, String)]
+    /// Filler bytes sent as the request body (an upload); 0 for none.
+    let bodyLength: Int64
 }
 
 /// One QUIC connection (ngtcp2) with its TLS session (GnuTLS) and HTTP/3 session (nghttp3).
@@ -86,11 +90,17 @@ final class QUICConnection {
     var openBidiStreams = Set<Int64>()
     var incomingHeaders: [Int64: [(String, String)]] = [:]
 
-    // Server side.
+    // Bodies this side sends (server: responses; client: uploads), generated from the filler.
     var bodyRemaining: [Int64: Int64] = [:]
     /// Bodies that start or end with given bytes (a rendered page) instead of filler only.
     var bodyEdges: [Int64: BodyEdges] = [:]
     var filler = UnsafeRawBufferPointer(start: nil, count: 0)
+
+    // Server side.
+    /// Request body bytes received so far, per stream (counted, never kept).
+    var requestBodyBytes: [Int64: Int64] = [:]
+    /// Sees each request body chunk once, in order (for digests in tests).
+    var onRequestBody: ((Int64, UnsafeRawBufferPointer) -> Void)?
     var onNewConnectionID: ((ConnectionIDKey) -> Void)?
     var onRetireConnectionID: ((ConnectionIDKey) -> Void)?
 
@@ -137,6 +147,9 @@ final class QUICConnection {
         let c = try QUICConnection(isServer: false, config: config, now: now, staticSecret: randomBytes(32))
         c.serverName = serverName
         c.retained.append(credentials)
+        let filler = FillerBuffer()
+        c.filler = UnsafeRawBufferPointer(filler.bytes)
+        c.retained.append(filler)
         var dcid = ngtcp2_cid(), scid = ngtcp2_cid()
         fillRandomCID(&dcid, length: 18)
         fillRandomCID(&scid, length: 17)
@@ -402,15 +415,23 @@ final class QUICConnection {
 
 // MARK: Helpers
 
-/// The bytes every response body is made of: one buffer, shared by all streams of a server and
-/// never written after creation, so nghttp3 may point at it until the data is acknowledged.
+/// The bytes every generated body (responses, uploads) is made of: one buffer, shared by all
+/// streams of a server (or of a client) and never written after creation, so nghttp3 may point at
+/// it until the data is acknowledged. Body byte `i` is `bytes[i % size]`.
 final class FillerBuffer {
     let bytes: UnsafeMutableRawBufferPointer
 
-    init(size: Int = 64 * 1024) {
-        bytes = .allocate(byteCount: size, alignment: 16)
-        let pattern = Array("netbench-h3-filler\n".utf8)
-        for i in 0..<size { bytes[i] = pattern[i % pattern.count] }
+    static let size = 64 * 1024
+    private static let pattern = Array("netbench-h3-filler\n".utf8)
+
+    init() {
+        bytes = .allocate(byteCount: Self.size, alignment: 16)
+        for i in 0..<Self.size { bytes[i] = Self.byte(at: Int64(i)) }
+    }
+
+    /// Body byte `offset` of a body made of filler only.
+    static func byte(at offset: Int64) -> UInt8 {
+        pattern[Int(offset % Int64(size)) % pattern.count]
     }
 
     deinit { bytes.deallocate() }
