@@ -60,6 +60,17 @@ public final class HTTP3Client {
         return takeEvents()
     }
 
+    /// The same as `write`, with the datagrams for one path handed over together: `emit(bytes,
+    /// segmentSize, remote, local)` gets datagrams of `segmentSize` bytes laid back to back (the
+    /// last may be shorter), ready for one UDP GSO send (`sendmsg` with `UDP_SEGMENT`).
+    @discardableResult
+    public func writeBatched(now: Instant,
+                             emit: (UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint) -> Void)
+        -> [HTTP3ClientEvent] {
+        connection.write(now: now, emit: emit)
+        return takeEvents()
+    }
+
     /// When `handleExpiry` is due (loss detection, ACK delay, pacing, idle timeout); `nil`
     /// once the connection is closed.
     public var expiry: Instant? { connection.expiry }

@@ -92,6 +92,24 @@ public final class HTTP3Server {
         return takeEvents()
     }
 
+    /// Sends what every connection has to send, the datagrams of one path together; see
+    /// `HTTP3Client.writeBatched`.
+    @discardableResult
+    public func writeBatched(now: Instant,
+                             emit: (UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint) -> Void)
+        -> [HTTP3ServerEvent] {
+        for packet in stateless {
+            packet.bytes.withUnsafeBytes { emit($0, $0.count, packet.remote, packet.local) }
+        }
+        stateless.removeAll()
+        for sc in live where !sc.reaped {
+            sc.quic.write(now: now, emit: emit)
+            collect(sc)
+        }
+        compact()
+        return takeEvents()
+    }
+
     /// The earliest timer of any connection. (Version Negotiation packets are not timed: they
     /// go out with the next `write`, which an event loop calls after every `receive`.)
     public var expiry: Instant? {

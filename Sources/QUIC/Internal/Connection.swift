@@ -50,7 +50,9 @@ final class QUICConnection {
     let connRef: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
     let rxPath = PathBuffer()
     let txPath = PathBuffer()
+    /// Room for one batch of full-size packets (GSO sends at most 64 segments, 64 KiB).
     static let sendBufferSize = 64 * 1024
+    static let maxBatch = 40
     let sendBuffer: UnsafeMutableRawPointer
     static let vecCapacity = 16
     let vecs: UnsafeMutablePointer<nghttp3_vec>
