@@ -38,7 +38,9 @@ for tool in gtlsclient gtlsserver openssl python3; do
   command -v "$tool" >/dev/null || { echo "bench-h3.sh: '$tool' missing (apt-get install ngtcp2-client ngtcp2-server openssl python3)" >&2; exit 2; }
 done
 
-work="$(mktemp -d /tmp/bench-h3.XXXXXX)"
+# In memory where there is a tmpfs: gtlsclient writes what it downloads, and disk would charge it.
+shm=/dev/shm; [ -d "$shm" ] && [ -w "$shm" ] || shm=/tmp
+work="$(mktemp -d "$shm/bench-h3.XXXXXX")"
 server_pid=""
 cleanup() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
