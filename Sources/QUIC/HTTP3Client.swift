@@ -110,11 +110,11 @@ public final class HTTP3Client {
     /// The `now` of the call during which the handshake completed.
     public var handshakeCompletedAt: Instant? { connection.handshakeCompletedAt }
     /// True when a resumption state was given and 0-RTT was attempted.
-    public var earlyDataAttempted: Bool { connection.earlyDataAttempted }
+    public var earlyDataAttempted: Bool { connection.client.earlyDataAttempted }
     /// True when the server accepted the 0-RTT data (known once the handshake completes).
-    public var earlyDataAccepted: Bool { connection.earlyDataAccepted }
+    public var earlyDataAccepted: Bool { connection.client.earlyDataAccepted }
     /// Available after the server's NewSessionTicket (`.resumptionStateAvailable`).
-    public var resumptionState: QUICResumptionState? { connection.resumption }
+    public var resumptionState: QUICResumptionState? { connection.client.resumption }
     /// True once the connection is over and, after a local error, its CONNECTION_CLOSE has
     /// been handed to `emit` (so keep calling `write` after a `.closed` event until then).
     public var isClosed: Bool { connection.isClosed }

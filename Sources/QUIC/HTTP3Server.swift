@@ -169,10 +169,10 @@ public final class HTTP3Server {
         for cid in scids.prefix(n) { register(ConnectionIDKey(cid), sc) }
         if let sink = onRequestBody {
             let handle = sc.handle
-            quic.onRequestBody = { stream, bytes in sink(handle, stream, bytes) }
+            quic.server?.onRequestBody = { stream, bytes in sink(handle, stream, bytes) }
         }
-        quic.onNewConnectionID = { [unowned self, unowned sc] key in self.register(key, sc) }
-        quic.onRetireConnectionID = { [unowned self, unowned sc] key in
+        quic.server?.onNewConnectionID = { [unowned self, unowned sc] key in self.register(key, sc) }
+        quic.server?.onRetireConnectionID = { [unowned self, unowned sc] key in
             if self.routes[key] === sc { self.routes[key] = nil }
             sc.keys.remove(key)
         }

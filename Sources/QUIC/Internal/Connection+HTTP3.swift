@@ -54,9 +54,7 @@ extension QUICConnection {
             fields.append((lower, value))
         }
         if bodyLength > 0 && !hasLength { fields.append(("content-length", String(bodyLength))) }
-        let id = nextRequestStreamID
-        nextRequestStreamID += 4
-        pendingRequests.append(PendingRequest(streamID: id, fields: fields, bodyLength: bodyLength))
+        let id = client.requests.enqueue(fields: fields, bodyLength: bodyLength)
         let rv = openPendingRequests()
         if rv != 0 { throw http3Error(rv, "nghttp3_conn_submit_request") }
         return id
@@ -66,8 +64,8 @@ extension QUICConnection {
     @discardableResult
     func openPendingRequests() -> Int32 {
         guard let h3, isOpen else { return 0 }
-        while pendingHead < pendingRequests.count {
-            let request = pendingRequests[pendingHead]
+        let client = self.client
+        while let request = client.requests.next {
             var stream: Int64 = -1
             guard ngtcp2_conn_open_bidi_stream(conn, &stream, nil) == 0 else { break }
             precondition(stream == request.streamID, "stream \(stream) opened for request \(request.streamID)")
@@ -82,12 +80,8 @@ extension QUICConnection {
             }
             if rv != 0 { bodyRemaining[stream] = nil; return rv }
             openBidiStreams.insert(stream)
-            if earlyDataAttempted && handshakeCompletedAt == nil { earlyRequests.append(request) }
-            pendingHead += 1
-        }
-        if pendingHead == pendingRequests.count {
-            pendingRequests.removeAll(keepingCapacity: true)
-            pendingHead = 0
+            if client.earlyDataAttempted && handshakeCompletedAt == nil { client.requests.early.append(request) }
+            client.requests.advance()
         }
         return 0
     }
@@ -233,7 +227,7 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         c.incomingHeaders[stream] = nil
         c.bodyRemaining[stream] = nil
         c.bodyEdges[stream] = nil
-        c.requestBodyBytes[stream] = nil
+        c.server?.requestBodyBytes[stream] = nil
         if c.isServer, ngtcp2_is_bidi_stream(stream) != 0 {
             ngtcp2_conn_extend_max_streams_bidi(c.conn, 1)
         } else if !c.isServer, ngtcp2_is_bidi_stream(stream) == 0 {
@@ -244,9 +238,9 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
     cb.recv_data = { _, stream, data, length, ud, _ in
         let c = QUICConnection.from(ud)
         c.consume(stream, length)
-        if c.isServer {
-            c.requestBodyBytes[stream, default: 0] += Int64(length)
-            c.onRequestBody?(stream, UnsafeRawBufferPointer(start: data, count: length))
+        if let server = c.server {
+            server.requestBodyBytes[stream, default: 0] += Int64(length)
+            server.onRequestBody?(stream, UnsafeRawBufferPointer(start: data, count: length))
         } else {
             c.appendData(stream, length)
         }
@@ -277,7 +271,7 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         let c = QUICConnection.from(ud)
         if c.isServer {
             let fields = c.incomingHeaders.removeValue(forKey: stream) ?? []
-            let body = c.requestBodyBytes.removeValue(forKey: stream) ?? 0
+            let body = c.server?.requestBodyBytes.removeValue(forKey: stream) ?? 0
             c.events.append(.request(stream: stream, fields: fields, bodyBytes: body))
         } else {
             c.events.append(.streamEnd(stream: stream))

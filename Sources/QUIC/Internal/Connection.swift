@@ -42,6 +42,7 @@ struct PendingRequest {
 /// The object owns the three C objects and frees them in `deinit`. C callbacks find it through
 /// `Unmanaged` user data; it never escapes the calls that drive it, so references stay unretained.
 final class QUICConnection {
+    let role: ConnectionRole
     let isServer: Bool
     let config: QUICConfiguration
     var conn: OpaquePointer!
@@ -75,17 +76,7 @@ final class QUICConnection {
     var retained: [AnyObject] = []
     var qlog: UnsafeMutablePointer<FILE>?
 
-    // Client side.
-    var hostname: UnsafeMutablePointer<CChar>?
-    var serverName = ""
-    var earlyDataAttempted = false
-    var earlyDataAccepted = false
     var handshakeCompletedAt: Instant?
-    var resumption: QUICResumptionState?
-    var pendingRequests: [PendingRequest] = []
-    var pendingHead = 0
-    var earlyRequests: [PendingRequest] = []
-    var nextRequestStreamID: Int64 = 0
 
     // Both sides: request streams still open (for loss accounting) and header sections being
     // received, keyed by stream.
@@ -98,16 +89,9 @@ final class QUICConnection {
     var bodyEdges: [Int64: BodyEdges] = [:]
     var filler = UnsafeRawBufferPointer(start: nil, count: 0)
 
-    // Server side.
-    /// Request body bytes received so far, per stream (counted, never kept).
-    var requestBodyBytes: [Int64: Int64] = [:]
-    /// Sees each request body chunk once, in order (for digests in tests).
-    var onRequestBody: ((Int64, UnsafeRawBufferPointer) -> Void)?
-    var onNewConnectionID: ((ConnectionIDKey) -> Void)?
-    var onRetireConnectionID: ((ConnectionIDKey) -> Void)?
-
-    private init(isServer: Bool, config: QUICConfiguration, now: Instant, staticSecret: [UInt8]) throws {
-        self.isServer = isServer
+    private init(role: ConnectionRole, config: QUICConfiguration, now: Instant, staticSecret: [UInt8]) throws {
+        self.role = role
+        if case .server = role { isServer = true } else { isServer = false }
         self.config = config
         self.now = now
         self.staticSecret = staticSecret
@@ -128,7 +112,6 @@ final class QUICConnection {
         if let conn { ngtcp2_conn_del(conn) }
         if let session { gnutls_deinit(session) }
         if let qlog { fclose(qlog) }
-        free(hostname)
         connRef.deallocate()
         sendBuffer.deallocate()
         vecs.deallocate()
@@ -146,8 +129,8 @@ final class QUICConnection {
     static func client(config: QUICConfiguration, credentials: ClientTLSCredentials, serverName: String,
                        local: Endpoint, remote: Endpoint, resumption: QUICResumptionState?,
                        now: Instant) throws -> QUICConnection {
-        let c = try QUICConnection(isServer: false, config: config, now: now, staticSecret: randomBytes(32))
-        c.serverName = serverName
+        let c = try QUICConnection(role: .client(ClientRole(serverName: serverName)), config: config, now: now,
+                                   staticSecret: randomBytes(32))
         c.retained.append(credentials)
         let filler = FillerBuffer()
         c.filler = UnsafeRawBufferPointer(filler.bytes)
@@ -172,7 +155,7 @@ final class QUICConnection {
             netbench_ngtcp2_transport_params_default(&early)
             resumption.apply(to: &early)
             netbench_ngtcp2_conn_set_early_remote_transport_params(raw, &early)
-            c.earlyDataAttempted = true
+            c.client.earlyDataAttempted = true
             try c.setUpHTTP3()
         }
         return c
@@ -182,7 +165,7 @@ final class QUICConnection {
     static func server(config: QUICConfiguration, tls: ServerTLSContext, initial hd: ngtcp2_pkt_hd,
                        local: Endpoint, remote: Endpoint, staticSecret: [UInt8],
                        filler: FillerBuffer, now: Instant) throws -> QUICConnection {
-        let c = try QUICConnection(isServer: true, config: config, now: now, staticSecret: staticSecret)
+        let c = try QUICConnection(role: .server(ServerRole()), config: config, now: now, staticSecret: staticSecret)
         c.filler = UnsafeRawBufferPointer(filler.bytes)
         c.retained.append(filler)
         c.retained.append(tls)
