@@ -161,7 +161,7 @@ extension QUICConnection {
         h3 = nil
         openBidiStreams.removeAll()
         incomingHeaders.removeAll()
-        bodyRemaining.removeAll()
+        bodies.removeAll()
         client.requests.requeueEarly()
     }
 

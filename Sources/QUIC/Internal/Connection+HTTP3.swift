@@ -70,15 +70,15 @@ extension QUICConnection {
             guard ngtcp2_conn_open_bidi_stream(conn, &stream, nil) == 0 else { break }
             precondition(stream == request.streamID, "stream \(stream) opened for request \(request.streamID)")
             var reader = nghttp3_data_reader(read_data: { _, stream, vec, count, flags, ud, _ in
-                QUICConnection.from(ud).fillBody(stream, vec!, count, flags!)
+                QUICConnection.from(ud).bodies.fill(stream, vec!, count, flags!)
             })
             // Set before submitting: nghttp3 may ask for body bytes at once.
-            if request.bodyLength > 0 { bodyRemaining[stream] = request.bodyLength }
+            if request.bodyLength > 0 { bodies.start(stream, length: request.bodyLength) }
             let rv = withHeaderFields(request.fields) { nva, count in
                 request.bodyLength > 0 ? nghttp3_conn_submit_request(h3, stream, nva, count, &reader, nil)
                     : nghttp3_conn_submit_request(h3, stream, nva, count, nil, nil)
             }
-            if rv != 0 { bodyRemaining[stream] = nil; return rv }
+            if rv != 0 { bodies.end(stream); return rv }
             openBidiStreams.insert(stream)
             if client.earlyDataAttempted && handshakeCompletedAt == nil { client.requests.early.append(request) }
             client.requests.advance()
@@ -102,92 +102,17 @@ extension QUICConnection {
         }
         if !hasLength { fields.append(("content-length", String(bodyLength))) }
         var reader = nghttp3_data_reader(read_data: { _, stream, vec, count, flags, ud, _ in
-            QUICConnection.from(ud).fillBody(stream, vec!, count, flags!)
+            QUICConnection.from(ud).bodies.fill(stream, vec!, count, flags!)
         })
-        if bodyLength > 0 { bodyRemaining[stream] = bodyLength }
-        if bodyLength > 0 && !(prefix.isEmpty && suffix.isEmpty) {
-            bodyEdges[stream] = BodyEdges(length: bodyLength, prefix: prefix, suffix: suffix)
-        }
+        if bodyLength > 0 { bodies.start(stream, length: bodyLength, prefix: prefix, suffix: suffix) }
         let rv = withHeaderFields(fields) { nva, count in
             bodyLength > 0 ? nghttp3_conn_submit_response(h3, stream, nva, count, &reader)
                 : nghttp3_conn_submit_response(h3, stream, nva, count, nil)
         }
         if rv != 0 {
-            bodyRemaining[stream] = nil
-            bodyEdges[stream] = nil
+            bodies.end(stream)
             throw http3Error(rv, "nghttp3_conn_submit_response")
         }
-    }
-
-    /// nghttp3 asks for body bytes: point it at the filler (it stays valid for the server's
-    /// life, so unacknowledged data needs no copy).
-    func fillBody(_ stream: Int64, _ vec: UnsafeMutablePointer<nghttp3_vec>, _ capacity: Int,
-                  _ flags: UnsafeMutablePointer<UInt32>) -> nghttp3_ssize {
-        var remaining = bodyRemaining[stream] ?? 0
-        var filled = 0
-        let base = UnsafeMutablePointer(mutating: filler.baseAddress!.assumingMemoryBound(to: UInt8.self))
-        let edges = bodyEdges[stream]
-        while filled < capacity && remaining > 0 {
-            if let edges {
-                vec[filled] = edges.next(offset: edges.length - remaining, filler: base, fillerCount: filler.count)
-                remaining -= Int64(vec[filled].len)
-                filled += 1
-                continue
-            }
-            let chunk = Int(min(remaining, Int64(filler.count)))
-            vec[filled] = nghttp3_vec(base: base, len: chunk)
-            remaining -= Int64(chunk)
-            filled += 1
-        }
-        if remaining == 0 {
-            flags.pointee |= UInt32(NGHTTP3_DATA_FLAG_EOF)
-            bodyRemaining[stream] = nil
-        } else {
-            bodyRemaining[stream] = remaining
-        }
-        return filled
-    }
-}
-
-/// A body's first and last bytes, copied where they cannot move: nghttp3 points into them until
-/// the peer acknowledged the data, so they live until the stream (or the connection) closes.
-final class BodyEdges {
-    let length: Int64
-    private let prefix: UnsafeMutableRawBufferPointer
-    private let suffix: UnsafeMutableRawBufferPointer
-
-    init(length: Int64, prefix: [UInt8], suffix: [UInt8]) {
-        self.length = length
-        let head = UnsafeMutableRawBufferPointer.allocate(byteCount: max(prefix.count, 1), alignment: 1)
-        let tail = UnsafeMutableRawBufferPointer.allocate(byteCount: max(suffix.count, 1), alignment: 1)
-        prefix.withUnsafeBytes { head.copyMemory(from: $0) }
-        suffix.withUnsafeBytes { tail.copyMemory(from: $0) }
-        self.prefix = head
-        self.suffix = tail
-        prefixCount = prefix.count
-        suffixCount = suffix.count
-    }
-
-    private let prefixCount: Int
-    private let suffixCount: Int
-
-    deinit {
-        prefix.deallocate()
-        suffix.deallocate()
-    }
-
-    /// The longest run of body bytes from `offset` that one buffer holds: the prefix, the filler, or the suffix.
-    func next(offset: Int64, filler: UnsafeMutablePointer<UInt8>, fillerCount: Int) -> nghttp3_vec {
-        let suffixStart = length - Int64(suffixCount)
-        if offset < Int64(prefixCount) {
-            let o = Int(offset)
-            return nghttp3_vec(base: prefix.baseAddress!.assumingMemoryBound(to: UInt8.self) + o, len: prefixCount - o)
-        }
-        if offset >= suffixStart {
-            let o = Int(offset - suffixStart)
-            return nghttp3_vec(base: suffix.baseAddress!.assumingMemoryBound(to: UInt8.self) + o, len: suffixCount - o)
-        }
-        return nghttp3_vec(base: filler, len: Int(min(Int64(fillerCount), suffixStart - offset)))
     }
 }
 
@@ -225,8 +150,7 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
     cb.stream_close = { _, stream, _, ud, _ in
         let c = QUICConnection.from(ud)
         c.incomingHeaders[stream] = nil
-        c.bodyRemaining[stream] = nil
-        c.bodyEdges[stream] = nil
+        c.bodies.end(stream)
         c.server?.requestBodyBytes[stream] = nil
         if c.isServer, ngtcp2_is_bidi_stream(stream) != 0 {
             ngtcp2_conn_extend_max_streams_bidi(c.conn, 1)

@@ -83,14 +83,13 @@ final class QUICConnection {
     var openBidiStreams = Set<Int64>()
     var incomingHeaders: [Int64: [(String, String)]] = [:]
 
-    // Bodies this side sends (server: responses; client: uploads), generated from the filler.
-    var bodyRemaining: [Int64: Int64] = [:]
-    /// Bodies that start or end with given bytes (a rendered page) instead of filler only.
-    var bodyEdges: [Int64: BodyEdges] = [:]
-    var filler = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// Bodies this side sends (server: responses; client: uploads).
+    let bodies: OutgoingBodies
 
-    private init(role: ConnectionRole, config: QUICConfiguration, now: Instant, staticSecret: [UInt8]) throws {
+    private init(role: ConnectionRole, config: QUICConfiguration, filler: FillerBuffer, now: Instant,
+                 staticSecret: [UInt8]) throws {
         self.role = role
+        bodies = OutgoingBodies(filler: filler)
         if case .server = role { isServer = true } else { isServer = false }
         self.config = config
         self.now = now
@@ -129,12 +128,9 @@ final class QUICConnection {
     static func client(config: QUICConfiguration, credentials: ClientTLSCredentials, serverName: String,
                        local: Endpoint, remote: Endpoint, resumption: QUICResumptionState?,
                        now: Instant) throws -> QUICConnection {
-        let c = try QUICConnection(role: .client(ClientRole(serverName: serverName)), config: config, now: now,
-                                   staticSecret: randomBytes(32))
+        let c = try QUICConnection(role: .client(ClientRole(serverName: serverName)), config: config,
+                                   filler: FillerBuffer(), now: now, staticSecret: randomBytes(32))
         c.retained.append(credentials)
-        let filler = FillerBuffer()
-        c.filler = UnsafeRawBufferPointer(filler.bytes)
-        c.retained.append(filler)
         var dcid = ngtcp2_cid(), scid = ngtcp2_cid()
         fillRandomCID(&dcid, length: 18)
         fillRandomCID(&scid, length: 17)
@@ -165,9 +161,8 @@ final class QUICConnection {
     static func server(config: QUICConfiguration, tls: ServerTLSContext, initial hd: ngtcp2_pkt_hd,
                        local: Endpoint, remote: Endpoint, staticSecret: [UInt8],
                        filler: FillerBuffer, now: Instant) throws -> QUICConnection {
-        let c = try QUICConnection(role: .server(ServerRole()), config: config, now: now, staticSecret: staticSecret)
-        c.filler = UnsafeRawBufferPointer(filler.bytes)
-        c.retained.append(filler)
+        let c = try QUICConnection(role: .server(ServerRole()), config: config, filler: filler, now: now,
+                                   staticSecret: staticSecret)
         c.retained.append(tls)
         var scid = ngtcp2_cid()
         fillRandomCID(&scid, length: serverCIDLength)
@@ -399,28 +394,6 @@ final class QUICConnection {
 }
 
 // MARK: Helpers
-
-/// The bytes every generated body (responses, uploads) is made of: one buffer, shared by all
-/// streams of a server (or of a client) and never written after creation, so nghttp3 may point at
-/// it until the data is acknowledged. Body byte `i` is `bytes[i % size]`.
-final class FillerBuffer {
-    let bytes: UnsafeMutableRawBufferPointer
-
-    static let size = 64 * 1024
-    private static let pattern = Array("netbench-h3-filler\n".utf8)
-
-    init() {
-        bytes = .allocate(byteCount: Self.size, alignment: 16)
-        for i in 0..<Self.size { bytes[i] = Self.byte(at: Int64(i)) }
-    }
-
-    /// Body byte `offset` of a body made of filler only.
-    static func byte(at offset: Int64) -> UInt8 {
-        pattern[Int(offset % Int64(size)) % pattern.count]
-    }
-
-    deinit { bytes.deallocate() }
-}
 
 let serverCIDLength = 18
 
