@@ -27,7 +27,7 @@ struct PacketBatch {
         if count == 0 { segment = size; self.remote = remote; self.local = local }
         end += size
         count += 1
-        if size < segment || count >= QUICConnection.maxBatch { hand(base, emit) }
+        if size < segment || count >= PacketBuffers.maxBatch { hand(base, emit) }
     }
 
     /// Hands over what is batched and starts again at the front of the buffer.
@@ -65,19 +65,20 @@ extension QUICConnection {
         }
         let ts = now.nanoseconds
         let maxUDP = ngtcp2_conn_get_max_tx_udp_payload_size(conn)
-        let maxPackets = min(Self.maxBatch, max(1, ngtcp2_conn_get_send_quantum(conn) / max(maxUDP, 1)))
-        let base = sendBuffer.assumingMemoryBound(to: UInt8.self)
-        let path = txPath.clear()
+        let maxPackets = min(PacketBuffers.maxBatch, max(1, ngtcp2_conn_get_send_quantum(conn) / max(maxUDP, 1)))
+        let base = buffers.send
+        let vecs = buffers.vecs
+        let path = buffers.txPath.clear()
         var batch = PacketBatch()
         defer { batch.flush(base, emit) }
         var packets = 0
         while true {
-            if batch.end + maxUDP > Self.sendBufferSize { batch.flush(base, emit) }
+            if batch.end + maxUDP > PacketBuffers.sendSize { batch.flush(base, emit) }
             var streamID: Int64 = -1
             var fin: Int32 = 0
             var count = 0
             if let h3, ngtcp2_conn_get_max_data_left(conn) > 0 {
-                let n = nghttp3_conn_writev_stream(h3, &streamID, &fin, vecs, Self.vecCapacity)
+                let n = nghttp3_conn_writev_stream(h3, &streamID, &fin, vecs, PacketBuffers.vecCapacity)
                 if n < 0 {
                     batch.flush(base, emit)
                     failApplication(Int32(n), "nghttp3_conn_writev_stream")
@@ -145,7 +146,7 @@ extension QUICConnection {
         guard let h3, streamID >= 0 else { return true }
         let rv = nghttp3_conn_add_write_offset(h3, streamID, Int(accepted))
         if rv != 0 {
-            batch.flush(sendBuffer.assumingMemoryBound(to: UInt8.self), emit)
+            batch.flush(buffers.send, emit)
             failApplication(rv, "nghttp3_conn_add_write_offset")
             flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local) }
             return false

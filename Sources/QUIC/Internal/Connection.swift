@@ -49,14 +49,7 @@ final class QUICConnection {
     var session: OpaquePointer!
     var h3: OpaquePointer?
     let connRef: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
-    let rxPath = PathBuffer()
-    let txPath = PathBuffer()
-    /// Room for one batch of full-size packets (GSO sends at most 64 segments, 64 KiB).
-    static let sendBufferSize = 64 * 1024
-    static let maxBatch = 40
-    let sendBuffer: UnsafeMutableRawPointer
-    static let vecCapacity = 16
-    let vecs: UnsafeMutablePointer<nghttp3_vec>
+    let buffers = PacketBuffers()
     /// Time of the call being processed, for callbacks that record timestamps.
     var now: Instant
     var events: [ConnectionEvent] = []
@@ -71,7 +64,7 @@ final class QUICConnection {
     var statistics = QUICStatistics()
     let staticSecret: [UInt8]
     var keyLog: KeyLogFile?
-    /// Objects the C session points into (credentials, filler): released only after `deinit`
+    /// Objects the C session points into (credentials, TLS context): released only after `deinit`
     /// has freed the session, because stored properties outlive the deinit body.
     var retained: [AnyObject] = []
     var qlog: UnsafeMutablePointer<FILE>?
@@ -95,8 +88,6 @@ final class QUICConnection {
         self.now = now
         self.staticSecret = staticSecret
         connRef = .allocate(capacity: 1)
-        sendBuffer = .allocate(byteCount: Self.sendBufferSize, alignment: 16)
-        vecs = .allocate(capacity: Self.vecCapacity)
         connRef.initialize(to: ngtcp2_crypto_conn_ref(
             get_conn: { ref in
                 Unmanaged<QUICConnection>.fromOpaque(ref!.pointee.user_data).takeUnretainedValue().conn
@@ -112,8 +103,6 @@ final class QUICConnection {
         if let session { gnutls_deinit(session) }
         if let qlog { fclose(qlog) }
         connRef.deallocate()
-        sendBuffer.deallocate()
-        vecs.deallocate()
     }
 
     var userData: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -138,7 +127,7 @@ final class QUICConnection {
         var params = c.makeTransportParams()
         var callbacks = makeCallbacks(server: false)
         var raw: OpaquePointer?
-        let path = c.rxPath.set(local: local, remote: remote)
+        let path = c.buffers.rxPath.set(local: local, remote: remote)
         let rv = netbench_ngtcp2_conn_client_new(&raw, &dcid, &scid, path, &callbacks, &settings,
                                                  &params, c.userData)
         guard rv == 0, let raw else { throw transportError(rv, "ngtcp2_conn_client_new") }
@@ -174,7 +163,7 @@ final class QUICConnection {
         var callbacks = makeCallbacks(server: true)
         var raw: OpaquePointer?
         var dcid = hd.scid
-        let path = c.rxPath.set(local: local, remote: remote)
+        let path = c.buffers.rxPath.set(local: local, remote: remote)
         let rv = netbench_ngtcp2_conn_server_new(&raw, &dcid, &scid, path, hd.version, &callbacks,
                                                  &settings, &params, c.userData)
         guard rv == 0, let raw else { throw transportError(rv, "ngtcp2_conn_server_new") }
@@ -258,7 +247,7 @@ final class QUICConnection {
         guard let base = datagram.baseAddress, datagram.count > 0 else { return }
         statistics.datagramsReceived += 1
         statistics.bytesReceived += UInt64(datagram.count)
-        let path = rxPath.set(local: local, remote: remote)
+        let path = buffers.rxPath.set(local: local, remote: remote)
         let rv = netbench_ngtcp2_conn_read_pkt(conn, path, base.assumingMemoryBound(to: UInt8.self),
                                                datagram.count, now.nanoseconds)
         if rv != 0 { handleReadError(rv) }
@@ -361,10 +350,9 @@ final class QUICConnection {
         guard isOpen else { return }
         var ccerr = ccerr
         let n = netbench_ngtcp2_conn_write_connection_close(
-            conn, txPath.clear(), sendBuffer.assumingMemoryBound(to: UInt8.self),
-            Self.sendBufferSize, &ccerr, now.nanoseconds)
+            conn, buffers.txPath.clear(), buffers.send, PacketBuffers.sendSize, &ccerr, now.nanoseconds)
         if n > 0 {
-            closePacket = Array(UnsafeRawBufferPointer(start: sendBuffer, count: Int(n)))
+            closePacket = Array(UnsafeRawBufferPointer(start: buffers.send, count: Int(n)))
             closePacketDue = true
         }
         events.append(.closed(error))
