@@ -48,7 +48,7 @@ func makeCallbacks(server: Bool) -> ngtcp2_callbacks {
     }
     cb.stream_open = { _, stream, ud in
         let c = QUICConnection.from(ud)
-        if ngtcp2_is_bidi_stream(stream) != 0 { c.openBidiStreams.insert(stream) }
+        if ngtcp2_is_bidi_stream(stream) != 0 { c.streams.openBidi.insert(stream) }
         return 0
     }
     cb.stream_close = { _, flags, stream, code, ud, _ in
@@ -159,8 +159,8 @@ extension QUICConnection {
     func earlyDataWasRejected() {
         if let h3 { nghttp3_conn_del(h3) }
         h3 = nil
-        openBidiStreams.removeAll()
-        incomingHeaders.removeAll()
+        streams.openBidi.removeAll()
+        streams.headers.removeAll()
         bodies.removeAll()
         client.requests.requeueEarly()
     }
@@ -187,7 +187,7 @@ extension QUICConnection {
     }
 
     func streamDidClose(_ stream: Int64, _ code: UInt64) -> Int32 {
-        if openBidiStreams.remove(stream) != nil {
+        if streams.openBidi.remove(stream) != nil {
             statistics.streamFramesLost += UInt64(ngtcp2_conn_get_stream_loss_count(conn, stream))
         }
         guard let h3 else { return 0 }

@@ -79,7 +79,7 @@ extension QUICConnection {
                     : nghttp3_conn_submit_request(h3, stream, nva, count, nil, nil)
             }
             if rv != 0 { bodies.end(stream); return rv }
-            openBidiStreams.insert(stream)
+            streams.openBidi.insert(stream)
             if client.earlyDataAttempted && handshakeCompletedAt == nil { client.requests.early.append(request) }
             client.requests.advance()
         }
@@ -149,7 +149,7 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
     var cb = nghttp3_callbacks()
     cb.stream_close = { _, stream, _, ud, _ in
         let c = QUICConnection.from(ud)
-        c.incomingHeaders[stream] = nil
+        c.streams.headers[stream] = nil
         c.bodies.end(stream)
         c.server?.requestBodyBytes[stream] = nil
         if c.isServer, ngtcp2_is_bidi_stream(stream) != 0 {
@@ -175,26 +175,26 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         return 0
     }
     cb.begin_headers = { _, stream, ud, _ in
-        QUICConnection.from(ud).incomingHeaders[stream] = []
+        QUICConnection.from(ud).streams.headers[stream] = []
         return 0
     }
     cb.recv_header = { _, stream, _, name, value, _, ud, _ in
-        QUICConnection.from(ud).incomingHeaders[stream, default: []].append((string(name), string(value)))
+        QUICConnection.from(ud).streams.headers[stream, default: []].append((string(name), string(value)))
         return 0
     }
     cb.end_headers = { _, stream, _, ud, _ in
         let c = QUICConnection.from(ud)
-        guard !c.isServer, let fields = c.incomingHeaders[stream] else { return 0 }
+        guard !c.isServer, let fields = c.streams.headers[stream] else { return 0 }
         // Interim (1xx) responses are skipped; the final one is reported.
         let status = fields.first { $0.0 == ":status" }.flatMap { Int($0.1) } ?? 0
         if status >= 200 { c.events.append(.headers(stream: stream, fields: fields)) }
-        c.incomingHeaders[stream] = nil
+        c.streams.headers[stream] = nil
         return 0
     }
     cb.end_stream = { _, stream, ud, _ in
         let c = QUICConnection.from(ud)
         if c.isServer {
-            let fields = c.incomingHeaders.removeValue(forKey: stream) ?? []
+            let fields = c.streams.headers.removeValue(forKey: stream) ?? []
             let body = c.server?.requestBodyBytes.removeValue(forKey: stream) ?? 0
             c.events.append(.request(stream: stream, fields: fields, bodyBytes: body))
         } else {

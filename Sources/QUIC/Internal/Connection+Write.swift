@@ -155,10 +155,10 @@ extension QUICConnection {
     }
 
     func flushClosePacket(_ emit: DatagramSink) {
-        guard closePacketDue, let packet = closePacket, let path = ngtcp2_conn_get_path(conn),
+        guard closing.due, let packet = closing.packet, let path = ngtcp2_conn_get_path(conn),
               let remote = Endpoint(path.pointee.remote), let local = Endpoint(path.pointee.local)
         else { return }
-        closePacketDue = false
+        closing.due = false
         packet.withUnsafeBytes { emit($0, remote, local) }
         if !isServer { state = .closed }
     }
@@ -199,7 +199,7 @@ extension QUICConnection {
         s.bytesInFlight = cs.bytes_in_flight
         s.deliveryRate = cs.delivery_rate_sec
         s.ptoCount = cs.pto_count
-        for id in openBidiStreams {
+        for id in streams.openBidi {
             s.streamFramesLost += UInt64(ngtcp2_conn_get_stream_loss_count(conn, id))
         }
         return s

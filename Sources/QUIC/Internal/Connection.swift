@@ -20,6 +20,20 @@ enum ConnectionEvent {
     case closed(QUICError)
 }
 
+/// Request streams still open (for loss accounting) and header sections being received, keyed
+/// by stream (both sides).
+struct StreamBook {
+    var openBidi = Set<Int64>()
+    var headers: [Int64: [(String, String)]] = [:]
+}
+
+/// The CONNECTION_CLOSE this side wrote, and whether it is due to go out (again: RFC 9000 §10.2.1
+/// answers packets that arrive while closing with it).
+struct CloseFrame {
+    var packet: [UInt8]?
+    var due = false
+}
+
 enum ConnectionState {
     case open
     /// We sent CONNECTION_CLOSE; answer further packets with it until the deadline (RFC 9000 §10.2.1).
@@ -55,8 +69,7 @@ final class QUICConnection {
     var events: [ConnectionEvent] = []
     var state: ConnectionState = .open
     /// CONNECTION_CLOSE to send (again) while closing.
-    var closePacket: [UInt8]?
-    var closePacketDue = false
+    var closing = CloseFrame()
     /// Why a callback failed, for the close that follows.
     var callbackFailure: (ngtcp2_connection_close_error, QUICError)?
     /// The `now` of the last `handleExpiry` (see `expiry`).
@@ -71,10 +84,7 @@ final class QUICConnection {
 
     var handshakeCompletedAt: Instant?
 
-    // Both sides: request streams still open (for loss accounting) and header sections being
-    // received, keyed by stream.
-    var openBidiStreams = Set<Int64>()
-    var incomingHeaders: [Int64: [(String, String)]] = [:]
+    var streams = StreamBook()
 
     /// Bodies this side sends (server: responses; client: uploads).
     let bodies: OutgoingBodies
@@ -241,7 +251,7 @@ final class QUICConnection {
         self.now = now
         switch state {
         case .open: break
-        case .closing: closePacketDue = true; return
+        case .closing: closing.due = true; return
         case .draining, .closed: return
         }
         guard let base = datagram.baseAddress, datagram.count > 0 else { return }
@@ -352,11 +362,11 @@ final class QUICConnection {
         let n = netbench_ngtcp2_conn_write_connection_close(
             conn, buffers.txPath.clear(), buffers.send, PacketBuffers.sendSize, &ccerr, now.nanoseconds)
         if n > 0 {
-            closePacket = Array(UnsafeRawBufferPointer(start: buffers.send, count: Int(n)))
-            closePacketDue = true
+            closing.packet = Array(UnsafeRawBufferPointer(start: buffers.send, count: Int(n)))
+            closing.due = true
         }
         events.append(.closed(error))
-        state = closePacket == nil && !lingers ? .closed : .closing(until: now + closeWait)
+        state = closing.packet == nil && !lingers ? .closed : .closing(until: now + closeWait)
     }
 
     /// The error to report after `NGTCP2_ERR_CRYPTO`: a certificate verdict when verification
