@@ -69,4 +69,68 @@ static inline int netbench_epoll_pwait2_ns(int epfd, struct epoll_event *events,
 static inline int netbench_sock_nonblock_cloexec(void) { return SOCK_NONBLOCK | SOCK_CLOEXEC; }
 static inline int netbench_sock_stream(void) { return SOCK_STREAM; }
 static inline int netbench_sock_dgram(void) { return SOCK_DGRAM; }
+// UDP segmentation offload (GSO) and receive coalescing (GRO), Linux 4.18 / 5.0. The constants are
+// missing from older libc headers; the values are the kernel ABI (include/uapi/linux/udp.h).
+#include <stdint.h>
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+static const int netbench_sol_udp = SOL_UDP;
+static const int netbench_udp_gro = UDP_GRO;
+
+// sendmsg(2) of `len` bytes to `to`, which the kernel cuts into datagrams of `segment` bytes (the
+// last may be shorter) when `segment` is > 0 and < `len` (a UDP_SEGMENT control message; CMSG_*
+// are macros). Returns what sendmsg returns.
+static inline long netbench_sendmsg_segmented(int fd, const void *buf, size_t len, uint16_t segment,
+                                              const struct sockaddr_in *to) {
+    struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+    union { char bytes[CMSG_SPACE(sizeof(uint16_t))]; struct cmsghdr align; } control;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_name = (void *)to;
+    msg.msg_namelen = sizeof(*to);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    if (segment > 0 && len > segment) {
+        memset(&control, 0, sizeof(control));
+        msg.msg_control = control.bytes;
+        msg.msg_controllen = sizeof(control.bytes);
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        cm->cmsg_level = SOL_UDP;
+        cm->cmsg_type = UDP_SEGMENT;
+        cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+        memcpy(CMSG_DATA(cm), &segment, sizeof(segment));
+    }
+    return sendmsg(fd, &msg, MSG_NOSIGNAL);
+}
+
+// recvmsg(2) that also reports the UDP_GRO segment size: after UDP_GRO is enabled the kernel may
+// hand over several datagrams of `*segment` bytes (the last may be shorter) in one buffer;
+// `*segment` is 0 when it did not coalesce. Returns what recvmsg returns.
+static inline long netbench_recvmsg_coalesced(int fd, void *buf, size_t len, struct sockaddr_in *from,
+                                              int *segment) {
+    struct iovec iov = { .iov_base = buf, .iov_len = len };
+    union { char bytes[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_name = from;
+    msg.msg_namelen = sizeof(*from);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.bytes;
+    msg.msg_controllen = sizeof(control.bytes);
+    *segment = 0;
+    long n = recvmsg(fd, &msg, 0);
+    if (n < 0) return n;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+        if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) memcpy(segment, CMSG_DATA(cm), sizeof(int));
+    }
+    return n;
+}
 #endif

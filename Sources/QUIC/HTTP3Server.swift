@@ -23,6 +23,9 @@ public final class HTTP3Server {
     /// Stateless packets (Version Negotiation) waiting for the next `write`.
     private var stateless: [(bytes: [UInt8], remote: Endpoint, local: Endpoint)] = []
     private var events: [HTTP3ServerEvent] = []
+    /// Sees every request body chunk once, in stream order, while it is received (the bytes are
+    /// valid only during the call); the server itself only counts them. Set before connections open.
+    public var onRequestBody: ((HTTP3ConnectionHandle, _ stream: Int64, UnsafeRawBufferPointer) -> Void)?
 
     /// - Parameters:
     ///   - credentials: certificate chains and keys; GnuTLS serves the one whose names match the
@@ -79,6 +82,24 @@ public final class HTTP3Server {
         -> [HTTP3ServerEvent] {
         for packet in stateless {
             packet.bytes.withUnsafeBytes { emit($0, packet.remote, packet.local) }
+        }
+        stateless.removeAll()
+        for sc in live where !sc.reaped {
+            sc.quic.write(now: now, emit: emit)
+            collect(sc)
+        }
+        compact()
+        return takeEvents()
+    }
+
+    /// Sends what every connection has to send, the datagrams of one path together; see
+    /// `HTTP3Client.writeBatched`.
+    @discardableResult
+    public func writeBatched(now: Instant,
+                             emit: (UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint) -> Void)
+        -> [HTTP3ServerEvent] {
+        for packet in stateless {
+            packet.bytes.withUnsafeBytes { emit($0, $0.count, packet.remote, packet.local) }
         }
         stateless.removeAll()
         for sc in live where !sc.reaped {
@@ -146,8 +167,12 @@ public final class HTTP3Server {
         var scids = [ngtcp2_cid](repeating: ngtcp2_cid(), count: max(ngtcp2_conn_get_num_scid(quic.conn), 1))
         let n = ngtcp2_conn_get_scid(quic.conn, &scids)
         for cid in scids.prefix(n) { register(ConnectionIDKey(cid), sc) }
-        quic.onNewConnectionID = { [unowned self, unowned sc] key in self.register(key, sc) }
-        quic.onRetireConnectionID = { [unowned self, unowned sc] key in
+        if let sink = onRequestBody {
+            let handle = sc.handle
+            quic.server?.onRequestBody = { stream, bytes in sink(handle, stream, bytes) }
+        }
+        quic.server?.onNewConnectionID = { [unowned self, unowned sc] key in self.register(key, sc) }
+        quic.server?.onRetireConnectionID = { [unowned self, unowned sc] key in
             if self.routes[key] === sc { self.routes[key] = nil }
             sc.keys.remove(key)
         }
@@ -168,7 +193,7 @@ public final class HTTP3Server {
             switch event {
             case .handshakeCompleted:
                 events.append(.handshakeCompleted(connection: sc.handle))
-            case .headers(let stream, let fields):
+            case .request(let stream, let fields, let bodyBytes):
                 var method = "", authority = "", path = ""
                 var rest: [(String, String)] = []
                 for (name, value) in fields {
@@ -181,7 +206,7 @@ public final class HTTP3Server {
                     }
                 }
                 events.append(.request(connection: sc.handle, stream: stream, method: method,
-                                       authority: authority, path: path, headers: rest))
+                                       authority: authority, path: path, headers: rest, bodyBytes: bodyBytes))
             case .pathValidated(let local, let remote, let ok):
                 guard ok, let p = ngtcp2_conn_get_path(sc.quic.conn),
                       Endpoint(p.pointee.local) == local, Endpoint(p.pointee.remote) == remote,
@@ -194,7 +219,7 @@ public final class HTTP3Server {
                     sc.closeReported = true
                     events.append(.connectionClosed(connection: sc.handle, error: error))
                 }
-            case .data, .streamEnd, .streamReset, .resumptionReady:
+            case .headers, .data, .streamEnd, .streamReset, .resumptionReady:
                 break
             }
         }

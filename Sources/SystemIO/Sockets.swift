@@ -129,6 +129,30 @@ public enum Socket {
         try Sys.sendto(fd, bytes, remote)
     }
 
+    /// Sends `bytes` as datagrams of `segmentSize` bytes (the last may be shorter) in one system
+    /// call (UDP GSO, Linux 4.18+); false when the socket buffer is full. Throws where the kernel or
+    /// the route cannot segment (EIO, EINVAL): send the datagrams one by one then.
+    public static func sendDatagrams(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, segmentSize: Int,
+                                     to remote: Endpoint) throws -> Bool {
+        try Sys.sendmsgSegmented(fd, bytes, segmentSize, remote)
+    }
+
+    /// Lets the kernel coalesce datagrams of one flow into one receive (UDP_GRO, Linux 5.0+);
+    /// false where it cannot.
+    @discardableResult
+    public static func enableReceiveCoalescing(_ fd: FileDescriptor) -> Bool {
+        (try? Sys.setsockopt(fd, netbench_sol_udp, netbench_udp_gro, 1, "UDP_GRO")) != nil
+    }
+
+    /// What one receive returned: `count` bytes from one sender, holding datagrams of
+    /// `segmentSize` bytes each (the last may be shorter; one datagram when not coalesced), or
+    /// nil when nothing is waiting.
+    public static func receiveDatagrams(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws
+        -> (count: Int, from: Endpoint, segmentSize: Int)? {
+        guard let (n, from, segment) = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
+        return (n, from, segment > 0 ? segment : max(n, 1))
+    }
+
     public static func shutdownWrite(_ fd: FileDescriptor) { Sys.shutdownWrite(fd) }
 
     public static func close(_ fd: FileDescriptor) { Sys.close(fd) }

@@ -202,6 +202,26 @@ enum Sys {
         return r != nil
     }
 
+    /// sendmsg(2) with a UDP_SEGMENT control message (GSO): the kernel cuts `buf` into datagrams
+    /// of `segment` bytes. False when the socket buffer is full.
+    static func sendmsgSegmented(_ fd: FileDescriptor, _ buf: UnsafeRawBufferPointer, _ segment: Int, _ ep: Endpoint) throws -> Bool {
+        var sa = sockaddr_in(ep)
+        let r = try check("sendmsg(UDP_SEGMENT)") {
+            netbench_sendmsg_segmented(fd.rawValue, buf.baseAddress, buf.count, UInt16(clamping: segment), &sa)
+        }
+        return r != nil
+    }
+
+    /// recvmsg(2) reading the UDP_GRO segment size: nil when nothing is waiting; the size is 0
+    /// when the kernel delivered a single datagram.
+    static func recvmsgCoalesced(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint, Int)? {
+        var sa = sockaddr_in()
+        var segment: Int32 = 0
+        let r = try check("recvmsg(UDP_GRO)") { netbench_recvmsg_coalesced(fd.rawValue, buf.baseAddress, buf.count, &sa, &segment) }
+        guard let r else { return nil }
+        return (r, Endpoint(sa), Int(segment))
+    }
+
     /// shutdown(2) for writing: sends FIN after queued data.
     static func shutdownWrite(_ fd: FileDescriptor) { _ = Glibc.shutdown(fd.rawValue, Int32(SHUT_WR)) }
 

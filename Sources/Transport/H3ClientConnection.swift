@@ -29,6 +29,7 @@ final class H3ClientConnection: ClientConnection {
     private var receiveBuffer: UnsafeMutableRawBufferPointer
     private let congestionControl: String
     private var validations: [(challenge: Instant?, validated: Instant?)] = []
+    private var io = DatagramIO()
     var onStateChange: (() -> Void)?
 
     init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, trustedRootsPEM: String,
@@ -63,6 +64,7 @@ final class H3ClientConnection: ClientConnection {
     }
 
     private func register(_ socket: FileDescriptor, _ endpoint: Endpoint) throws {
+        DatagramIO.prepare(socket)
         sockets[endpoint] = socket
         localPaths.append(endpoint)
         try loop.register(socket, .read) { [weak self] _ in self?.readable(socket, endpoint) }
@@ -99,12 +101,9 @@ final class H3ClientConnection: ClientConnection {
     var freeSlots: Int { closed ? 0 : 1000 }
 
     func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
-        guard request.bodyLength == 0 else {
-            events(.failed("request bodies (uploads) are not supported over HTTP/3 in this version", Instant.now()))
-            return
-        }
         do {
-            let id = try client.submitRequest(authority: request.authority, path: request.path, headers: request.headers)
+            let id = try client.submitRequest(method: request.method, authority: request.authority, path: request.path,
+                                              headers: request.headers, bodyLength: request.bodyLength)
             streams[id] = events
             if state.handshakeEnd != nil || client.earlyDataAttempted { events(.sent(Instant.now())) } else { unsent.append(id) }
             flush()
@@ -120,16 +119,14 @@ final class H3ClientConnection: ClientConnection {
     }
 
     private func readable(_ socket: FileDescriptor, _ at: Endpoint) {
-        for _ in 0..<64 {
-            guard !closed else { return }
-            let got: (Int, Endpoint)?
-            do { got = try Socket.receiveDatagram(socket, into: receiveBuffer) } catch { break }
-            guard let (n, from) = got else { break }
+        DatagramIO.receive(socket, into: receiveBuffer) { datagram, from in
+            guard !closed else { return false }
             // A fresh timestamp per datagram: handling one may write (a request the loader sends when
             // a response ends) with a later time, and ngtcp2 needs its timestamps never to go back:
             // an older one left its pacer waiting with no timer set, and requests never went out.
             let now = Instant.now()
-            handle(client.receive(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<n]), local: at, remote: from, now: now), now)
+            handle(client.receive(datagram, local: at, remote: from, now: now), now)
+            return !closed
         }
         flush()
     }
@@ -138,8 +135,8 @@ final class H3ClientConnection: ClientConnection {
     private func flush() {
         guard !closed else { return }
         let now = Instant.now()
-        let events = client.write(now: now) { bytes, remote, local in
-            _ = try? Socket.sendDatagram(socket(for: local), bytes, to: remote)
+        let events = client.writeBatched(now: now) { bytes, segmentSize, remote, local in
+            io.send(socket(for: local), bytes, segmentSize: segmentSize, to: remote)
         }
         handle(events, now)
         guard !closed else { return }

@@ -13,6 +13,7 @@ public final class QUICServerEndpoint {
     private var timer: EventLoop.TimerID?
     private var buffer: UnsafeMutableRawBufferPointer
     private var isClosed = false
+    private var io = DatagramIO()
     public private(set) var counters = ServerCounters()
     /// Path changes the server saw (migration, NAT rebinding), for tests and results.
     public private(set) var pathChanges: [(at: Instant, remote: Endpoint)] = []
@@ -22,6 +23,7 @@ public final class QUICServerEndpoint {
         self.loop = loop
         self.handler = handler
         (fd, self.endpoint) = try Socket.bindUDP(endpoint)
+        DatagramIO.prepare(fd)
         buffer = .allocate(byteCount: 65536, alignment: 16)
         do {
             server = try HTTP3Server(config: config, credentials: credentials, now: Instant.now())
@@ -47,19 +49,19 @@ public final class QUICServerEndpoint {
     }
 
     private func readable() {
-        for _ in 0..<64 {
-            guard !isClosed else { return }
-            let got: (Int, Endpoint)?
-            do { got = try Socket.receiveDatagram(fd, into: buffer) } catch { break }
-            guard let (n, from) = got else { break }
-            handle(server.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), local: endpoint, remote: from, now: Instant.now()))
+        DatagramIO.receive(fd, into: buffer) { datagram, from in
+            guard !isClosed else { return false }
+            handle(server.receive(datagram, local: endpoint, remote: from, now: Instant.now()))
+            return !isClosed
         }
         flush()
     }
 
     private func flush() {
         guard !isClosed else { return }
-        handle(server.write(now: Instant.now()) { [fd] bytes, remote, _ in _ = try? Socket.sendDatagram(fd, bytes, to: remote) })
+        handle(server.writeBatched(now: Instant.now()) { [fd] bytes, segmentSize, remote, _ in
+            io.send(fd, bytes, segmentSize: segmentSize, to: remote)
+        })
         loop.cancel(timer)
         if let e = server.expiry {
             timer = loop.schedule(at: e) { [weak self] in
@@ -76,10 +78,10 @@ public final class QUICServerEndpoint {
             switch e {
             case .connectionOpened:
                 counters.connectionsAccepted += 1
-            case .request(let conn, let stream, let method, let authority, let path, let headers):
+            case .request(let conn, let stream, let method, let authority, let path, let headers, let bodyBytes):
                 counters.requests += 1
                 let response = handler(ServerRequest(method: method, path: path, authority: hostOnly(authority),
-                                                     headers: headers, httpProtocol: "h3"))
+                                                     headers: headers, httpProtocol: "h3", bodyBytes: bodyBytes))
                 let submit = { [weak self] in
                     guard let self, !self.isClosed else { return }
                     do {

@@ -211,7 +211,7 @@ final class InteropTests: XCTestCase {
         XCTAssertEqual(connections.count, 2)
         if let resumed = connections.last {
             let firstRequest = driver.events.firstIndex {
-                if case .request(let c, _, _, _, _, _) = $0 { return c == resumed } else { return false }
+                if case .request(let c, _, _, _, _, _, _) = $0 { return c == resumed } else { return false }
             }
             let handshake = driver.events.firstIndex {
                 if case .handshakeCompleted(let c) = $0 { return c == resumed } else { return false }

@@ -30,7 +30,7 @@ final class ServerBehaviourTests: XCTestCase {
         XCTAssertTrue(net.run(for: .seconds(5)) {
             net.serverEvents.contains { if case .request = $0 { return true } else { return false } }
         })
-        guard case .request(let conn, let s, let method, let authority, let path, let headers)? =
+        guard case .request(let conn, let s, let method, let authority, let path, let headers, let body)? =
                 net.serverEvents.first(where: { if case .request = $0 { return true } else { return false } })
         else { return XCTFail() }
         XCTAssertEqual(s, stream)
@@ -38,6 +38,7 @@ final class ServerBehaviourTests: XCTestCase {
         XCTAssertEqual(authority, "localhost")
         XCTAssertEqual(path, "/page")
         XCTAssertEqual(headers.first { $0.0 == "user-agent" }?.1, "netbench")
+        XCTAssertEqual(body, 0)
         net.run(for: .milliseconds(300)) { false }   // server think time
         XCTAssertTrue(probe.finished.isEmpty)
         try net.server.submitResponse(connection: conn, stream: stream, status: 404,

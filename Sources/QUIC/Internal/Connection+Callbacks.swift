@@ -48,7 +48,7 @@ func makeCallbacks(server: Bool) -> ngtcp2_callbacks {
     }
     cb.stream_open = { _, stream, ud in
         let c = QUICConnection.from(ud)
-        if ngtcp2_is_bidi_stream(stream) != 0 { c.openBidiStreams.insert(stream) }
+        if ngtcp2_is_bidi_stream(stream) != 0 { c.streams.openBidi.insert(stream) }
         return 0
     }
     cb.stream_close = { _, flags, stream, code, ud, _ in
@@ -82,12 +82,12 @@ func makeCallbacks(server: Bool) -> ngtcp2_callbacks {
             ngtcp2_crypto_generate_stateless_reset_token(token, $0.baseAddress, $0.count, cid)
         }
         guard rv == 0 else { return NGTCP2_ERR_CALLBACK_FAILURE }
-        c.onNewConnectionID?(ConnectionIDKey(cid.pointee))
+        c.server?.onNewConnectionID?(ConnectionIDKey(cid.pointee))
         return 0
     }
     cb.remove_connection_id = { _, cid, ud in
         let c = QUICConnection.from(ud)
-        if let cid { c.onRetireConnectionID?(ConnectionIDKey(cid.pointee)) }
+        if let cid { c.server?.onRetireConnectionID?(ConnectionIDKey(cid.pointee)) }
         return 0
     }
     cb.path_validation = { conn, _, path, result, ud in
@@ -117,16 +117,17 @@ extension QUICConnection {
             events.append(.handshakeCompleted)
             return 0
         }
-        if earlyDataAttempted {
-            earlyDataAccepted = gnutls_session_get_flags(session) & UInt32(GNUTLS_SFLAGS_EARLY_DATA.rawValue) != 0
-            if !earlyDataAccepted {
+        let client = self.client
+        if client.earlyDataAttempted {
+            client.earlyDataAccepted = gnutls_session_get_flags(session) & UInt32(GNUTLS_SFLAGS_EARLY_DATA.rawValue) != 0
+            if !client.earlyDataAccepted {
                 // GnuTLS reports the verdict only now: drop the 0-RTT streams and start over.
                 guard ngtcp2_conn_early_data_rejected(conn) == 0 else { return NGTCP2_ERR_CALLBACK_FAILURE }
                 do { try setUpHTTP3() } catch { return NGTCP2_ERR_CALLBACK_FAILURE }
                 let rv = openPendingRequestsInCallback()
                 if rv != 0 { return rv }
             }
-            earlyRequests.removeAll()
+            client.requests.early.removeAll()
         }
         events.append(.handshakeCompleted)
         return 0
@@ -135,7 +136,7 @@ extension QUICConnection {
     /// Client: once 1-RTT keys exist, HTTP/3 can start (unless 0-RTT already started it).
     func clientReceivedKey(_ level: ngtcp2_crypto_level) -> Int32 {
         guard level == NGTCP2_CRYPTO_LEVEL_APPLICATION else { return 0 }
-        if !earlyDataAttempted || ngtcp2_conn_get_early_data_rejected(conn) != 0 {
+        if !client.earlyDataAttempted || ngtcp2_conn_get_early_data_rejected(conn) != 0 {
             do { try setUpHTTP3() } catch { return NGTCP2_ERR_CALLBACK_FAILURE }
             return openPendingRequestsInCallback()
         }
@@ -158,11 +159,10 @@ extension QUICConnection {
     func earlyDataWasRejected() {
         if let h3 { nghttp3_conn_del(h3) }
         h3 = nil
-        openBidiStreams.removeAll()
-        incomingHeaders.removeAll()
-        pendingRequests = earlyRequests + pendingRequests[pendingHead...]
-        pendingHead = 0
-        earlyRequests.removeAll()
+        streams.openBidi.removeAll()
+        streams.headers.removeAll()
+        bodies.removeAll()
+        client.requests.requeueEarly()
     }
 
     func receivedStreamData(_ stream: Int64, _ data: UnsafePointer<UInt8>?, _ length: Int, fin: Bool) -> Int32 {
@@ -187,7 +187,7 @@ extension QUICConnection {
     }
 
     func streamDidClose(_ stream: Int64, _ code: UInt64) -> Int32 {
-        if openBidiStreams.remove(stream) != nil {
+        if streams.openBidi.remove(stream) != nil {
             statistics.streamFramesLost += UInt64(ngtcp2_conn_get_stream_loss_count(conn, stream))
         }
         guard let h3 else { return 0 }

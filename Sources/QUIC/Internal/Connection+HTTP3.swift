@@ -38,16 +38,23 @@ extension QUICConnection {
 
     // MARK: Client requests
 
-    /// Queues a GET and opens its stream as soon as HTTP/3 is up and stream credit allows.
+    /// Queues a request and opens its stream as soon as HTTP/3 is up and stream credit allows.
     /// Streams open in submission order, so the n-th request gets stream 4n (RFC 9000 §2.1).
-    func submitRequest(authority: String, path: String, headers: [(String, String)]) throws -> Int64 {
+    /// A `bodyLength` > 0 sends that many filler bytes as the body, paced by flow control.
+    func submitRequest(method: String, authority: String, path: String, headers: [(String, String)],
+                       bodyLength: Int64) throws -> Int64 {
         guard isOpen else { throw QUICError.invalidState("connection is closed") }
-        var fields: [(String, String)] = [(":method", "GET"), (":scheme", "https"),
+        guard bodyLength >= 0 else { throw QUICError.invalidState("negative request body length \(bodyLength)") }
+        var fields: [(String, String)] = [(":method", method), (":scheme", "https"),
                                           (":authority", authority), (":path", path)]
-        for (name, value) in headers { fields.append((name.lowercased(), value)) }
-        let id = nextRequestStreamID
-        nextRequestStreamID += 4
-        pendingRequests.append(PendingRequest(streamID: id, fields: fields))
+        var hasLength = false
+        for (name, value) in headers {
+            let lower = name.lowercased()
+            if lower == "content-length" { hasLength = true }
+            fields.append((lower, value))
+        }
+        if bodyLength > 0 && !hasLength { fields.append(("content-length", String(bodyLength))) }
+        let id = client.requests.enqueue(fields: fields, bodyLength: bodyLength)
         let rv = openPendingRequests()
         if rv != 0 { throw http3Error(rv, "nghttp3_conn_submit_request") }
         return id
@@ -57,22 +64,24 @@ extension QUICConnection {
     @discardableResult
     func openPendingRequests() -> Int32 {
         guard let h3, isOpen else { return 0 }
-        while pendingHead < pendingRequests.count {
-            let request = pendingRequests[pendingHead]
+        let client = self.client
+        while let request = client.requests.next {
             var stream: Int64 = -1
             guard ngtcp2_conn_open_bidi_stream(conn, &stream, nil) == 0 else { break }
             precondition(stream == request.streamID, "stream \(stream) opened for request \(request.streamID)")
+            var reader = nghttp3_data_reader(read_data: { _, stream, vec, count, flags, ud, _ in
+                QUICConnection.from(ud).bodies.fill(stream, vec!, count, flags!)
+            })
+            // Set before submitting: nghttp3 may ask for body bytes at once.
+            if request.bodyLength > 0 { bodies.start(stream, length: request.bodyLength) }
             let rv = withHeaderFields(request.fields) { nva, count in
-                nghttp3_conn_submit_request(h3, stream, nva, count, nil, nil)
+                request.bodyLength > 0 ? nghttp3_conn_submit_request(h3, stream, nva, count, &reader, nil)
+                    : nghttp3_conn_submit_request(h3, stream, nva, count, nil, nil)
             }
-            if rv != 0 { return rv }
-            openBidiStreams.insert(stream)
-            if earlyDataAttempted && handshakeCompletedAt == nil { earlyRequests.append(request) }
-            pendingHead += 1
-        }
-        if pendingHead == pendingRequests.count {
-            pendingRequests.removeAll(keepingCapacity: true)
-            pendingHead = 0
+            if rv != 0 { bodies.end(stream); return rv }
+            streams.openBidi.insert(stream)
+            if client.earlyDataAttempted && handshakeCompletedAt == nil { client.requests.early.append(request) }
+            client.requests.advance()
         }
         return 0
     }
@@ -93,92 +102,17 @@ extension QUICConnection {
         }
         if !hasLength { fields.append(("content-length", String(bodyLength))) }
         var reader = nghttp3_data_reader(read_data: { _, stream, vec, count, flags, ud, _ in
-            QUICConnection.from(ud).fillBody(stream, vec!, count, flags!)
+            QUICConnection.from(ud).bodies.fill(stream, vec!, count, flags!)
         })
-        if bodyLength > 0 { bodyRemaining[stream] = bodyLength }
-        if bodyLength > 0 && !(prefix.isEmpty && suffix.isEmpty) {
-            bodyEdges[stream] = BodyEdges(length: bodyLength, prefix: prefix, suffix: suffix)
-        }
+        if bodyLength > 0 { bodies.start(stream, length: bodyLength, prefix: prefix, suffix: suffix) }
         let rv = withHeaderFields(fields) { nva, count in
             bodyLength > 0 ? nghttp3_conn_submit_response(h3, stream, nva, count, &reader)
                 : nghttp3_conn_submit_response(h3, stream, nva, count, nil)
         }
         if rv != 0 {
-            bodyRemaining[stream] = nil
-            bodyEdges[stream] = nil
+            bodies.end(stream)
             throw http3Error(rv, "nghttp3_conn_submit_response")
         }
-    }
-
-    /// nghttp3 asks for body bytes: point it at the filler (it stays valid for the server's
-    /// life, so unacknowledged data needs no copy).
-    func fillBody(_ stream: Int64, _ vec: UnsafeMutablePointer<nghttp3_vec>, _ capacity: Int,
-                  _ flags: UnsafeMutablePointer<UInt32>) -> nghttp3_ssize {
-        var remaining = bodyRemaining[stream] ?? 0
-        var filled = 0
-        let base = UnsafeMutablePointer(mutating: filler.baseAddress!.assumingMemoryBound(to: UInt8.self))
-        let edges = bodyEdges[stream]
-        while filled < capacity && remaining > 0 {
-            if let edges {
-                vec[filled] = edges.next(offset: edges.length - remaining, filler: base, fillerCount: filler.count)
-                remaining -= Int64(vec[filled].len)
-                filled += 1
-                continue
-            }
-            let chunk = Int(min(remaining, Int64(filler.count)))
-            vec[filled] = nghttp3_vec(base: base, len: chunk)
-            remaining -= Int64(chunk)
-            filled += 1
-        }
-        if remaining == 0 {
-            flags.pointee |= UInt32(NGHTTP3_DATA_FLAG_EOF)
-            bodyRemaining[stream] = nil
-        } else {
-            bodyRemaining[stream] = remaining
-        }
-        return filled
-    }
-}
-
-/// A body's first and last bytes, copied where they cannot move: nghttp3 points into them until
-/// the peer acknowledged the data, so they live until the stream (or the connection) closes.
-final class BodyEdges {
-    let length: Int64
-    private let prefix: UnsafeMutableRawBufferPointer
-    private let suffix: UnsafeMutableRawBufferPointer
-
-    init(length: Int64, prefix: [UInt8], suffix: [UInt8]) {
-        self.length = length
-        let head = UnsafeMutableRawBufferPointer.allocate(byteCount: max(prefix.count, 1), alignment: 1)
-        let tail = UnsafeMutableRawBufferPointer.allocate(byteCount: max(suffix.count, 1), alignment: 1)
-        prefix.withUnsafeBytes { head.copyMemory(from: $0) }
-        suffix.withUnsafeBytes { tail.copyMemory(from: $0) }
-        self.prefix = head
-        self.suffix = tail
-        prefixCount = prefix.count
-        suffixCount = suffix.count
-    }
-
-    private let prefixCount: Int
-    private let suffixCount: Int
-
-    deinit {
-        prefix.deallocate()
-        suffix.deallocate()
-    }
-
-    /// The longest run of body bytes from `offset` that one buffer holds: the prefix, the filler, or the suffix.
-    func next(offset: Int64, filler: UnsafeMutablePointer<UInt8>, fillerCount: Int) -> nghttp3_vec {
-        let suffixStart = length - Int64(suffixCount)
-        if offset < Int64(prefixCount) {
-            let o = Int(offset)
-            return nghttp3_vec(base: prefix.baseAddress!.assumingMemoryBound(to: UInt8.self) + o, len: prefixCount - o)
-        }
-        if offset >= suffixStart {
-            let o = Int(offset - suffixStart)
-            return nghttp3_vec(base: suffix.baseAddress!.assumingMemoryBound(to: UInt8.self) + o, len: suffixCount - o)
-        }
-        return nghttp3_vec(base: filler, len: Int(min(Int64(fillerCount), suffixStart - offset)))
     }
 }
 
@@ -215,9 +149,9 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
     var cb = nghttp3_callbacks()
     cb.stream_close = { _, stream, _, ud, _ in
         let c = QUICConnection.from(ud)
-        c.incomingHeaders[stream] = nil
-        c.bodyRemaining[stream] = nil
-        c.bodyEdges[stream] = nil
+        c.streams.headers[stream] = nil
+        c.bodies.end(stream)
+        c.server?.requestBodyBytes[stream] = nil
         if c.isServer, ngtcp2_is_bidi_stream(stream) != 0 {
             ngtcp2_conn_extend_max_streams_bidi(c.conn, 1)
         } else if !c.isServer, ngtcp2_is_bidi_stream(stream) == 0 {
@@ -225,10 +159,15 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         }
         return 0
     }
-    cb.recv_data = { _, stream, _, length, ud, _ in
+    cb.recv_data = { _, stream, data, length, ud, _ in
         let c = QUICConnection.from(ud)
         c.consume(stream, length)
-        if !c.isServer { c.appendData(stream, length) }
+        if let server = c.server {
+            server.requestBodyBytes[stream, default: 0] += Int64(length)
+            server.onRequestBody?(stream, UnsafeRawBufferPointer(start: data, count: length))
+        } else {
+            c.appendData(stream, length)
+        }
         return 0
     }
     cb.deferred_consume = { _, stream, consumed, ud, _ in
@@ -236,27 +175,28 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         return 0
     }
     cb.begin_headers = { _, stream, ud, _ in
-        QUICConnection.from(ud).incomingHeaders[stream] = []
+        QUICConnection.from(ud).streams.headers[stream] = []
         return 0
     }
     cb.recv_header = { _, stream, _, name, value, _, ud, _ in
-        QUICConnection.from(ud).incomingHeaders[stream, default: []].append((string(name), string(value)))
+        QUICConnection.from(ud).streams.headers[stream, default: []].append((string(name), string(value)))
         return 0
     }
     cb.end_headers = { _, stream, _, ud, _ in
         let c = QUICConnection.from(ud)
-        guard !c.isServer, let fields = c.incomingHeaders[stream] else { return 0 }
+        guard !c.isServer, let fields = c.streams.headers[stream] else { return 0 }
         // Interim (1xx) responses are skipped; the final one is reported.
         let status = fields.first { $0.0 == ":status" }.flatMap { Int($0.1) } ?? 0
         if status >= 200 { c.events.append(.headers(stream: stream, fields: fields)) }
-        c.incomingHeaders[stream] = nil
+        c.streams.headers[stream] = nil
         return 0
     }
     cb.end_stream = { _, stream, ud, _ in
         let c = QUICConnection.from(ud)
         if c.isServer {
-            let fields = c.incomingHeaders.removeValue(forKey: stream) ?? []
-            c.events.append(.headers(stream: stream, fields: fields))
+            let fields = c.streams.headers.removeValue(forKey: stream) ?? []
+            let body = c.server?.requestBodyBytes.removeValue(forKey: stream) ?? 0
+            c.events.append(.request(stream: stream, fields: fields, bodyBytes: body))
         } else {
             c.events.append(.streamEnd(stream: stream))
         }

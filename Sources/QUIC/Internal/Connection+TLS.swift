@@ -22,8 +22,8 @@ extension QUICConnection {
             guard rv == 0 else { throw tlsError(rv, "gnutls_server_name_set") }
         }
         // GnuTLS keeps this pointer for the session's life: own a C copy.
-        hostname = strdup(serverName)
-        gnutls_session_set_verify_cert(s, hostname, 0)
+        client.verifiedName = strdup(serverName)
+        gnutls_session_set_verify_cert(s, client.verifiedName, 0)
         gnutls_handshake_set_hook_function(
             s, UInt32(GNUTLS_HANDSHAKE_NEW_SESSION_TICKET.rawValue), GNUTLS_HOOK_POST
         ) { session, _, _, _, _ in
@@ -91,7 +91,7 @@ extension QUICConnection {
         defer { netbench_gnutls_free(bytes) }
         let ticket = Array(UnsafeRawBufferPointer(start: bytes, count: Int(data.size)))
         guard let params = ngtcp2_conn_get_remote_transport_params(conn) else { return }
-        resumption = QUICResumptionState(ticket: ticket, serverName: serverName, alpn: config.alpn,
+        client.resumption = QUICResumptionState(ticket: ticket, serverName: client.serverName, alpn: config.alpn,
                                          params: params.pointee)
         events.append(.resumptionReady)
     }

@@ -4,36 +4,85 @@ internal import CNghttp3
 
 /// Called with each datagram to send, its destination and the local address to send from.
 typealias DatagramSink = (UnsafeRawBufferPointer, _ remote: Endpoint, _ local: Endpoint) -> Void
+/// Called with datagrams of `segmentSize` bytes laid back to back (the last may be shorter), all
+/// for one destination and local address.
+typealias BatchSink = (UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint) -> Void
+
+/// Packets written back to back into the send buffer since the last hand-over. A batch holds
+/// packets of one path and one size; a shorter packet ends it (UDP GSO's rule).
+struct PacketBatch {
+    private(set) var start = 0
+    private(set) var end = 0
+    private var segment = 0
+    private var count = 0
+    private var remote = Endpoint(address: 0, port: 0)
+    private var local = Endpoint(address: 0, port: 0)
+
+    /// Takes the packet of `size` bytes just written at `end`.
+    mutating func append(_ size: Int, remote: Endpoint, local: Endpoint, _ base: UnsafeMutablePointer<UInt8>,
+                         _ emit: BatchSink) {
+        if count > 0 && (size > segment || remote != self.remote || local != self.local) {
+            hand(base, emit)       // the new packet starts the next batch where it lies
+        }
+        if count == 0 { segment = size; self.remote = remote; self.local = local }
+        end += size
+        count += 1
+        if size < segment || count >= PacketBuffers.maxBatch { hand(base, emit) }
+    }
+
+    /// Hands over what is batched and starts again at the front of the buffer.
+    mutating func flush(_ base: UnsafeMutablePointer<UInt8>, _ emit: BatchSink) {
+        hand(base, emit)
+        start = 0
+        end = 0
+    }
+
+    private mutating func hand(_ base: UnsafeMutablePointer<UInt8>, _ emit: BatchSink) {
+        if count > 0 { emit(UnsafeRawBufferPointer(start: base + start, count: end - start), segment, remote, local) }
+        start = end
+        count = 0
+    }
+}
 
 extension QUICConnection {
     /// Writes every packet ngtcp2 will build now: HTTP/3 stream data first, then ACKs and
     /// control frames. Stops when ngtcp2 has nothing more, is congestion limited, or has written
     /// one send quantum (ngtcp2 then sets its pacing timer, which `expiry` reflects).
-    func write(now: Instant, emit: DatagramSink) {
+    ///
+    /// Packets for one path are written back to back into one buffer and handed over together
+    /// (`emit(bytes, segmentSize, remote, local)`: datagrams of `segmentSize` bytes, the last
+    /// possibly shorter), ready for one UDP GSO send; a batch never exceeds one send quantum, so
+    /// the burst on the wire is the one ngtcp2's pacer allows either way.
+    func write(now: Instant, emit: BatchSink) {
         self.now = now
         switch state {
         case .open: break
         case .closing:
-            flushClosePacket(emit)
+            flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local) }
             return
         case .draining, .closed:
             return
         }
         let ts = now.nanoseconds
         let maxUDP = ngtcp2_conn_get_max_tx_udp_payload_size(conn)
-        let maxPackets = max(1, ngtcp2_conn_get_send_quantum(conn) / max(maxUDP, 1))
-        let dest = sendBuffer.assumingMemoryBound(to: UInt8.self)
-        let path = txPath.clear()
+        let maxPackets = min(PacketBuffers.maxBatch, max(1, ngtcp2_conn_get_send_quantum(conn) / max(maxUDP, 1)))
+        let base = buffers.send
+        let vecs = buffers.vecs
+        let path = buffers.txPath.clear()
+        var batch = PacketBatch()
+        defer { batch.flush(base, emit) }
         var packets = 0
         while true {
+            if batch.end + maxUDP > PacketBuffers.sendSize { batch.flush(base, emit) }
             var streamID: Int64 = -1
             var fin: Int32 = 0
             var count = 0
             if let h3, ngtcp2_conn_get_max_data_left(conn) > 0 {
-                let n = nghttp3_conn_writev_stream(h3, &streamID, &fin, vecs, Self.vecCapacity)
+                let n = nghttp3_conn_writev_stream(h3, &streamID, &fin, vecs, PacketBuffers.vecCapacity)
                 if n < 0 {
+                    batch.flush(base, emit)
                     failApplication(Int32(n), "nghttp3_conn_writev_stream")
-                    flushClosePacket(emit)
+                    flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local) }
                     return
                 }
                 count = n
@@ -41,7 +90,7 @@ extension QUICConnection {
             var accepted: ngtcp2_ssize = -1
             var flags = UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE)
             if fin != 0 { flags |= UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) }
-            let n = netbench_ngtcp2_conn_writev_stream(conn, path, dest, maxUDP, &accepted, flags,
+            let n = netbench_ngtcp2_conn_writev_stream(conn, path, base + batch.end, maxUDP, &accepted, flags,
                                                        streamID, vecs, count, ts)
             if n < 0 {
                 switch Int32(n) {
@@ -52,22 +101,26 @@ extension QUICConnection {
                     nghttp3_conn_shutdown_stream_write(h3, streamID)
                     continue
                 case NGTCP2_ERR_WRITE_MORE:
-                    if !addWriteOffset(streamID, accepted, emit) { return }
+                    if !addWriteOffset(streamID, accepted, &batch, emit) { return }
                     continue
                 default:
+                    batch.flush(base, emit)
                     var ccerr = ngtcp2_connection_close_error()
                     ngtcp2_connection_close_error_set_transport_error_liberr(&ccerr, Int32(n), nil, 0)
                     startClosing(ccerr, reporting: transportError(Int32(n), "ngtcp2_conn_writev_stream"))
-                    flushClosePacket(emit)
+                    flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local) }
                     return
                 }
             }
-            if accepted >= 0, !addWriteOffset(streamID, accepted, emit) { return }
+            if accepted >= 0, !addWriteOffset(streamID, accepted, &batch, emit) { return }
             if n == 0 {
                 ngtcp2_conn_update_pkt_tx_time(conn, ts)
                 return
             }
-            send(UnsafeRawBufferPointer(start: dest, count: Int(n)), path.pointee, emit)
+            guard let remote = Endpoint(path.pointee.remote), let local = Endpoint(path.pointee.local) else { continue }
+            statistics.datagramsSent += 1
+            statistics.bytesSent += UInt64(n)
+            batch.append(Int(n), remote: remote, local: local, base, emit)
             packets += 1
             if packets >= maxPackets {
                 ngtcp2_conn_update_pkt_tx_time(conn, ts)
@@ -76,29 +129,36 @@ extension QUICConnection {
         }
     }
 
-    private func addWriteOffset(_ streamID: Int64, _ accepted: ngtcp2_ssize, _ emit: DatagramSink) -> Bool {
+    /// The same, one datagram per call (tests and simple drivers).
+    func write(now: Instant, emit: DatagramSink) {
+        write(now: now) { (bytes: UnsafeRawBufferPointer, segment: Int, remote: Endpoint, local: Endpoint) in
+            var offset = 0
+            while offset < bytes.count {
+                let n = min(segment, bytes.count - offset)
+                emit(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)]), remote, local)
+                offset += n
+            }
+        }
+    }
+
+    private func addWriteOffset(_ streamID: Int64, _ accepted: ngtcp2_ssize, _ batch: inout PacketBatch,
+                                _ emit: BatchSink) -> Bool {
         guard let h3, streamID >= 0 else { return true }
         let rv = nghttp3_conn_add_write_offset(h3, streamID, Int(accepted))
         if rv != 0 {
+            batch.flush(buffers.send, emit)
             failApplication(rv, "nghttp3_conn_add_write_offset")
-            flushClosePacket(emit)
+            flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local) }
             return false
         }
         return true
     }
 
-    private func send(_ packet: UnsafeRawBufferPointer, _ path: ngtcp2_path, _ emit: DatagramSink) {
-        guard let remote = Endpoint(path.remote), let local = Endpoint(path.local) else { return }
-        statistics.datagramsSent += 1
-        statistics.bytesSent += UInt64(packet.count)
-        emit(packet, remote, local)
-    }
-
     func flushClosePacket(_ emit: DatagramSink) {
-        guard closePacketDue, let packet = closePacket, let path = ngtcp2_conn_get_path(conn),
+        guard closing.due, let packet = closing.packet, let path = ngtcp2_conn_get_path(conn),
               let remote = Endpoint(path.pointee.remote), let local = Endpoint(path.pointee.local)
         else { return }
-        closePacketDue = false
+        closing.due = false
         packet.withUnsafeBytes { emit($0, remote, local) }
         if !isServer { state = .closed }
     }
@@ -139,7 +199,7 @@ extension QUICConnection {
         s.bytesInFlight = cs.bytes_in_flight
         s.deliveryRate = cs.delivery_rate_sec
         s.ptoCount = cs.pto_count
-        for id in openBidiStreams {
+        for id in streams.openBidi {
             s.streamFramesLost += UInt64(ngtcp2_conn_get_stream_loss_count(conn, id))
         }
         return s

@@ -9,6 +9,8 @@ enum ConnectionEvent {
     case handshakeCompleted
     /// A complete header section: the response's (client) or the request's (server).
     case headers(stream: Int64, fields: [(String, String)])
+    /// Server: a request is complete, its body (`bodyBytes` long) received whole.
+    case request(stream: Int64, fields: [(String, String)], bodyBytes: Int64)
     case data(stream: Int64, count: Int)
     /// Client: the response is complete. Server: the request is complete.
     case streamEnd(stream: Int64)
@@ -16,6 +18,20 @@ enum ConnectionEvent {
     case pathValidated(local: Endpoint, remote: Endpoint, succeeded: Bool)
     case resumptionReady
     case closed(QUICError)
+}
+
+/// Request streams still open (for loss accounting) and header sections being received, keyed
+/// by stream (both sides).
+struct StreamBook {
+    var openBidi = Set<Int64>()
+    var headers: [Int64: [(String, String)]] = [:]
+}
+
+/// The CONNECTION_CLOSE this side wrote, and whether it is due to go out (again: RFC 9000 §10.2.1
+/// answers packets that arrive while closing with it).
+struct CloseFrame {
+    var packet: [UInt8]?
+    var due = false
 }
 
 enum ConnectionState {
@@ -31,6 +47,8 @@ enum ConnectionState {
 struct PendingRequest {
     let streamID: Int64
     let fields: [(String, String)]
+    /// Filler bytes sent as the request body (an upload); 0 for none.
+    let bodyLength: Int64
 }
 
 /// One QUIC connection (ngtcp2) with its TLS session (GnuTLS) and HTTP/3 session (nghttp3).
@@ -38,25 +56,20 @@ struct PendingRequest {
 /// The object owns the three C objects and frees them in `deinit`. C callbacks find it through
 /// `Unmanaged` user data; it never escapes the calls that drive it, so references stay unretained.
 final class QUICConnection {
+    let role: ConnectionRole
     let isServer: Bool
     let config: QUICConfiguration
     var conn: OpaquePointer!
     var session: OpaquePointer!
     var h3: OpaquePointer?
     let connRef: UnsafeMutablePointer<ngtcp2_crypto_conn_ref>
-    let rxPath = PathBuffer()
-    let txPath = PathBuffer()
-    static let sendBufferSize = 64 * 1024
-    let sendBuffer: UnsafeMutableRawPointer
-    static let vecCapacity = 16
-    let vecs: UnsafeMutablePointer<nghttp3_vec>
+    let buffers = PacketBuffers()
     /// Time of the call being processed, for callbacks that record timestamps.
     var now: Instant
     var events: [ConnectionEvent] = []
     var state: ConnectionState = .open
     /// CONNECTION_CLOSE to send (again) while closing.
-    var closePacket: [UInt8]?
-    var closePacketDue = false
+    var closing = CloseFrame()
     /// Why a callback failed, for the close that follows.
     var callbackFailure: (ngtcp2_connection_close_error, QUICError)?
     /// The `now` of the last `handleExpiry` (see `expiry`).
@@ -64,44 +77,27 @@ final class QUICConnection {
     var statistics = QUICStatistics()
     let staticSecret: [UInt8]
     var keyLog: KeyLogFile?
-    /// Objects the C session points into (credentials, filler): released only after `deinit`
+    /// Objects the C session points into (credentials, TLS context): released only after `deinit`
     /// has freed the session, because stored properties outlive the deinit body.
     var retained: [AnyObject] = []
     var qlog: UnsafeMutablePointer<FILE>?
 
-    // Client side.
-    var hostname: UnsafeMutablePointer<CChar>?
-    var serverName = ""
-    var earlyDataAttempted = false
-    var earlyDataAccepted = false
     var handshakeCompletedAt: Instant?
-    var resumption: QUICResumptionState?
-    var pendingRequests: [PendingRequest] = []
-    var pendingHead = 0
-    var earlyRequests: [PendingRequest] = []
-    var nextRequestStreamID: Int64 = 0
 
-    // Both sides: request streams still open (for loss accounting) and header sections being
-    // received, keyed by stream.
-    var openBidiStreams = Set<Int64>()
-    var incomingHeaders: [Int64: [(String, String)]] = [:]
+    var streams = StreamBook()
 
-    // Server side.
-    var bodyRemaining: [Int64: Int64] = [:]
-    /// Bodies that start or end with given bytes (a rendered page) instead of filler only.
-    var bodyEdges: [Int64: BodyEdges] = [:]
-    var filler = UnsafeRawBufferPointer(start: nil, count: 0)
-    var onNewConnectionID: ((ConnectionIDKey) -> Void)?
-    var onRetireConnectionID: ((ConnectionIDKey) -> Void)?
+    /// Bodies this side sends (server: responses; client: uploads).
+    let bodies: OutgoingBodies
 
-    private init(isServer: Bool, config: QUICConfiguration, now: Instant, staticSecret: [UInt8]) throws {
-        self.isServer = isServer
+    private init(role: ConnectionRole, config: QUICConfiguration, filler: FillerBuffer, now: Instant,
+                 staticSecret: [UInt8]) throws {
+        self.role = role
+        bodies = OutgoingBodies(filler: filler)
+        if case .server = role { isServer = true } else { isServer = false }
         self.config = config
         self.now = now
         self.staticSecret = staticSecret
         connRef = .allocate(capacity: 1)
-        sendBuffer = .allocate(byteCount: Self.sendBufferSize, alignment: 16)
-        vecs = .allocate(capacity: Self.vecCapacity)
         connRef.initialize(to: ngtcp2_crypto_conn_ref(
             get_conn: { ref in
                 Unmanaged<QUICConnection>.fromOpaque(ref!.pointee.user_data).takeUnretainedValue().conn
@@ -116,10 +112,7 @@ final class QUICConnection {
         if let conn { ngtcp2_conn_del(conn) }
         if let session { gnutls_deinit(session) }
         if let qlog { fclose(qlog) }
-        free(hostname)
         connRef.deallocate()
-        sendBuffer.deallocate()
-        vecs.deallocate()
     }
 
     var userData: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -134,8 +127,8 @@ final class QUICConnection {
     static func client(config: QUICConfiguration, credentials: ClientTLSCredentials, serverName: String,
                        local: Endpoint, remote: Endpoint, resumption: QUICResumptionState?,
                        now: Instant) throws -> QUICConnection {
-        let c = try QUICConnection(isServer: false, config: config, now: now, staticSecret: randomBytes(32))
-        c.serverName = serverName
+        let c = try QUICConnection(role: .client(ClientRole(serverName: serverName)), config: config,
+                                   filler: FillerBuffer(), now: now, staticSecret: randomBytes(32))
         c.retained.append(credentials)
         var dcid = ngtcp2_cid(), scid = ngtcp2_cid()
         fillRandomCID(&dcid, length: 18)
@@ -144,7 +137,7 @@ final class QUICConnection {
         var params = c.makeTransportParams()
         var callbacks = makeCallbacks(server: false)
         var raw: OpaquePointer?
-        let path = c.rxPath.set(local: local, remote: remote)
+        let path = c.buffers.rxPath.set(local: local, remote: remote)
         let rv = netbench_ngtcp2_conn_client_new(&raw, &dcid, &scid, path, &callbacks, &settings,
                                                  &params, c.userData)
         guard rv == 0, let raw else { throw transportError(rv, "ngtcp2_conn_client_new") }
@@ -157,7 +150,7 @@ final class QUICConnection {
             netbench_ngtcp2_transport_params_default(&early)
             resumption.apply(to: &early)
             netbench_ngtcp2_conn_set_early_remote_transport_params(raw, &early)
-            c.earlyDataAttempted = true
+            c.client.earlyDataAttempted = true
             try c.setUpHTTP3()
         }
         return c
@@ -167,9 +160,8 @@ final class QUICConnection {
     static func server(config: QUICConfiguration, tls: ServerTLSContext, initial hd: ngtcp2_pkt_hd,
                        local: Endpoint, remote: Endpoint, staticSecret: [UInt8],
                        filler: FillerBuffer, now: Instant) throws -> QUICConnection {
-        let c = try QUICConnection(isServer: true, config: config, now: now, staticSecret: staticSecret)
-        c.filler = UnsafeRawBufferPointer(filler.bytes)
-        c.retained.append(filler)
+        let c = try QUICConnection(role: .server(ServerRole()), config: config, filler: filler, now: now,
+                                   staticSecret: staticSecret)
         c.retained.append(tls)
         var scid = ngtcp2_cid()
         fillRandomCID(&scid, length: serverCIDLength)
@@ -181,7 +173,7 @@ final class QUICConnection {
         var callbacks = makeCallbacks(server: true)
         var raw: OpaquePointer?
         var dcid = hd.scid
-        let path = c.rxPath.set(local: local, remote: remote)
+        let path = c.buffers.rxPath.set(local: local, remote: remote)
         let rv = netbench_ngtcp2_conn_server_new(&raw, &dcid, &scid, path, hd.version, &callbacks,
                                                  &settings, &params, c.userData)
         guard rv == 0, let raw else { throw transportError(rv, "ngtcp2_conn_server_new") }
@@ -259,13 +251,13 @@ final class QUICConnection {
         self.now = now
         switch state {
         case .open: break
-        case .closing: closePacketDue = true; return
+        case .closing: closing.due = true; return
         case .draining, .closed: return
         }
         guard let base = datagram.baseAddress, datagram.count > 0 else { return }
         statistics.datagramsReceived += 1
         statistics.bytesReceived += UInt64(datagram.count)
-        let path = rxPath.set(local: local, remote: remote)
+        let path = buffers.rxPath.set(local: local, remote: remote)
         let rv = netbench_ngtcp2_conn_read_pkt(conn, path, base.assumingMemoryBound(to: UInt8.self),
                                                datagram.count, now.nanoseconds)
         if rv != 0 { handleReadError(rv) }
@@ -368,14 +360,13 @@ final class QUICConnection {
         guard isOpen else { return }
         var ccerr = ccerr
         let n = netbench_ngtcp2_conn_write_connection_close(
-            conn, txPath.clear(), sendBuffer.assumingMemoryBound(to: UInt8.self),
-            Self.sendBufferSize, &ccerr, now.nanoseconds)
+            conn, buffers.txPath.clear(), buffers.send, PacketBuffers.sendSize, &ccerr, now.nanoseconds)
         if n > 0 {
-            closePacket = Array(UnsafeRawBufferPointer(start: sendBuffer, count: Int(n)))
-            closePacketDue = true
+            closing.packet = Array(UnsafeRawBufferPointer(start: buffers.send, count: Int(n)))
+            closing.due = true
         }
         events.append(.closed(error))
-        state = closePacket == nil && !lingers ? .closed : .closing(until: now + closeWait)
+        state = closing.packet == nil && !lingers ? .closed : .closing(until: now + closeWait)
     }
 
     /// The error to report after `NGTCP2_ERR_CRYPTO`: a certificate verdict when verification
@@ -401,20 +392,6 @@ final class QUICConnection {
 }
 
 // MARK: Helpers
-
-/// The bytes every response body is made of: one buffer, shared by all streams of a server and
-/// never written after creation, so nghttp3 may point at it until the data is acknowledged.
-final class FillerBuffer {
-    let bytes: UnsafeMutableRawBufferPointer
-
-    init(size: Int = 64 * 1024) {
-        bytes = .allocate(byteCount: size, alignment: 16)
-        let pattern = Array("netbench-h3-filler\n".utf8)
-        for i in 0..<size { bytes[i] = pattern[i % pattern.count] }
-    }
-
-    deinit { bytes.deallocate() }
-}
 
 let serverCIDLength = 18
 

@@ -1,5 +1,6 @@
 import BenchCore
 internal import CNgtcp2
+internal import CNghttp3
 
 /// One heap-allocated `ngtcp2_path_storage`: the addresses an `ngtcp2_path` points to must not
 /// move while ngtcp2 reads or fills them, and allocating once keeps the packet path free of
@@ -48,5 +49,29 @@ extension Endpoint {
         var port: UInt16 = 0
         guard netbench_sockaddr_in_get(addr.addr, &address, &port) == 0 else { return nil }
         self.init(address: address, port: port)
+    }
+}
+
+/// The memory ngtcp2 and nghttp3 write into for one connection: room for one batch of packets,
+/// nghttp3's data vectors, and the paths of the packet being read and the one being written.
+final class PacketBuffers {
+    /// Room for one batch of full-size packets (a GSO send carries at most 64 KiB).
+    static let sendSize = 64 * 1024
+    /// Packets per batch: 40 full-size ones stay under 64 KiB and under the kernel's segment limit.
+    static let maxBatch = 40
+    static let vecCapacity = 16
+    let send: UnsafeMutablePointer<UInt8>
+    let vecs: UnsafeMutablePointer<nghttp3_vec>
+    let rxPath = PathBuffer()
+    let txPath = PathBuffer()
+
+    init() {
+        send = .allocate(capacity: Self.sendSize)
+        vecs = .allocate(capacity: Self.vecCapacity)
+    }
+
+    deinit {
+        send.deallocate()
+        vecs.deallocate()
     }
 }

@@ -167,7 +167,7 @@ final class LoopbackServerDriver {
     private func handle(_ new: [HTTP3ServerEvent]) {
         for e in new {
             events.append(e)
-            if case .request(let conn, let stream, _, _, let path, _) = e {
+            if case .request(let conn, let stream, _, _, let path, _, _) = e {
                 let size = Int64(path.split(separator: "/").last.flatMap { Int($0) } ?? 0)
                 try? server.submitResponse(connection: conn, stream: stream, status: 200, bodyLength: size)
             }

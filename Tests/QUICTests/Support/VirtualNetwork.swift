@@ -99,7 +99,7 @@ final class VirtualNetwork {
     private func handleServerEvents(_ events: [HTTP3ServerEvent]) {
         for e in events {
             serverEvents.append(e)
-            if respond, case .request(let conn, let stream, _, _, let path, _) = e {
+            if respond, case .request(let conn, let stream, _, _, let path, _, _) = e {
                 try? server.submitResponse(connection: conn, stream: stream, status: 200,
                                            headers: [("content-type", "application/octet-stream")],
                                            bodyLength: bodyLength(path))

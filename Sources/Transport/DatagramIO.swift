@@ -1,0 +1,66 @@
+import BenchCore
+import SystemIO
+import Glibc
+
+/// UDP for the QUIC endpoints: a batch of equal-size datagrams goes out in one system call (UDP
+/// GSO) and the kernel may hand several received datagrams over in one (UDP GRO). Where the kernel
+/// or the route refuses segmentation, it falls back to one `sendto` per datagram for good.
+///
+/// What the emulator sees does not change: the kernel cuts a GSO send into datagrams before they
+/// reach a TUN device (no offloads are negotiated on it), and a batch is at most the send quantum
+/// that ngtcp2's pacer releases at once, which went out back to back before as well.
+struct DatagramIO {
+    /// NETBENCH_UDP_GSO=0 turns segmentation off (one `sendto` per datagram), to compare.
+    private(set) var segmentationWorks = ProcessInfoLite.environment("NETBENCH_UDP_GSO") != "0"
+
+    /// Sends that went out as one GSO system call, and datagrams they carried (for tests).
+    private(set) var segmentedSends = 0
+    private(set) var segmentedDatagrams = 0
+
+    /// Prepares a freshly bound socket: asks for receive coalescing (unless NETBENCH_UDP_GSO=0).
+    static func prepare(_ fd: FileDescriptor) {
+        if ProcessInfoLite.environment("NETBENCH_UDP_GSO") != "0" { Socket.enableReceiveCoalescing(fd) }
+    }
+
+    /// Sends `bytes`, datagrams of `segmentSize` bytes laid back to back (the last may be shorter).
+    /// A full socket buffer drops the rest, as a full router queue would; QUIC recovers.
+    mutating func send(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, segmentSize: Int, to remote: Endpoint) {
+        if segmentationWorks && bytes.count > segmentSize {
+            do {
+                if try Socket.sendDatagrams(fd, bytes, segmentSize: segmentSize, to: remote) {
+                    segmentedSends += 1
+                    segmentedDatagrams += (bytes.count + segmentSize - 1) / segmentSize
+                }
+                return
+            } catch {
+                segmentationWorks = false   // EIO / EINVAL: no GSO on this system or route
+            }
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let n = min(segmentSize, bytes.count - offset)
+            guard (try? Socket.sendDatagram(fd, UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)]), to: remote)) == true
+            else { return }
+            offset += n
+        }
+    }
+
+    /// Receives what is waiting (up to `limit` system calls) and hands each datagram to `body`;
+    /// false when the socket had nothing or failed.
+    static func receive(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, limit: Int = 64,
+                        _ body: (UnsafeRawBufferPointer, Endpoint) -> Bool) {
+        for _ in 0..<limit {
+            guard let got = try? Socket.receiveDatagrams(fd, into: buffer) else { return }
+            var offset = 0
+            while offset < got.count {
+                let n = min(got.segmentSize, got.count - offset)
+                guard body(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + n)]), got.from) else { return }
+                offset += n
+            }
+        }
+    }
+}
+
+enum ProcessInfoLite {
+    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+}
