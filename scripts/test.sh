@@ -15,3 +15,7 @@ trap 'rm -rf "$smoke"' EXIT
     --thresholds Scenarios/suites/ci-smoke.json --junit "$smoke/junit.xml" | tail -n 3
 
 swift test 2>&1
+
+# The engine recipes (Kubernetes manifests, GitHub workflow, a real single-node Slurm array that
+# shards a small suite and merges it); the script starts and stops its own Slurm daemons.
+scripts/test-engines.sh .build/debug/netbench
