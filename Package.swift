@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "Replay", dependencies: ["Transport", "BenchModel"]),
         .target(name: "Reporters", dependencies: ["BenchModel", "Statistics"]),
         .target(name: "Runner", dependencies: [
-            "Replay", "LinkEmulator", "BenchModel", "Statistics", "Reporters",
+            "Replay", "LinkEmulator", "BenchModel", "Statistics", "Reporters", "SystemIO",
         ]),
         // The command framework: declared options and arguments, parsing, generated help, man page
         // and completion scripts. Knows nothing of netbench's domain.

@@ -43,12 +43,10 @@ public struct QUICConfiguration: Sendable {
     public var maxUDPPayloadSize: Int? = nil
     /// Turns path MTU discovery off (handy when an emulated link has a fixed MTU).
     public var disablePMTUD: Bool = false
-    /// Directory that receives one qlog file per connection (`<role>-<scid>.sqlog`, JSON text
-    /// sequences as ngtcp2 0.12 writes them). `nil`: no qlog.
-    public var qlogDirectory: String? = nil
-    /// File that receives NSS key-log lines (`CLIENT_HANDSHAKE_TRAFFIC_SECRET <random> <secret>`),
-    /// appended to, so Wireshark can decrypt captures. `nil`: no key log.
-    public var keyLogFile: String? = nil
+    /// Where each connection's qlog (a stream named `<role>-<scid>`, JSON text sequences as ngtcp2
+    /// 0.12 writes them) and NSS key-log lines (`CLIENT_HANDSHAKE_TRAFFIC_SECRET <random> <secret>`)
+    /// go. The engine does no file I/O; `nil`: neither.
+    public var diagnostics: (any DiagnosticsSink)? = nil
     /// Writes ngtcp2's own debug log to standard error (very verbose; for debugging only).
     public var debugLog: Bool = false
 

@@ -101,8 +101,7 @@ final class ChromiumBrowser {
         stopped = true
         // Children are found before the browser goes: once it exits they are re-parented.
         let tree = ProcessTree.descendants(of: pid)
-        let deadline = Instant.now() + grace
-        while !process.hasExited && Instant.now() < deadline { usleep(5_000) }
+        process.wait(timeout: grace)
         for p in tree.reversed() where ProcessTree.startTime(p.pid) == p.startTime { ProcessControl.signal(pid: p.pid, SIGKILL) }
         if !process.hasExited { ProcessControl.signal(pid: pid, SIGKILL) }
         process.wait()

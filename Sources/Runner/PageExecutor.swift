@@ -3,6 +3,7 @@ import BenchCore
 import BenchModel
 import Transport
 import QUIC
+import SystemIO
 
 /// One run as the scheduler asks for it.
 public struct RunSpec: Sendable, Hashable {
@@ -64,10 +65,14 @@ extension NetworkBlock: PageExecutor {
 final class BuiltinExecutorFactory: PageExecutorFactory {
     let request: RunRequest
     let credentials: RunCredentials
+    /// qlog and QUIC key-log files for the whole plan, checked before the first run.
+    let diagnostics: DiagnosticFiles?
 
     init(request: RunRequest) throws {
         self.request = request
         credentials = try RunCredentials(hosts: request.scenarios.flatMap { $0.scenario.origins.map(\.host) })
+        diagnostics = request.qlogDirectory == nil && request.keyLogFile == nil ? nil
+            : try DiagnosticFiles(qlogDirectory: request.qlogDirectory, keyLogPath: request.keyLogFile)
     }
 
     func makeExecutor(profile: Profile, profileIndex: Int) throws -> PageExecutor {
@@ -76,7 +81,7 @@ final class BuiltinExecutorFactory: PageExecutorFactory {
                                 withQUIC: r.transports.contains(.h3), tlsVersion: r.tlsVersion, keyLogFile: r.keyLogFile,
                                 tcpCongestionControl: r.tcpCongestionControl, repeatView: r.repeatView,
                                 quic: QUICConfiguration().with {
-                                    $0.qlogDirectory = r.qlogDirectory
+                                    $0.diagnostics = diagnostics
                                     $0.congestionControl = r.quicCongestionControl
                                 }, seed: r.seed &+ UInt64(profileIndex), library: r.library, emulatorRealtime: r.emulatorRealtime,
                                 renderPages: r.clients.contains(.chromium), tlsRecords: r.tlsRecords, emulatorPrecise: r.emulatorPrecise)

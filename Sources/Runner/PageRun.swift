@@ -65,7 +65,9 @@ struct PageRun {
             tlsContext = try TLSClientContext(cfg)
         }
         var quicConfig = quic
-        if quicConfig.keyLogFile == nil { quicConfig.keyLogFile = keyLogFile }
+        if quicConfig.diagnostics == nil, let keyLogFile {
+            quicConfig.diagnostics = try DiagnosticFiles(qlogDirectory: nil, keyLogPath: keyLogFile)
+        }
         var settings = ClientSettings(tls: tlsContext, tcp: tcpOptions, quic: quicConfig, trustedRootsPEM: credentials.caPEM)
         settings.namespace = clientNamespace
         settings.quicResumption = quicResumption

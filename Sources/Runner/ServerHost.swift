@@ -118,7 +118,9 @@ public final class ServerHost: @unchecked Sendable {
                            catalog: CatalogBox, servers: inout [AnyObject]) throws -> Endpoint? {
         let creds = credentials.identities.map { QUICServerCredentials(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM) }
         var config = options.quic
-        if config.keyLogFile == nil { config.keyLogFile = options.keyLogFile }
+        if config.diagnostics == nil, let path = options.keyLogFile {
+            config.diagnostics = try DiagnosticFiles(qlogDirectory: nil, keyLogPath: path)
+        }
         let udp = try QUICServerEndpoint(loop: loop, endpoint: endpoint, credentials: creds,
                                          config: config) { catalog.value.respond(to: $0) }
         servers.append(udp)

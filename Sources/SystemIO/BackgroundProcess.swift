@@ -32,6 +32,17 @@ public final class BackgroundProcess {
         return status != nil
     }
 
+    /// Waits up to `timeout` for the child to exit (polling every 5 ms); whether it did.
+    @discardableResult
+    public func wait(timeout: Nanoseconds) -> Bool {
+        let deadline = Instant.now() + timeout
+        while !hasExited {
+            if Instant.now() >= deadline { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+
     /// Waits for the child to exit and reaps it.
     public func wait() {
         guard status == nil else { return }

@@ -255,31 +255,26 @@ final class InMemoryConnectionTests: XCTestCase {
         XCTAssertEqual(net.server.connectionCount, 0, "closed connections are reaped after draining")
     }
 
-    func testQlogAndKeyLogAreWritten() throws {
-        let dir = NSTemporaryDirectory() + "netbench-qlog-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let config = QUICConfiguration().with {
-            $0.qlogDirectory = dir
-            $0.keyLogFile = dir + "/keys.log"
-        }
+    /// The engine hands its qlog bytes and key-log lines to the sink it is given and opens no file.
+    func testQlogAndKeyLogGoToTheSink() throws {
+        let sink = MemoryDiagnostics()
+        let config = QUICConfiguration().with { $0.diagnostics = sink }
         let net = try newNetwork(config)
         let probe = net.add(try makeClient(config, now: net.now), at: clientAddress)
         let s = try probe.client.submitRequest(authority: "localhost", path: "/bytes/1000")
         XCTAssertTrue(net.run(for: .seconds(5)) { probe.finished.contains(s) })
         probe.client.close(now: net.now) { _, _, _ in }
-        let files = try FileManager.default.contentsOfDirectory(atPath: dir)
-        XCTAssertEqual(files.filter { $0.hasPrefix("client-") && $0.hasSuffix(".sqlog") }.count, 1, "\(files)")
-        XCTAssertEqual(files.filter { $0.hasPrefix("server-") && $0.hasSuffix(".sqlog") }.count, 1, "\(files)")
-        let qlogName = try XCTUnwrap(files.first { $0.hasPrefix("client-") })
-        let qlog = try String(contentsOfFile: dir + "/" + qlogName, encoding: .utf8)
+        let names = sink.names()
+        XCTAssertEqual(names.filter { $0.hasPrefix("client-") }.count, 1, "\(names)")
+        XCTAssertEqual(names.filter { $0.hasPrefix("server-") }.count, 1, "\(names)")
+        let qlog = sink.qlog(try XCTUnwrap(names.first { $0.hasPrefix("client-") }))
         XCTAssertTrue(qlog.contains("qlog_version"), String(qlog.prefix(200)))
         XCTAssertTrue(qlog.contains("packet_sent"))
-        let keys = try String(contentsOfFile: dir + "/keys.log", encoding: .utf8)
-        let labels = Set(keys.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) })
+        let keys = sink.keyLines()
+        let labels = Set(keys.compactMap { $0.split(separator: " ").first.map(String.init) })
         XCTAssertTrue(labels.isSuperset(of: ["CLIENT_HANDSHAKE_TRAFFIC_SECRET", "SERVER_HANDSHAKE_TRAFFIC_SECRET",
                                              "CLIENT_TRAFFIC_SECRET_0", "SERVER_TRAFFIC_SECRET_0"]), "\(labels)")
-        for line in keys.split(separator: "\n") {
+        for line in keys {
             let parts = line.split(separator: " ")
             XCTAssertEqual(parts.count, 3)
             XCTAssertEqual(parts[1].count, 64, "client random is 32 bytes")
@@ -297,4 +292,25 @@ final class InMemoryConnectionTests: XCTestCase {
             XCTAssertEqual(probe.bytes[s], 1_000_000, "\(cc)")
         }
     }
+}
+
+/// Diagnostics kept in memory: what the engine handed over, by stream name.
+final class MemoryDiagnostics: DiagnosticsSink, @unchecked Sendable {
+    final class Stream: ByteStream {
+        var bytes: [UInt8] = []
+        func write(_ b: UnsafeRawBufferPointer) { bytes += b }
+        func close() {}
+    }
+    private let lock = NSLock()
+    private var streams: [String: Stream] = [:]
+    private var lines: [String] = []
+    var wantsKeyLog: Bool { true }
+    func qlogStream(name: String) -> (any ByteStream)? {
+        lock.lock(); defer { lock.unlock() }
+        let s = Stream(); streams[name] = s; return s
+    }
+    func keyLogLine(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+    func names() -> [String] { lock.lock(); defer { lock.unlock() }; return Array(streams.keys) }
+    func qlog(_ name: String) -> String { lock.lock(); defer { lock.unlock() }; return String(decoding: streams[name]?.bytes ?? [], as: UTF8.self) }
+    func keyLines() -> [String] { lock.lock(); defer { lock.unlock() }; return lines }
 }

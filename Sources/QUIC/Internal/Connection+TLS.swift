@@ -61,9 +61,9 @@ extension QUICConnection {
                       let label, let secret else { return 0 }
                 var clientRandom = gnutls_datum_t(), serverRandom = gnutls_datum_t()
                 gnutls_session_get_random(session, &clientRandom, &serverRandom)
-                log.write(label: String(cString: label),
-                          clientRandom: UnsafeRawBufferPointer(start: clientRandom.data, count: Int(clientRandom.size)),
-                          secret: UnsafeRawBufferPointer(start: secret.pointee.data, count: Int(secret.pointee.size)))
+                log.keyLogLine(String(cString: label) + " "
+                               + hex(UnsafeRawBufferPointer(start: clientRandom.data, count: Int(clientRandom.size))) + " "
+                               + hex(UnsafeRawBufferPointer(start: secret.pointee.data, count: Int(secret.pointee.size))))
                 return 0
             }
         }

@@ -76,11 +76,11 @@ final class QUICConnection {
     var handledExpiryAt: Instant?
     var statistics = QUICStatistics()
     let staticSecret: [UInt8]
-    var keyLog: KeyLogFile?
+    var keyLog: (any DiagnosticsSink)?
     /// Objects the C session points into (credentials, TLS context): released only after `deinit`
     /// has freed the session, because stored properties outlive the deinit body.
     var retained: [AnyObject] = []
-    var qlog: UnsafeMutablePointer<FILE>?
+    var qlog: (any ByteStream)?
 
     var handshakeCompletedAt: Instant?
 
@@ -104,14 +104,14 @@ final class QUICConnection {
             },
             user_data: nil))
         connRef.pointee.user_data = Unmanaged.passUnretained(self).toOpaque()
-        if let path = config.keyLogFile { keyLog = try KeyLogFile(path: path) }
+        if let sink = config.diagnostics, sink.wantsKeyLog { keyLog = sink }
     }
 
     deinit {
         if let h3 { nghttp3_conn_del(h3) }
         if let conn { ngtcp2_conn_del(conn) }
         if let session { gnutls_deinit(session) }
-        if let qlog { fclose(qlog) }
+        qlog?.close()
         connRef.deallocate()
     }
 
@@ -201,17 +201,16 @@ final class QUICConnection {
         if let size = config.maxUDPPayloadSize { s.max_tx_udp_payload_size = size }
         s.no_pmtud = config.disablePMTUD ? 1 : 0
         if config.debugLog { s.log_printf = netbench_ngtcp2_debug_logger() }
-        if let dir = config.qlogDirectory {
+        if let sink = config.diagnostics {
             var cid = scid
             let name = withUnsafeBytes(of: &cid.data) { hex(UnsafeRawBufferPointer(rebasing: $0[0..<cid.datalen])) }
-            let path = "\(dir)/\(isServer ? "server" : "client")-\(name).sqlog"
-            if let f = fopen(path, "w") {
-                qlog = f
+            if let stream = sink.qlogStream(name: "\(isServer ? "server" : "client")-\(name)") {
+                qlog = stream
                 // Also called from ngtcp2_conn_del (the final, empty write) while this object is
                 // in deinit: borrow it without retaining.
                 s.qlog.write = { userData, _, data, length in
                     Unmanaged<QUICConnection>.fromOpaque(userData!)._withUnsafeGuaranteedRef { c in
-                        if let f = c.qlog, let data, length > 0 { fwrite(data, 1, length, f) }
+                        if let q = c.qlog, let data, length > 0 { q.write(UnsafeRawBufferPointer(start: data, count: length)) }
                     }
                 }
                 if let odcid { s.qlog.odcid = odcid }

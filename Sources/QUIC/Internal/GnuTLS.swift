@@ -94,31 +94,6 @@ final class ServerTLSContext {
     }
 }
 
-/// Appends NSS key-log lines (`LABEL <client random hex> <secret hex>`) to a file.
-final class KeyLogFile {
-    private let file: UnsafeMutablePointer<FILE>
-
-    init(path: String) throws {
-        guard let f = fopen(path, "a") else {
-            throw QUICError.configuration("cannot open key log file \(path)")
-        }
-        file = f
-    }
-
-    deinit { fclose(file) }
-
-    func write(label: String, clientRandom: UnsafeRawBufferPointer, secret: UnsafeRawBufferPointer) {
-        var line = label
-        line += " "
-        line += hex(clientRandom)
-        line += " "
-        line += hex(secret)
-        line += "\n"
-        _ = line.withCString { fputs($0, file) }
-        fflush(file)
-    }
-}
-
 private let hexDigits = Array("0123456789abcdef".utf8)
 
 func hex(_ bytes: UnsafeRawBufferPointer) -> String {
