@@ -107,8 +107,8 @@ public struct RunRecord: Codable, Sendable {
     public var connections: [ConnectionRecord]
     public var pathEvents: [PathEventRecord]
     public var emulator: EmulatorRecord?
-    /// The machine that made the run (its host name), so merged results say where each ran.
-    public var host: String?
+    /// The machine that made the run, so merged results say where each ran.
+    public var host: HostInfo?
 
     public init(scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
                 error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],

@@ -40,7 +40,7 @@ struct Scheduler {
     let request: RunRequest
     let factory: PageExecutorFactory
     let runner: BenchmarkRunner
-    let host = ProcessInfo.processInfo.hostName
+    let host = BenchmarkRunner.hostInfo()
     private var finished: Set<RunKey> = []
     private var attempts: [Cell: Int] = [:]
     private var samples: [Cell: [Double]] = [:]
