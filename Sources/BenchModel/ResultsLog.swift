@@ -100,3 +100,34 @@ public enum ResultsLog {
         return try parse(data, file: path)
     }
 }
+
+extension ResultsFile {
+    /// The bytes of `JSONFile.encode(self)` (sorted keys, pretty printed), produced one run at a time
+    /// so that a results file of thousands of runs is never held in memory whole.
+    public func encodeJSON(in chunks: ([UInt8]) throws -> Void) throws {
+        var head = self
+        head.runs = []
+        let text = [UInt8](try JSONFile.encode(head))
+        let marker = Array(#""runs" : ["#.utf8)
+        guard let start = text.firstRange(of: marker) else { return try chunks(text) }
+        var end = start.upperBound
+        while end < text.count, text[end] == 0x20 || text[end] == 0x0A { end += 1 }
+        guard end < text.count, text[end] == 0x5D else { return try chunks(text) } // "]"
+        try chunks(Array(text[..<start.upperBound]))
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        for (i, run) in runs.enumerated() {
+            // A run's own lines, indented to its depth (array in the top-level object: 4 spaces).
+            var out: [UInt8] = i == 0 ? [0x0A] : [0x2C, 0x0A]
+            let body = [UInt8](try enc.encode(run))
+            out.reserveCapacity(body.count * 5 / 4)
+            for (j, line) in body.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+                if j > 0 { out.append(0x0A) }
+                if !line.isEmpty { out.append(contentsOf: [0x20, 0x20, 0x20, 0x20]) } // blank lines stay blank
+                out.append(contentsOf: line)
+            }
+            try chunks(out)
+        }
+        try chunks(runs.isEmpty ? Array(text[start.upperBound...]) : [0x0A, 0x20, 0x20] + Array(text[end...]))
+    }
+}

@@ -44,7 +44,7 @@ struct MergeCommand: ParsableCommand {
         if let n = merged.missingRuns?.count, n > 0 {
             writeError("netbench merge: \(n) run(s) of the plan are in no shard (a shard missing or interrupted?)")
         }
-        try ReportWriter.writeAll(results: merged, to: out)
+        try ResultsWriter.writeFinal(merged, to: out)
         let hosts = Set(merged.runs.compactMap { $0.host?.hostname }).sorted()
         print("merged \(shards.count) shard(s), \(merged.runs.count) run(s) from \(hosts.count) host(s) (\(hosts.joined(separator: ", "))) → \(out)/results.json")
         return .success

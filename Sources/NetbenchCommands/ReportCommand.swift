@@ -29,7 +29,7 @@ struct ReportCommand: ParsableCommand {
     func run() throws -> ExitCode {
         let formats = try ReportFormat.parseList(formatText)
         let (results, dir) = try ResultsInput.load(input)
-        for path in try ReportWriter.writeAll(results: results, to: out ?? dir, formats: formats) {
+        for path in try ResultsWriter.write(results, to: out ?? dir, formats: formats) {
             print("wrote \(path)")
         }
         return .success

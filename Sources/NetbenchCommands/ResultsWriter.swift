@@ -9,7 +9,26 @@ import SystemIO
 /// crash loses at most the run in flight), and results.json and the reports once the run ends.
 enum ResultsWriter {
     static func writeFinal(_ results: ResultsFile, to directory: String) throws {
-        try ReportWriter.writeAll(results: results, to: directory)
+        try write(results, to: directory, formats: ReportFormat.allCases)
+    }
+
+    /// Writes `formats` into `directory`; results.json a run at a time (never whole in memory).
+    @discardableResult
+    static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat]) throws -> [String] {
+        var written: [String] = []
+        if formats.contains(.json) {
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+                throw BenchError.run("\(directory): cannot create the directory: \(error.localizedDescription)")
+            }
+            let path = URL(fileURLWithPath: directory).appendingPathComponent("results.json").path
+            do { try AppendOnlyFile.replace(path) { write in try results.encodeJSON(in: write) } } catch let e as SystemError {
+                throw BenchError.run("\(path): cannot write: \(e)")
+            }
+            written.append(path)
+        }
+        let others = formats.filter { $0 != .json }
+        if !others.isEmpty { written += try ReportWriter.writeAll(results: results, to: directory, formats: others) }
+        return written
     }
 
     static func terminalSummary(_ results: ResultsFile) -> String { TextSummary.render(results) }
