@@ -48,6 +48,8 @@ struct Scheduler {
     /// Wall time of each cell's runs (baseline included), seconds: sum and count.
     private var durations: [Cell: (sum: Double, count: Int)] = [:]
     private var position = 0
+    /// Warm-up runs of the current block not yet made.
+    private var warmupsLeftInBlock = 0
     private let started = Date()
 
     init(request: RunRequest, factory: PageExecutorFactory, runner: BenchmarkRunner) {
@@ -114,7 +116,7 @@ struct Scheduler {
             n += left
             if cell.profile > profile { warmupCells += 1 }
         }
-        return n + warmupCells * request.warmupRuns
+        return n + warmupCells * request.warmupRuns + warmupsLeftInBlock
     }
 
     /// Seconds for the remaining runs: each cell's own mean run time, or its ideal before it ran.
@@ -147,8 +149,10 @@ struct Scheduler {
             let executor = try factory.makeExecutor(profile: profile, profileIndex: pi)
             defer { executor.close() }
             observer.blockStarting(profile: profile, runs: cells.count * request.warmupRuns + cells.reduce(0) { $0 + remaining[$1]! })
+            warmupsLeftInBlock = cells.count * request.warmupRuns
             for w in 0..<request.warmupRuns {
                 for cell in cells {
+                    warmupsLeftInBlock -= 1
                     guard try runOne(executor, cell, index: -(request.warmupRuns - w), observer: observer, emit: emit) else { return }
                 }
             }
@@ -182,7 +186,7 @@ struct Scheduler {
         let scenario = request.scenarios[cell.scenario].scenario
         let profile = request.profiles[cell.profile]
         position += 1
-        let total = position + remainingCount(after: cell.profile) - (index >= 0 ? 1 : 0)
+        let total = position + remainingCount(after: cell.profile) - (index >= 0 ? 1 : 0)  // the run starting is counted in position
         let who = request.clients == [.builtin] ? "" : "\(cell.client.rawValue) · "
         let what = index < 0 ? "warm-up" : (request.adaptive != nil ? "run \(index + 1)" : "run \(index + 1)/\(request.runs)")
         observer.runStarting(position: position, total: total,
