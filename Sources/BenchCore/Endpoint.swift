@@ -10,7 +10,8 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    public static let loopbackAny = Endpoint(address: 0x7F00_0001, port: 0)
+    /// 127.0.0.1 in host byte order.
+    public static let loopbackAddress: UInt32 = 0x7F00_0001
 
     /// Parses `a.b.c.d` into a host-order address.
     public static func parseAddress(_ text: String) -> UInt32? {
@@ -29,7 +30,7 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...])
         else { return nil }
         let host = String(text[..<colon])
-        guard let addr = host == "localhost" ? 0x7F00_0001 : Endpoint.parseAddress(host) else { return nil }
+        guard let addr = host == "localhost" ? Endpoint.loopbackAddress : Endpoint.parseAddress(host) else { return nil }
         self.init(address: addr, port: port)
     }
 

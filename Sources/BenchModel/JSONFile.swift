@@ -1,8 +1,8 @@
 import Foundation
 import BenchCore
 
-/// Reading and writing netbench's JSON files with errors that name the file, the key path and
-/// what was expected, and atomic writes so a crash never leaves half a file behind.
+/// Reading and encoding netbench's JSON files, with errors that name the file, the key path and
+/// what was expected. Bytes only: `SystemIO.AtomicFile` writes them.
 public enum JSONFile {
     /// Decodes `T` from `path`; a missing file, bad JSON or a wrong field becomes a `BenchError.data`.
     public static func load<T: Decodable>(_ type: T.Type, from path: String) throws -> T {
@@ -31,30 +31,6 @@ public enum JSONFile {
         var data = try enc.encode(value)
         data.append(0x0A)
         return data
-    }
-
-    /// Writes `data` to `path` atomically: a temporary file in the same directory, fsync, rename.
-    public static func writeAtomically(_ data: Data, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let dir = url.deletingLastPathComponent().path
-        do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-            throw BenchError.run("\(dir): cannot create the directory: \(error.localizedDescription)")
-        }
-        let tmp = dir + "/." + url.lastPathComponent + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: tmp, contents: data) else {
-            throw BenchError.run("\(tmp): cannot write (directory not writable or disk full?)")
-        }
-        let fd = open(tmp, O_RDONLY)
-        if fd >= 0 { fsync(fd); close(fd) }
-        if rename(tmp, path) != 0 {
-            let err = String(cString: strerror(errno))
-            unlink(tmp)
-            throw BenchError.run("\(path): rename failed: \(err)")
-        }
-    }
-
-    public static func save<T: Encodable>(_ value: T, to path: String) throws {
-        try writeAtomically(try encode(value), to: path)
     }
 
     /// `resources[3].parent: expected a string, found a number` from a DecodingError.

@@ -1,29 +1,5 @@
 import BenchCore
 
-/// A byte count in JSON: a number (bytes) or a string with a unit (`"64KB"`, `"1.5 MiB"`).
-public struct ByteCount: Codable, Hashable, Sendable, CustomStringConvertible {
-    public var bytes: Int64
-    public init(_ bytes: Int64) { self.bytes = bytes }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if let n = try? c.decode(Int64.self) { bytes = n; return }
-        if let d = try? c.decode(Double.self), d.rounded() == d { bytes = Int64(d); return }
-        let s = try c.decode(String.self)
-        guard let b = Units.parseBytes(s) else {
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a size (e.g. 1500, \"64KB\", \"2MiB\")")
-        }
-        bytes = b
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(bytes)
-    }
-
-    public var description: String { Units.formatBytes(bytes) }
-}
-
 /// A duration in JSON: a number (milliseconds) or a string with a unit (`"40ms"`, `"1.5s"`).
 public struct DurationValue: Codable, Hashable, Sendable, CustomStringConvertible {
     public var nanoseconds: Nanoseconds

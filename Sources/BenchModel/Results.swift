@@ -97,7 +97,8 @@ public struct RunRecord: Codable, Sendable {
     public var index: Int
     /// Warm-up runs are recorded but left out of statistics.
     public var warmup: Bool?
-    public var client: String?
+    /// Who loaded the page; nil in files written before the Chromium client (read as builtin).
+    public var client: RunClient?
     public var status: RunStatus
     public var error: String?
     /// Wall-clock start, UTC ISO 8601, for drift analysis.

@@ -1,29 +1,6 @@
-/// The transports netbench compares.
-public enum TransportKind: String, Codable, Hashable, Sendable, CaseIterable, NamedValues {
-    /// HTTP/1.1 over TLS over TCP, up to 6 connections per origin.
-    case h1
-    /// HTTP/2 over TLS over TCP, one connection per origin.
-    case h2
-    /// HTTP/3 over QUIC, one connection per origin.
-    case h3
-
-    /// Round trips before the first response byte can arrive on a new connection (no server time):
-    /// TCP + TLS 1.3 = 1 (TCP) + 1 (TLS) + 1 (request); QUIC = 1 (handshake) + 1 (request).
-    public func handshakeRoundTrips(tls12: Bool = false, zeroRTT: Bool = false) -> Int {
-        switch self {
-        case .h1, .h2: return tls12 ? 4 : 3
-        case .h3: return zeroRTT ? 1 : 2
-        }
-    }
-
-    public static func parseList(_ text: String) -> [TransportKind]? {
-        var out: [TransportKind] = []
-        for part in text.split(separator: ",") {
-            guard let t = TransportKind(rawValue: part.trimmingCharacters(in: .whitespaces).lowercased()) else { return nil }
-            if !out.contains(t) { out.append(t) }
-        }
-        return out.isEmpty ? nil : out
-    }
-}
+import BenchCore
 
 import Foundation
+
+extension TransportKind: NamedValues {}
+extension RunClient: NamedValues {}

@@ -1,6 +1,7 @@
 import Foundation
 import BenchCore
 import BenchModel
+import SystemIO
 import Reporters
 import CommandLineKit
 
@@ -76,17 +77,17 @@ struct CheckCommand: ParsableCommand {
             print("\(tag)  \(o.name): \(o.message)")
         }
         if let junitPath {
-            try JSONFile.writeAtomically(Data(JUnitReport.render(outcomes).utf8), to: junitPath)
+            try AtomicFile.write(Data(JUnitReport.render(outcomes).utf8), to: junitPath)
             if mode == .table { print("wrote \(junitPath)") }
         }
         if mode == .json {
             try OutputMode.printJSON(CheckJSON(passed: !run.failed, checks: outcomes.map {
-                CheckJSON.Check(kind: "\($0.kind)", name: $0.name, status: $0.status.rawValue, message: $0.message)
+                CheckJSON.Check(kind: $0.kind.rawValue, name: $0.name, status: $0.status.rawValue, message: $0.message)
             }))
             return run.failed ? .regression : .success
         }
         let failed = outcomes.filter { $0.status == .failed }
-        let regressions = failed.filter { $0.kind == "regression" }.count
+        let regressions = failed.filter { $0.kind == .regression }.count
         let thresholds = failed.count - regressions
         if run.failed {
             if mode == .quiet { return .regression }

@@ -61,7 +61,7 @@ struct ComparisonRowJSON: Encodable {
     var pValue: Double, nA: Int, nB: Int, verdict: String
 
     init(_ r: ResultsComparison.Row) {
-        scenario = r.cell.scenario; profile = r.cell.profile; transport = r.cell.transport.rawValue; client = r.cell.client
+        scenario = r.cell.scenario; profile = r.cell.profile; transport = r.cell.transport.rawValue; client = r.cell.client?.rawValue
         metric = r.metric.name
         let c = r.comparison
         medianA = c.baselineMedian; medianB = c.candidateMedian; relativeChange = c.relativeChange

@@ -1,5 +1,6 @@
 import BenchCore
 import BenchModel
+import SystemIO
 import Foundation
 import CommandLineKit
 
@@ -39,7 +40,7 @@ struct ImportHARCommand: ParsableCommand {
         let data = try JSONFile.encode(result.scenario)
         let report = Self.reportText(result, source: file, output: output)
         if let output {
-            try JSONFile.writeAtomically(data, to: output)
+            try AtomicFile.write(data, to: output)
             print(report, terminator: "")
         } else {
             FileHandle.standardOutput.write(data)

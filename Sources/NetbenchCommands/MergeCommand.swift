@@ -44,7 +44,7 @@ struct MergeCommand: ParsableCommand {
         if let n = merged.missingRuns?.count, n > 0 {
             writeError("netbench merge: \(n) run(s) of the plan are in no shard (a shard missing or interrupted?)")
         }
-        try ResultsWriter.writeFinal(merged, to: out)
+        try ResultsWriter.write(merged, to: out)
         let hosts = Set(merged.runs.compactMap { $0.host?.hostname }).sorted()
         print("merged \(shards.count) shard(s), \(merged.runs.count) run(s) from \(hosts.count) host(s) (\(hosts.joined(separator: ", "))) → \(out)/results.json")
         return .success
@@ -77,7 +77,7 @@ enum ShardMerge {
             for var run in r.runs {
                 run.host = run.host ?? r.host
                 if run.warmup != true {
-                    let key = RunKey(scenario: run.scenario, profile: run.profile, transport: run.transport, client: run.client ?? "builtin", index: run.index)
+                    let key = RunKey(scenario: run.scenario, profile: run.profile, transport: run.transport, client: (run.client ?? .builtin).rawValue, index: run.index)
                     if let other = seen[key] {
                         throw BenchError.data("\(dir): run \(describe(key)) is also in \(other) (the same shard given twice?)")
                     }

@@ -35,7 +35,7 @@ final class ProgressDisplay: RunObserver {
         } else {
             outcome = "FAILED: " + (record.error ?? "unknown error")
         }
-        let client = record.client.map { $0 == "builtin" ? "" : "\($0) · " } ?? ""
+        let client = record.client.map { $0 == .builtin ? "" : "\($0.rawValue) · " } ?? ""
         let label = "\(record.scenario) · \(record.profile) · \(client)\(record.transport.rawValue) · " + (record.warmup == true ? "warm-up" : "run \(record.index + 1)")
         pending = "[\(position)/\(total)] \(label): \(outcome)"
     }

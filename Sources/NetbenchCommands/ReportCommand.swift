@@ -27,7 +27,7 @@ struct ReportCommand: ParsableCommand {
     @Option("--out", "-o", value: "DIR", help: "where to write (default: next to the results)", parse: .directory) var out: String?
 
     func run() throws -> ExitCode {
-        let formats = try ReportFormat.parseList(formatText)
+        let formats = ReportFormat.parse(formatText).formats
         let (results, dir) = try ResultsInput.load(input)
         for path in try ResultsWriter.write(results, to: out ?? dir, formats: formats) {
             print("wrote \(path)")
@@ -73,7 +73,8 @@ extension ValueParser where T == String {
     /// Checked here so that a bad format is a usage error before any file is read.
     static var reportFormats: ValueParser<String> {
         .init(expected: "a list of html, csv, md, json", completion: .choices(["html", "csv", "md", "json", "html,csv,md"])) {
-            (try? ReportFormat.parseList($0)) == nil ? nil : $0
+            let parsed = ReportFormat.parse($0)
+            return parsed.unknown.isEmpty && !parsed.formats.isEmpty ? $0 : nil
         }
     }
 }

@@ -9,12 +9,13 @@ import SystemIO
 /// crash loses at most the run in flight), and results.json and the reports once the run ends.
 enum ResultsWriter {
     static func writeFinal(_ results: ResultsFile, to directory: String) throws {
-        try write(results, to: directory, formats: ReportFormat.allCases)
+        try write(results, to: directory)
     }
 
-    /// Writes `formats` into `directory`; results.json a run at a time (never whole in memory).
+    /// Every file of `formats` into `directory` (created if missing), atomically; the paths written.
+    /// results.json is produced a run at a time, so it is never whole in memory.
     @discardableResult
-    static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat]) throws -> [String] {
+    static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.allCases) throws -> [String] {
         var written: [String] = []
         if formats.contains(.json) {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
@@ -27,8 +28,12 @@ enum ResultsWriter {
             written.append(path)
         }
         let others = formats.filter { $0 != .json }
-        if !others.isEmpty { written += try ReportWriter.writeAll(results: results, to: directory, formats: others) }
-        return written
+        guard !others.isEmpty else { return written }
+        return written + (try ReportWriter.render(results, formats: others).map { name, data in
+            let path = URL(fileURLWithPath: directory).appendingPathComponent(name).path
+            try AtomicFile.write(data, to: path)
+            return path
+        })
     }
 
     static func terminalSummary(_ results: ResultsFile) -> String { TextSummary.render(results) }
@@ -55,7 +60,7 @@ final class ResultsLogSink: RunSink {
             let header = ResultsLog.Header(planDigest: results.planDigest ?? "", host: results.host, netbenchVersion: results.netbenchVersion,
                                            shard: results.shards?.first?.shard, startedAt: results.startedAt, suite: results.suite)
             // A fresh run replaces any earlier log in the directory, as it replaces results.json.
-            try JSONFile.writeAtomically(Data(try ResultsLog.headerLine(header)), to: path)
+            try AtomicFile.write(Data(try ResultsLog.headerLine(header)), to: path)
         }
         do { file = try AppendOnlyFile(path: path) } catch {
             throw BenchError.run("\(path): cannot open the results log for appending: \(error)")

@@ -185,7 +185,7 @@ struct RunSummaryJSON: Encodable {
         let a = ResultsAnalysis(r)
         func stat(_ m: String, _ cell: CellKey) -> Stat? { a.summary(m, cell).map { Stat(median: $0.median, p95: $0.p95) } }
         cells = a.cells.map { cell in
-            Cell(scenario: cell.scenario, profile: cell.profile, transport: cell.transport.rawValue, client: cell.client,
+            Cell(scenario: cell.scenario, profile: cell.profile, transport: cell.transport.rawValue, client: cell.client?.rawValue,
                  runs: a.countedRuns(cell).count, failed: a.runs(cell).filter { $0.status == .failed }.count,
                  pltMs: stat("pltMs", cell), ttfbMs: stat("ttfbMs", cell), handshakeMs: stat("handshakeMs", cell),
                  idealPltMs: a.summary("idealPltMs", cell)?.median)

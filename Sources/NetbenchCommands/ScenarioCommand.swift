@@ -1,5 +1,6 @@
 import BenchCore
 import BenchModel
+import SystemIO
 import Foundation
 import CommandLineKit
 
@@ -75,7 +76,7 @@ struct ScenarioGenerate: ParsableCommand {
         try scenario.validate(file: "(generated)")
         let data = try JSONFile.encode(scenario)
         if let output {
-            try JSONFile.writeAtomically(data, to: output)
+            try AtomicFile.write(data, to: output)
             if let b = scenario.bulk {
                 print("wrote \(output): bulk \(b.direction.rawValue) of \(Units.formatBytes(b.bytes))")
             } else {

@@ -13,7 +13,7 @@ public final class PageLoader {
     public typealias Connector = (_ origin: Scenario.Origin, _ localAddress: UInt32?) throws -> ClientConnection
 
     private let scenario: Scenario
-    private let kind: HTTPKind
+    private let kind: TransportKind
     private let connector: Connector
     private let maxConnectionsPerOrigin: Int
     private let byID: [String: Scenario.Resource]
@@ -61,12 +61,12 @@ public final class PageLoader {
         var redownloaded: Int64 = 0
     }
 
-    public init(scenario: Scenario, kind: HTTPKind, localAddress: UInt32? = nil, connector: @escaping Connector) {
+    public init(scenario: Scenario, kind: TransportKind, localAddress: UInt32? = nil, connector: @escaping Connector) {
         self.scenario = scenario
         self.localAddress = localAddress
         self.kind = kind
         self.connector = connector
-        maxConnectionsPerOrigin = kind == .http1 ? 6 : 1
+        maxConnectionsPerOrigin = kind == .h1 ? 6 : 1
         byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         childrenOf = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
     }
@@ -322,7 +322,7 @@ public final class PageLoader {
         var conns: [ConnectionRecord] = []
         for (i, c) in connections.enumerated() {
             let info = c.conn.info
-            var rec = ConnectionRecord(id: i, origin: c.origin, transport: kind == .http1 ? .h1 : kind == .http2 ? .h2 : .h3,
+            var rec = ConnectionRecord(id: i, origin: c.origin, transport: kind,
                                        connectStart: ms(info.connectStart) ?? 0)
             rec.connectEnd = ms(info.connectEnd)
             rec.handshakeEnd = ms(info.handshakeEnd)
@@ -365,7 +365,7 @@ public final class PageLoader {
             r.firstByte = ms(st.firstByte)
             r.lastByte = ms(st.lastByte)
             r.status = st.status
-            r.protocol = kind.rawValue
+            r.protocol = kind.alpn
             r.error = st.error
             reqs.append(r)
         }

@@ -1,3 +1,4 @@
+import BenchCore
 import BenchModel
 import Statistics
 
@@ -7,11 +8,11 @@ public struct CellKey: Hashable, Sendable {
     public var profile: String
     public var transport: TransportKind
     /// The client ("builtin", "chromium") when the results hold runs of more than one; else nil.
-    public var client: String?
-    public init(scenario: String, profile: String, transport: TransportKind, client: String? = nil) {
+    public var client: RunClient?
+    public init(scenario: String, profile: String, transport: TransportKind, client: RunClient? = nil) {
         self.scenario = scenario; self.profile = profile; self.transport = transport; self.client = client
     }
-    var labels: [String] { [scenario, profile, transport.rawValue] + (client.map { [$0] } ?? []) }
+    var labels: [String] { [scenario, profile, transport.rawValue] + (client.map { [$0.rawValue] } ?? []) }
     /// How reports name the cell in a panel: the transport, and the client when there are several.
     public var label: String { client.map { "\(transport.rawValue) · \($0)" } ?? transport.rawValue }
 }
@@ -33,7 +34,7 @@ public struct ResultsAnalysis: Sendable {
     public let profiles: [String]
     public let transports: [TransportKind]
     /// The clients of the runs, the built-in one first; one entry when there is nothing to set side by side.
-    public let clients: [String]
+    public let clients: [RunClient]
     public let resamples: Int
     private let runsByCell: [CellKey: [RunRecord]]
     private let summaries: [SummaryKey: Summary]
@@ -46,9 +47,9 @@ public struct ResultsAnalysis: Sendable {
         self.results = results
         self.resamples = resamples
         var scenarios: [String] = [], profiles: [String] = [], present = Set<TransportKind>()
-        var clients: [String] = []
-        for run in results.runs where !clients.contains(run.client ?? "builtin") { clients.append(run.client ?? "builtin") }
-        if let i = clients.firstIndex(of: "builtin"), i > 0 { clients.insert(clients.remove(at: i), at: 0) }
+        var clients: [RunClient] = []
+        for run in results.runs where !clients.contains(run.client ?? .builtin) { clients.append(run.client ?? .builtin) }
+        if let i = clients.firstIndex(of: .builtin), i > 0 { clients.insert(clients.remove(at: i), at: 0) }
         let split = clients.count > 1
         var byCell: [CellKey: [RunRecord]] = [:]
         for run in results.runs {
@@ -56,9 +57,9 @@ public struct ResultsAnalysis: Sendable {
             if !profiles.contains(run.profile) { profiles.append(run.profile) }
             present.insert(run.transport)
             byCell[CellKey(scenario: run.scenario, profile: run.profile, transport: run.transport,
-                           client: split ? run.client ?? "builtin" : nil), default: []].append(run)
+                           client: split ? run.client ?? .builtin : nil), default: []].append(run)
         }
-        self.clients = clients.isEmpty ? ["builtin"] : clients
+        self.clients = clients.isEmpty ? [.builtin] : clients
         let order = results.suite.transports + TransportKind.allCases.filter { !results.suite.transports.contains($0) }
         self.scenarios = scenarios
         self.profiles = profiles
@@ -96,7 +97,7 @@ public struct ResultsAnalysis: Sendable {
             for metric in Metric.compared {
                 let a = refRuns.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
                 let b = runs.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
-                let seed = Bootstrap.seed(results.suite.seed, ["vs client", reference] + cell.labels + [metric.name])
+                let seed = Bootstrap.seed(results.suite.seed, ["vs client", reference.rawValue] + cell.labels + [metric.name])
                 if let c = Comparison(baseline: a, candidate: b, seed: seed, resamples: resamples) {
                     clientComparisons[SummaryKey(cell: cell, metric: metric.name)] = c
                 }
@@ -129,7 +130,7 @@ public struct ResultsAnalysis: Sendable {
     /// Whether the runs come from more than one client, set side by side in every panel.
     public var comparesClients: Bool { clients.count > 1 }
     /// The client the others are compared with (the built-in one when present); nil with one client.
-    public var referenceClient: String? { comparesClients ? clients.first : nil }
+    public var referenceClient: RunClient? { comparesClients ? clients.first : nil }
 
     /// The cells of this scenario × profile, by transport and then client, in display order.
     public func cells(scenario: String, profile: String) -> [CellKey] {
@@ -149,7 +150,7 @@ public struct ResultsAnalysis: Sendable {
     }
 
     /// The cell of the same scenario, profile and transport made by `client`.
-    public func cell(_ cell: CellKey, client: String?) -> CellKey {
+    public func cell(_ cell: CellKey, client: RunClient?) -> CellKey {
         CellKey(scenario: cell.scenario, profile: cell.profile, transport: cell.transport, client: client)
     }
 

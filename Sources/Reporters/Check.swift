@@ -5,14 +5,14 @@ import Statistics
 /// One check of `netbench check`: a test case in the JUnit file, a line on the terminal.
 public struct CheckOutcome: Sendable, Hashable {
     public enum Status: String, Sendable { case passed, failed, skipped }
-    /// `regression` or `threshold`.
-    public var kind: String
+    public enum Kind: String, Sendable { case regression, threshold }
+    public var kind: Kind
     /// What was checked, e.g. `news · 4g · h3 · pltMs` or `pltMs.p95 < 3000 [news · 4g · h3]`.
     public var name: String
     public var status: Status
     /// Observed against expected, in words.
     public var message: String
-    public init(kind: String, name: String, status: Status, message: String) {
+    public init(kind: Kind, name: String, status: Status, message: String) {
         self.kind = kind; self.name = name; self.status = status; self.message = message
     }
 }
@@ -48,14 +48,14 @@ public struct CheckRun: Sendable {
             msg += " (" + details.joined(separator: ", ") + ")"
             msg += regressed ? ": regression beyond \(Format.number(maxRegression * 100))%"
                              : ": \(r.verdict.changeWord)"
-            out.append(CheckOutcome(kind: "regression", name: name(r.cell, r.metric.name),
+            out.append(CheckOutcome(kind: .regression, name: name(r.cell, r.metric.name),
                                     status: regressed ? .failed : .passed, message: msg))
         }
         for cell in c.onlyInB {
-            out.append(CheckOutcome(kind: "regression", name: name(cell, "*"), status: .skipped, message: "no counted runs in the baseline"))
+            out.append(CheckOutcome(kind: .regression, name: name(cell, "*"), status: .skipped, message: "no counted runs in the baseline"))
         }
         for cell in c.onlyInA {
-            out.append(CheckOutcome(kind: "regression", name: name(cell, "*"), status: .skipped, message: "in the baseline but no counted runs now"))
+            out.append(CheckOutcome(kind: .regression, name: name(cell, "*"), status: .skipped, message: "in the baseline but no counted runs now"))
         }
         return out
     }
@@ -79,7 +79,7 @@ public struct CheckRun: Sendable {
                     limit = v; limitText = Format.number(v)
                 case .ideal(let f):
                     guard let idealName = t.metric.idealName, let ideal = a.summary(idealName, cell)?.median else {
-                        out.append(CheckOutcome(kind: "threshold", name: label, status: .failed,
+                        out.append(CheckOutcome(kind: .threshold, name: label, status: .failed,
                                                 message: "no \(t.metric.idealName ?? "ideal") recorded for this cell"))
                         continue
                     }
@@ -87,12 +87,12 @@ public struct CheckRun: Sendable {
                     limitText = (f == 1 ? "" : "\(Format.number(f)) × ") + "ideal \(Format.value(ideal))"
                 }
                 let ok = t.op.holds(observed, limit)
-                out.append(CheckOutcome(kind: "threshold", name: label, status: ok ? .passed : .failed,
+                out.append(CheckOutcome(kind: .threshold, name: label, status: ok ? .passed : .failed,
                                         message: "\(t.metric.name).\(t.statistic) = \(Format.value(observed, unit: t.metric.unit)) (n=\(s.n)); "
                                             + "expected \(t.op.rawValue) \(limitText)"))
             }
             if !matched {
-                out.append(CheckOutcome(kind: "threshold", name: "\(t.expression) [\(t.scope)]", status: .failed,
+                out.append(CheckOutcome(kind: .threshold, name: "\(t.expression) [\(t.scope)]", status: .failed,
                                         message: "no counted runs with \(t.metric.name) in \(t.scope)"))
             }
         }

@@ -20,30 +20,30 @@ enum HTMLClients {
                 rows += first ? "<tr class=\"metric-start\">" : "<tr>"
                 rows += "<td>\(first ? HTML.escape(metric.label) : "")</td>"
                 rows += "<td>\(HTMLReport.swatch(cell.transport))\(cell.transport.rawValue)</td>"
-                rows += "<td class=\"num\">\(median(ref))</td><td class=\"num\">\(HTML.escape(cell.client ?? "")): \(median(mine))</td>"
+                rows += "<td class=\"num\">\(median(ref))</td><td class=\"num\">\(HTML.escape(cell.client?.rawValue ?? "")): \(median(mine))</td>"
                 rows += "<td class=\"num\">\(HTML.escape(Format.value(mine.median - ref.median, unit: "ms")))</td>"
                 rows += "<td class=\"num\">\(ref.median > 0 ? String(format: "%.2f×", mine.median / ref.median) : "–")</td>"
                 rows += HTMLPanel.differenceCells(cmp, metric, isBaseline: false) + "</tr>\n"
                 first = false
                 if metric == .plt, let cmp {
                     let v = cmp.verdict(higherIsBetter: false)
-                    diffs.append(DifferenceChart.Row(label: "\(cell.transport.rawValue) · \(cell.client ?? "")", comparison: cmp, verdict: v,
+                    diffs.append(DifferenceChart.Row(label: "\(cell.transport.rawValue) · \(cell.client?.rawValue ?? "")", comparison: cmp, verdict: v,
                                                      word: v == .noSignificantChange ? "n.s." : v.transportWord(higherIsBetter: false)))
                 }
             }
         }
         guard !rows.isEmpty else { return "" }
-        var html = "<h3>Clients side by side: against \(HTML.escape(reference))</h3>\n"
+        var html = "<h3>Clients side by side: against \(HTML.escape(reference.rawValue))</h3>\n"
         if !diffs.isEmpty {
             html += DifferenceChart.render(diffs, higherIsBetter: false, label: "Page load time against \(reference), \(scenario), \(profile)")
         }
         html += "<div class=\"table-wrap\"><table class=\"figures\"><thead><tr><th>metric</th><th>transport</th>"
-            + "<th class=\"num\">\(HTML.escape(reference)) median (95% CI)</th><th class=\"num\">median (95% CI)</th>"
+            + "<th class=\"num\">\(HTML.escape(reference.rawValue)) median (95% CI)</th><th class=\"num\">median (95% CI)</th>"
             + "<th class=\"num\">difference</th><th class=\"num\">ratio</th><th class=\"num\">Δ</th><th class=\"num\">95% CI of Δ</th>"
             + "<th class=\"num\">p</th><th>verdict</th></tr></thead><tbody>\n" + rows + "</tbody></table></div>\n"
         return html + "<p class=\"caption\">Same scenario, server, network and run order; only the client differs. A browser parses, "
             + "executes and renders what it loads and opens its connections its own way: the difference is what netbench's "
-            + "built-in client leaves out. Δ is the change of the median against \(HTML.escape(reference)).</p>\n"
+            + "built-in client leaves out. Δ is the change of the median against \(HTML.escape(reference.rawValue)).</p>\n"
     }
 
     /// The at-a-glance line: each other client's page load against the reference client's, per transport.
@@ -57,7 +57,7 @@ enum HTMLClients {
                 : "\(cell.label) \(Format.percent(rel).dropFirst())\u{00A0}\(v.transportWord(higherIsBetter: false))"
             chips.append(HTMLReport.chip(v, text, title: "change of the median \(Format.percent(rel)), 95% CI \(Format.percentInterval(ci)), Mann-Whitney p \(Format.pValue(c.pValue))"))
         }
-        return chips.isEmpty ? "" : "<br>" + chips.joined(separator: " ") + " than \(HTML.escape(reference))"
+        return chips.isEmpty ? "" : "<br>" + chips.joined(separator: " ") + " than \(HTML.escape(reference.rawValue))"
     }
 
     private static func median(_ s: Summary) -> String {

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import BenchModel
 import Statistics
@@ -181,7 +182,7 @@ public enum HTMLReport {
         }
         var rows = ""
         for r in failed {
-            let client = (r.client ?? "builtin") == "builtin" ? "" : " · " + HTML.escape(r.client!)
+            let client = (r.client ?? .builtin) == .builtin ? "" : " · " + HTML.escape(r.client!.rawValue)
             rows += "<tr><td>\(HTML.escape(r.scenario))</td><td>\(HTML.escape(r.profile))</td><td>\(r.transport.rawValue)\(client)</td>"
             rows += "<td class=\"num\">\(r.index)</td><td class=\"error\">\(HTML.escape(r.error ?? "(no message)"))</td></tr>\n"
         }

@@ -9,19 +9,19 @@ public enum JUnitReport {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<testsuites name=\"\(escape(name))\" tests=\"\(outcomes.count)\" failures=\"\(count(outcomes, .failed))\""
         out += " skipped=\"\(count(outcomes, .skipped))\" errors=\"0\">\n"
-        var kinds: [String] = []
+        var kinds: [CheckOutcome.Kind] = []
         for o in outcomes where !kinds.contains(o.kind) { kinds.append(o.kind) }
         for kind in kinds {
             let cases = outcomes.filter { $0.kind == kind }
-            out += "  <testsuite name=\"\(escape(kind))\" tests=\"\(cases.count)\" failures=\"\(count(cases, .failed))\""
+            out += "  <testsuite name=\"\(escape(kind.rawValue))\" tests=\"\(cases.count)\" failures=\"\(count(cases, .failed))\""
             out += " skipped=\"\(count(cases, .skipped))\" errors=\"0\">\n"
             for c in cases {
-                out += "    <testcase classname=\"netbench.\(escape(kind))\" name=\"\(escape(c.name))\""
+                out += "    <testcase classname=\"netbench.\(escape(kind.rawValue))\" name=\"\(escape(c.name))\""
                 switch c.status {
                 case .passed:
                     out += ">\n      <system-out>\(escape(c.message))</system-out>\n    </testcase>\n"
                 case .failed:
-                    out += ">\n      <failure message=\"\(escape(c.message))\" type=\"\(escape(kind))\">\(escape(c.message))</failure>\n    </testcase>\n"
+                    out += ">\n      <failure message=\"\(escape(c.message))\" type=\"\(escape(kind.rawValue))\">\(escape(c.message))</failure>\n    </testcase>\n"
                 case .skipped:
                     out += ">\n      <skipped message=\"\(escape(c.message))\"/>\n    </testcase>\n"
                 }

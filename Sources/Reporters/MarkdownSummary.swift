@@ -61,13 +61,13 @@ public enum MarkdownSummary {
             guard let c = a.clientComparison("pltMs", cell), let rel = c.relativeChange,
                   let mine = a.summary("pltMs", cell), let ref = a.summary("pltMs", a.cell(cell, client: reference)) else { continue }
             let v = c.verdict(higherIsBetter: false)
-            rows += "| \(cell.transport.rawValue) | \(Format.value(ref.median, unit: "ms")) | \(escape(cell.client ?? "")) \(Format.value(mine.median, unit: "ms")) | "
+            rows += "| \(cell.transport.rawValue) | \(Format.value(ref.median, unit: "ms")) | \(escape(cell.client?.rawValue ?? "")) \(Format.value(mine.median, unit: "ms")) | "
             rows += "\(Format.value(mine.median - ref.median, unit: "ms")) | \(String(format: "%.2f", mine.median / ref.median))× | "
             rows += Format.percent(rel) + (c.interval.map { " (" + Format.percentInterval($0) + ")" } ?? "")
             rows += " | \(v == .noSignificantChange ? "n.s." : v.transportWord(higherIsBetter: false)) (p \(Format.pValue(c.pValue))) |\n"
         }
         guard !rows.isEmpty else { return "" }
-        return "\nMedian PLT by client, against \(escape(reference)):\n\n| transport | \(escape(reference)) | other | difference | ratio | Δ (95% CI) | verdict |\n"
+        return "\nMedian PLT by client, against \(escape(reference.rawValue)):\n\n| transport | \(escape(reference.rawValue)) | other | difference | ratio | Δ (95% CI) | verdict |\n"
             + "|---|--:|--:|--:|--:|--:|---|\n" + rows
     }
 
@@ -83,7 +83,7 @@ public enum MarkdownSummary {
             out += "\n<details><summary>\(failed.count) failed run\(failed.count == 1 ? "" : "s")</summary>\n\n"
             out += "| scenario | profile | transport | run | error |\n|---|---|---|--:|---|\n"
             for run in failed {
-                let client = (run.client ?? "builtin") == "builtin" ? "" : " · " + escape(run.client!)
+                let client = (run.client ?? .builtin) == .builtin ? "" : " · " + escape(run.client!.rawValue)
                 out += "| \(escape(run.scenario)) | \(escape(run.profile)) | \(run.transport.rawValue)\(client) | \(run.index) | "
                 out += "\(escape(run.error ?? "(no message)")) |\n"
             }

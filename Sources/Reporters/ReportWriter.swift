@@ -5,7 +5,7 @@ import Statistics
 
 /// The report formats `netbench report --format` and `ReportWriter` know.
 public enum ReportFormat: String, CaseIterable, Sendable {
-    /// `results.json` (the raw results, `JSONFile.save` format: sorted keys).
+    /// `results.json` (the raw results, sorted keys).
     case json
     /// `summary.csv` and `runs.csv`.
     case csv
@@ -14,64 +14,70 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     /// `report.html`.
     case html
 
-    public var fileNames: [String] {
-        switch self {
-        case .json: return ["results.json"]
-        case .csv: return ["summary.csv", "runs.csv"]
-        case .md: return ["summary.md"]
-        case .html: return ["report.html"]
-        }
-    }
-
-    /// Parses `html,csv,md,json` (`markdown` for `md`); a usage error names an unknown format.
-    public static func parseList(_ text: String) throws -> [ReportFormat] {
-        var out: [ReportFormat] = []
+    /// Parses `html,csv,md,json` (`markdown` for `md`): the formats, and the names it did not know
+    /// (the command turns those into its usage error).
+    public static func parse(_ text: String) -> (formats: [ReportFormat], unknown: [String]) {
+        var out: [ReportFormat] = [], unknown: [String] = []
         for part in text.split(separator: ",") {
             let name = part.trimmingCharacters(in: .whitespaces).lowercased()
-            guard let f = ReportFormat(rawValue: name == "markdown" ? "md" : name) else {
-                throw BenchError.usage("unknown format '\(name)' (formats: html, csv, md, json)")
-            }
+            guard let f = ReportFormat(rawValue: name == "markdown" ? "md" : name) else { unknown.append(name); continue }
             if !out.contains(f) { out.append(f) }
         }
-        guard !out.isEmpty else { throw BenchError.usage("--format needs at least one of html, csv, md, json") }
-        return out
+        return (out, unknown)
+    }
+
+    /// The reporters that make this format's files.
+    public var reporters: [any Reporter] {
+        switch self {
+        case .json: return [ResultsJSONReporter()]
+        case .csv: return [SummaryCSV.reporter, RunsCSV.reporter]
+        case .md: return [MarkdownSummary.reporter]
+        case .html: return [HTMLReport.reporter]
+        }
     }
 }
 
-/// Renders reports and writes them, atomically, next to `results.json`. The runner calls
-/// `writeAll` after every run, so a crash loses at most the run in flight.
+/// What every report shares: results in, bytes out (one file), no I/O. The executable writes the
+/// files (`netbench report`, and the runner at the end of a run).
+public protocol Reporter: Sendable {
+    /// The file it makes, e.g. `summary.csv`.
+    var fileName: String { get }
+    /// Whether it needs the statistics (`ResultsAnalysis`), which cost a bootstrap per cell.
+    var needsAnalysis: Bool { get }
+    func render(_ results: ResultsFile, _ analysis: ResultsAnalysis?) throws -> Data
+}
+
+/// A reporter from a rendering function.
+public struct TextReporter: Reporter {
+    public let fileName: String
+    public let needsAnalysis: Bool
+    let body: @Sendable (ResultsFile, ResultsAnalysis?) -> String
+    public init(fileName: String, needsAnalysis: Bool, _ body: @escaping @Sendable (ResultsFile, ResultsAnalysis?) -> String) {
+        self.fileName = fileName; self.needsAnalysis = needsAnalysis; self.body = body
+    }
+    public func render(_ results: ResultsFile, _ analysis: ResultsAnalysis?) throws -> Data { Data(body(results, analysis).utf8) }
+}
+
+/// `results.json`: the raw results, sorted keys.
+public struct ResultsJSONReporter: Reporter {
+    public init() {}
+    public var fileName: String { "results.json" }
+    public var needsAnalysis: Bool { false }
+    public func render(_ results: ResultsFile, _ analysis: ResultsAnalysis?) throws -> Data { try JSONFile.encode(results) }
+}
+
+extension SummaryCSV { public static let reporter = TextReporter(fileName: "summary.csv", needsAnalysis: true) { render($1!) } }
+extension RunsCSV { public static let reporter = TextReporter(fileName: "runs.csv", needsAnalysis: false) { r, _ in render(r) } }
+extension MarkdownSummary { public static let reporter = TextReporter(fileName: "summary.md", needsAnalysis: true) { render($1!) } }
+extension HTMLReport { public static let reporter = TextReporter(fileName: "report.html", needsAnalysis: true) { render($1!) } }
+
+/// Renders the files of several formats in one pass (the statistics computed once).
 public enum ReportWriter {
     /// The bytes of each file of `formats`, keyed by file name, in a stable order. Pure: no I/O.
     public static func render(_ results: ResultsFile, formats: [ReportFormat] = ReportFormat.allCases,
                               resamples: Int = Bootstrap.defaultResamples) throws -> [(fileName: String, data: Data)] {
-        // Statistics only when a format needs them.
-        let needsAnalysis = formats.contains { $0 != .json }
-        let analysis = needsAnalysis ? ResultsAnalysis(results, resamples: resamples) : nil
-        var out: [(String, Data)] = []
-        for format in formats {
-            switch format {
-            case .json: out.append(("results.json", try JSONFile.encode(results)))
-            case .csv:
-                out.append(("summary.csv", Data(SummaryCSV.render(analysis!).utf8)))
-                out.append(("runs.csv", Data(RunsCSV.render(results).utf8)))
-            case .md: out.append(("summary.md", Data(MarkdownSummary.render(analysis!).utf8)))
-            case .html: out.append(("report.html", Data(HTMLReport.render(analysis!).utf8)))
-            }
-        }
-        return out
-    }
-
-    /// Writes every file of `formats` into `directory` (created if missing) with
-    /// `JSONFile.writeAtomically`; returns the paths written, in order.
-    @discardableResult
-    public static func writeAll(results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.allCases,
-                                resamples: Int = Bootstrap.defaultResamples) throws -> [String] {
-        var written: [String] = []
-        for (name, data) in try render(results, formats: formats, resamples: resamples) {
-            let path = URL(fileURLWithPath: directory).appendingPathComponent(name).path
-            try JSONFile.writeAtomically(data, to: path)
-            written.append(path)
-        }
-        return written
+        let reporters = formats.flatMap(\.reporters)
+        let analysis = reporters.contains { $0.needsAnalysis } ? ResultsAnalysis(results, resamples: resamples) : nil
+        return try reporters.map { ($0.fileName, try $0.render(results, analysis)) }
     }
 }

@@ -10,7 +10,7 @@ public enum RunsCSV {
                                 "emulatorFlagged", "releaseLatenessP99Us", "tunDrops"]
 
     public static func render(_ results: ResultsFile) -> String {
-        let withClient = results.runs.contains { ($0.client ?? "builtin") != "builtin" }
+        let withClient = results.runs.contains { ($0.client ?? .builtin) != .builtin }
         var out = CSV.record(header + (withClient ? ["client", "loadEventMs"] : []))
         for run in results.runs {
             let m = run.metrics
@@ -24,7 +24,7 @@ public enum RunsCSV {
                 num(m.goodputMbps), int(m.bytes), int(m.requests), int(m.connections), num(m.rttMs),
                 bool(m.migration?.survived), num(m.migration?.stallMs), num(m.migration?.recoveryMs),
                 bool(run.emulator?.flagged), num(run.emulator?.releaseLatenessP99Us), int(run.emulator?.tunDrops),
-            ] + (withClient ? [run.client ?? "builtin", num(m.loadEventMs)] : []))
+            ] + (withClient ? [(run.client ?? .builtin).rawValue, num(m.loadEventMs)] : []))
         }
         return out
     }

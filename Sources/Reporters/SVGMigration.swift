@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import BenchModel
 import Statistics

@@ -12,7 +12,7 @@ public enum SummaryCSV {
                                 "mean", "sd", "ci95_low", "ci95_high"]
 
     public static func render(_ analysis: ResultsAnalysis) -> String {
-        let withClient = analysis.clients != ["builtin"]
+        let withClient = analysis.clients != [.builtin]
         var out = CSV.record(header + (withClient ? ["client"] : []))
         for cell in analysis.cells {
             for metric in Metric.all {
@@ -21,7 +21,7 @@ public enum SummaryCSV {
                                    Format.number(s.median), Format.number(s.p90), Format.number(s.p95),
                                    Format.number(s.mean), s.sd.map(Format.number) ?? "",
                                    Format.number(s.ci95Low), Format.number(s.ci95High)]
-                                  + (withClient ? [cell.client ?? analysis.clients[0]] : []))
+                                  + (withClient ? [(cell.client ?? analysis.clients[0]).rawValue] : []))
             }
         }
         return out

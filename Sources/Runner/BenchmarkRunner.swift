@@ -8,21 +8,6 @@ import QUIC
 import Synchronization
 import Replay
 
-/// Which client loads the pages: netbench's own browser-like loader, or a real headless Chromium.
-public enum RunClient: String, Sendable, CaseIterable {
-    case builtin, chromium
-
-    /// "builtin", "chromium" or both, comma-separated; nil when a name is unknown or repeated.
-    public static func parseList(_ text: String) -> [RunClient]? {
-        let list = text.split(separator: ",").map { RunClient(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
-        guard !list.isEmpty, list.allSatisfy({ $0 != nil }), Set(list.map { $0! }).count == list.count else { return nil }
-        return list.map { $0! }
-    }
-
-    /// The Chromium binary runs would use, or nil; `chromiumInstallHint` says how to get one.
-    public static var chromiumPath: String? { ChromiumBrowser.locate() }
-    public static var chromiumInstallHint: String { ChromiumBrowser.installHint }
-}
 
 /// What `netbench run` asked for, resolved: scenario files loaded, profiles loaded.
 public struct RunRequest: Sendable {
@@ -202,4 +187,10 @@ public final class BenchmarkRunner: @unchecked Sendable {
         return HostInfo(kernel: "Linux " + kernel, cpuCount: ProcessInfo.processInfo.activeProcessorCount,
                         hostname: ProcessInfo.processInfo.hostName)
     }
+}
+
+extension RunClient {
+    /// The Chromium binary runs would use, or nil; `chromiumInstallHint` says how to get one.
+    public static var chromiumPath: String? { ChromiumBrowser.locate() }
+    public static var chromiumInstallHint: String { ChromiumBrowser.installHint }
 }

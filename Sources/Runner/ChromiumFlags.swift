@@ -1,3 +1,4 @@
+import BenchCore
 import BenchModel
 
 /// The command line of one run's browser: headless, quiet (no background traffic of its own),

@@ -53,7 +53,7 @@ final class NetworkBlock {
         guard profile.isEmulated else {
             network = nil
             clientAddress = nil
-            servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: 0x7F00_0001, namespace: nil,
+            servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
                                      withQUIC: withQUIC, options: serverOptions)
             rttMs = (try? RTTProbe.tcpConnectMedian(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)) ?? 0.05
             downlinkBitsPerSecond = nil
@@ -97,7 +97,7 @@ final class NetworkBlock {
                            clientNamespace: network?.clientNamespace, clientAddress: clientAddress, timeout: limit, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
         var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: transport, index: max(index, 0), status: .ok)
         if index < 0 { record.warmup = true }
-        record.client = client.rawValue
+        record.client = client
         record.startedAt = BenchmarkRunner.utcTimestamp()
         page.tcpOptions = tcpOptions
         if repeatView {

@@ -56,10 +56,9 @@ struct PageRun {
         let loop = try EventLoop()
         register(loop.stopper)
         defer { register(nil) }
-        let kind: HTTPKind = transport == .h1 ? .http1 : transport == .h2 ? .http2 : .http3
-        var tlsContext: TLSClientContext? = sharedTLSContext
+                var tlsContext: TLSClientContext? = sharedTLSContext
         if transport != .h3 && tlsContext == nil {
-            var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [kind.rawValue])
+            var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [transport.alpn])
             if let v = tlsVersion { cfg.force(v) }
             cfg.keyLogFile = keyLogFile
             cfg.resumption = false
@@ -72,9 +71,9 @@ struct PageRun {
         settings.quicResumption = quicResumption
         let remote = transport == .h3 ? serverEndpoints.udp : serverEndpoints.tcp
         guard let remote else { throw BenchError.run("no \(transport.rawValue) server endpoint") }
-        let loader = PageLoader(scenario: scenario, kind: kind, localAddress: clientAddress) { origin, address in
+        let loader = PageLoader(scenario: scenario, kind: transport, localAddress: clientAddress) { origin, address in
             try NetworkNamespace.with(clientNamespace) {
-                try ClientConnector.open(kind, loop: loop, remote: remote, local: address.map { Endpoint(address: $0, port: 0) },
+                try ClientConnector.open(transport, loop: loop, remote: remote, local: address.map { Endpoint(address: $0, port: 0) },
                                          serverName: origin.host, settings: settings)
             }
         }

@@ -60,7 +60,7 @@ struct Scheduler {
         let profileIndex = Dictionary(request.profiles.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         for r in request.finishedRuns where r.warmup != true {
             guard let s = scenarioIndex[r.scenario], let p = profileIndex[r.profile] else { continue }
-            let cell = Cell(scenario: s, profile: p, transport: r.transport, client: RunClient(rawValue: r.client ?? "builtin") ?? .builtin)
+            let cell = Cell(scenario: s, profile: p, transport: r.transport, client: r.client ?? .builtin)
             guard finished.insert(RunKey(cell: cell, index: r.index)).inserted else { continue }
             count(cell, r)
         }
@@ -210,7 +210,7 @@ struct Scheduler {
         }
         record.startedAt = record.startedAt ?? BenchmarkRunner.utcTimestamp()
         record.host = record.host ?? host
-        if record.client == nil { record.client = cell.client.rawValue }
+        if record.client == nil { record.client = cell.client }
         try emit(record)
         let d = durations[cell] ?? (0, 0)
         durations[cell] = (d.sum + Date().timeIntervalSince(t0), d.count + 1)

@@ -288,12 +288,6 @@ enum Sys {
         return String(cString: netbench_ifreq_name(&ifr))
     }
 
-    /// fcntl(2) F_SETFL O_NONBLOCK.
-    static func setNonBlocking(_ fd: FileDescriptor) throws {
-        let flags = netbench_fcntl_int(fd.rawValue, F_GETFL, 0)
-        if flags < 0 || netbench_fcntl_int(fd.rawValue, F_SETFL, flags | O_NONBLOCK) < 0 { throw fail("fcntl(O_NONBLOCK)") }
-    }
-
     /// setns(2) CLONE_NEWNET: moves the calling thread into the namespace behind `fd`.
     static func setns(_ fd: FileDescriptor, _ what: String) throws {
         if CLinux.setns(fd.rawValue, netbench_clone_newnet) != 0 { throw SystemError(call: "setns(\(what))", errno: netbench_errno()) }

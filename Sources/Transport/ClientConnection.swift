@@ -1,7 +1,6 @@
 import BenchCore
 
 /// The HTTP version a client connection speaks.
-public enum HTTPKind: String, Sendable { case http1 = "http/1.1", http2 = "h2", http3 = "h3" }
 
 /// One request the page loader sends.
 public struct ClientRequest: Sendable {
@@ -27,7 +26,7 @@ public enum ClientEvent {
 
 /// Connection-level timestamps and facts, read by the loader when it writes results.
 public struct ConnectionInfo: Sendable {
-    public var kind: HTTPKind
+    public var kind: TransportKind
     public var connectStart: Instant
     /// TCP connected (nil for QUIC).
     public var connectEnd: Instant?
@@ -44,7 +43,7 @@ public struct ConnectionInfo: Sendable {
     /// TCP: the congestion control in effect (read back from the socket).
     public var congestionControl: String?
     public var quic: QUICSnapshot?
-    public init(kind: HTTPKind, connectStart: Instant, remote: Endpoint) {
+    public init(kind: TransportKind, connectStart: Instant, remote: Endpoint) {
         self.kind = kind; self.connectStart = connectStart; self.remote = remote
     }
 }

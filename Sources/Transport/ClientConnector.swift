@@ -29,16 +29,16 @@ public struct ClientSettings {
 public enum ClientConnector {
     /// A new connection to `remote` presenting `serverName` (SNI, Host/:authority, certificate check).
     /// `local` binds the client side first (a path of an emulated network).
-    public static func open(_ kind: HTTPKind, loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String,
+    public static func open(_ kind: TransportKind, loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String,
                             settings: ClientSettings) throws -> ClientConnection {
         switch kind {
-        case .http1, .http2:
-            guard let tls = settings.tls else { throw BenchError.run("no TLS client context for \(kind.rawValue)") }
-            if kind == .http1 {
+        case .h1, .h2:
+            guard let tls = settings.tls else { throw BenchError.run("no TLS client context for \(kind.alpn)") }
+            if kind == .h1 {
                 return try H1ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
             }
             return try H2ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
-        case .http3:
+        case .h3:
             return try H3ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName,
                                           trustedRootsPEM: settings.trustedRootsPEM, config: settings.quic,
                                           resumptionCache: settings.quicResumption, namespace: settings.namespace)

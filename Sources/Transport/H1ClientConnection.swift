@@ -15,7 +15,7 @@ final class H1ClientConnection: ClientConnection {
     var onStateChange: (() -> Void)?
 
     init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext, tcp: Socket.TCPOptions) throws {
-        info = ConnectionInfo(kind: .http1, connectStart: Instant.now(), remote: remote)
+        info = ConnectionInfo(kind: .h1, connectStart: Instant.now(), remote: remote)
         stream = try SecureStream.connectClient(loop: loop, remote: remote, local: local, serverName: serverName,
                                                 tls: tls, tcp: tcp, info: &info)
         stream.onConnected = { [weak self] t in self?.info.connectEnd = t }

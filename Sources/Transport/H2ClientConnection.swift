@@ -16,7 +16,7 @@ final class H2ClientConnection: ClientConnection {
     var onStateChange: (() -> Void)?
 
     init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext, tcp: Socket.TCPOptions) throws {
-        info = ConnectionInfo(kind: .http2, connectStart: Instant.now(), remote: remote)
+        info = ConnectionInfo(kind: .h2, connectStart: Instant.now(), remote: remote)
         h2 = try HTTP2Connection(role: .client, settings: .chromeClient)
         outbound = .allocate(byteCount: 64 * 1024, alignment: 16)
         stream = try SecureStream.connectClient(loop: loop, remote: remote, local: local, serverName: serverName,

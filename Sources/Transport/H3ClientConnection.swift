@@ -38,8 +38,8 @@ final class H3ClientConnection: ClientConnection {
         self.serverName = serverName
         let resumption = resumptionCache?.state(for: serverName)
         self.namespace = namespace
-        state = ConnectionInfo(kind: .http3, connectStart: Instant.now(), remote: remote)
-        let bindTo = local ?? Endpoint(address: remote.address == 0x7F00_0001 ? 0x7F00_0001 : 0, port: 0)
+        state = ConnectionInfo(kind: .h3, connectStart: Instant.now(), remote: remote)
+        let bindTo = local ?? Endpoint(address: remote.address == Endpoint.loopbackAddress ? Endpoint.loopbackAddress : 0, port: 0)
         (fd, self.local) = try Socket.bindUDP(bindTo)
         let firstFD = fd
         state.local = self.local

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// Runs the built `netbench` binary as a user would.
 final class CommandLineTests: XCTestCase {
@@ -10,7 +11,7 @@ final class CommandLineTests: XCTestCase {
 
     func netbench(_ args: [String], timeout: TimeInterval = 300) throws -> Outcome {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
-            throw XCTSkip("netbench binary not built at \(binary): run `swift build` first")
+            try missingPrerequisite("netbench binary not built at \(binary): run `swift build` first")
         }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// An independent HTTP/3 implementation (Python aioquic, installed by scripts/bootstrap.sh --test)
 /// loads resources from `netbench serve --transport h3`, with exact byte counts.
@@ -12,8 +13,7 @@ final class InteropTests: XCTestCase {
         let client = venv + "/aioquic-examples/http3_client.py"
         guard FileManager.default.fileExists(atPath: client), FileManager.default.isExecutableFile(atPath: venv + "/bin/python") else {
             // In CI the bootstrap must have installed it: a skip there would hide a missing install step.
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("aioquic not installed at \(venv): scripts/bootstrap.sh --test should have done it") }
-            throw XCTSkip("aioquic not installed at \(venv) (run scripts/bootstrap.sh --test)")
+            try missingPrerequisite("aioquic not installed at \(venv) (run scripts/bootstrap.sh --test)")
         }
         return client
     }

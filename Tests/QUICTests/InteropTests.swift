@@ -2,6 +2,7 @@ import BenchCore
 import Foundation
 import QUIC
 import XCTest
+import TestSupport
 
 /// HTTP3Client against independent HTTP/3 servers over real loopback UDP.
 final class InteropTests: XCTestCase {
@@ -19,14 +20,14 @@ final class InteropTests: XCTestCase {
         let venv = env["NETBENCH_AIOQUIC_VENV"] ?? packageRoot + "/.build-venv"
         let python = venv + "/bin/python3"
         guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw XCTSkip("aioquic interop skipped: no Python venv at \(venv) (set NETBENCH_AIOQUIC_VENV or run the bootstrap)")
+            try missingPrerequisite("aioquic interop: no Python venv at \(venv) (set NETBENCH_AIOQUIC_VENV or run the bootstrap)")
         }
         var candidates = [env["NETBENCH_AIOQUIC_EXAMPLES"], venv + "/aioquic-examples", venv + "/examples"].compactMap { $0 }
         if let sources = try? FileManager.default.contentsOfDirectory(atPath: venv + "/src") {
             candidates += sources.filter { $0.hasPrefix("aioquic") }.sorted().reversed().map { venv + "/src/\($0)/examples" }
         }
         guard let examples = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/http3_server.py") }) else {
-            throw XCTSkip("aioquic interop skipped: examples/http3_server.py not found under \(venv) (looked in \(candidates))")
+            try missingPrerequisite("aioquic interop: examples/http3_server.py not found under \(venv) (looked in \(candidates))")
         }
         let check = Process()
         check.executableURL = URL(fileURLWithPath: python)
@@ -35,7 +36,7 @@ final class InteropTests: XCTestCase {
         try check.run()
         check.waitUntilExit()
         guard check.terminationStatus == 0 else {
-            throw XCTSkip("aioquic interop skipped: the venv at \(venv) lacks aioquic, starlette, jinja2 or wsproto")
+            try missingPrerequisite("aioquic interop: the venv at \(venv) lacks aioquic, starlette, jinja2 or wsproto")
         }
         return (python, examples)
     }
@@ -110,7 +111,7 @@ final class InteropTests: XCTestCase {
 
     func testDownloadFromNgtcp2ServerWithZeroRTTAndMigration() throws {
         let gtlsserver = ["/usr/sbin/gtlsserver", "/usr/bin/gtlsserver"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let gtlsserver else { throw XCTSkip("ngtcp2 interop skipped: gtlsserver (Debian ngtcp2-server) is not installed") }
+        guard let gtlsserver else { try missingPrerequisite("ngtcp2 interop: gtlsserver (Debian ngtcp2-server) is not installed") }
         let pki = TestPKI.shared
         let port = try LoopbackSocket.freePort()
         let htdocs = pki.directory + "/htdocs"
@@ -176,7 +177,7 @@ final class InteropTests: XCTestCase {
 
     func testNgtcp2ClientDownloadsFromHTTP3Server() throws {
         let gtlsclient = ["/usr/bin/gtlsclient", "/usr/sbin/gtlsclient"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let gtlsclient else { throw XCTSkip("ngtcp2 interop skipped: gtlsclient (Debian ngtcp2-client) is not installed") }
+        guard let gtlsclient else { try missingPrerequisite("ngtcp2 interop: gtlsclient (Debian ngtcp2-client) is not installed") }
         let pki = TestPKI.shared
         let socket = try LoopbackSocket()
         let driver = LoopbackServerDriver(server: try HTTP3Server(config: QUICConfiguration(), credentials: [pki.credentials],

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import BenchCore
 import BenchModel
 import SystemIO
@@ -12,8 +13,7 @@ final class ChromiumLoadTests: XCTestCase {
     override func setUpWithError() throws {
         if ChromiumBrowser.locate() == nil {
             let hint = "Chromium is not installed: " + ChromiumBrowser.installHint
-            if ProcessInfo.processInfo.environment["CI"] == nil { throw XCTSkip(hint) }
-            XCTFail(hint)
+            try missingPrerequisite(hint)
         }
     }
 
@@ -46,7 +46,7 @@ final class ChromiumLoadTests: XCTestCase {
         XCTAssertEqual(results.runs.map(\.transport), [.h1, .h2, .h3])
         for run in results.runs {
             let t = run.transport.rawValue
-            XCTAssertEqual(run.client, "chromium")
+            XCTAssertEqual(run.client, .chromium)
             XCTAssertEqual(run.status, .ok, "\(t): \(run.error ?? "")")
             let want = ChromiumResults.nextHopProtocol(run.transport)
             XCTAssertEqual(run.requests.count, scenario.resources.count, t)
@@ -75,9 +75,9 @@ final class ChromiumLoadTests: XCTestCase {
         let scenario = try Scenario.load(from: path)
         let results = try load(path, transports: [.h2], clients: [.builtin, .chromium], runs: 2)
         XCTAssertEqual(results.suite.client, "builtin,chromium")
-        XCTAssertEqual(results.runs.map { $0.client ?? "" }, ["builtin", "chromium", "builtin", "chromium"])
+        XCTAssertEqual(results.runs.map { $0.client?.rawValue ?? "" }, ["builtin", "chromium", "builtin", "chromium"])
         for run in results.runs {
-            XCTAssertEqual(run.status, .ok, "\(run.client ?? ""): \(run.error ?? "")")
+            XCTAssertEqual(run.status, .ok, "\(run.client?.rawValue ?? ""): \(run.error ?? "")")
             XCTAssertEqual(run.metrics.bytes, scenario.totalBytes, "both clients get every byte of the scenario")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import BenchCore
 import BenchModel
 import Runner
@@ -9,10 +10,7 @@ import Runner
 /// never faster than its physical lower bound.
 final class EmulatedPageLoadTests: XCTestCase {
     override func setUpWithError() throws {
-        guard getuid() == 0 else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("CI runs as root; emulated tests need it") }
-            throw XCTSkip("needs root (network namespaces and TUN devices)")
-        }
+        try require(getuid() == 0, "needs root (network namespaces and TUN devices)")
     }
 
     func testSmallPageOverCableOnEveryTransport() throws {

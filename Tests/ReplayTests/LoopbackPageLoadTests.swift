@@ -10,6 +10,7 @@ final class LoopbackPageLoadTests: XCTestCase {
     func load(_ scenarioPath: String, transports: [TransportKind], runs: Int = 1) throws -> ResultsFile {
         let scenario = try Scenario.load(from: scenarioPath)
         let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: out) }
         var request = RunRequest(suiteName: "test", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
                                  transports: transports, runs: runs, outputDirectory: out)
@@ -18,7 +19,7 @@ final class LoopbackPageLoadTests: XCTestCase {
         var persisted = 0
         let results = try runner.execute(observer: QuietObserver()) { r in
             persisted += 1
-            try JSONFile.save(r, to: out + "/results.json")
+            try JSONFile.encode(r).write(to: URL(fileURLWithPath: out + "/results.json"))
         }
         XCTAssertEqual(persisted, results.runs.count + 1, "results are written before the first run and after every run")
         let reloaded = try ResultsFile.load(from: out + "/results.json")

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import BenchCore
 import BenchModel
 import Runner
@@ -11,10 +12,7 @@ final class MigrationTests: XCTestCase {
     let library = Library(root: packageRoot + "/Scenarios")
 
     override func setUpWithError() throws {
-        guard getuid() == 0 else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail("CI runs as root; migration tests need it") }
-            throw XCTSkip("needs root (network namespaces and TUN devices)")
-        }
+        try require(getuid() == 0, "needs root (network namespaces and TUN devices)")
     }
 
     override func tearDown() {

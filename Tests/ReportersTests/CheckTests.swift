@@ -83,7 +83,7 @@ final class CheckTests: XCTestCase {
         var other = Self.results(seed: 1, plt: 1000)
         other.schemaVersion = 2
         let path = dir.appendingPathComponent("v2.json").path
-        try JSONFile.save(other, to: path)
+        try JSONFile.encode(other).write(to: URL(fileURLWithPath: path))
         XCTAssertThrowsError(try ResultsFile.load(from: path)) {
             XCTAssertEqual(($0 as? BenchError)?.exitCode, .dataError)
             XCTAssertTrue(($0 as? BenchError)?.message.contains("schemaVersion is 2") == true)

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import XCTest
 import BenchCore
@@ -13,11 +14,11 @@ final class ClientsReportTests: XCTestCase {
         var runs: [RunRecord] = []
         for index in 0..<perCell {
             for t in [TransportKind.h2, .h3] {
-                for (client, factor) in [("builtin", 1.0), ("chromium", 1.3)] {
+                for (client, factor) in [(RunClient.builtin, 1.0), (.chromium, 1.3)] {
                     var run = SampleResults.pageRun(&rng, scenario: "news", profile: "4g", transport: t, index: index, rtt: 170)
                     run.client = client
                     run.metrics.pltMs = run.metrics.pltMs.map { $0 * factor }
-                    if client == "chromium" { run.metrics.loadEventMs = run.metrics.pltMs.map { $0 - 5 } }
+                    if client == .chromium { run.metrics.loadEventMs = run.metrics.pltMs.map { $0 - 5 } }
                     runs.append(run)
                 }
             }
@@ -29,7 +30,7 @@ final class ClientsReportTests: XCTestCase {
 
     func testTheClientJoinsTheKeyOnlyWhenThereAreSeveral() {
         let a = ResultsAnalysis(mixed(), resamples: 200)
-        XCTAssertEqual(a.clients, ["builtin", "chromium"])
+        XCTAssertEqual(a.clients, [.builtin, .chromium])
         XCTAssertTrue(a.comparesClients)
         XCTAssertEqual(a.cells(scenario: "news", profile: "4g").map(\.label), ["h2 · builtin", "h2 · chromium", "h3 · builtin", "h3 · chromium"])
         let one = ResultsAnalysis(SampleResults.demo(), resamples: 200)
@@ -39,14 +40,14 @@ final class ClientsReportTests: XCTestCase {
 
     func testEachClientIsComparedWithTheBuiltInOneTransportByTransport() throws {
         let a = ResultsAnalysis(mixed(), resamples: 400)
-        let browser = CellKey(scenario: "news", profile: "4g", transport: .h2, client: "chromium")
+        let browser = CellKey(scenario: "news", profile: "4g", transport: .h2, client: .chromium)
         let c = try XCTUnwrap(a.clientComparison("pltMs", browser))
         XCTAssertEqual(try XCTUnwrap(c.relativeChange), 0.3, accuracy: 0.08)
         XCTAssertEqual(c.verdict(higherIsBetter: false), .worse)
-        XCTAssertNil(a.clientComparison("pltMs", a.cell(browser, client: "builtin")), "the reference has no comparison")
+        XCTAssertNil(a.clientComparison("pltMs", a.cell(browser, client: .builtin)), "the reference has no comparison")
         // Transports are still compared within each client.
-        XCTAssertNotNil(a.comparison("pltMs", CellKey(scenario: "news", profile: "4g", transport: .h3, client: "chromium")))
-        XCTAssertNotNil(a.comparison("pltMs", CellKey(scenario: "news", profile: "4g", transport: .h3, client: "builtin")))
+        XCTAssertNotNil(a.comparison("pltMs", CellKey(scenario: "news", profile: "4g", transport: .h3, client: .chromium)))
+        XCTAssertNotNil(a.comparison("pltMs", CellKey(scenario: "news", profile: "4g", transport: .h3, client: .builtin)))
     }
 
     func testReportsSetTheClientsSideBySide() throws {

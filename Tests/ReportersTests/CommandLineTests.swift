@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import BenchCore
 import BenchModel
 @testable import Reporters
@@ -27,7 +28,7 @@ final class CommandLineTests: XCTestCase {
 
     @discardableResult
     func netbench(_ args: String...) throws -> (code: Int32, out: String, err: String) {
-        guard let binary = Self.binary else { throw XCTSkip("netbench binary not built") }
+        guard let binary = Self.binary else { try missingPrerequisite("netbench binary not built (swift build first)") }
         let p = Process()
         p.executableURL = binary
         p.arguments = args
@@ -41,7 +42,8 @@ final class CommandLineTests: XCTestCase {
 
     func save(_ r: ResultsFile, _ name: String) throws -> String {
         let d = dir.appendingPathComponent(name)
-        try JSONFile.save(r, to: d.appendingPathComponent("results.json").path)
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        try JSONFile.encode(r).write(to: URL(fileURLWithPath: d.appendingPathComponent("results.json").path))
         return d.path
     }
 

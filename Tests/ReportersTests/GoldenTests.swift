@@ -15,6 +15,10 @@ final class GoldenTests: XCTestCase {
         .appendingPathComponent("Fixtures/golden")
 
     func assertGolden(_ text: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try Self.assertGolden(text, name, file: file, line: line)
+    }
+
+    static func assertGolden(_ text: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let url = Self.goldenDirectory.appendingPathComponent(name)
         if ProcessInfo.processInfo.environment["NETBENCH_UPDATE_GOLDENS"] != nil {
             try FileManager.default.createDirectory(at: Self.goldenDirectory, withIntermediateDirectories: true)
@@ -50,10 +54,10 @@ final class GoldenTests: XCTestCase {
 
     func testJUnit() throws {
         let outcomes = [
-            CheckOutcome(kind: "regression", name: "news · 4g · h3 · pltMs", status: .passed, message: "median 1000 ms -> 990 ms"),
-            CheckOutcome(kind: "regression", name: "news · 4g · h1 · pltMs", status: .failed, message: "regression beyond 5% <&\">"),
-            CheckOutcome(kind: "regression", name: "news · cable · h1 · *", status: .skipped, message: "no counted runs in the baseline"),
-            CheckOutcome(kind: "threshold", name: "pltMs.p95 < 3000 [news · 4g · h2]", status: .passed, message: "pltMs.p95 = 1400 ms"),
+            CheckOutcome(kind: .regression, name: "news · 4g · h3 · pltMs", status: .passed, message: "median 1000 ms -> 990 ms"),
+            CheckOutcome(kind: .regression, name: "news · 4g · h1 · pltMs", status: .failed, message: "regression beyond 5% <&\">"),
+            CheckOutcome(kind: .regression, name: "news · cable · h1 · *", status: .skipped, message: "no counted runs in the baseline"),
+            CheckOutcome(kind: .threshold, name: "pltMs.p95 < 3000 [news · 4g · h2]", status: .passed, message: "pltMs.p95 = 1400 ms"),
         ]
         try assertGolden(JUnitReport.render(outcomes), "junit.xml")
     }
@@ -64,13 +68,18 @@ final class GoldenTests: XCTestCase {
         XCTAssertEqual(SummaryCSV.render(again), SummaryCSV.render(Self.analysis))
     }
 
-    /// `NETBENCH_SAMPLE_REPORT=DIR swift test --filter ReportersTests.GoldenTests/testWriteSampleReport`
-    /// writes every report of a larger sample into DIR, to look at.
+    /// Every report of a larger sample is written (into a temporary directory, or into
+    /// `NETBENCH_SAMPLE_REPORT=DIR` to look at them) and none is empty.
     func testWriteSampleReport() throws {
-        guard let dir = ProcessInfo.processInfo.environment["NETBENCH_SAMPLE_REPORT"] else {
-            throw XCTSkip("set NETBENCH_SAMPLE_REPORT=DIR to write a sample report")
+        let dir = ProcessInfo.processInfo.environment["NETBENCH_SAMPLE_REPORT"]
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("netbench-sample-\(getpid())").path
+        defer { if ProcessInfo.processInfo.environment["NETBENCH_SAMPLE_REPORT"] == nil { try? FileManager.default.removeItem(atPath: dir) } }
+        let files = try ReportWriter.render(SampleResults.demo(perCell: 30))
+        XCTAssertEqual(files.map(\.fileName), ["results.json", "summary.csv", "runs.csv", "summary.md", "report.html"])
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (name, data) in files {
+            XCTAssertGreaterThan(data.count, 100, name)
+            try data.write(to: URL(fileURLWithPath: dir + "/" + name))
         }
-        let written = try ReportWriter.writeAll(results: SampleResults.demo(perCell: 30), to: dir)
-        XCTAssertEqual(written.count, 5)
     }
 }

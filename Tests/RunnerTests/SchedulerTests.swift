@@ -105,7 +105,7 @@ final class SchedulerTests: XCTestCase {
         var r = try Plans.request(scenarios: 1, profiles: ["a", "b"], transports: [.h1, .h2], runs: 2, warmup: 1)
         func done(_ p: String, _ t: TransportKind, _ i: Int) -> RunRecord {
             var rec = RunRecord(scenario: "s0", profile: p, transport: t, index: i, status: .ok)
-            rec.client = "builtin"
+            rec.client = .builtin
             return rec
         }
         // Profile a finished; in b, h1 run 0 finished (h2 run 0 was cut off and never logged).

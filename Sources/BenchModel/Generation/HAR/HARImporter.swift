@@ -5,7 +5,7 @@ import BenchCore
 ///
 /// ```swift
 /// let result = try HARImporter.load(path: "page.har")
-/// try JSONFile.save(result.scenario, to: "page.json")
+/// try AtomicFile.write(JSONFile.encode(result.scenario), to: "page.json")
 /// for note in result.report.skipped { print(note) }     // log.entries[3]: data: URL (inline, no request)
 /// ```
 /// - Origins: one per host (the host is the id); ports and http/https are not kept (netbench

@@ -1,0 +1,21 @@
+import Foundation
+import XCTest
+
+/// A test's prerequisite (a peer installed by `scripts/bootstrap.sh --test`, root, the built binary).
+/// Outside CI a missing prerequisite skips the test with its reason; under `CI` (any value) nothing
+/// may skip, so the same reason fails the test.
+public struct MissingPrerequisite: Error, CustomStringConvertible {
+    public let description: String
+}
+
+public func require(_ satisfied: Bool, _ reason: @autoclosure () -> String) throws {
+    if satisfied { return }
+    try missingPrerequisite(reason())
+}
+
+public func missingPrerequisite(_ reason: String) throws -> Never {
+    if ProcessInfo.processInfo.environment["CI"] != nil {
+        throw MissingPrerequisite(description: "required under CI, missing: \(reason)")
+    }
+    throw XCTSkip(reason)
+}
