@@ -4,7 +4,8 @@ import BenchCore
 /// link with this RTT and bottleneck rate, given the page's dependency graph.
 ///
 /// Method: every origin's first request pays the transport's handshake round trips (TCP + TLS 1.3:
-/// 3 RTT to the first response byte; QUIC: 2 RTT; a connection already open: 1 RTT per request);
+/// 3 RTT to the first response byte, resumed too, as no TLS early data is sent; TCP + TLS 1.2:
+/// 4 RTT, resumed 3; QUIC: 2 RTT, 0-RTT: 1; a connection already open: 1 RTT per request);
 /// a resource can be requested no earlier than its parent revealed it (the reveal offset's share of
 /// the parent's serialization, or the parent's end) and its response takes think time plus its
 /// serialization at the bottleneck rate (no competition: the bound ignores sharing, so it is a
@@ -16,10 +17,28 @@ public struct IdealPageLoad: Sendable {
     public var downlinkBitsPerSecond: Double?
     public var transport: TransportKind
     public var zeroRTT: Bool
+    /// h1/h2 over TLS 1.2: its full handshake takes two round trips, one more than TLS 1.3's.
+    public var tls12: Bool
+    /// The TLS session was resumed (TLS 1.2's abbreviated handshake takes one round trip).
+    public var resumed: Bool
 
-    public init(rttMs: Double, downlinkBitsPerSecond: Double?, transport: TransportKind, zeroRTT: Bool = false) {
+    public init(rttMs: Double, downlinkBitsPerSecond: Double?, transport: TransportKind, zeroRTT: Bool = false,
+                tls12: Bool = false, resumed: Bool = false) {
         self.rttMs = rttMs; self.downlinkBitsPerSecond = downlinkBitsPerSecond
-        self.transport = transport; self.zeroRTT = zeroRTT
+        self.transport = transport; self.zeroRTT = zeroRTT; self.tls12 = tls12; self.resumed = resumed
+    }
+
+    /// Round trips from connect to the first byte of the first response on a new connection.
+    public var handshakeRoundTrips: Int {
+        transport.handshakeRoundTrips(tls12: tls12 && !resumed, zeroRTT: zeroRTT)
+    }
+
+    /// Why a bulk transfer has no bound worth comparing with, or nil when it has one: without a
+    /// bottleneck rate (loopback) the bound is the handshake alone, which says nothing about a
+    /// transfer's duration, so no ratio to it is shown.
+    public func missingBound(_ scenario: Scenario) -> String? {
+        guard scenario.bulk != nil, downlinkBitsPerSecond == nil else { return nil }
+        return "no rate bound: loopback has no bottleneck rate, so a bulk transfer's only bound would be its handshake"
     }
 
     func serializationMs(_ bytes: Int64) -> Double {
@@ -29,14 +48,14 @@ public struct IdealPageLoad: Sendable {
 
     /// Lower bound of TTFB of the document: handshake round trips plus its think time.
     public func ttfbMs(_ scenario: Scenario) -> Double {
-        let hs = Double(transport.handshakeRoundTrips(zeroRTT: zeroRTT)) * rttMs
+        let hs = Double(handshakeRoundTrips) * rttMs
         return hs + (scenario.root?.thinkTimeMs ?? 0)
     }
 
     /// Lower bound of the page-load time (ms from navigation start to the last byte).
     public func pltMs(_ scenario: Scenario) -> Double {
         if let bulk = scenario.bulk {
-            return Double(transport.handshakeRoundTrips(zeroRTT: zeroRTT)) * rttMs + serializationMs(bulk.bytes)
+            return Double(handshakeRoundTrips) * rttMs + serializationMs(bulk.bytes)
         }
         let byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var finish: [String: Double] = [:]      // last byte
@@ -58,7 +77,7 @@ public struct IdealPageLoad: Sendable {
             if let opened = originOpenedAt[r.origin], opened <= discovered {
                 setup = rttMs
             } else {
-                let hs = Double(transport.handshakeRoundTrips(zeroRTT: zeroRTT)) * rttMs
+                let hs = Double(handshakeRoundTrips) * rttMs
                 setup = hs
                 // The connection (handshake minus the request round trip) is usable from here on.
                 originOpenedAt[r.origin] = min(originOpenedAt[r.origin] ?? .infinity, discovered + hs - rttMs)

@@ -110,6 +110,8 @@ public struct RunRecord: Codable, Sendable {
     public var emulator: EmulatorRecord?
     /// The machine that made the run, so merged results say where each ran.
     public var host: HostInfo?
+    /// The replay server's settings for this run.
+    public var server: ServerRecord?
 
     public init(scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
                 error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],
@@ -138,8 +140,11 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     public var idealTtfbMs: Double?
     /// Bulk scenarios: application bytes / transfer time, in Mbit/s.
     public var goodputMbps: Double?
-    /// The RTT the ideal was computed with (configured, or measured on loopback).
+    /// The RTT the ideal was computed with (configured, or the fastest TCP connect on loopback);
+    /// nil when it could not be measured.
     public var rttMs: Double?
+    /// Why `idealPltMs` / `idealTtfbMs` are missing (RTT unknown; no rate bound on loopback).
+    public var idealNote: String?
     public var migration: MigrationMetrics?
     /// Browser clients: navigation start → the end of the document's load event.
     public var loadEventMs: Double?
@@ -242,7 +247,11 @@ public struct QUICStatsRecord: Codable, Sendable, Hashable {
     public var cwndBytes: Int64?
     public var packetsSent: Int64?
     public var packetsReceived: Int64?
+    /// Read from results written before `streamFramesLost`, which is what it counted; no longer written.
     public var packetsLost: Int64?
+    /// STREAM frames declared lost (ngtcp2's per-stream loss count, summed), not packets: a lost
+    /// packet may carry several frames or none.
+    public var streamFramesLost: Int64?
     public var congestionControl: String?
     public var pathValidations: [PathValidationRecord]?
     public init() {}
@@ -285,5 +294,17 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public var tcpCongestionControl: String?
     public init(profile: String, configured: String, flagged: Bool = false) {
         self.profile = profile; self.configured = configured; self.flagged = flagged
+    }
+}
+
+/// The replay server's settings for one run, as the server applied them.
+public struct ServerRecord: Codable, Sendable, Hashable {
+    /// TLS record sizing of the TCP listener: `dynamic` or the fixed plaintext bytes per record.
+    public var tlsRecords: String?
+    /// TCP congestion control of the connections the server accepted during the run, read back
+    /// from their sockets (getsockopt TCP_CONGESTION); comma-separated if they differed.
+    public var congestionControl: String?
+    public init(tlsRecords: String? = nil, congestionControl: String? = nil) {
+        self.tlsRecords = tlsRecords; self.congestionControl = congestionControl
     }
 }

@@ -24,6 +24,8 @@ public struct Suite: Codable, Hashable, Sendable {
     public var client: String?
     /// Keep TLS sessions and QUIC tickets between runs (repeat views, QUIC 0-RTT).
     public var repeatView: Bool?
+    /// The replay server's TLS record sizing: "dynamic" (default), "16k" or a size (see `TLSRecordPolicy`).
+    public var tlsRecords: String?
 
     public init(name: String, description: String? = nil, scenarios: [String], profiles: [String],
                 transports: [TransportKind], runs: Int, warmupRuns: Int? = nil, baselineTransport: TransportKind? = nil,
@@ -51,6 +53,9 @@ public struct Suite: Codable, Hashable, Sendable {
         }
         if let c = client, !c.split(separator: ",").allSatisfy({ ["builtin", "chromium"].contains($0.trimmingCharacters(in: .whitespaces)) }) {
             bad("client", "'\(c)' is not 'builtin', 'chromium' or 'builtin,chromium'")
+        }
+        if let t = tlsRecords, TLSRecordPolicy(t) == nil {
+            bad("tlsRecords", "'\(t)' is not 'dynamic', '16k' or a record size from 512 B to 16 KiB (e.g. '4KiB')")
         }
         if !problems.isEmpty { throw BenchError.data(problems.joined(separator: "\n")) }
     }

@@ -29,3 +29,11 @@ extension ValueParser where T == [TransportKind] {
 extension ValueParser where T == TransportKind {
     static var transport: ValueParser<TransportKind> { .choice(TransportKind.self) }
 }
+
+extension ValueParser where T == TLSRecordPolicy {
+    /// `--tls-records` on run and serve.
+    static var tlsRecords: ValueParser<TLSRecordPolicy> {
+        .init(expected: "dynamic, 16k or a record size from 512 B to 16 KiB (e.g. 4KiB)",
+              completion: .choices(["dynamic", "16k"])) { TLSRecordPolicy($0) }
+    }
+}

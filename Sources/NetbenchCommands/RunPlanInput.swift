@@ -29,6 +29,7 @@ struct RunPlanInput {
         var suiteRepeatView = false
         var suiteBytes: [UInt8]?
         var suiteAuto = false
+        var tlsRecords = TLSRecordPolicy.dynamic
 
         let inputs = c.files.isEmpty ? [library.suitePath("default")] : c.files
         for file in inputs {
@@ -46,6 +47,7 @@ struct RunPlanInput {
                 baseline = suite.baselineTransport
                 if let s = suite.client, let list = RunClient.parseList(s) { clients = list }
                 suiteRepeatView = suite.repeatView ?? false
+                if let t = suite.tlsRecords, let p = TLSRecordPolicy(t) { tlsRecords = p }
             } else {
                 scenarioPaths.append(file)
             }
@@ -81,6 +83,7 @@ struct RunPlanInput {
         if let cc = c.tcpCC { request.tcpCongestionControl = cc }
         request.repeatView = c.repeatView || suiteRepeatView
         request.emulatorRealtime = c.emulatorRealtime
+        request.tlsRecords = c.tlsRecords ?? tlsRecords
         if let q = c.quicCC { request.quicCongestionControl = q }
         var input = RunPlanInput(request: request, suiteName: suiteName)
         if let shard = c.shard {

@@ -342,7 +342,7 @@ public final class PageLoader {
                 qr.cwndBytes = q.cwnd
                 qr.packetsSent = q.packetsSent
                 qr.packetsReceived = q.packetsReceived
-                qr.packetsLost = q.packetsLost
+                qr.streamFramesLost = q.streamFramesLost
                 qr.congestionControl = q.congestionControl
                 if !q.pathValidations.isEmpty {
                     qr.pathValidations = q.pathValidations.map { PathValidationRecord(challengeAt: ms($0.challenge), validatedAt: ms($0.validated)) }

@@ -35,6 +35,8 @@ public struct RunRequest: Sendable {
     public var emulatorRealtime = false
     /// TCP congestion control, set on every socket (namespaces here default to bbr).
     public var tcpCongestionControl: String = "cubic"
+    /// How the replay server cuts responses into TLS records (`--tls-records`).
+    public var tlsRecords: TLSRecordPolicy = .dynamic
     /// Where profiles named by a profile's `paths` are looked up.
     public var library: Library = Library.locate()
     /// Run only this shard's share of the plan (whole scenario × profile blocks, or run indices of

@@ -17,8 +17,10 @@ final class NetworkBlock {
     let servers: ServerHost
     let tlsVersion: TLSVersion?
     let keyLogFile: String?
-    /// The RTT the ideal is computed with: configured (emulated) or measured (loopback), in ms.
-    let rttMs: Double
+    /// The RTT the ideal is computed with: configured (emulated) or measured (loopback), in ms;
+    /// nil when the loopback probe failed (the ideal is then unknown, and `rttProblem` says why).
+    let rttMs: Double?
+    let rttProblem: String?
     let downlinkBitsPerSecond: Double?
     let quic: QUICConfiguration
     /// The emulated network of this block; nil on loopback.
@@ -26,6 +28,7 @@ final class NetworkBlock {
     let clientAddress: UInt32?
 
     let tcpCongestionControl: String
+    let tlsRecords: TLSRecordPolicy
     /// Repeat views: state carried from run to run within this block, per transport.
     let repeatView: Bool
     private var tlsContexts: [TransportKind: TLSClientContext] = [:]
@@ -33,7 +36,7 @@ final class NetworkBlock {
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
          tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
-         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false) throws {
+         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -50,12 +53,20 @@ final class NetworkBlock {
         var serverOptions = ServerHost.ServerOptions(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic)
         serverOptions.renderPages = renderPages
         serverOptions.tcpCongestionControl = tcpCongestionControl
+        serverOptions.tlsRecords = tlsRecords
+        self.tlsRecords = tlsRecords
         guard profile.isEmulated else {
             network = nil
             clientAddress = nil
             servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
                                      withQUIC: withQUIC, options: serverOptions)
-            rttMs = (try? RTTProbe.tcpConnectMedian(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)) ?? 0.05
+            do {
+                rttMs = try RTTProbe.tcpConnectMinimum(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)
+                rttProblem = nil
+            } catch {
+                rttMs = nil
+                rttProblem = "RTT unknown (the loopback probe failed: \(error)), so the ideal is unknown"
+            }
             downlinkBitsPerSecond = nil
             return
         }
@@ -78,6 +89,7 @@ final class NetworkBlock {
         network = net
         clientAddress = net.paths[0].address
         rttMs = (profile.rtt?.nanoseconds ?? 0).inMilliseconds
+        rttProblem = nil
         downlinkBitsPerSecond = ProfileLink.downlinkBitsPerSecond(path)
     }
 
@@ -89,15 +101,17 @@ final class NetworkBlock {
 
     func runOnce(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
                          withEvents: Bool, client: RunClient, register: (StopFlag?) -> Void) -> RunRecord {
-        let ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport)
-        let idealPlt = ideal.pltMs(scenario)
-        let limit = timeout ?? min(.seconds(600), .milliseconds(idealPlt * 10) + .seconds(30))
+        let planned = rttMs.map { IdealPageLoad(rttMs: $0, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport,
+                                                tls12: tlsVersion == .tls12) }
+        let limit = timeout ?? min(.seconds(600), .milliseconds((planned?.pltMs(scenario) ?? 0) * 10) + .seconds(30))
         var page = PageRun(scenario: scenario, scenarioName: scenario.name, transport: transport,
                            serverEndpoints: servers.endpoints[scenarioIndex], credentials: credentials,
                            clientNamespace: network?.clientNamespace, clientAddress: clientAddress, timeout: limit, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
         var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: transport, index: max(index, 0), status: .ok)
         if index < 0 { record.warmup = true }
         record.client = client
+        record.server = ServerRecord(tlsRecords: tlsRecords.description)
+        _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
         record.startedAt = BenchmarkRunner.utcTimestamp()
         page.tcpOptions = tcpOptions
         if repeatView {
@@ -135,18 +149,9 @@ final class NetworkBlock {
             record.status = .failed
             record.error = "\(error)"
         }
-        // A connection that sent 0-RTT early data has a 1-RTT bound (QUIC); TLS resumption over TCP
-        // saves no round trip (no TLS early data here), so its bound stays 3 RTT.
-        let docConnection = record.requests.first?.connection.flatMap { i in record.connections.first { $0.id == i } }
-        if docConnection?.earlyDataAccepted == true {
-            let warm = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport, zeroRTT: true)
-            record.metrics.idealPltMs = warm.pltMs(scenario)
-            record.metrics.idealTtfbMs = warm.ttfbMs(scenario)
-        } else {
-            record.metrics.idealPltMs = idealPlt
-            record.metrics.idealTtfbMs = ideal.ttfbMs(scenario)
-        }
-        record.metrics.rttMs = rttMs
+        let serverCC = servers.takeAcceptedCongestionControls()
+        if !serverCC.isEmpty { record.server?.congestionControl = serverCC.joined(separator: ",") }
+        setIdeal(&record, scenario)
         if let bulk = scenario.bulk, record.status == .ok, let req = record.requests.first {
             // Download: body bytes over first → last byte. Upload: body bytes over request sent →
             // the server's answer, which leaves only once the last body byte arrived.
@@ -263,14 +268,15 @@ extension NetworkBlock {
         e.packetsForwarded = report.releasedPackets
         e.packetsDroppedLoss = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByLoss.packets + $1.downlink.droppedByLoss.packets) }
         e.packetsDroppedQueue = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByQueue.packets + $1.downlink.droppedByQueue.packets) }
-        e.tcpCongestionControl = tcpCongestionControl
+        e.tcpCongestionControl = servers.tcpCongestionControl
         return e
     }
 }
 
-/// Measures round-trip time as the median time of TCP connects (SYN → SYN-ACK = one round trip).
+/// Measures round-trip time as the minimum time of TCP connects (SYN → SYN-ACK = one round trip):
+/// a bound wants the path's own delay, and scheduling on a busy machine only ever adds to it.
 enum RTTProbe {
-    static func tcpConnectMedian(to remote: Endpoint, namespace: String?, samples: Int) throws -> Double {
+    static func tcpConnectMinimum(to remote: Endpoint, namespace: String?, samples: Int) throws -> Double {
         let loop = try EventLoop()
         var times: [Double] = []
         for _ in 0..<samples {
@@ -284,7 +290,28 @@ enum RTTProbe {
             if done { times.append(Instant.now().milliseconds(since: start)) }
         }
         times.sort()
-        guard !times.isEmpty else { throw BenchError.run("RTT probe: no connection to \(remote) completed") }
-        return times[times.count / 2]
+        guard let fastest = times.first else { throw BenchError.run("RTT probe: no connection to \(remote) completed") }
+        return fastest
+    }
+}
+
+extension NetworkBlock {
+    /// The run's bounds, from what its document connection negotiated (read back, not requested):
+    /// QUIC 0-RTT accepted: 1 RTT; TLS 1.2: 4 RTT, resumed 3; TLS 1.3: 3 RTT, resumed too (no
+    /// TLS early data here). Unknown when the RTT is; no PLT bound for a bulk transfer without a
+    /// bottleneck rate (`IdealPageLoad.missingBound`).
+    func setIdeal(_ record: inout RunRecord, _ scenario: Scenario) {
+        record.metrics.rttMs = rttMs
+        guard let rttMs else { record.metrics.idealNote = rttProblem; return }
+        let doc = record.requests.first?.connection.flatMap { i in record.connections.first { $0.id == i } }
+        let tls12 = doc?.tlsVersion.map { $0.hasSuffix("1.2") } ?? (tlsVersion == .tls12)
+        let ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: record.transport,
+                                  zeroRTT: doc?.earlyDataAccepted == true, tls12: tls12, resumed: doc?.resumed == true)
+        record.metrics.idealTtfbMs = ideal.ttfbMs(scenario)
+        if let missing = ideal.missingBound(scenario) {
+            record.metrics.idealNote = missing
+        } else {
+            record.metrics.idealPltMs = ideal.pltMs(scenario)
+        }
     }
 }

@@ -6,6 +6,7 @@ import Transport
 import Replay
 import TLS
 import QUIC
+import Synchronization
 
 /// The replay servers of a block of runs, on a thread of their own with their own event loop:
 /// for every scenario one TCP listener (h1 + h2 by ALPN) and, when QUIC is wanted, one UDP one (h3).
@@ -19,6 +20,16 @@ public final class ServerHost: @unchecked Sendable {
     private var stopFlag: StopFlag?
     private var startError: Error?
     public private(set) var endpoints: [Endpoints] = []
+    /// The TCP listeners' congestion control as the kernel reports it (nil without TCP).
+    public private(set) var tcpCongestionControl: String?
+    /// Congestion control read back from each connection accepted since the last `takeAcceptedCongestionControls`.
+    private let accepted = Mutex<Set<String>>([])
+
+    /// The congestion control algorithms of the connections accepted since the last call ("unknown"
+    /// where getsockopt failed), sorted; the set starts empty again.
+    public func takeAcceptedCongestionControls() -> [String] {
+        accepted.withLock { s in defer { s.removeAll() }; return s.sorted() }
+    }
 
     /// Starts serving; returns once every listener is bound (or throws what went wrong).
     /// `port` applies to the first scenario (0: any free port; `netbench serve` passes the one asked for).
@@ -46,6 +57,8 @@ public final class ServerHost: @unchecked Sendable {
         public var renderPages = false
         /// TCP congestion control of the listener (accepted sockets inherit it).
         public var tcpCongestionControl: String? = nil
+        /// How the TCP listener's responses are cut into TLS records.
+        public var tlsRecords: TLSRecordPolicy = .dynamic
         public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
                     alpn: [String] = ["h2", "http/1.1"]) {
             self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile; self.quic = quic; self.alpn = alpn
@@ -69,8 +82,11 @@ public final class ServerHost: @unchecked Sendable {
                 let listen = Endpoint(address: address, port: i == 0 ? port : 0)
                 var tcpEndpoint: Endpoint?
                 if withTCP {
-                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl) { catalog.value.respond(to: $0) }
+                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl,
+                                            tlsRecords: options.tlsRecords,
+                                            onAccept: { [weak self] cc in _ = self?.accepted.withLock { $0.insert(cc ?? "unknown") } }) { catalog.value.respond(to: $0) }
                     servers.append(tcp)
+                    tcpCongestionControl = tcp.congestionControl
                     tcpEndpoint = tcp.endpoint
                     if options.renderPages { catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: tcp.endpoint.port) }
                 }

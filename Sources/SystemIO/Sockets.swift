@@ -8,12 +8,13 @@ import BenchCore
 /// network namespace (a socket stays in the namespace it was created in).
 public enum Socket {
     /// A listening TCP socket bound to `endpoint` (port 0 picks one); returns the bound address.
-    /// `congestionControl` is set on the listener, which accepted sockets inherit.
+    /// `congestionControl` is set on the listener, which accepted sockets inherit; a name the
+    /// kernel refuses (not loaded, not allowed) throws.
     public static func listenTCP(on endpoint: Endpoint, backlog: Int32 = 1024, congestionControl: String? = nil) throws -> (FileDescriptor, Endpoint) {
         let fd = try Sys.socket(AF_INET, netbench_sock_stream(), 0)
         do {
             try Sys.setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR")
-            if let cc = congestionControl { try? Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
+            if let cc = congestionControl { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
             try Sys.bind(fd, endpoint)
             try Sys.listen(fd, backlog)
             return (fd, try Sys.getsockname(fd))
@@ -59,9 +60,10 @@ public enum Socket {
     public static func apply(_ options: TCPOptions, to fd: FileDescriptor) throws {
         if options.noDelay { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1, "TCP_NODELAY") }
         if let t = options.userTimeoutMs { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, Int32(t), "TCP_USER_TIMEOUT") }
-        // Best effort: without CAP_NET_ADMIN only net.ipv4.tcp_allowed_congestion_control may be
-        // chosen; the algorithm in effect is read back and recorded (`congestionControl(of:)`).
-        if let cc = options.congestionControl { try? Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
+        // A refused algorithm (not loaded; without CAP_NET_ADMIN, not in
+        // net.ipv4.tcp_allowed_congestion_control) is an error: the run would measure another one.
+        // The algorithm in effect is read back and recorded (`congestionControl(of:)`).
+        if let cc = options.congestionControl { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
         if let k = options.keepAliveSeconds {
             try Sys.setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE")
             try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPIDLE, k, "TCP_KEEPIDLE")

@@ -185,17 +185,20 @@ public final class TLSConnection {
     /// that hand over large buffers.
     public var pendingCiphertextLimit = 256 * 1024
 
-    /// Encrypts plaintext into pending ciphertext, record by record (at most 16 KiB each),
-    /// until all of `bytes` is taken or `pendingCiphertextLimit` is reached; returns how many
-    /// bytes were taken (0 while the handshake is under way or the limit is reached).
-    public func writePlaintext(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+    /// Encrypts plaintext into pending ciphertext, record by record (at most `recordSize` bytes
+    /// each, 16 KiB at most; the last record ends with `bytes`), until all of `bytes` is taken or
+    /// `pendingCiphertextLimit` is reached; returns how many bytes were taken (0 while the
+    /// handshake is under way or the limit is reached).
+    public func writePlaintext(_ bytes: UnsafeRawBufferPointer, recordSize: Int = 16_384) throws -> Int {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
+        precondition(recordSize > 0, "record size must be positive")
         try throwIfFailed()
         var total = 0
         while total < bytes.count && pendingCiphertextCount < pendingCiphertextLimit {
             ERR_clear_error()
             var written = 0
-            if SSL_write_ex(ssl, base + total, bytes.count - total, &written) == 1 {
+            // One SSL_write of at most max_send_fragment (16 KiB) bytes makes exactly one record.
+            if SSL_write_ex(ssl, base + total, Swift.min(recordSize, bytes.count - total), &written) == 1 {
                 isHandshakeComplete = true  // a write may finish the handshake implicitly
                 total += written
                 continue

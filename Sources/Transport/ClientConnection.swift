@@ -55,7 +55,8 @@ public struct QUICSnapshot: Sendable {
     public var cwnd: Int64?
     public var packetsSent: Int64?
     public var packetsReceived: Int64?
-    public var packetsLost: Int64?
+    /// STREAM frames declared lost (not packets).
+    public var streamFramesLost: Int64?
     public var congestionControl: String?
     public var pathValidations: [(challenge: Instant?, validated: Instant?)] = []
     /// Local addresses the connection used, in order (more than one after a migration or rebinding).

@@ -70,11 +70,14 @@ final class H2ServerSession: ServerSession {
         }
     }
 
+    /// Whether a response's head goes out at the end of a TLS record of its own (each `write` ends one).
+    private var endsRecordAfterHeaders: Bool { stream.recordSizer?.policy.endsRecordAfterHeaders ?? false }
+
     /// Moves frames from nghttp2 to TLS while the socket keeps up.
     private func pump() {
         while stream.phase == .open && stream.backlog < 256 * 1024 && h2.wantsWrite {
             let n: Int
-            do { n = try h2.takeOutbound(into: outbound) } catch { stream.close(); return }
+            do { n = try h2.takeOutbound(into: outbound, endingAtHeaderBlock: endsRecordAfterHeaders) } catch { stream.close(); return }
             if n == 0 { break }
             stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
         }

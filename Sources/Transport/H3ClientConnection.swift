@@ -212,7 +212,7 @@ final class H3ClientConnection: ClientConnection {
         q.cwnd = Int64(s.congestionWindow)
         q.packetsSent = Int64(s.datagramsSent)
         q.packetsReceived = Int64(s.datagramsReceived)
-        q.packetsLost = Int64(s.streamFramesLost)
+        q.streamFramesLost = Int64(s.streamFramesLost)
         q.congestionControl = congestionControl
         q.pathValidations = validations
         q.localPaths = localPaths

@@ -50,6 +50,10 @@ final class SecureStream {
         plainBuffer.deallocate()
     }
 
+    /// How this stream cuts its plaintext into TLS records; nil: OpenSSL's 16 KiB records (what
+    /// browsers send). Every `write` ends a record, whatever the sizing.
+    var recordSizer: TLSRecordSizer?
+
     /// Sends plaintext; returns how much TLS accepted (all of it unless the stream is closing).
     @discardableResult
     func write(_ bytes: UnsafeRawBufferPointer) -> Int {
@@ -57,8 +61,13 @@ final class SecureStream {
         var done = 0
         do {
             while done < bytes.count {
-                let n = try tls.writePlaintext(UnsafeRawBufferPointer(rebasing: bytes[done...]))
+                let now = recordSizer == nil ? nil : Instant.now()
+                let size = now.map { recordSizer!.recordSize(at: $0) } ?? TLSRecordPolicy.maxPlaintext
+                // At most 64 KiB per step, so the sizer counts the bytes as they go.
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[done..<min(bytes.count, done + max(size, 64 * 1024))])
+                let n = try tls.writePlaintext(slice, recordSize: size)
                 if n <= 0 { break }
+                if let now { recordSizer!.sent(n, at: now) }
                 done += n
                 moveCiphertext()
             }

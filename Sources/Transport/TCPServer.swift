@@ -14,13 +14,32 @@ public final class TCPServer {
     private var isClosed = false
     public private(set) var counters = ServerCounters()
 
-    /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ.
+    /// How responses are cut into TLS records (`--tls-records`).
+    public let tlsRecords: TLSRecordPolicy
+
+    /// The listener's congestion control as the kernel reports it (getsockopt TCP_CONGESTION).
+    public let congestionControl: String?
+    /// Called with each accepted connection's congestion control, read back from its socket
+    /// (a route's `congctl` could override the listener's).
+    private let onAccept: ((String?) -> Void)?
+
+    /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ. A
+    /// name the kernel refuses, or reports back differently, throws.
     public init(loop: EventLoop, endpoint: Endpoint, tls: TLSServerContext, congestionControl: String? = nil,
+                tlsRecords: TLSRecordPolicy = .dynamic, onAccept: ((String?) -> Void)? = nil,
                 handler: @escaping RequestHandler) throws {
         self.loop = loop
         self.tlsContext = tls
+        self.tlsRecords = tlsRecords
         self.handler = handler
+        self.onAccept = onAccept
         (listener, self.endpoint) = try Socket.listenTCP(on: endpoint, congestionControl: congestionControl)
+        let inEffect = Socket.congestionControl(of: listener)
+        if let wanted = congestionControl, inEffect != wanted {
+            Socket.close(listener)
+            throw BenchError.run("TCP congestion control '\(wanted)' requested on \(self.endpoint), the kernel reports '\(inEffect ?? "none")'")
+        }
+        self.congestionControl = inEffect
         try loop.register(listener, .read) { [weak self] _ in self?.acceptAll() }
     }
 
@@ -44,10 +63,12 @@ public final class TCPServer {
             do { accepted = try Socket.accept(listener) } catch { return }
             guard let (fd, _) = accepted else { return }
             counters.connectionsAccepted += 1
+            onAccept?(Socket.congestionControl(of: fd))
             do {
                 try Socket.apply(.init(noDelay: true), to: fd)
                 let tls = try TLSConnection(server: tlsContext)
                 let stream = try SecureStream(fd: fd, loop: loop, tls: tls, connecting: false)
+                stream.recordSizer = TLSRecordSizer(policy: tlsRecords)
                 let key = fd.rawValue
                 let holder = PendingSession(stream: stream)
                 sessions[key] = holder

@@ -19,6 +19,8 @@ public final class HTTP2Connection {
     /// Bytes nghttp2 serialized that did not fit the caller's buffer; sent first next time.
     private var overflow: [UInt8] = []
     private var overflowStart = 0
+    /// Whether the frame whose tail is in `overflow` ends a header block.
+    private var overflowEndsHeaderBlock = false
     private var failure: HTTP2Error?
 
     /// Creates the session and queues our SETTINGS (and, for a client, the connection preface)
@@ -129,9 +131,13 @@ public final class HTTP2Connection {
     /// - Returns: bytes written; 0 when there is nothing to send now (flow control, nothing
     ///   submitted). Bytes are taken from nghttp2 frame by frame, so a caller that stops
     ///   when its socket is full leaves the rest unserialized inside nghttp2.
-    public func takeOutbound(into buffer: UnsafeMutableRawBufferPointer) throws(HTTP2Error) -> Int {
+    /// - Parameter endingAtHeaderBlock: stop right after the frame that ends a header block
+    ///   (HEADERS or CONTINUATION with END_HEADERS), so that the caller can close a TLS record
+    ///   there and the peer can decode the head without the DATA behind it.
+    public func takeOutbound(into buffer: UnsafeMutableRawBufferPointer,
+                             endingAtHeaderBlock: Bool = false) throws(HTTP2Error) -> Int {
         var written = 0
-        try produce(limit: buffer.count) { chunk in
+        try produce(limit: buffer.count, endingAtHeaderBlock: endingAtHeaderBlock) { chunk in
             (buffer.baseAddress! + written).copyMemory(from: chunk.baseAddress!, byteCount: chunk.count)
             written += chunk.count
         }
@@ -146,7 +152,8 @@ public final class HTTP2Connection {
     }
 
     /// Hands `consume` the next bytes to send, at most `limit` in all, in order.
-    private func produce(limit: Int, _ consume: (UnsafeRawBufferPointer) -> Void) throws(HTTP2Error) {
+    private func produce(limit: Int, endingAtHeaderBlock: Bool = false,
+                         _ consume: (UnsafeRawBufferPointer) -> Void) throws(HTTP2Error) {
         if let failure { throw failure }
         var remaining = limit
         if overflowStart < overflow.count {
@@ -157,6 +164,7 @@ public final class HTTP2Connection {
             if overflowStart == overflow.count {
                 overflow.removeAll(keepingCapacity: true)
                 overflowStart = 0
+                if endingAtHeaderBlock && overflowEndsHeaderBlock { return }
             }
         }
         while remaining > 0 {
@@ -173,11 +181,24 @@ public final class HTTP2Connection {
             let fit = min(n, remaining)
             consume(UnsafeRawBufferPointer(rebasing: frame[0..<fit]))
             remaining -= fit
+            // nghttp2 hands out one frame (one buffer of a HEADERS + CONTINUATION chain) per call.
+            let endsHeaderBlock = Self.endsHeaderBlock(frame)
             if fit < n {
                 // nghttp2's pointer dies at the next mem_send: keep the tail ourselves.
                 overflow.append(contentsOf: frame[fit...])
+                overflowEndsHeaderBlock = endsHeaderBlock
+            } else if endingAtHeaderBlock && endsHeaderBlock {
+                return
             }
         }
+    }
+
+    /// Whether `frame` (starting with its 9-byte header) is a HEADERS or CONTINUATION frame with END_HEADERS.
+    private static func endsHeaderBlock(_ frame: UnsafeRawBufferPointer) -> Bool {
+        guard frame.count >= 9 else { return false }
+        let type = UInt32(frame[3]), flags = UInt32(frame[4])
+        return (type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_CONTINUATION.rawValue)
+            && flags & NGHTTP2_FLAG_END_HEADERS.rawValue != 0
     }
 
     // MARK: submitting
