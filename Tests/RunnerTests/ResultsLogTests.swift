@@ -48,6 +48,24 @@ final class ResultsLogTests: XCTestCase {
         XCTAssertEqual(results.shards?.first?.host.hostname, "h")
     }
 
+    func testALogOfManyBlocksReadsBackWhole() throws {
+        let file = try AppendOnlyFile(path: path)
+        try file.append(ResultsLog.headerLine(header()))
+        var bytes = 0
+        for i in 0..<400 {
+            var r = record(i)
+            r.requests = (0..<100).map { RequestRecord(id: "r\($0)-\(i)", origin: "origin-\($0).example", queued: Double($0), bytes: Int64($0)) }
+            let line = try ResultsLog.recordLine(r)
+            bytes += line.count
+            try file.append(line, sync: false)
+        }
+        XCTAssertGreaterThan(bytes, 2 << 20, "records straddle the reader's 1 MiB blocks")
+        let c = try ResultsLog.load(from: path)
+        XCTAssertEqual(c.runs.map(\.index), Array(0..<400))
+        XCTAssertEqual(c.runs[399].requests.last?.id, "r99-399")
+        XCTAssertEqual(c.droppedBytes, 0)
+    }
+
     func testKillBetweenWritesLosesNothing() throws {
         try write(0..<2)
         // A new process (the next write after a kill) appends to the same log.
