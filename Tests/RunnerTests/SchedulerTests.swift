@@ -132,6 +132,16 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(observer.progress.map(\.total), [6, 6, 6, 6, 6, 6])
     }
 
+    func testETACountsTheWarmupsStillToCome() throws {
+        let f = StandInFactory()
+        f.ideal = 1000
+        let observer = CollectingObserver()
+        try Plans.execute(try Plans.request(profiles: ["a", "b"], transports: [.h1, .h2], runs: 1, warmup: 1), f, observer: observer)
+        // After a's h1 warm-up: a·h2's warm-up and run (1 s each, ideal), b's two cells' warm-ups and runs (4 s).
+        XCTAssertEqual(observer.progress[0].etaSeconds ?? -1, 6, accuracy: 0.2)
+        XCTAssertEqual(observer.progress.map(\.total), Array(repeating: 8, count: 8))
+    }
+
     func testAdaptiveRunsStopWhenTheMedianIsPreciseAndAtTheMaximumOtherwise() throws {
         var r = try Plans.request(transports: [.h1, .h2], runs: 1)
         r.adaptive = AdaptiveRuns(precision: 0.02, minRuns: 5, maxRuns: 12)
