@@ -108,8 +108,8 @@ public struct RunRecord: Codable, Sendable {
     public var connections: [ConnectionRecord]
     public var pathEvents: [PathEventRecord]
     public var emulator: EmulatorRecord?
-    /// The machine that made the run (its host name), so merged results say where each ran.
-    public var host: String?
+    /// The machine that made the run, so merged results say where each ran.
+    public var host: HostInfo?
     /// The replay server's settings for this run.
     public var server: ServerRecord?
 

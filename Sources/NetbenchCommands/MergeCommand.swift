@@ -45,7 +45,7 @@ struct MergeCommand: ParsableCommand {
             writeError("netbench merge: \(n) run(s) of the plan are in no shard (a shard missing or interrupted?)")
         }
         try ResultsWriter.write(merged, to: out)
-        let hosts = Set(merged.runs.compactMap(\.host)).sorted()
+        let hosts = Set(merged.runs.compactMap { $0.host?.hostname }).sorted()
         print("merged \(shards.count) shard(s), \(merged.runs.count) run(s) from \(hosts.count) host(s) (\(hosts.joined(separator: ", "))) → \(out)/results.json")
         return .success
     }
@@ -75,7 +75,7 @@ enum ShardMerge {
         var shardRecords: [ShardRecord] = []
         for (dir, r) in shards {
             for var run in r.runs {
-                run.host = run.host ?? r.host.hostname
+                run.host = run.host ?? r.host
                 if run.warmup != true {
                     let key = RunKey(scenario: run.scenario, profile: run.profile, transport: run.transport, client: (run.client ?? .builtin).rawValue, index: run.index)
                     if let other = seen[key] {

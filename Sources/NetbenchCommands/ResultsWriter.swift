@@ -13,13 +13,27 @@ enum ResultsWriter {
     }
 
     /// Every file of `formats` into `directory` (created if missing), atomically; the paths written.
+    /// results.json is produced a run at a time, so it is never whole in memory.
     @discardableResult
     static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.allCases) throws -> [String] {
-        try ReportWriter.render(results, formats: formats).map { name, data in
+        var written: [String] = []
+        if formats.contains(.json) {
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+                throw BenchError.run("\(directory): cannot create the directory: \(error.localizedDescription)")
+            }
+            let path = URL(fileURLWithPath: directory).appendingPathComponent("results.json").path
+            do { try AppendOnlyFile.replace(path) { write in try results.encodeJSON(in: write) } } catch let e as SystemError {
+                throw BenchError.run("\(path): cannot write: \(e)")
+            }
+            written.append(path)
+        }
+        let others = formats.filter { $0 != .json }
+        guard !others.isEmpty else { return written }
+        return written + (try ReportWriter.render(results, formats: others).map { name, data in
             let path = URL(fileURLWithPath: directory).appendingPathComponent(name).path
             try AtomicFile.write(data, to: path)
             return path
-        }
+        })
     }
 
     static func terminalSummary(_ results: ResultsFile) -> String { TextSummary.render(results) }

@@ -40,7 +40,7 @@ struct Scheduler {
     let request: RunRequest
     let factory: PageExecutorFactory
     let runner: BenchmarkRunner
-    let host = ProcessInfo.processInfo.hostName
+    let host = BenchmarkRunner.hostInfo()
     private var finished: Set<RunKey> = []
     private var attempts: [Cell: Int] = [:]
     private var samples: [Cell: [Double]] = [:]
@@ -48,6 +48,9 @@ struct Scheduler {
     /// Wall time of each cell's runs (baseline included), seconds: sum and count.
     private var durations: [Cell: (sum: Double, count: Int)] = [:]
     private var position = 0
+    /// Warm-up runs not yet made of each cell of the current block.
+    private var warmupsLeft: [Cell: Int] = [:]
+    private var currentProfile = 0
     private let started = Date()
 
     init(request: RunRequest, factory: PageExecutorFactory, runner: BenchmarkRunner) {
@@ -106,26 +109,29 @@ struct Scheduler {
         if r.status == .ok, let plt = r.metrics.pltMs { samples[cell, default: []].append(plt) }
     }
 
-    /// The runs still to make (counted runs of every cell, plus warm-ups of blocks not yet begun).
-    private func remainingCount(after profile: Int) -> Int {
-        var n = 0
-        var warmupCells = 0
-        for (cell, left) in remaining where left > 0 {
-            n += left
-            if cell.profile > profile { warmupCells += 1 }
-        }
-        return n + warmupCells * request.warmupRuns
+    /// The runs still to make of each cell: counted runs, plus warm-ups (of the current block's cells
+    /// as they stand, of a later block's cells all of them).
+    private func runsLeft(_ cell: Cell, counted left: Int) -> Int {
+        guard left > 0 else { return 0 }
+        let warmups = cell.profile > currentProfile ? request.warmupRuns : cell.profile == currentProfile ? warmupsLeft[cell] ?? 0 : 0
+        return left + warmups
     }
 
-    /// Seconds for the remaining runs: each cell's own mean run time, or its ideal before it ran.
+    private func remainingCount() -> Int {
+        remaining.reduce(0) { $0 + runsLeft($1.key, counted: $1.value) }
+    }
+
+    /// Seconds for the remaining runs (warm-ups included): each cell's own mean run time, or its
+    /// ideal page load before it ran; nil when a cell has neither.
     private func eta() -> Double? {
         var total = 0.0
         for (cell, left) in remaining where left > 0 {
+            let runs = Double(runsLeft(cell, counted: left))
             if let d = durations[cell], d.count > 0 {
-                total += d.sum / Double(d.count) * Double(left)
+                total += d.sum / Double(d.count) * runs
             } else if let ideal = factory.idealPltMs(profile: request.profiles[cell.profile], scenarioIndex: cell.scenario,
                                                      transport: cell.transport) {
-                total += ideal / 1000 * Double(left) * (request.profiles[cell.profile].hasPathEvents ? 2 : 1)
+                total += ideal / 1000 * runs * (request.profiles[cell.profile].hasPathEvents ? 2 : 1)
             } else {
                 return nil
             }
@@ -147,8 +153,11 @@ struct Scheduler {
             let executor = try factory.makeExecutor(profile: profile, profileIndex: pi)
             defer { executor.close() }
             observer.blockStarting(profile: profile, runs: cells.count * request.warmupRuns + cells.reduce(0) { $0 + remaining[$1]! })
+            currentProfile = pi
+            warmupsLeft = Dictionary(uniqueKeysWithValues: cells.map { ($0, request.warmupRuns) })
             for w in 0..<request.warmupRuns {
                 for cell in cells {
+                    warmupsLeft[cell, default: 1] -= 1
                     guard try runOne(executor, cell, index: -(request.warmupRuns - w), observer: observer, emit: emit) else { return }
                 }
             }
@@ -182,7 +191,7 @@ struct Scheduler {
         let scenario = request.scenarios[cell.scenario].scenario
         let profile = request.profiles[cell.profile]
         position += 1
-        let total = position + remainingCount(after: cell.profile) - (index >= 0 ? 1 : 0)
+        let total = position + remainingCount() - (index >= 0 ? 1 : 0)  // the run starting is counted in position
         let who = request.clients == [.builtin] ? "" : "\(cell.client.rawValue) · "
         let what = index < 0 ? "warm-up" : (request.adaptive != nil ? "run \(index + 1)" : "run \(index + 1)/\(request.runs)")
         observer.runStarting(position: position, total: total,
@@ -222,7 +231,7 @@ struct Scheduler {
             }
         }
         observer.runFinished(position: position, total: total, record: record)
-        observer.progress(RunProgress(position: position, total: position + remainingCount(after: cell.profile), etaSeconds: eta()))
+        observer.progress(RunProgress(position: position, total: position + remainingCount(), etaSeconds: eta()))
         return true
     }
 }

@@ -27,8 +27,8 @@ public final class AppendOnlyFile {
 
     deinit { Sys.close(fd) }
 
-    /// Writes all of `bytes` at the end of the file and waits until they are on disk.
-    public func append(_ bytes: [UInt8]) throws {
+    /// Writes all of `bytes` at the end of the file and, with `sync`, waits until they are on disk.
+    public func append(_ bytes: [UInt8], sync: Bool = true) throws {
         var offset = 0
         while offset < bytes.count {
             let status = try bytes.withUnsafeBytes { raw in
@@ -37,7 +37,35 @@ public final class AppendOnlyFile {
             guard case .bytes(let n) = status, n > 0 else { throw SystemError(call: "write(\(path))", errno: EIO) }
             offset += n
         }
-        try Sys.fsync(fd)
+        if sync { try Sys.fsync(fd) }
+    }
+
+    /// Waits until everything appended is on disk.
+    public func sync() throws { try Sys.fsync(fd) }
+
+    /// Writes a whole file through `produce` (which hands over its bytes piece by piece) into a
+    /// temporary file next to `path`, syncs it and renames it over `path`: readers see the old file
+    /// or the new one, never a part, and the bytes never need to be in memory at once.
+    public static func replace(_ path: String, produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let tmp = dir + "/." + name + ".tmp-\(getpid())"
+        Sys.unlink(tmp)
+        do {
+            let file = try AppendOnlyFile(path: tmp)
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(1 << 20)
+            try produce { bytes in
+                buffer.append(contentsOf: bytes)
+                if buffer.count >= 1 << 20 { try file.append(buffer, sync: false); buffer.removeAll(keepingCapacity: true) }
+            }
+            try file.append(buffer, sync: true)
+            try Sys.rename(tmp, path)
+        } catch {
+            Sys.unlink(tmp)
+            throw error
+        }
     }
 
     private static func cutPartialLine(path: String, fd: FileDescriptor) throws -> Int64 {

@@ -291,6 +291,14 @@ enum Sys {
         try check("pread", { Glibc.pread(fd.rawValue, buf.baseAddress, buf.count, off_t(offset)) }) ?? 0
     }
 
+    /// rename(2).
+    static func rename(_ from: String, _ to: String) throws {
+        if Glibc.rename(from, to) != 0 { throw SystemError(call: "rename(\(from), \(to))", errno: netbench_errno()) }
+    }
+
+    /// unlink(2); a missing file is not an error.
+    static func unlink(_ path: String) { _ = Glibc.unlink(path) }
+
     /// ioctl(2) TUNSETIFF: attaches the fd to a TUN device of that name (created if absent)
     /// in the calling thread's network namespace. No packet-info header, no offloads.
     static func ioctlTunSetIff(_ fd: FileDescriptor, _ name: String) throws -> String {

@@ -93,7 +93,7 @@ final class ShardMergeResumeTests: XCTestCase {
         XCTAssertEqual(Set(m), Set(try runMatrix(work + "/whole")))
         XCTAssertEqual(m.count, 12)
         let hosts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/merged/results.json"))) as? [String: Any]
-        XCTAssertTrue(((hosts?["runs"] as? [[String: Any]]) ?? []).allSatisfy { $0["host"] is String }, "every run names its host")
+        XCTAssertTrue(((hosts?["runs"] as? [[String: Any]]) ?? []).allSatisfy { ($0["host"] as? [String: Any])?["hostname"] is String }, "every run names its host")
         XCTAssertEqual((hosts?["shards"] as? [Any])?.count, 3)
         for f in ["summary.csv", "report.html", "summary.md"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: work + "/merged/" + f), f)

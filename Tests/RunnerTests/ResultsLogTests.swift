@@ -48,6 +48,24 @@ final class ResultsLogTests: XCTestCase {
         XCTAssertEqual(results.shards?.first?.host.hostname, "h")
     }
 
+    func testALogOfManyBlocksReadsBackWhole() throws {
+        let file = try AppendOnlyFile(path: path)
+        try file.append(ResultsLog.headerLine(header()))
+        var bytes = 0
+        for i in 0..<400 {
+            var r = record(i)
+            r.requests = (0..<100).map { RequestRecord(id: "r\($0)-\(i)", origin: "origin-\($0).example", queued: Double($0), bytes: Int64($0)) }
+            let line = try ResultsLog.recordLine(r)
+            bytes += line.count
+            try file.append(line, sync: false)
+        }
+        XCTAssertGreaterThan(bytes, 2 << 20, "records straddle the reader's 1 MiB blocks")
+        let c = try ResultsLog.load(from: path)
+        XCTAssertEqual(c.runs.map(\.index), Array(0..<400))
+        XCTAssertEqual(c.runs[399].requests.last?.id, "r99-399")
+        XCTAssertEqual(c.droppedBytes, 0)
+    }
+
     func testKillBetweenWritesLosesNothing() throws {
         try write(0..<2)
         // A new process (the next write after a kill) appends to the same log.
@@ -103,5 +121,47 @@ final class ResultsLogTests: XCTestCase {
         XCTAssertThrowsError(try ResultsLog.load(from: path)) { e in
             XCTAssertTrue("\(e)".contains("schemaVersion is 7"), "\(e)")
         }
+    }
+}
+
+/// results.json written a run at a time is byte for byte what encoding it whole gives.
+final class StreamedResultsJSONTests: XCTestCase {
+    func results(_ n: Int) -> ResultsFile {
+        var r = ResultsFile(netbenchVersion: "test", startedAt: "2026-01-01T00:00:00Z", host: HostInfo(kernel: "Linux", cpuCount: 2, hostname: "h"),
+                            suite: SuiteInfo(name: "t", scenarios: ["s"], profiles: [.loopback], transports: [.h1, .h2], runs: n, seed: 1))
+        r.planDigest = "sha256:ab"
+        for i in 0..<n {
+            var run = RunRecord(scenario: "s", profile: "loopback", transport: i % 2 == 0 ? .h1 : .h2, index: i / 2, status: i == 3 ? .failed : .ok)
+            run.error = i == 3 ? "line one\nline \"two\" / three" : nil
+            run.metrics.pltMs = 10.5 + Double(i)
+            run.requests = [RequestRecord(id: "doc", origin: "a.example", queued: 0, bytes: 100)]
+            run.connections = [ConnectionRecord(id: 0, origin: "a.example", transport: .h1, connectStart: 0.25)]
+            r.runs.append(run)
+        }
+        return r
+    }
+
+    func testStreamedBytesEqualTheWholeEncoding() throws {
+        for n in [0, 1, 5] {
+            let r = results(n)
+            var streamed: [UInt8] = []
+            try r.encodeJSON { streamed += $0 }
+            XCTAssertEqual(String(decoding: streamed, as: UTF8.self), String(decoding: try JSONFile.encode(r), as: UTF8.self), "\(n) runs")
+        }
+    }
+
+    func testReplaceWritesTheWholeFileAtomically() throws {
+        let dir = NSTemporaryDirectory() + "netbench-replace-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/results.json"
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+        struct Stop: Error {}
+        XCTAssertThrowsError(try AppendOnlyFile.replace(path) { write in try write(Array("new".utf8)); throw Stop() })
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "old", "a failed write leaves the old file")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["results.json"], "no temporary file left")
+        let r = results(300)
+        try AppendOnlyFile.replace(path) { write in try r.encodeJSON(in: write) }
+        XCTAssertEqual(try ResultsFile.load(from: path).runs.count, 300)
     }
 }

@@ -7,7 +7,13 @@ import BenchModel
 final class SchedulerTests: XCTestCase {
     func testWarmupsFirstThenRoundsInterleaved() throws {
         let f = StandInFactory()
-        let (results, sink) = try Plans.execute(try Plans.request(scenarios: 2, transports: [.h1, .h2, .h3], runs: 2, warmup: 1), f)
+        let observer = CollectingObserver()
+        let (results, sink) = try Plans.execute(try Plans.request(scenarios: 2, transports: [.h1, .h2, .h3], runs: 2, warmup: 1), f,
+                                                observer: observer)
+        XCTAssertEqual(observer.started.map(\.position), Array(1...18))
+        XCTAssertEqual(Set(observer.started.map(\.total)), [18], "the total is known from the first run")
+        XCTAssertEqual(observer.started[0].label, "s0 · p0 · h1 · warm-up")
+        XCTAssertEqual(observer.started[6].label, "s0 · p0 · h1 · run 1/2")
         var expected: [Executed] = []
         for index in [-1, 0, 1] { for s in 0..<2 { for t in [TransportKind.h1, .h2, .h3] {
             expected.append(Executed(profile: "p0", scenario: s, transport: t, index: index, withEvents: true, client: .builtin))
@@ -124,6 +130,16 @@ final class SchedulerTests: XCTestCase {
         // After h2's first run both cells are measured: ≈ 0 s.
         XCTAssertEqual(observer.progress[1].etaSeconds ?? -1, 0, accuracy: 0.2)
         XCTAssertEqual(observer.progress.map(\.total), [6, 6, 6, 6, 6, 6])
+    }
+
+    func testETACountsTheWarmupsStillToCome() throws {
+        let f = StandInFactory()
+        f.ideal = 1000
+        let observer = CollectingObserver()
+        try Plans.execute(try Plans.request(profiles: ["a", "b"], transports: [.h1, .h2], runs: 1, warmup: 1), f, observer: observer)
+        // After a's h1 warm-up: a·h2's warm-up and run (1 s each, ideal), b's two cells' warm-ups and runs (4 s).
+        XCTAssertEqual(observer.progress[0].etaSeconds ?? -1, 6, accuracy: 0.2)
+        XCTAssertEqual(observer.progress.map(\.total), Array(repeating: 8, count: 8))
     }
 
     func testAdaptiveRunsStopWhenTheMedianIsPreciseAndAtTheMaximumOtherwise() throws {

@@ -70,8 +70,9 @@ final class CollectingSink: RunSink {
 final class CollectingObserver: RunObserver {
     var progress: [RunProgress] = []
     var notices: [String] = []
+    var started: [(position: Int, total: Int, label: String)] = []
     func blockStarting(profile: Profile, runs: Int) {}
-    func runStarting(position: Int, total: Int, label: String) {}
+    func runStarting(position: Int, total: Int, label: String) { started.append((position, total, label)) }
     func runFinished(position: Int, total: Int, record: RunRecord) {}
     func notice(_ text: String) { notices.append(text) }
     func progress(_ p: RunProgress) { progress.append(p) }
