@@ -45,9 +45,18 @@ final class InMemoryTransferTests: XCTestCase {
         try runMixedTransfer(lossRate: 0.05)
     }
 
-    private func runMixedTransfer(lossRate: Double) throws {
+    func testBatchedWritesFollowGSORulesAndSurviveLoss() throws {
+        let net = try runMixedTransfer(lossRate: 0.05, batched: true)
+        XCTAssertEqual(net.batchViolations, [])
+        XCTAssertGreaterThan(net.largestBatch, 1, "some batches carry several datagrams")
+        XCTAssertLessThanOrEqual(net.largestBatch, 40)
+    }
+
+    @discardableResult
+    private func runMixedTransfer(lossRate: Double, batched: Bool = false) throws -> VirtualNetwork {
         let net = VirtualNetwork(server: try makeServer(now: Instant(nanoseconds: 1_000_000_000)), at: serverAddress)
         net.lossRate = lossRate
+        net.batched = batched
         let probe = net.add(try makeClient(now: net.now), at: clientAddress)
         let sizes = [0, 1, 100_000, 5_000_000]
         var expected: [Int64: Int] = [:]
@@ -78,5 +87,6 @@ final class InMemoryTransferTests: XCTestCase {
         } else {
             XCTAssertEqual(serverStats.streamFramesLost, 0)
         }
+        return net
     }
 }

@@ -61,6 +61,12 @@ final class VirtualNetwork {
     /// A NAT in front of the clients: datagrams from `inside` leave as `outside`, and
     /// datagrams to `outside` reach `inside`. Changing `outside` is a NAT rebinding.
     var nat: (inside: Endpoint, outside: Endpoint)?
+    /// Drive the endpoints through `writeBatched` (as the event loop does for UDP GSO) and check
+    /// every batch against GSO's rules: equal segments, only the last shorter, at most 64 KiB.
+    var batched = false
+    var batches = 0
+    var largestBatch = 0
+    var batchViolations: [String] = []
 
     init(server: HTTP3Server, at endpoint: Endpoint, oneWayDelay: Nanoseconds = .milliseconds(10)) {
         self.server = server
@@ -107,8 +113,36 @@ final class VirtualNetwork {
         }
     }
 
+    private func takeBatch(_ bytes: UnsafeRawBufferPointer, _ segment: Int, from: Endpoint, to: Endpoint) {
+        batches += 1
+        let count = (bytes.count + segment - 1) / segment
+        largestBatch = max(largestBatch, count)
+        if segment <= 0 || bytes.count == 0 || bytes.count > 65_507 || count > 64 {
+            batchViolations.append("batch of \(bytes.count) bytes in segments of \(segment)")
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let n = min(segment, bytes.count - offset)
+            enqueue(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)]), from: from, to: to)
+            offset += n
+        }
+    }
+
     /// Lets every endpoint write what it can.
     func flush() {
+        if batched {
+            for probe in allProbes where !probe.client.isClosed {
+                probe.record(probe.client.writeBatched(now: now) { p, segment, remote, local in
+                    self.takeBatch(p, segment, from: local, to: remote)
+                })
+            }
+            if serverAlive {
+                handleServerEvents(server.writeBatched(now: now) { p, segment, remote, local in
+                    self.takeBatch(p, segment, from: local, to: remote)
+                })
+            }
+            return
+        }
         for probe in allProbes where !probe.client.isClosed {
             probe.record(probe.client.write(now: now) { p, remote, local in
                 self.enqueue(p, from: local, to: remote)
