@@ -10,8 +10,7 @@ import Glibc
 /// reach a TUN device (no offloads are negotiated on it), and a batch is at most the send quantum
 /// that ngtcp2's pacer releases at once, which went out back to back before as well.
 struct DatagramIO {
-    /// NETBENCH_UDP_GSO=0 turns segmentation off (one `sendto` per datagram), to compare.
-    private(set) var segmentationWorks = ProcessInfoLite.environment("NETBENCH_UDP_GSO") != "0"
+    private(set) var segmentationWorks = UDPOffload.enabled
 
     /// Sends that went out as one GSO system call, and datagrams they carried (for tests).
     private(set) var segmentedSends = 0
@@ -19,7 +18,7 @@ struct DatagramIO {
 
     /// Prepares a freshly bound socket: asks for receive coalescing (unless NETBENCH_UDP_GSO=0).
     static func prepare(_ fd: FileDescriptor) {
-        if ProcessInfoLite.environment("NETBENCH_UDP_GSO") != "0" { Socket.enableReceiveCoalescing(fd) }
+        if UDPOffload.enabled { Socket.enableReceiveCoalescing(fd) }
     }
 
     /// Sends `bytes`, datagrams of `segmentSize` bytes laid back to back (the last may be shorter).
@@ -61,6 +60,8 @@ struct DatagramIO {
     }
 }
 
-enum ProcessInfoLite {
-    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+/// NETBENCH_UDP_GSO=0 turns segmentation and coalescing off (one `sendto`/`recvfrom` per
+/// datagram), to compare; read once per process.
+enum UDPOffload {
+    static let enabled: Bool = getenv("NETBENCH_UDP_GSO").map { String(cString: $0) } != "0"
 }

@@ -1,0 +1,51 @@
+import Foundation
+import XCTest
+import BenchCore
+import BenchModel
+import Runner
+
+/// HTTP/3 bulk transfers through the link emulator with random loss, both directions, on the
+/// batched (UDP GSO) send path the endpoints use by default. Uploads: the replay server answers 200
+/// only when it received exactly the announced number of body bytes (400 otherwise), so a lost,
+/// duplicated or truncated byte fails the run. Downloads: the client counts the bytes it received.
+final class EmulatedBulkTests: XCTestCase {
+    private struct NeedsRoot: Error {}
+    let library = Library(root: packageRoot + "/Scenarios")
+
+    func testH3UploadArrivesWholeThroughALossyQueue() throws {
+        let run = try bulkRun(.upload)
+        XCTAssertEqual(run.requests.first?.status, 200, "the server received exactly every byte")
+    }
+
+    func testH3DownloadArrivesWholeThroughALossyQueue() throws {
+        let run = try bulkRun(.download)
+        XCTAssertEqual(run.requests.first?.status, 200)
+        XCTAssertEqual(run.requests.first?.bytes, 3_000_000, "the client received exactly every byte")
+    }
+
+    private func bulkRun(_ direction: Scenario.Bulk.Direction) throws -> RunRecord {
+        XCTAssertEqual(getuid(), 0, "emulated runs need root (network namespaces and TUN devices)")
+        guard getuid() == 0 else { throw NeedsRoot() }
+        var profile = try library.profile("interop")   // 10 Mbit/s, 30 ms, 25-packet queue
+        profile.name = "interop-loss2"
+        profile.loss = Fraction(0.02)
+        try profile.validate(file: "test")
+        let size: Int64 = 3_000_000
+        let scenario = Scenario(name: "bulk-\(direction.rawValue)", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
+                                bulk: .init(direction: direction, bytes: size)).withBulkResource()
+        let out = NSTemporaryDirectory() + "netbench-bulk-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var request = RunRequest(suiteName: "bulk-test", scenarios: [("inline", scenario)], profiles: [profile],
+                                 transports: [.h3], runs: 1, outputDirectory: out)
+        request.library = library
+        request.timeoutPerRun = .seconds(60)
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let run = try XCTUnwrap(results.runs.first)
+        XCTAssertEqual(run.status, .ok, run.error ?? "")
+        XCTAssertEqual(run.connections.count, 1)
+        let emulator = try XCTUnwrap(run.emulator)
+        XCTAssertGreaterThan(emulator.packetsDroppedLoss ?? 0, 0, "the loss process dropped packets")
+        XCTAssertGreaterThan(run.metrics.goodputMbps ?? 0, 0)
+        return run
+    }
+}
