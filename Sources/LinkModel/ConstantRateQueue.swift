@@ -8,11 +8,11 @@ import BenchCore
 public final class ConstantRateQueue: BottleneckQueue {
     public let bitsPerSecond: Double?
     public let limit: QueueLimit
-    private var ring = PacketRing()
+    private var queue = DepartureQueue()
     private var busyUntil = Instant(nanoseconds: 0)
     private let wholeBitsPerSecond: Int64
     private var busyRemainder: Int64 = 0   // sub-nanosecond part of `busyUntil`, in 1/rate ns
-    public private(set) var queuedBytes = 0
+    public var queuedBytes: Int { queue.queuedBytes }
 
     public init(bitsPerSecond: Double?, limit: QueueLimit) {
         self.bitsPerSecond = bitsPerSecond.flatMap { $0 > 0 ? $0 : nil }
@@ -20,11 +20,11 @@ public final class ConstantRateQueue: BottleneckQueue {
         wholeBitsPerSecond = Int64(max(1, (bitsPerSecond ?? 1).rounded()))
     }
 
-    public var queuedPackets: Int { ring.count }
+    public var queuedPackets: Int { queue.count }
 
     public func enqueue(_ packet: Packet, now: Instant) -> Bool {
         let size = Int(packet.size)
-        guard limit.admits(size: size, queuedPackets: ring.count, queuedBytes: queuedBytes) else { return false }
+        guard queue.admits(size, limit) else { return false }
         var p = packet
         if bitsPerSecond != nil {
             if busyUntil <= now { busyUntil = now; busyRemainder = 0 }
@@ -35,22 +35,16 @@ public final class ConstantRateQueue: BottleneckQueue {
         } else {
             p.departure = now
         }
-        ring.append(p)
-        queuedBytes += size
+        queue.append(p)
         return true
     }
 
-    public func dequeue(now: Instant) -> Packet? {
-        guard let head = ring.first, head.departure <= now else { return nil }
-        queuedBytes -= Int(head.size)
-        return ring.popFirst()
-    }
+    public func dequeue(now: Instant) -> Packet? { queue.dequeue(now: now) }
 
-    public func nextWakeup(now: Instant) -> Instant? { ring.first?.departure }
+    public func nextWakeup(now: Instant) -> Instant? { queue.nextDeparture }
 
     public func flush(now: Instant, _ body: (Packet) -> Void) {
-        while let p = ring.popFirst() { body(p) }
-        queuedBytes = 0
+        queue.flush(body)
         busyUntil = now
         busyRemainder = 0
     }

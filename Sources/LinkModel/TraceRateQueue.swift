@@ -13,12 +13,12 @@ public final class TraceRateQueue: BottleneckQueue {
     public let trace: MahimahiTrace
     public let limit: QueueLimit
     private let start: Instant
-    private var ring = PacketRing()
+    private var queue = DepartureQueue()
     /// The global index (wraps included) of the first opportunity not yet used up…
     private var cursor: Int64 = 0
     /// …and the bytes it still offers.
     private var credit = TraceRateQueue.bytesPerOpportunity
-    public private(set) var queuedBytes = 0
+    public var queuedBytes: Int { queue.queuedBytes }
 
     /// `start` is the instant the trace's offset 0 refers to.
     public init(trace: MahimahiTrace, limit: QueueLimit, start: Instant) {
@@ -27,11 +27,11 @@ public final class TraceRateQueue: BottleneckQueue {
         self.start = start
     }
 
-    public var queuedPackets: Int { ring.count }
+    public var queuedPackets: Int { queue.count }
 
     public func enqueue(_ packet: Packet, now: Instant) -> Bool {
         let size = Int(packet.size)
-        guard limit.admits(size: size, queuedPackets: ring.count, queuedBytes: queuedBytes) else { return false }
+        guard queue.admits(size, limit) else { return false }
         if time(ofOpportunity: cursor) < now {
             // The queue drained before this opportunity: it and all until `now` went unused.
             cursor = firstOpportunity(atOrAfter: now)
@@ -50,22 +50,16 @@ public final class TraceRateQueue: BottleneckQueue {
             cursor += 1
             credit = Self.bytesPerOpportunity
         }
-        ring.append(p)
-        queuedBytes += size
+        queue.append(p)
         return true
     }
 
-    public func dequeue(now: Instant) -> Packet? {
-        guard let head = ring.first, head.departure <= now else { return nil }
-        queuedBytes -= Int(head.size)
-        return ring.popFirst()
-    }
+    public func dequeue(now: Instant) -> Packet? { queue.dequeue(now: now) }
 
-    public func nextWakeup(now: Instant) -> Instant? { ring.first?.departure }
+    public func nextWakeup(now: Instant) -> Instant? { queue.nextDeparture }
 
     public func flush(now: Instant, _ body: (Packet) -> Void) {
-        while let p = ring.popFirst() { body(p) }
-        queuedBytes = 0
+        queue.flush(body)
         // The flushed packets had claimed opportunities after `now`; give those back.
         cursor = firstOpportunity(atOrAfter: now)
         credit = Self.bytesPerOpportunity

@@ -18,37 +18,25 @@ public enum TLSVersion: String, Sendable, Codable, CaseIterable, Comparable {
     private var order: Int { self == .tls12 ? 0 : 1 }
 }
 
-/// What a server context offers. Defaults: TLS 1.2 to 1.3, no ALPN, session tickets on.
-public struct TLSServerConfiguration: Sendable {
-    /// Chosen by the client's SNI against each leaf's names (SAN, wildcards included);
-    /// the first is used when no SNI is sent or none matches.
-    public var identities: [PEMIdentity]
-    public var minVersion: TLSVersion
-    public var maxVersion: TLSVersion
-    /// The server's preference order, e.g. `["h2", "http/1.1"]`. When the client offers ALPN
-    /// and shares none of these, the handshake fails with `no_application_protocol`.
-    /// Empty: ALPN is ignored.
-    public var alpn: [String]
+/// What both ends configure alike: the versions allowed, ALPN, the key log and the cipher lists.
+public struct TLSProtocolOptions: Sendable {
+    public var minVersion: TLSVersion = .tls12
+    public var maxVersion: TLSVersion = .tls13
+    /// Client: offered in this order, e.g. `["h2", "http/1.1"]`; empty: no ALPN extension.
+    /// Server: its preference order; when the client offers ALPN and shares none of these, the
+    /// handshake fails with `no_application_protocol`; empty: ALPN is ignored.
+    public var alpn: [String] = []
     /// Appends NSS key-log lines (the `SSLKEYLOGFILE` format) to this file.
     public var keyLogFile: String?
-    /// `false` turns resumption off entirely: no tickets (1.3 and 1.2) and no session cache.
-    public var sessionTickets: Bool
     /// OpenSSL cipher string for TLS 1.2 (`SSL_CTX_set_cipher_list`); nil: OpenSSL's default.
     public var tls12Ciphers: String?
     /// OpenSSL TLS 1.3 suite list (`SSL_CTX_set_ciphersuites`); nil: OpenSSL's default.
     public var tls13CipherSuites: String?
 
-    public init(identities: [PEMIdentity], minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13,
-                alpn: [String] = [], keyLogFile: String? = nil, sessionTickets: Bool = true,
+    public init(minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13, alpn: [String] = [], keyLogFile: String? = nil,
                 tls12Ciphers: String? = nil, tls13CipherSuites: String? = nil) {
-        self.identities = identities
-        self.minVersion = minVersion
-        self.maxVersion = maxVersion
-        self.alpn = alpn
-        self.keyLogFile = keyLogFile
-        self.sessionTickets = sessionTickets
-        self.tls12Ciphers = tls12Ciphers
-        self.tls13CipherSuites = tls13CipherSuites
+        self.minVersion = minVersion; self.maxVersion = maxVersion; self.alpn = alpn; self.keyLogFile = keyLogFile
+        self.tls12Ciphers = tls12Ciphers; self.tls13CipherSuites = tls13CipherSuites
     }
 
     /// Allows only `version` (e.g. `.tls12` to benchmark TLS 1.2).
@@ -58,38 +46,57 @@ public struct TLSServerConfiguration: Sendable {
     }
 }
 
+/// A configuration with shared `TLSProtocolOptions`, read and written as if they were its own
+/// (`config.alpn`, `config.force(.tls12)`).
+@dynamicMemberLookup
+public protocol TLSEndpointConfiguration {
+    var options: TLSProtocolOptions { get set }
+}
+
+extension TLSEndpointConfiguration {
+    public subscript<T>(dynamicMember key: WritableKeyPath<TLSProtocolOptions, T>) -> T {
+        get { options[keyPath: key] }
+        set { options[keyPath: key] = newValue }
+    }
+
+    /// Allows only `version` (e.g. `.tls12` to benchmark TLS 1.2).
+    public mutating func force(_ version: TLSVersion) { options.force(version) }
+}
+
+/// What a server context offers. Defaults: TLS 1.2 to 1.3, no ALPN, session tickets on.
+public struct TLSServerConfiguration: TLSEndpointConfiguration, Sendable {
+    /// Chosen by the client's SNI against each leaf's names (SAN, wildcards included);
+    /// the first is used when no SNI is sent or none matches.
+    public var identities: [PEMIdentity]
+    public var options: TLSProtocolOptions
+    /// `false` turns resumption off entirely: no tickets (1.3 and 1.2) and no session cache.
+    public var sessionTickets: Bool
+
+    public init(identities: [PEMIdentity], minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13,
+                alpn: [String] = [], keyLogFile: String? = nil, sessionTickets: Bool = true,
+                tls12Ciphers: String? = nil, tls13CipherSuites: String? = nil) {
+        self.identities = identities
+        self.options = TLSProtocolOptions(minVersion: minVersion, maxVersion: maxVersion, alpn: alpn, keyLogFile: keyLogFile,
+                                          tls12Ciphers: tls12Ciphers, tls13CipherSuites: tls13CipherSuites)
+        self.sessionTickets = sessionTickets
+    }
+}
+
 /// What a client context offers and trusts. Defaults: TLS 1.2 to 1.3, no ALPN, resumption on.
-public struct TLSClientConfiguration: Sendable {
+public struct TLSClientConfiguration: TLSEndpointConfiguration, Sendable {
     /// The only roots the client trusts (one or more PEM certificates): the run's CA.
     public var trustedRootsPEM: String
-    public var minVersion: TLSVersion
-    public var maxVersion: TLSVersion
-    /// Offered in this order, e.g. `["h2", "http/1.1"]`; empty: no ALPN extension.
-    public var alpn: [String]
-    /// Appends NSS key-log lines (the `SSLKEYLOGFILE` format) to this file.
-    public var keyLogFile: String?
+    public var options: TLSProtocolOptions
     /// Keep the newest session per server name and offer it on the next connection to that name.
     public var resumption: Bool
-    public var tls12Ciphers: String?
-    public var tls13CipherSuites: String?
 
     public init(trustedRootsPEM: String, minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13,
                 alpn: [String] = [], keyLogFile: String? = nil, resumption: Bool = true,
                 tls12Ciphers: String? = nil, tls13CipherSuites: String? = nil) {
         self.trustedRootsPEM = trustedRootsPEM
-        self.minVersion = minVersion
-        self.maxVersion = maxVersion
-        self.alpn = alpn
-        self.keyLogFile = keyLogFile
+        self.options = TLSProtocolOptions(minVersion: minVersion, maxVersion: maxVersion, alpn: alpn, keyLogFile: keyLogFile,
+                                          tls12Ciphers: tls12Ciphers, tls13CipherSuites: tls13CipherSuites)
         self.resumption = resumption
-        self.tls12Ciphers = tls12Ciphers
-        self.tls13CipherSuites = tls13CipherSuites
-    }
-
-    /// Allows only `version` (e.g. `.tls12` to benchmark TLS 1.2).
-    public mutating func force(_ version: TLSVersion) {
-        minVersion = version
-        maxVersion = version
     }
 }
 
