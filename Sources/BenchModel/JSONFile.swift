@@ -95,8 +95,6 @@ extension Scenario.ResourceType: NamedValues {}
 extension Scenario {
     /// Loads and validates a scenario file.
     public static func load(from path: String) throws -> Scenario {
-        let s = try JSONFile.load(Scenario.self, from: path)
-        try s.validate(file: path)
-        return s.withBulkResource()
+        try Scenario.loadValidated(from: path).value.withBulkResource()
     }
 }

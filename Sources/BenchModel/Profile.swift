@@ -152,11 +152,8 @@ public struct Profile: Codable, Hashable, Sendable {
 
     /// Checks ranges and completeness; messages name the file, key and value.
     public func validate(file: String) throws {
-        var problems: [String] = []
-        func bad(_ key: String, _ what: String) { problems.append("\(file): \(key): \(what)") }
-        if schemaVersion != Profile.currentSchemaVersion {
-            bad("schemaVersion", "is \(schemaVersion); this netbench reads version \(Profile.currentSchemaVersion)")
-        }
+        var problems = ValidationProblems(file: file, schemaVersion: schemaVersion, reads: Profile.currentSchemaVersion)
+        func bad(_ keyPath: String, _ what: String) { problems.add(keyPath, what) }
         if name.isEmpty || name.contains(",") || name.contains("/") { bad("name", "'\(name)' must be non-empty without ',' or '/'") }
         if let ps = paths {
             if ps.isEmpty { bad("paths", "must list at least one path") }
@@ -192,14 +189,12 @@ public struct Profile: Codable, Hashable, Sendable {
         for (i, o) in (outages ?? []).enumerated() where o.end.nanoseconds <= o.start.nanoseconds {
             bad("outages[\(i)].end", "\(o.end) is not after start \(o.start)")
         }
-        if !problems.isEmpty { throw BenchError.data(problems.joined(separator: "\n")) }
+        try problems.throwIfAny()
     }
 
     /// Loads and validates a profile file; trace paths become absolute (relative to the file).
     public static func load(from path: String) throws -> Profile {
-        var p = try JSONFile.load(Profile.self, from: path)
-        try p.validate(file: path)
-        let dir = URL(fileURLWithPath: path).deletingLastPathComponent()
+        var (p, dir) = try Profile.loadValidated(from: path)
         func resolve(_ t: String?, _ key: String) throws -> String? {
             guard let t else { return nil }
             let full = t.hasPrefix("/") ? t : dir.appendingPathComponent(t).standardizedFileURL.path
@@ -227,3 +222,5 @@ public struct Profile: Codable, Hashable, Sendable {
         return "down \(d), up \(u), RTT \(rtt?.description ?? "?"), loss \(loss?.description ?? "0%")"
     }
 }
+
+extension Profile: ValidatedFile {}

@@ -110,12 +110,8 @@ extension Scenario {
     /// Checks what Codable cannot: references, cycles, uniqueness and ranges. Each problem names the
     /// JSON key path and the value at fault; `file` prefixes every message.
     public func validate(file: String) throws {
-        var problems: [String] = []
-        func bad(_ path: String, _ what: String) { problems.append("\(file): \(path): \(what)") }
-
-        if schemaVersion != Scenario.currentSchemaVersion {
-            bad("schemaVersion", "is \(schemaVersion); this netbench reads version \(Scenario.currentSchemaVersion)")
-        }
+        var problems = ValidationProblems(file: file, schemaVersion: schemaVersion, reads: Scenario.currentSchemaVersion)
+        func bad(_ keyPath: String, _ what: String) { problems.add(keyPath, what) }
         if name.isEmpty { bad("name", "must not be empty") }
         if origins.isEmpty { bad("origins", "must list at least one origin") }
         var originIDs = Set<String>()
@@ -175,7 +171,7 @@ extension Scenario {
             }
         }
         if let b = bulk, b.bytes <= 0 { bad("bulk.bytes", "\(b.bytes) must be > 0") }
-        if !problems.isEmpty { throw BenchError.data(problems.joined(separator: "\n")) }
+        try problems.throwIfAny()
     }
 
     static func isValidHost(_ h: String) -> Bool {
@@ -184,3 +180,5 @@ extension Scenario {
             && !h.hasPrefix(".") && !h.hasSuffix(".") && !h.hasPrefix("-")
     }
 }
+
+extension Scenario: ValidatedFile {}

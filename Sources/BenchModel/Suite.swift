@@ -37,11 +37,8 @@ public struct Suite: Codable, Hashable, Sendable {
     }
 
     public func validate(file: String) throws {
-        var problems: [String] = []
-        func bad(_ key: String, _ what: String) { problems.append("\(file): \(key): \(what)") }
-        if schemaVersion != Suite.currentSchemaVersion {
-            bad("schemaVersion", "is \(schemaVersion); this netbench reads version \(Suite.currentSchemaVersion)")
-        }
+        var problems = ValidationProblems(file: file, schemaVersion: schemaVersion, reads: Suite.currentSchemaVersion)
+        func bad(_ keyPath: String, _ what: String) { problems.add(keyPath, what) }
         if name.isEmpty { bad("name", "must not be empty") }
         if scenarios.isEmpty { bad("scenarios", "must list at least one scenario file") }
         if profiles.isEmpty { bad("profiles", "must list at least one profile") }
@@ -57,14 +54,12 @@ public struct Suite: Codable, Hashable, Sendable {
         if let t = tlsRecords, TLSRecordPolicy(t) == nil {
             bad("tlsRecords", "'\(t)' is not 'dynamic', '16k' or a record size from 512 B to 16 KiB (e.g. '4KiB')")
         }
-        if !problems.isEmpty { throw BenchError.data(problems.joined(separator: "\n")) }
+        try problems.throwIfAny()
     }
 
     /// Loads and validates a suite; scenario paths become absolute (relative to the suite file).
     public static func load(from path: String) throws -> Suite {
-        var s = try JSONFile.load(Suite.self, from: path)
-        try s.validate(file: path)
-        let dir = URL(fileURLWithPath: path).deletingLastPathComponent()
+        var (s, dir) = try Suite.loadValidated(from: path)
         s.scenarios = s.scenarios.map { $0.hasPrefix("/") ? $0 : dir.appendingPathComponent($0).standardizedFileURL.path }
         s.profiles = s.profiles.map { p in
             p.hasSuffix(".json") && !p.hasPrefix("/") ? dir.appendingPathComponent(p).standardizedFileURL.path : p
@@ -72,3 +67,5 @@ public struct Suite: Codable, Hashable, Sendable {
         return s
     }
 }
+
+extension Suite: ValidatedFile {}
