@@ -148,6 +148,13 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     public var migration: MigrationMetrics?
     /// Browser clients: navigation start → the end of the document's load event.
     public var loadEventMs: Double?
+    /// CPU time spent during the run (thread CPU clocks): the built-in client's thread (nil for
+    /// Chromium, another process) and the replay server's thread; the emulator's share is in the
+    /// emulator record (`loopCPUShare`).
+    public var clientCPUMs: Double?
+    public var serverCPUMs: Double?
+    /// The whole netbench process over the run (getrusage: all its threads, emulator included).
+    public var processCPUMs: Double?
     public init() {}
 
     /// The metric names reports and checks know, in display order.
@@ -166,6 +173,9 @@ public struct RunMetrics: Codable, Sendable, Hashable {
         case "idealTtfbMs": return idealTtfbMs
         case "stallMs": return migration?.stallMs
         case "loadEventMs": return loadEventMs
+        case "clientCPUMs": return clientCPUMs
+        case "serverCPUMs": return serverCPUMs
+        case "processCPUMs": return processCPUMs
         default: return nil
         }
     }

@@ -31,6 +31,9 @@ public struct Metric: Sendable, Hashable {
         Metric(name: "bytes", label: "Bytes", unit: "B"),
         Metric(name: "requests", label: "Requests", unit: ""),
         Metric(name: "connections", label: "Connections", unit: ""),
+        Metric(name: "processCPUMs", label: "CPU per load (netbench process)", unit: "ms"),
+        Metric(name: "clientCPUMs", label: "CPU per load (client thread)", unit: "ms"),
+        Metric(name: "serverCPUMs", label: "CPU per load (server thread)", unit: "ms"),
     ]
 
     public static func named(_ name: String) -> Metric? { all.first { $0.name == name } }

@@ -137,7 +137,11 @@ final class NetworkBlock {
             let load: PageLoad = client == .chromium
                 ? try chromiumRun(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, limit: limit)
                 : page
+            let cpuBefore = (client: CPUTime.currentThreadMs(), server: servers.cpuMs, process: CPUTime.processMs())
             let outcome = try load.execute(register: register)
+            if client == .builtin { record.metrics.clientCPUMs = CPUTime.currentThreadMs() - cpuBefore.client }
+            if let before = cpuBefore.server, let after = servers.cpuMs { record.metrics.serverCPUMs = after - before }
+            record.metrics.processCPUMs = CPUTime.processMs() - cpuBefore.process
             record.pathEvents = outcome.pathEvents
             if let network {
                 let report = try network.stop()
@@ -148,7 +152,11 @@ final class NetworkBlock {
             }
             record.requests = outcome.requests
             record.connections = outcome.connections
+            let cpu = record.metrics
             record.metrics = outcome.metrics
+            record.metrics.clientCPUMs = cpu.clientCPUMs
+            record.metrics.serverCPUMs = cpu.serverCPUMs
+            record.metrics.processCPUMs = cpu.processCPUMs
             record.applyLatenessBound(scenario: scenario, transport: transport,
                                       zeroRTT: record.connections.first?.earlyDataAccepted == true,
                                       downlinkBitsPerSecond: downlinkBitsPerSecond)

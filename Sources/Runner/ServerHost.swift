@@ -24,6 +24,11 @@ public final class ServerHost: @unchecked Sendable {
     public private(set) var tcpCongestionControl: String?
     /// Congestion control read back from each connection accepted since the last `takeAcceptedCongestionControls`.
     private let accepted = Mutex<Set<String>>([])
+    /// The server thread's CPU clock, captured when it starts.
+    private let cpuClock = Mutex<ThreadCPUClock?>(nil)
+
+    /// CPU time of the server thread so far (nil if its clock is not known).
+    public var cpuMs: Double? { cpuClock.withLock { $0 }?.readMs() }
 
     /// The congestion control algorithms of the connections accepted since the last call ("unknown"
     /// where getsockopt failed), sorted; the set starts empty again.
@@ -69,6 +74,7 @@ public final class ServerHost: @unchecked Sendable {
                        withTCP: Bool, withQUIC: Bool, options: ServerOptions) {
         var servers: [AnyObject] = []
         let loop: EventLoop
+        cpuClock.withLock { $0 = ThreadCPUClock.current() }
         do {
             if let namespace { try NetworkNamespace.enter(namespace) }
             loop = try EventLoop()

@@ -70,6 +70,22 @@ final class LoopbackPageLoadTests: XCTestCase {
         }
     }
 
+    /// Each run records the CPU it cost: the client's and the server's thread clocks, and the whole
+    /// process, which contains both (a little slack for the clocks being read at different instants).
+    func testEveryRunRecordsItsCPUCost() throws {
+        let results = try load(fixture("small-page.json"), transports: [.h2, .h3])
+        for run in results.runs {
+            let m = run.metrics
+            let client = try XCTUnwrap(m.clientCPUMs, run.transport.rawValue)
+            let server = try XCTUnwrap(m.serverCPUMs, run.transport.rawValue)
+            let process = try XCTUnwrap(m.processCPUMs, run.transport.rawValue)
+            XCTAssertGreaterThan(client, 0)
+            XCTAssertGreaterThan(server, 0)
+            XCTAssertLessThanOrEqual(client + server, process + 2, "\(run.transport): threads cannot outspend their process")
+            XCTAssertLessThan(process, 10_000, "a small page cannot take 10 s of CPU")
+        }
+    }
+
     func testShippedMobilePageOverH1H2AndH3() throws {
         let path = packageRoot + "/Scenarios/pages/mobile-median.json"
         let scenario = try Scenario.load(from: path)
