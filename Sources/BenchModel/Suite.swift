@@ -26,6 +26,12 @@ public struct Suite: Codable, Hashable, Sendable {
     public var repeatView: Bool?
     /// The replay server's TLS record sizing: "dynamic" (default), "16k" or a size (see `TLSRecordPolicy`).
     public var tlsRecords: String?
+    /// With `"runs": "auto"`: the relative half-width of the median PLT's 95% CI each cell runs to
+    /// (default 0.02), the most runs a cell makes (default 30), and how long the whole plan may
+    /// take before no new round starts (`"10m"`, `"600s"`; default none).
+    public var precision: Double?
+    public var maxRuns: Int?
+    public var budget: DurationValue?
 
     public init(name: String, description: String? = nil, scenarios: [String], profiles: [String],
                 transports: [TransportKind], runs: Int, warmupRuns: Int? = nil, baselineTransport: TransportKind? = nil,
@@ -50,6 +56,12 @@ public struct Suite: Codable, Hashable, Sendable {
         }
         if let c = client, !c.split(separator: ",").allSatisfy({ ["builtin", "chromium"].contains($0.trimmingCharacters(in: .whitespaces)) }) {
             bad("client", "'\(c)' is not 'builtin', 'chromium' or 'builtin,chromium'")
+        }
+        if let p = precision, !(p > 0 && p < 1) { bad("precision", "\(p) must be a fraction between 0 and 1 (0.02 is ±2%)") }
+        if let m = maxRuns, m < 5 || m > 100_000 { bad("maxRuns", "\(m) must be between 5 and 100000") }
+        if let b = budget, b.nanoseconds <= .zero { bad("budget", "\(b) must be positive") }
+        if (precision != nil || maxRuns != nil || budget != nil) && !$runs.isAuto {
+            bad("runs", "precision, maxRuns and budget need \"runs\": \"auto\"")
         }
         if let t = tlsRecords, TLSRecordPolicy(t) == nil {
             bad("tlsRecords", "'\(t)' is not 'dynamic', '16k' or a record size from 512 B to 16 KiB (e.g. '4KiB')")

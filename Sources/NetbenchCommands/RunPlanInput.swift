@@ -30,6 +30,7 @@ struct RunPlanInput {
         var suiteBytes: [UInt8]?
         var suiteAuto = false
         var tlsRecords = TLSRecordPolicy.dynamic
+        var suiteAdaptive: (precision: Double?, maxRuns: Int?, budget: Nanoseconds?) = (nil, nil, nil)
 
         let inputs = c.files.isEmpty ? [library.suitePath("default")] : c.files
         for file in inputs {
@@ -48,6 +49,7 @@ struct RunPlanInput {
                 if let s = suite.client, let list = RunClient.parseList(s) { clients = list }
                 suiteRepeatView = suite.repeatView ?? false
                 if let t = suite.tlsRecords, let p = TLSRecordPolicy(t) { tlsRecords = p }
+                suiteAdaptive = (suite.precision, suite.maxRuns, suite.budget?.nanoseconds)
             } else {
                 scenarioPaths.append(file)
             }
@@ -60,7 +62,8 @@ struct RunPlanInput {
         profileNames = c.profiles ?? profileNames
         if case .fixed(let n) = c.runs { runs = n; suiteAuto = false }
         let adaptive: AdaptiveRuns? = c.runs == .auto || (c.runs == nil && suiteAuto)
-            ? AdaptiveRuns(precision: c.precision ?? 0.02, maxRuns: c.maxRuns ?? 30, budget: c.budget) : nil
+            ? AdaptiveRuns(precision: c.precision ?? suiteAdaptive.precision ?? 0.02, maxRuns: c.maxRuns ?? suiteAdaptive.maxRuns ?? 30,
+                           budget: c.budget ?? suiteAdaptive.budget) : nil
         if adaptive == nil, c.precision != nil || c.maxRuns != nil || c.budget != nil {
             throw BenchError.usage("--precision, --max-runs and --budget go with --runs auto")
         }

@@ -98,3 +98,26 @@ final class ProfileSuiteValidationTests: XCTestCase {
         XCTAssertEqual(m, "s.json: schemaVersion: is 0; this netbench reads version 1")
     }
 }
+
+/// Adaptive settings in suites: checked like every other key, and only with `"runs": "auto"`.
+final class SuiteAdaptiveSettingsTests: XCTestCase {
+    func suite(_ extra: String, runs: String = "\"auto\"") throws -> Suite {
+        let text = #"{"schemaVersion": 1, "name": "s", "scenarios": ["a.json"], "profiles": ["loopback"], "transports": ["h2"], "runs": "# + runs + (extra.isEmpty ? "" : ", " + extra) + "}"
+        let s = try JSONFile.decode(Suite.self, from: Data(text.utf8), file: "s.json")
+        try s.validate(file: "s.json")
+        return s
+    }
+
+    func testAcceptedSettings() throws {
+        let s = try suite(#""precision": 0.05, "maxRuns": 12, "budget": "600s""#)
+        XCTAssertEqual(s.precision, 0.05)
+        XCTAssertEqual(s.maxRuns, 12)
+        XCTAssertEqual(s.budget?.nanoseconds, 600_000_000_000)
+    }
+
+    func testRefusedSettingsNameFileKeyAndValue() {
+        assertContains(errorMessage { _ = try self.suite(#""precision": 2"#) }, "s.json: precision: 2.0 must be a fraction")
+        assertContains(errorMessage { _ = try self.suite(#""maxRuns": 3"#) }, "s.json: maxRuns: 3 must be between 5 and 100000")
+        assertContains(errorMessage { _ = try self.suite(#""budget": "600s""#, runs: "5") }, "s.json: runs: precision, maxRuns and budget need \"runs\": \"auto\"")
+    }
+}
