@@ -80,3 +80,13 @@ extension Verdict {
         }
     }
 }
+
+extension Format {
+    /// What a "no significant difference" could have seen: `n.s.; ≥12% detectable` (80% power),
+    /// or `n.s.; too few runs to decide` when no p-value could fall below 0.05.
+    static func notSignificant(_ c: Comparison) -> String {
+        guard let mdd = c.minimumDetectableChange else { return "n.s." }
+        if mdd.isInfinite { return "n.s.; too few runs to decide" }
+        return "n.s.; ≥" + String(Format.percent(mdd).drop { $0 == "+" }) + " detectable"
+    }
+}

@@ -135,6 +135,6 @@ enum HTMLPanel {
         return "<td class=\"num\">\(Format.percent(rel))</td>"
             + "<td class=\"num\">\(cmp.interval.map { Format.percentInterval($0) } ?? "–")</td>"
             + "<td class=\"num\">\(HTML.escape(Format.pValue(cmp.pValue)))</td>"
-            + "<td class=\"verdict\(cls)\">\(HTML.escape(v == .noSignificantChange ? "n.s." : v.transportWord(higherIsBetter: metric.higherIsBetter)))</td>"
+            + "<td class=\"verdict\(cls)\">\(HTML.escape(v == .noSignificantChange ? Format.notSignificant(cmp) : v.transportWord(higherIsBetter: metric.higherIsBetter)))</td>"
     }
 }

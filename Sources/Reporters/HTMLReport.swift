@@ -71,7 +71,7 @@ public enum HTMLReport {
                 medians.append("\(swatch(t))\(name) \(Format.value(s.median, unit: "ms"))" + efficiency(a, cell, s.median))
                 guard t != base, let c = a.comparison("pltMs", cell), let rel = c.relativeChange, let ci = c.interval else { continue }
                 let v = c.verdict(higherIsBetter: false)
-                let text = v == .noSignificantChange ? "\(cell.label): no significant difference"
+                let text = v == .noSignificantChange ? "\(cell.label): no significant difference (\(Format.notSignificant(c).replacingOccurrences(of: "n.s.; ", with: "")))"
                     : "\(cell.label) \(Format.percent(rel).dropFirst())\u{00A0}\(v.transportWord(higherIsBetter: false))"
                 verdicts.append(chip(v, text, title: "change of the median \(Format.percent(rel)), 95% CI \(Format.percentInterval(ci)), Mann-Whitney p \(Format.pValue(c.pValue))"))
             }

@@ -66,7 +66,7 @@ public enum MarkdownSummary {
             rows += "| \(cell.transport.rawValue) | \(Format.value(ref.median, unit: "ms")) | \(escape(cell.client?.rawValue ?? "")) \(Format.value(mine.median, unit: "ms")) | "
             rows += "\(Format.value(mine.median - ref.median, unit: "ms")) | \(String(format: "%.2f", mine.median / ref.median))× | "
             rows += Format.percent(rel) + (c.interval.map { " (" + Format.percentInterval($0) + ")" } ?? "")
-            rows += " | \(v == .noSignificantChange ? "n.s." : v.transportWord(higherIsBetter: false)) (p \(Format.pValue(c.pValue))) |\n"
+            rows += " | \(v == .noSignificantChange ? Format.notSignificant(c) : v.transportWord(higherIsBetter: false)) (p \(Format.pValue(c.pValue))) |\n"
         }
         guard !rows.isEmpty else { return "" }
         return "\nMedian PLT by client, against \(escape(reference.rawValue)):\n\n| transport | \(escape(reference.rawValue)) | other | difference | ratio | Δ (95% CI) | verdict |\n"

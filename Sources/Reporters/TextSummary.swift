@@ -34,7 +34,7 @@ public enum TextSummary {
                     row.append("baseline")
                 } else if let c = a.comparison("pltMs", cell), let rel = c.relativeChange {
                     let v = c.verdict(higherIsBetter: false)
-                    row.append(Format.percent(rel) + " " + (v == .noSignificantChange ? "(n.s.)" : v.transportWord(higherIsBetter: false)))
+                    row.append(Format.percent(rel) + " " + (v == .noSignificantChange ? "(" + Format.notSignificant(c) + ")" : v.transportWord(higherIsBetter: false)))
                 } else {
                     row.append("-")
                 }
@@ -43,7 +43,7 @@ public enum TextSummary {
                         row.append("reference")
                     } else if let c = a.clientComparison("pltMs", cell), let rel = c.relativeChange {
                         let v = c.verdict(higherIsBetter: false)
-                        row.append(Format.percent(rel) + " " + (v == .noSignificantChange ? "(n.s.)" : v.transportWord(higherIsBetter: false)))
+                        row.append(Format.percent(rel) + " " + (v == .noSignificantChange ? "(" + Format.notSignificant(c) + ")" : v.transportWord(higherIsBetter: false)))
                     } else {
                         row.append("-")
                     }

@@ -22,6 +22,13 @@ public struct Comparison: Sendable, Hashable {
     public var pValue: Double
     public var baselineCount: Int
     public var candidateCount: Int
+    /// The smallest relative change of the median these samples could have detected with 80% power
+    /// at alpha 0.05 (two-sided): (z₀.₉₇₅ + z₀.₈) × pooled SD × √(1/n₁ + 1/n₂) / median(baseline),
+    /// the normal approximation, divided by √0.955 for the Mann-Whitney test's efficiency. nil when
+    /// it cannot be computed (a sample of one, a zero baseline); `.infinity` when no difference
+    /// could be significant at all (too few runs: the smallest two-sided Mann-Whitney p is
+    /// 2 / C(n₁+n₂, n₁), 0.1 for 3 against 3).
+    public var minimumDetectableChange: Double?
 
     public init?(baseline: [Double], candidate: [Double], seed: UInt64,
                  resamples: Int = Bootstrap.defaultResamples, level: Double = Bootstrap.defaultLevel) {
@@ -36,6 +43,18 @@ public struct Comparison: Sendable, Hashable {
         pValue = mw.pValue
         baselineCount = baseline.count
         candidateCount = candidate.count
+        minimumDetectableChange = Comparison.minimumDetectableChange(baseline: baseline, candidate: candidate)
+    }
+
+    /// See `minimumDetectableChange`.
+    public static func minimumDetectableChange(baseline: [Double], candidate: [Double], alpha: Double = 0.05) -> Double? {
+        let n1 = baseline.count, n2 = candidate.count
+        guard n1 >= 2, n2 >= 2, let median = Descriptive.median(baseline), median != 0 else { return nil }
+        if MannWhitney.smallestTwoSidedP(n1, n2) >= alpha { return .infinity }
+        func ss(_ x: [Double]) -> Double { let m = x.reduce(0, +) / Double(x.count); return x.reduce(0) { $0 + ($1 - m) * ($1 - m) } }
+        let pooledSD = ((ss(baseline) + ss(candidate)) / Double(n1 + n2 - 2)).squareRoot()
+        let z = 1.959964 + 0.841621
+        return z * pooledSD * (1 / Double(n1) + 1 / Double(n2)).squareRoot() / 0.955.squareRoot() / abs(median)
     }
 
     /// CI excludes 0 and p < alpha.

@@ -47,3 +47,13 @@ public enum MannWhitney {
         return MannWhitneyResult(u: u1, pValue: min(max(p, 0), 1))
     }
 }
+
+extension MannWhitney {
+    /// The smallest two-sided p-value the exact test can give for samples of these sizes (complete
+    /// separation): 2 / C(n₁+n₂, n₁), capped at 1.
+    public static func smallestTwoSidedP(_ n1: Int, _ n2: Int) -> Double {
+        var c = 1.0
+        for i in 0..<min(n1, n2) { c = c * Double(n1 + n2 - i) / Double(i + 1) }
+        return min(1, 2 / c)
+    }
+}
