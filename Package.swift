@@ -58,6 +58,7 @@ let package = Package(
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "QUICTests", dependencies: ["QUIC", "TestSupport"]),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "SystemIO", "BenchCore"]),
         .testTarget(name: "LinkEmulatorTests", dependencies: ["LinkEmulator", "SystemIO", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "Runner", "Transport", "TLS", "SystemIO", "TestSupport"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "TestSupport"],
