@@ -17,7 +17,8 @@ public enum PrometheusExposition {
     }
 
     static func seconds(_ metric: String, _ pick: @escaping @Sendable (Summary) -> Double) -> @Sendable (ResultsAnalysis, CellKey) -> Double? {
-        { a, cell in a.summary(metric, cell).map { pick($0) / 1000 } }
+        // To the nanosecond, so that 8601.8 ms reads 8.6018 rather than 8.601799999999999.
+        { a, cell in a.summary(metric, cell).map { (pick($0) * 1e6).rounded() / 1e9 } }
     }
 
     static let families: [Family] = [
