@@ -115,8 +115,11 @@ public enum HistoryHTML {
             s += HTML.line(x(p.entry) - step / 2, top - 4, x(p.entry) - step / 2, bottom, stroke: Palette.neutral, dash: "4 3")
             s += HTML.svgText(x(p.entry) - step / 2 + 3, top + 6, what + " changed", cls: "note")
         } }
-        for sr in series {
+        for (k, sr) in series.enumerated() {
             let color = Palette.transport(sr.cell.transport)
+            // Transports side by side around the directory's x, so their whiskers do not hide each other.
+            let shift = (Double(k) - Double(series.count - 1) / 2) * min(6, step / Double(series.count + 1))
+            func x(_ i: Int) -> Double { left + (Double(i) + 0.5) * step + shift }
             let pts = sr.points.map { "\(HTML.n(x($0.entry))),\(HTML.n(y($0.summary.median)))" }.joined(separator: " ")
             if sr.points.count > 1 {
                 s += HTML.empty("polyline", [("points", pts), ("fill", "none"), ("stroke", color), ("stroke-width", "2")])
