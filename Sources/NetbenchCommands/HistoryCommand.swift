@@ -9,7 +9,7 @@ struct HistoryCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             name: "history",
-            abstract: "trends over a series of results directories: medians with 95% CIs, significant changes marked",
+            abstract: "trends across results directories (median, 95% CI, changes)",
             discussion: """
             Orders the results by the commit date each recorded (netbench run records the git commit, branch and \
             commit date of the directory it ran in, and --label), else by their start time, and draws per \
