@@ -6,61 +6,8 @@ import TestSupport
 /// package (scripts/bootstrap.sh --test), started here on a free loopback port, queried back with
 /// GET /metrics, and stopped by its PID.
 final class PushgatewayTests: XCTestCase {
-    struct Outcome { var status: Int32; var stdout: String; var stderr: String }
+    func get(_ url: String) throws -> ToolOutcome { try curl([url]) }
 
-    func execute(_ path: String, _ args: [String], timeout: TimeInterval = 300) throws -> Outcome {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: NetbenchBinary.root)
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let outData = DataBox(), errData = DataBox()
-        let group = DispatchGroup()
-        group.enter(); DispatchQueue.global().async { outData.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter(); DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let deadline = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        if p.isRunning { p.terminate(); p.waitUntilExit(); XCTFail("\(path) \(args) timed out") }
-        group.wait()
-        p.waitUntilExit()
-        return Outcome(status: p.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self),
-                       stderr: String(decoding: errData.data, as: UTF8.self))
-    }
-
-    func netbench(_ args: [String]) throws -> Outcome {
-        guard FileManager.default.isExecutableFile(atPath: NetbenchBinary.path) else {
-            try missingPrerequisite("netbench binary not built at \(NetbenchBinary.path): run `swift build` first")
-        }
-        return try execute(NetbenchBinary.path, args)
-    }
-
-    /// A loopback TCP port nobody listens on now (bound to port 0, read back, closed).
-    func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        XCTAssertTrue(bound)
-        return UInt16(bigEndian: addr.sin_port)
-    }
-
-    func get(_ url: String) throws -> Outcome {
-        let curl = ["/usr/bin/curl", "/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let curl else { try missingPrerequisite("curl is not installed (scripts/bootstrap.sh --test)") }
-        return try execute(curl, ["-sS", "--max-time", "10", url], timeout: 20)
-    }
-
-    /// Starts the Pushgateway on `port`, waits until it answers, and stops it (SIGTERM to its PID) at teardown.
     func startPushgateway(port: UInt16, dataFile: String) throws {
         let path = ["/usr/bin/prometheus-pushgateway", "/usr/sbin/prometheus-pushgateway"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let path else { try missingPrerequisite("prometheus-pushgateway is not installed (scripts/bootstrap.sh --test)") }
