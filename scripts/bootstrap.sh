@@ -20,7 +20,7 @@ done
 here=$(cd "$(dirname "$0")/.." && pwd)
 packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev
           libgnutls28-dev pkg-config iproute2 openssl procps)
-test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client nghttp2-server nginx curl slurm-wlm munge)
+test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client nghttp2-server nginx curl slurm-wlm munge prometheus-pushgateway influxdb)
 
 missing=()
 check() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing+=("$1"); }

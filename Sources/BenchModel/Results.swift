@@ -20,6 +20,9 @@ public struct ResultsFile: Codable, Sendable {
     public var shards: [ShardRecord]?
     /// Merged results: counted runs the plan expects that no shard held.
     public var missingRuns: [String]?
+    /// Where the run was made from: the git commit and branch of the working directory (when it
+    /// is a repository) and the `--label` given; nil in results written before it existed.
+    public var source: SourceInfo?
 
     public init(netbenchVersion: String, startedAt: String, host: HostInfo, suite: SuiteInfo, runs: [RunRecord] = []) {
         self.schemaVersion = ResultsFile.currentSchemaVersion
@@ -42,6 +45,23 @@ public struct ResultsFile: Codable, Sendable {
             throw BenchError.data("\(path): schemaVersion is \(version); this netbench reads results of version \(currentSchemaVersion)")
         }
         return try JSONFile.decode(ResultsFile.self, from: data, file: path)
+    }
+}
+
+/// The checkout (or label) a run was made from, for history across commits.
+public struct SourceInfo: Codable, Hashable, Sendable {
+    /// The full commit id of HEAD.
+    public var commit: String?
+    /// The checked-out branch; nil on a detached HEAD.
+    public var branch: String?
+    /// HEAD's committer date, UTC ISO 8601 (orders a history by commit).
+    public var commitDate: String?
+    /// Whether the working tree had uncommitted changes to tracked files.
+    public var dirty: Bool?
+    /// `netbench run --label`.
+    public var label: String?
+    public init(commit: String? = nil, branch: String? = nil, commitDate: String? = nil, dirty: Bool? = nil, label: String? = nil) {
+        self.commit = commit; self.branch = branch; self.commitDate = commitDate; self.dirty = dirty; self.label = label
     }
 }
 

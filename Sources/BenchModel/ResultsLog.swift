@@ -22,6 +22,8 @@ public enum ResultsLog {
         public var shard: ShardSpec?
         public var startedAt: String
         public var suite: SuiteInfo
+        /// The checkout or label the run was made from (`ResultsFile.source`).
+        public var source: SourceInfo?
 
         public init(planDigest: String, host: HostInfo, netbenchVersion: String, shard: ShardSpec?, startedAt: String, suite: SuiteInfo) {
             self.format = ResultsLog.formatName
@@ -43,6 +45,7 @@ public enum ResultsLog {
             var r = ResultsFile(netbenchVersion: header.netbenchVersion, startedAt: header.startedAt, host: header.host,
                                 suite: header.suite, runs: runs)
             r.planDigest = header.planDigest
+            r.source = header.source
             if let s = header.shard { r.shards = [ShardRecord(shard: s, host: header.host, startedAt: header.startedAt)] }
             return r
         }

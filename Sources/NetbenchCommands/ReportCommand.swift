@@ -15,22 +15,39 @@ struct ReportCommand: ParsableCommand {
               csv    summary.csv, runs.csv    one row per scenario/profile/transport/metric; one per run
               md     summary.md               tables for a pull-request comment
               json   results.json             the results re-saved with sorted keys
-            Default: html,csv,md (results.json is left as it is unless json is asked for).
+              prometheus  metrics.prom        the summary in Prometheus' text format: per scenario/profile/transport/client \
+            median and p95 PLT and TTFB (seconds), runs, failures; labels netbench_version and commit
+              influx      metrics.influx      InfluxDB line protocol, one point per run at the run's own start time
+            Default: html,csv,md (results.json is left as it is unless json is asked for); with --push and no \
+            --format, nothing is written.
+            --push URL sends the Prometheus text to a Pushgateway with PUT URL/metrics/job/netbench/suite/<suite>\
+            [/label/<label>] (the results' suite and --label of the run), replacing that group's metrics: the \
+            gateway keeps the latest run, the history stays in the results directories.
             """,
-            examples: ["netbench report results/2024-06-01", "netbench report results/2024-06-01 --format md --out /tmp/pr-comment"],
-            exitCodes: [ExitCodeDoc(.success, "written"), Netbench.usageExit,
+            examples: ["netbench report results/2024-06-01", "netbench report results/2024-06-01 --format md --out /tmp/pr-comment",
+                       "netbench report results/2024-06-01 --format prometheus,influx",
+                       "netbench report results/2024-06-01 --push http://127.0.0.1:9091"],
+            exitCodes: [ExitCodeDoc(.success, "written (and pushed)"), Netbench.usageExit,
+                        ExitCodeDoc(.runFailed, "--push: the Pushgateway could not be reached or refused the metrics"),
                         ExitCodeDoc(.dataError, "missing or unreadable results, or results of another schema version")])
     }
 
     @Argument("DIR", help: "the results directory (or its results.json)", completion: .directory) var input: String
-    @Option("--format", "-f", value: "LIST", default: "html,csv,md", help: "formats to write: html, csv, md, json", parse: .reportFormats) var formatText: String
+    @Option("--format", "-f", value: "LIST", help: "formats to write: html, csv, md, json, prometheus, influx (default: html,csv,md)", parse: .reportFormats) var formatText: String?
     @Option("--out", "-o", value: "DIR", help: "where to write (default: next to the results)", parse: .directory) var out: String?
+    @Option("--push", value: "URL", help: "send the Prometheus metrics to this Pushgateway (http://HOST:PORT)", parse: .pushgateway) var push: String?
 
     func run() throws -> ExitCode {
-        let formats = ReportFormat.parse(formatText).formats
+        let formats = ReportFormat.parse(formatText ?? (push == nil ? "html,csv,md" : "")).formats
         let (results, dir) = try ResultsInput.load(input)
         for path in try ResultsWriter.write(results, to: out ?? dir, formats: formats) {
             print("wrote \(path)")
+        }
+        if let push, let target = MetricsPush.parse(push) {
+            let body = try PrometheusExposition.reporter.render(results, ResultsAnalysis(results))
+            let path = PrometheusExposition.pushPath(results)
+            let status = try MetricsPush.put(body, path: path, to: target)
+            print("pushed \(body.count) bytes to \(push.hasSuffix("/") ? String(push.dropLast()) : push)\(path) (\(status))")
         }
         return .success
     }
@@ -72,9 +89,16 @@ enum ResultsInput {
 extension ValueParser where T == String {
     /// Checked here so that a bad format is a usage error before any file is read.
     static var reportFormats: ValueParser<String> {
-        .init(expected: "a list of html, csv, md, json", completion: .choices(["html", "csv", "md", "json", "html,csv,md"])) {
+        .init(expected: "a list of html, csv, md, json, prometheus, influx",
+              completion: .choices(["html", "csv", "md", "json", "prometheus", "influx", "html,csv,md"])) {
             let parsed = ReportFormat.parse($0)
             return parsed.unknown.isEmpty && !parsed.formats.isEmpty ? $0 : nil
         }
+    }
+}
+
+extension ValueParser where T == String {
+    static var pushgateway: ValueParser<String> {
+        .init(expected: "a Pushgateway URL, http://HOST:PORT", completion: .none) { MetricsPush.parse($0) == nil ? nil : $0 }
     }
 }

@@ -44,6 +44,8 @@ final class ResultsLogSink: RunSink {
     let directory: String
     /// Resume: the log exists and continues (a cut-off last line is cut away); no new header.
     let resuming: Bool
+    /// Recorded in the header (the runner's header does not know the checkout).
+    var source: SourceInfo?
     private var file: AppendOnlyFile?
     /// Bytes of a cut-off line removed when a resumed log was opened.
     private(set) var truncatedBytes: Int64 = 0
@@ -57,8 +59,9 @@ final class ResultsLogSink: RunSink {
 
     func begin(_ results: ResultsFile) throws {
         if !resuming {
-            let header = ResultsLog.Header(planDigest: results.planDigest ?? "", host: results.host, netbenchVersion: results.netbenchVersion,
+            var header = ResultsLog.Header(planDigest: results.planDigest ?? "", host: results.host, netbenchVersion: results.netbenchVersion,
                                            shard: results.shards?.first?.shard, startedAt: results.startedAt, suite: results.suite)
+            header.source = source ?? results.source
             // A fresh run replaces any earlier log in the directory, as it replaces results.json.
             try AtomicFile.write(Data(try ResultsLog.headerLine(header)), to: path)
         }

@@ -66,6 +66,7 @@ struct RunCommand: ParsableCommand {
     @Option("--tls-records", value: "R", help: "server TLS record sizing: dynamic (one packet per record at first and after an idle second, 16 KiB after 1 MB; default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
     @Option("--quic-cc", value: "NAME", help: "QUIC congestion control", parse: .choice(QUICCongestionControl.self)) var quicCC: QUICCongestionControl?
     @Option("--client", value: "LIST", help: "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)", parse: .clients) var clients: [RunClient]?
+    @Option("--label", value: "TEXT", help: "a name for this run recorded with the results (source.label), beside the git commit and branch of the working directory when it is a repository; 'history' and '--push' use it", parse: .nonEmpty) var label: String?
     @Flag("--json", help: "print the summary (per cell: runs, medians, p95, ideal) and the output paths as JSON instead of the table") var json: Bool
     @Flag("--quiet", "-q", help: "no progress lines and no table; errors only (the files are written as always)") var quiet: Bool
 
@@ -85,7 +86,12 @@ struct RunCommand: ParsableCommand {
         progress.line("netbench \(netbenchVersion): \(suiteName): \(request.scenarios.count) scenario(s) × \(request.profiles.count) profile(s) × \(request.transports.map(\.rawValue).joined(separator: ",")) × \(request.adaptive.map { "auto (≤ \($0.maxRuns))" } ?? String(request.runs)) run(s)\(c == [.builtin] ? "" : " × " + c.map(\.rawValue).joined(separator: ","))\(request.warmupRuns > 0 ? " + \(request.warmupRuns) warm-up" : "") → \(out)")
         if let shard = request.shard { progress.line("shard \(shard) (\(plan.shardSource)), plan \(request.planDigest ?? "")") }
         if plan.resuming { progress.line("resuming \(out): \(request.finishedRuns.count) run(s) kept") }
-        let results = try runner.execute(observer: progress, sink: ResultsLogSink(directory: out, resuming: plan.resuming))
+        let sink = ResultsLogSink(directory: out, resuming: plan.resuming)
+        let source = SourceDetection.detect(label: label)
+        sink.source = source
+        var results = try runner.execute(observer: progress, sink: sink)
+        // A resumed run keeps the source its log's header recorded.
+        if plan.resuming, let logged = try? ResultsLog.load(from: sink.path).header.source { results.source = logged } else { results.source = source }
         try ResultsWriter.writeFinal(results, to: out)
         switch mode {
         case .table:

@@ -13,14 +13,24 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     case md
     /// `report.html`.
     case html
+    /// `metrics.prom`: the summary in Prometheus' text exposition format (only when asked for).
+    case prometheus
+    /// `metrics.influx`: one InfluxDB line-protocol point per run (only when asked for).
+    case influx
 
-    /// Parses `html,csv,md,json` (`markdown` for `md`): the formats, and the names it did not know
+    /// The formats a run writes and `ReportWriter` renders by default; the metrics formats only on request.
+    public static var allCases: [ReportFormat] { [.json, .csv, .md, .html] }
+    /// Every format `--format` accepts.
+    public static var known: [ReportFormat] { allCases + [.prometheus, .influx] }
+
+    /// Parses `html,csv,md,json,prometheus,influx` (`markdown` for `md`, `prom`, `influxdb`): the formats, and the names it did not know
     /// (the command turns those into its usage error).
     public static func parse(_ text: String) -> (formats: [ReportFormat], unknown: [String]) {
         var out: [ReportFormat] = [], unknown: [String] = []
         for part in text.split(separator: ",") {
             let name = part.trimmingCharacters(in: .whitespaces).lowercased()
-            guard let f = ReportFormat(rawValue: name == "markdown" ? "md" : name) else { unknown.append(name); continue }
+            let alias = ["markdown": "md", "prom": "prometheus", "influxdb": "influx"][name] ?? name
+            guard let f = ReportFormat(rawValue: alias) else { unknown.append(name); continue }
             if !out.contains(f) { out.append(f) }
         }
         return (out, unknown)
@@ -33,6 +43,8 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         case .csv: return [SummaryCSV.reporter, RunsCSV.reporter]
         case .md: return [MarkdownSummary.reporter]
         case .html: return [HTMLReport.reporter]
+        case .prometheus: return [PrometheusExposition.reporter]
+        case .influx: return [InfluxLineProtocol.reporter]
         }
     }
 }
