@@ -37,6 +37,8 @@ final class ShardMergeResumeTests: XCTestCase {
         environment.merge(env) { _, new in new }
         p.environment = environment
         p.currentDirectoryURL = URL(fileURLWithPath: work)
+        // Paths given to netbench are absolute: Foundation's Process was seen to start some children
+        // in the test's own directory despite currentDirectoryURL.
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -70,7 +72,7 @@ final class ShardMergeResumeTests: XCTestCase {
 
     func testShardsFromEngineVariablesMergeToTheUnshardedMatrix() throws {
         let plan = [pageA, pageB, "--transport", "h1,h2", "--runs", "3", "--quiet"]
-        let whole = try netbench(["run"] + plan + ["--out", "whole"])
+        let whole = try netbench(["run"] + plan + ["--out", work + "/whole"])
         XCTAssertEqual(whole.status, 0, whole.stderr)
         // Three shards of two blocks: blocks split by run index; each engine's variables once.
         let engines: [[String: String]] = [
@@ -79,13 +81,13 @@ final class ShardMergeResumeTests: XCTestCase {
             ["SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "3"],
         ]
         for (i, env) in engines.enumerated() {
-            let r = try netbench(["run"] + plan + ["--out", "shard-\(i + 1)"], env: env)
+            let r = try netbench(["run"] + plan + ["--out", work + "/shard-\(i + 1)"], env: env)
             XCTAssertEqual(r.status, 0, r.stderr)
             XCTAssertTrue(logLines(work + "/shard-\(i + 1)")[0].contains(#""shard":{"count":3,"index":\#(i + 1)}"#), "shard \(i + 1) header")
         }
         let shardRuns = try (1...3).map { try runMatrix(work + "/shard-\($0)") }
         XCTAssertTrue(shardRuns.allSatisfy { $0.count == 4 }, "\(shardRuns)")
-        let merged = try netbench(["merge", "shard-1", "shard-2", "shard-3", "-o", "merged"])
+        let merged = try netbench(["merge", work + "/shard-1", work + "/shard-2", work + "/shard-3", "-o", work + "/merged"])
         XCTAssertEqual(merged.status, 0, merged.stderr)
         XCTAssertFalse(merged.stderr.contains("missing"), merged.stderr)
         let m = try runMatrix(work + "/merged")
@@ -98,30 +100,30 @@ final class ShardMergeResumeTests: XCTestCase {
         for f in ["summary.csv", "report.html", "summary.md"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: work + "/merged/" + f), f)
         }
-        let check = try netbench(["check", "merged", "--baseline", "merged"])
+        let check = try netbench(["check", work + "/merged", "--baseline", work + "/merged"])
         XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
 
         // A missing shard: its runs are listed.
-        let partial = try netbench(["merge", "shard-1", "shard-3", "-o", "partial"])
+        let partial = try netbench(["merge", work + "/shard-1", work + "/shard-3", "-o", work + "/partial"])
         XCTAssertEqual(partial.status, 0, partial.stderr)
         XCTAssertTrue(partial.stderr.contains("4 run(s) of the plan are in no shard"), partial.stderr)
         XCTAssertTrue(partial.stderr.contains("missing: small-b · loopback · h1 · run 1"), partial.stderr)
 
         // A shard of another plan (another seed) is refused, naming it and what differs.
-        let other = try netbench(["run"] + plan + ["--seed", "9", "--out", "other"], env: engines[1])
+        let other = try netbench(["run"] + plan + ["--seed", "9", "--out", work + "/other"], env: engines[1])
         XCTAssertEqual(other.status, 0, other.stderr)
-        let refused = try netbench(["merge", "shard-1", "other", "shard-3", "-o", "refused"])
+        let refused = try netbench(["merge", work + "/shard-1", work + "/other", work + "/shard-3", "-o", work + "/refused"])
         XCTAssertEqual(refused.status, 65, refused.stderr)
         XCTAssertTrue(refused.stderr.contains("other: planDigest"), refused.stderr)
         XCTAssertTrue(refused.stderr.contains("seed 9 vs 1"), refused.stderr)
         // The same shard twice is refused too.
-        let twice = try netbench(["merge", "shard-1", "shard-1", "-o", "twice"])
+        let twice = try netbench(["merge", work + "/shard-1", work + "/shard-1", "-o", work + "/twice"])
         XCTAssertEqual(twice.status, 65, twice.stderr)
     }
 
     func testKill9ThenResumeKeepsFinishedRunsAndCompletesThePlan() throws {
         let plan = [pageA, "--transport", "h1,h2", "--runs", "25", "--warmup", "1", "--quiet"]
-        let (p, _, _) = try start(["run"] + plan + ["--out", "r"])
+        let (p, _, _) = try start(["run"] + plan + ["--out", work + "/r"])
         let deadline = Date().addingTimeInterval(120)
         while logLines(work + "/r").count < 6 && p.isRunning && Date() < deadline { usleep(5_000) }
         XCTAssertTrue(p.isRunning, "the run ended before it could be killed")
@@ -135,15 +137,15 @@ final class ShardMergeResumeTests: XCTestCase {
         handle.write(Data(lines[1].prefix(lines[1].count / 2).utf8))
         try handle.close()
 
-        let report = try netbench(["report", "r"])
+        let report = try netbench(["report", work + "/r"])
         XCTAssertEqual(report.status, 0, report.stderr)
         XCTAssertTrue(report.stderr.contains("cut off"), report.stderr)
 
-        let wrongPlan = try netbench(["run"] + plan + ["--seed", "3", "--resume", "r"])
+        let wrongPlan = try netbench(["run"] + plan + ["--seed", "3", "--resume", work + "/r"])
         XCTAssertEqual(wrongPlan.status, 65, wrongPlan.stderr)
         XCTAssertTrue(wrongPlan.stderr.contains("seed 1 vs 3"), wrongPlan.stderr)
 
-        let resumed = try netbench(["run"] + plan + ["--resume", "r"])
+        let resumed = try netbench(["run"] + plan + ["--resume", work + "/r"])
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         lines = logLines(work + "/r")
         let m = try runMatrix(work + "/r")
@@ -162,7 +164,7 @@ final class ShardMergeResumeTests: XCTestCase {
         header["host"] = host
         let newHeader = String(decoding: try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]), as: UTF8.self)
         try ([newHeader] + lines.dropFirst()).joined(separator: "\n").appending("\n").write(toFile: work + "/r/runs.jsonl", atomically: true, encoding: .utf8)
-        let otherHost = try netbench(["run"] + plan + ["--resume", "r"])
+        let otherHost = try netbench(["run"] + plan + ["--resume", work + "/r"])
         XCTAssertEqual(otherHost.status, 65, otherHost.stderr)
         XCTAssertTrue(otherHost.stderr.contains("host is 'elsewhere'"), otherHost.stderr)
     }
