@@ -56,8 +56,10 @@ public struct History: Sendable {
     public let noise: Double
 
     public init(_ given: [Entry], noise: Double = 0, resamples: Int = Bootstrap.defaultResamples) {
+        // Parsed, so that a commit date ("…:57Z") and a start time ("…:57.120Z") order by time, not by characters.
+        func time(_ text: String) -> Int64 { InfluxLineProtocol.nanoseconds(text) ?? Int64.max }
         let entries = given.enumerated().sorted { a, b in
-            (a.element.date, a.element.results.startedAt, a.offset) < (b.element.date, b.element.results.startedAt, b.offset)
+            (time(a.element.date), time(a.element.results.startedAt), a.offset) < (time(b.element.date), time(b.element.results.startedAt), b.offset)
         }.map(\.element)
         self.entries = entries
         self.noise = noise

@@ -76,6 +76,16 @@ final class HistoryTests: XCTestCase {
         XCTAssertFalse(html.contains("<script"))
     }
 
+    func testOrderIsByTimeAcrossCommitDatesAndStartTimes() {
+        var early = Self.crafted(seed: 4, plt: 1000, commit: "d", date: "2024-06-01T09:00:00Z")
+        early.source = SourceInfo(label: "no commit")          // ordered by its start time
+        early.startedAt = "2024-06-01T09:00:00.500Z"           // half a second after a's commit date
+        var a = Self.crafted(seed: 1, plt: 1000, commit: "a", date: "2024-06-01T09:00:00Z")
+        a.startedAt = "2024-06-01T12:00:00Z"
+        let h = History([History.Entry(name: "x", results: early), History.Entry(name: "a", results: a)], resamples: 100)
+        XCTAssertEqual(h.entries.map(\.name), ["a", "x"])
+    }
+
     func testACellMissingFromADirectoryIsComparedWithItsPreviousPoint() {
         var entries = Self.entries()
         entries[0].results.runs.removeAll { $0.transport == .h3 }   // b has no h3
