@@ -25,24 +25,7 @@ public enum HTMLReport {
         body += failedRuns(a)
         body += methods(a)
         body += "<footer>netbench \(HTML.escape(r.netbenchVersion)) · results schema v\(r.schemaVersion) · every figure is computed from the raw timestamps in results.json</footer>\n"
-        return """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>netbench · \(HTML.escape(r.suite.name))</title>
-        <style>
-        \(HTMLStyle.css)
-        </style>
-        </head>
-        <body>
-        <main>
-        \(body)</main>
-        </body>
-        </html>
-
-        """
+        return HTMLStyle.page(title: "netbench · " + r.suite.name, body: body)
     }
 
     static func panelID(_ i: Int, _ scenario: String, _ profile: String) -> String {

@@ -46,3 +46,27 @@ enum HTMLStyle {
     @media print { body { background: #fff; } section.card { break-inside: avoid; border: none; } }
     """
 }
+
+extension HTMLStyle {
+    /// One self-contained page: the shared style inline, `title` escaped, `body` as given.
+    static func page(title: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(HTML.escape(title))</title>
+        <style>
+        \(HTMLStyle.css)
+        </style>
+        </head>
+        <body>
+        <main>
+        \(body)</main>
+        </body>
+        </html>
+
+        """
+    }
+}

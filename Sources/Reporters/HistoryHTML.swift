@@ -33,24 +33,7 @@ public enum HistoryHTML {
         body += "<footer>change = median / previous point's median - 1; 95% CI: percentile bootstrap; p: Mann-Whitney U; "
         body += "significant as netbench compare decides it: the CI excludes 0 and p < 0.05"
         body += h.noise > 0 ? ", and the CI reaches beyond ±\(Format.number(h.noise * 100))%</footer>\n" : "</footer>\n"
-        return """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>netbench · history</title>
-        <style>
-        \(HTMLStyle.css)
-        </style>
-        </head>
-        <body>
-        <main>
-        \(body)</main>
-        </body>
-        </html>
-
-        """
+        return HTMLStyle.page(title: "netbench · history", body: body)
     }
 
     static func entriesTable(_ h: History) -> String {
