@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import BenchCore
 import LinkModel
 import LinkEmulator
@@ -6,15 +7,9 @@ import LinkEmulator
 /// Skips the test, with the reason, when this process cannot build namespaces and TUN devices;
 /// under CI (`CI` set, where the machine runs as root) the missing privilege is a failure instead:
 /// in CI nothing may pass without running.
-func requireEmulationPrivileges(file: StaticString = #filePath, line: UInt = #line) throws {
+func requireEmulationPrivileges() throws {
     let p = EmulationPrivileges.check()
-    guard !p.isSufficient else { return }
-    let reason = "integration test needs namespaces and TUN devices: \(p.reason)"
-    if ProcessInfo.processInfo.environment["CI"] != nil {
-        XCTFail("CI runs as root; " + reason, file: file, line: line)
-        throw Deliberate()
-    }
-    throw XCTSkip(reason)
+    try require(p.isSufficient, "integration test needs namespaces and TUN devices: \(p.reason)")
 }
 
 /// Names of the network namespaces that exist now.
