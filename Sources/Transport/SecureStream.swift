@@ -13,8 +13,13 @@ final class SecureStream {
     let loop: EventLoop
     let tls: TLSConnection
     private(set) var phase: Phase
-    private var outbox: [UInt8] = []
-    private var outboxOffset = 0
+    /// Ciphertext for the kernel: bytes `outboxStart..<outboxEnd` of `outbox` (grown as needed).
+    private var outbox: UnsafeMutableRawBufferPointer
+    private var outboxStart = 0
+    private var outboxEnd = 0
+    /// Inside an event-loop turn writes only collect ciphertext; the turn ends with one flush, so
+    /// a batch of requests read together is answered with one write(2), not one per response frame.
+    private var inTurn = false
     private var wantWrite = false
     private var closeAfterFlush = false
     private var readBuffer: UnsafeMutableRawBufferPointer
@@ -32,7 +37,7 @@ final class SecureStream {
     static let lowWater = 64 * 1024
 
     /// Bytes accepted but not yet handed to the kernel.
-    var backlog: Int { outbox.count - outboxOffset }
+    var backlog: Int { outboxEnd - outboxStart }
 
     init(fd: FileDescriptor, loop: EventLoop, tls: TLSConnection, connecting: Bool) throws {
         self.fd = fd
@@ -41,6 +46,7 @@ final class SecureStream {
         self.phase = connecting ? .connecting : .handshaking
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         plainBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        outbox = .allocate(byteCount: 64 * 1024, alignment: 16)
         try loop.register(fd, connecting ? [.read, .write] : .read) { [weak self] ready in self?.ready(ready) }
         wantWrite = connecting
     }
@@ -48,6 +54,7 @@ final class SecureStream {
     deinit {
         readBuffer.deallocate()
         plainBuffer.deallocate()
+        outbox.deallocate()
     }
 
     /// How this stream cuts its plaintext into TLS records; nil: OpenSSL's 16 KiB records (what
@@ -75,7 +82,7 @@ final class SecureStream {
             fail("TLS write: \(error)")
             return done
         }
-        flush()
+        if !inTurn { flush() }
         return done
     }
 
@@ -113,10 +120,15 @@ final class SecureStream {
             advanceHandshake()
             return
         }
+        inTurn = true
         if ready.contains(.read) || ready.contains(.hangup) { readAvailable() }
         if phase != .closed && ready.contains(.write) { flush() }
         // Refill below the low-water mark whatever drained the outbox: a read turn flushes too,
         // and waiting for a write-readiness event that never comes stalls the sender.
+        if phase == .open && backlog < SecureStream.lowWater { onWritable?() }
+        inTurn = false
+        flush()
+        // The kernel may have taken everything: ask for more now, or nothing wakes the sender again.
         if phase == .open && backlog < SecureStream.lowWater { onWritable?() }
     }
 
@@ -134,7 +146,7 @@ final class SecureStream {
                 tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
                 if phase == .handshaking { advanceHandshake() }
                 if phase == .open { drainPlaintext() }
-                flush()
+                if !inTurn { flush() }
             }
         }
     }
@@ -175,33 +187,46 @@ final class SecureStream {
         }
     }
 
-    /// Moves what TLS produced into the outbox.
+    /// Moves what TLS produced into the outbox: one copy, no allocation once the outbox has grown.
     private func moveCiphertext() {
-        while tls.hasPendingCiphertext {
-            let chunk = tls.takeCiphertext(max: 256 * 1024)
-            if chunk.isEmpty { break }
-            if outboxOffset == outbox.count { outbox.removeAll(keepingCapacity: true); outboxOffset = 0 }
-            outbox.append(contentsOf: chunk)
+        let pending = tls.pendingCiphertextCount
+        guard pending > 0 else { return }
+        if outboxStart == outboxEnd { outboxStart = 0; outboxEnd = 0 }
+        if outbox.count - outboxEnd < pending {
+            let live = outboxEnd - outboxStart
+            if outbox.count - live < pending {
+                var capacity = outbox.count
+                while capacity - live < pending { capacity *= 2 }
+                let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+                grown.baseAddress!.copyMemory(from: outbox.baseAddress! + outboxStart, byteCount: live)
+                outbox.deallocate()
+                outbox = grown
+            } else {
+                outbox.baseAddress!.copyMemory(from: outbox.baseAddress! + outboxStart, byteCount: live)
+            }
+            outboxStart = 0
+            outboxEnd = live
         }
+        outboxEnd += tls.takeCiphertext(into: UnsafeMutableRawBufferPointer(rebasing: outbox[outboxEnd...]))
     }
 
     private func flush() {
         guard phase != .closed, phase != .connecting else { return }
         moveCiphertext()
-        while outboxOffset < outbox.count {
+        while outboxStart < outboxEnd {
             let status: IOStatus
             do {
-                status = try outbox.withUnsafeBytes { try Socket.write(fd, UnsafeRawBufferPointer(rebasing: $0[outboxOffset...])) }
+                status = try Socket.write(fd, UnsafeRawBufferPointer(rebasing: outbox[outboxStart..<outboxEnd]))
             } catch { return fail("write: \(error)") }
             switch status {
-            case .bytes(let n): outboxOffset += n
+            case .bytes(let n): outboxStart += n
             case .wouldBlock, .endOfFile:
                 if !wantWrite { wantWrite = true; loop.update(fd, [.read, .write]) }
                 return
             }
         }
-        outbox.removeAll(keepingCapacity: true)
-        outboxOffset = 0
+        outboxStart = 0
+        outboxEnd = 0
         if wantWrite { wantWrite = false; loop.update(fd, .read) }
         if closeAfterFlush { abort(nil) }
     }

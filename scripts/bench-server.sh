@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Request rate of the replay server against Debian's reference servers, side by side (issue 13):
+#   HTTP/2: h2load against `netbench serve --transport h2` and nghttpd (nghttp2-server)
+#   HTTP/1.1: h2load --h1 against `netbench serve --transport h1` and nginx
+# each serving the same body over TLS on loopback, in alternating pairs (netbench first in odd pairs,
+# the peer first in even ones), so drift on a shared machine hits both alike. Prints every pair's
+# req/s, the medians and netbench / peer.
+#
+#   scripts/bench-server.sh [--pairs 5] [--requests 50000] [--clients 10] [--streams 10]
+#                           [--body 1024] [--netbench .build/release/netbench] [--only h2|h1]
+#
+# Needs h2load (nghttp2-client), nghttpd (nghttp2-server), nginx and openssl
+# (scripts/bootstrap.sh --test installs them). Exit 2 when a server fails to start or a request fails.
+set -euo pipefail
+
+pairs=5 requests=50000 clients=10 streams=10 body=1024 only=""
+here=$(cd "$(dirname "$0")/.." && pwd)
+netbench="$here/.build/release/netbench"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pairs) pairs=$2; shift 2 ;;
+    --requests) requests=$2; shift 2 ;;
+    --clients) clients=$2; shift 2 ;;
+    --streams) streams=$2; shift 2 ;;
+    --body) body=$2; shift 2 ;;
+    --netbench) netbench=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "bench-server: unknown option '$1' (try --help)" >&2; exit 64 ;;
+  esac
+done
+for tool in h2load nghttpd nginx openssl; do
+  command -v "$tool" >/dev/null || { echo "bench-server: $tool is missing (scripts/bootstrap.sh --test)" >&2; exit 2; }
+done
+[ -x "$netbench" ] || { echo "bench-server: $netbench is not built (swift build -c release)" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/netbench-bench-server.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+# The same body for every server: netbench from a one-resource scenario, the others from a file.
+mkdir -p "$work/htdocs"
+chmod 755 "$work" "$work/htdocs"  # nginx workers run as an unprivileged user
+head -c "$body" /dev/zero | tr '\0' 'x' > "$work/htdocs/body"
+chmod 644 "$work/htdocs/body"
+cat > "$work/scenario.json" <<EOF
+{ "schemaVersion": 1, "name": "bench-server",
+  "origins": [ {"id": "o", "host": "bench.netbench.test"} ],
+  "resources": [ {"id": "body", "origin": "o", "path": "/body", "bytes": $body, "type": "document"} ] }
+EOF
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+  -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# The start_* functions run in this shell (so that cleanup knows their pids) and leave the port in $port.
+# Starts `netbench serve` over $1; its port is read from its banner.
+start_netbench() {
+  "$netbench" serve "$work/scenario.json" --transport "$1" --listen 127.0.0.1:0 > "$work/netbench-$1.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do
+    port=$(sed -n 's/.* on 127\.0\.0\.1:\([0-9]*\) (TCP).*/\1/p' "$work/netbench-$1.out")
+    [ -n "$port" ] && return
+    sleep 0.1
+  done
+  echo "bench-server: netbench serve --transport $1 did not start: $(cat "$work/netbench-$1.out")" >&2; exit 2
+}
+
+start_nghttpd() {
+  port=$(free_port)
+  nghttpd --htdocs="$work/htdocs" "$port" "$work/key.pem" "$work/cert.pem" > "$work/nghttpd.out" 2>&1 &
+  pids+=($!)
+}
+
+start_nginx() {
+  port=$(free_port)
+  mkdir -p "$work/nginx"
+  cat > "$work/nginx/nginx.conf" <<EOF
+daemon off;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
+  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$port ssl;
+    ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
+    root $work/htdocs;
+  }
+}
+EOF
+  nginx -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" > "$work/nginx.out" 2>&1 &
+  pids+=($!)
+}
+
+wait_listening() {
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return
+    sleep 0.1
+  done
+  echo "bench-server: nothing listens on port $1 ($2)" >&2; exit 2
+}
+
+# One h2load run; prints req/s. $1: port, $2: extra h2load options.
+measure() {
+  local out
+  out=$(h2load -n "$requests" -c "$clients" -m "$3" $2 "https://127.0.0.1:$1/body" 2>&1)
+  local ok; ok=$(echo "$out" | sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p')
+  if [ "$ok" != "$requests" ]; then echo "bench-server: h2load on port $1: $ok of $requests succeeded" >&2; echo "$out" >&2; exit 2; fi
+  echo "$out" | sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p'
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+# Alternating pairs; $1 label, $2 netbench port, $3 peer name, $4 peer port, $5 h2load options, $6 streams.
+compare() {
+  local ours=() theirs=()
+  echo "$1: h2load -n $requests -c $clients -m $6 $5 https://127.0.0.1:PORT/body ($body-byte body), $pairs alternating pairs"
+  printf '  %-5s %14s %14s\n' pair "netbench" "$3"
+  for i in $(seq "$pairs"); do
+    local a b
+    if [ $((i % 2)) = 1 ]; then a=$(measure "$2" "$5" "$6"); b=$(measure "$4" "$5" "$6")
+    else b=$(measure "$4" "$5" "$6"); a=$(measure "$2" "$5" "$6"); fi
+    ours+=("$a"); theirs+=("$b")
+    printf '  %-5s %14s %14s\n' "$i" "$a req/s" "$b req/s"
+  done
+  local mo mt
+  mo=$(printf '%s\n' "${ours[@]}" | median); mt=$(printf '%s\n' "${theirs[@]}" | median)
+  printf '  %-5s %14s %14s   netbench / %s = %s\n\n' median "$mo" "$mt" "$3" "$(awk -v a="$mo" -v b="$mt" 'BEGIN {printf "%.2f", a / b}')"
+}
+
+echo "netbench $("$netbench" --version 2>/dev/null | head -1), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$only" != h1 ]; then
+  start_netbench h2; nb=$port; start_nghttpd; ng=$port; wait_listening "$ng" nghttpd
+  compare "HTTP/2" "$nb" nghttpd "$ng" "" "$streams"
+fi
+if [ "$only" != h2 ]; then
+  start_netbench h1; nb1=$port; start_nginx; nx=$port; wait_listening "$nx" nginx
+  compare "HTTP/1.1" "$nb1" nginx "$nx" "--h1" 1
+fi
