@@ -36,13 +36,31 @@ public struct ReplayCatalog: Sendable {
     }
 
     /// The resource a request names, or nil (404).
+    ///
+    /// A path keeps its query: `/api/comments?id=42` and `?id=43` are two resources (as an imported
+    /// HAR has them). The request's path is tried as sent, then percent-decoded (a browser asks for
+    /// the encoded form `PageRenderer` wrote), then without its query for scenarios whose paths
+    /// have none (a cache-busting parameter).
     public func resource(host: String, path: String) -> Scenario.Resource? {
-        let bare = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
         let h = host.split(separator: ":").first.map { $0.lowercased() } ?? host.lowercased()
-        if let origin = originByHost[h] {
-            return byOriginPath[origin + "\u{0}" + bare] ?? (bare.contains("%") ? byOriginPath[origin + "\u{0}" + Self.percentDecoded(bare)] : nil)
+        let origin = originByHost[h]
+        for key in Self.lookupKeys(path) {
+            if let origin { if let r = byOriginPath[origin + "\u{0}" + key] { return r } } else if let r = byPath[key] { return r }
         }
-        return byPath[bare]
+        return nil
+    }
+
+    /// The forms of a request path to look up, most exact first.
+    static func lookupKeys(_ path: String) -> [String] {
+        let noFragment = path.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? path
+        var keys = [noFragment]
+        if noFragment.contains("%") { keys.append(percentDecoded(noFragment)) }
+        if let q = noFragment.firstIndex(of: "?") {
+            let bare = String(noFragment[..<q])
+            keys.append(bare)
+            if bare.contains("%") { keys.append(percentDecoded(bare)) }
+        }
+        return keys
     }
 
     /// `%XX` sequences decoded (a browser asks for the percent-encoded path `PageRenderer` wrote).
