@@ -19,6 +19,9 @@ extension EmulatedNetwork {
         let serverNamespace = "\(options.namespacePrefix)\(id)-srv"
         let clientNamespace = "\(options.namespacePrefix)\(id)-cli"
         let serverDevice = "nbsrv"
+        // The marker this process holds while the namespaces live (a later run removes them once
+        // the lock is free, whatever became of the PID).
+        EmulatedNetwork.holdLock(id)
         let devices = configurations.indices.map { Topology.deviceName(pathIndex: $0, name: configurations[$0].name) }
         var created: [String] = []
         var fds: [FileDescriptor] = []
@@ -48,6 +51,7 @@ extension EmulatedNetwork {
         } catch {
             for fd in fds { Socket.close(fd) }
             for ns in created { try? Topology.deleteNamespace(ns) }
+            EmulatedNetwork.releaseLock(id)
             if let e = error as? BenchError { throw e }
             throw BenchError.run("creating the emulated network: \(error)")
         }

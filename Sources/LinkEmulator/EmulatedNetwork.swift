@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import BenchCore
 import LinkModel
 import SystemIO
@@ -152,7 +153,12 @@ public final class EmulatedNetwork: @unchecked Sendable {
         for ns in [serverNamespace, clientNamespace] where fds.count > 0 {
             try? Topology.deleteNamespace(ns)
         }
+        EmulatedNetwork.releaseLock(id)
     }
+
+    private static let locks = Mutex<[String: RunLock]>([:])
+    static func holdLock(_ id: String) { if let l = RunLock.acquire(id) { locks.withLock { $0[id] = l } } }
+    static func releaseLock(_ id: String) { locks.withLock { $0.removeValue(forKey: id) }?.release() }
 
     /// Deletes namespaces left behind by netbench runs that died (`netbench doctor --cleanup`):
     /// every namespace named `<prefix><pid>-…` whose process is gone, and, with `includeLive`,
@@ -164,8 +170,16 @@ public final class EmulatedNetwork: @unchecked Sendable {
             // Names end in `<pid>-<random hex>-srv|cli`, whatever the prefix.
             let parts = name.split(separator: "-")
             let pid = parts.count >= 3 ? Int32(parts[parts.count - 3]) : nil
-            if !includeLive, let pid, ProcessControl.signal(pid: pid, 0) { continue }
-            if (try? Topology.deleteNamespace(name)) != nil { deleted.append(name) }
+            let id = parts.count >= 3 ? parts[(parts.count - 3)...(parts.count - 2)].joined(separator: "-") : ""
+            if !includeLive {
+                // The lock decides where there is one; without (older runs), whether the PID lives.
+                if let alive = RunLock.ownerAlive(id) { if alive { continue } }
+                else if let pid, ProcessControl.signal(pid: pid, 0) { continue }
+            }
+            if (try? Topology.deleteNamespace(name)) != nil {
+                deleted.append(name)
+                if name.hasSuffix("-cli") { RunLock.removeStale(id) }
+            }
         }
         return deleted
     }

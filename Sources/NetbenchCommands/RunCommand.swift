@@ -1,4 +1,6 @@
 import Foundation
+import SystemIO
+import LinkEmulator
 import BenchCore
 import BenchModel
 import CommandLineKit
@@ -84,6 +86,15 @@ struct RunCommand: ParsableCommand {
         defer { interrupt.remove() }
         let c = request.clients
         progress.line("netbench \(netbenchVersion): \(suiteName): \(request.scenarios.count) scenario(s) × \(request.profiles.count) profile(s) × \(request.transports.map(\.rawValue).joined(separator: ",")) × \(request.adaptive.map { "auto (≤ \($0.maxRuns))" } ?? String(request.runs)) run(s)\(c == [.builtin] ? "" : " × " + c.map(\.rawValue).joined(separator: ","))\(request.warmupRuns > 0 ? " + \(request.warmupRuns) warm-up" : "") → \(out)")
+        // Leftovers of dead runs (their lock is free) go before this run starts; a live run beside
+        // this one shares the CPUs, which its figures and ours will feel.
+        if getuid() == 0 {
+            let removed = EmulatedNetwork.cleanupStale()
+            if !removed.isEmpty { progress.line("removed \(removed.count) namespace(s) left by netbench runs that died: \(removed.joined(separator: ", "))") }
+        }
+        for other in RunLock.liveOthers() {
+            writeError("netbench: warning: another netbench run (pid \(other.pid.map(String.init) ?? "unknown")) is emulating a network on this machine: both share the CPUs, and both runs' figures feel it")
+        }
         if let shard = request.shard { progress.line("shard \(shard) (\(plan.shardSource)), plan \(request.planDigest ?? "")") }
         if plan.resuming { progress.line("resuming \(out): \(request.finishedRuns.count) run(s) kept") }
         let sink = ResultsLogSink(directory: out, resuming: plan.resuming)
