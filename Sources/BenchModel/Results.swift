@@ -168,6 +168,11 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     public var migration: MigrationMetrics?
     /// Browser clients: navigation start → the end of the document's load event.
     public var loadEventMs: Double?
+    /// Browser clients: the browser's own paint metrics, ms from navigation start (Paint Timing's
+    /// first-paint and first-contentful-paint; the last largest-contentful-paint candidate).
+    public var firstPaintMs: Double?
+    public var firstContentfulPaintMs: Double?
+    public var largestContentfulPaintMs: Double?
     /// CPU time spent during the run (thread CPU clocks): the built-in client's thread (nil for
     /// Chromium, another process) and the replay server's thread; the emulator's share is in the
     /// emulator record (`loopCPUShare`).
@@ -193,6 +198,9 @@ public struct RunMetrics: Codable, Sendable, Hashable {
         case "idealTtfbMs": return idealTtfbMs
         case "stallMs": return migration?.stallMs
         case "loadEventMs": return loadEventMs
+        case "firstPaintMs": return firstPaintMs
+        case "firstContentfulPaintMs": return firstContentfulPaintMs
+        case "largestContentfulPaintMs": return largestContentfulPaintMs
         case "clientCPUMs": return clientCPUMs
         case "serverCPUMs": return serverCPUMs
         case "processCPUMs": return processCPUMs

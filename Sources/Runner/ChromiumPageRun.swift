@@ -92,13 +92,22 @@ struct ChromiumPageRun {
         _ = try devtools.call("Page.enable", session: session, deadline: deadline)
         _ = try devtools.call("Network.enable", session: session, deadline: deadline)
         // Resource Timing keeps 250 entries by default: large pages would lose the rest.
-        _ = try devtools.call("Page.addScriptToEvaluateOnNewDocument", ["source": "performance.setResourceTimingBufferSize(100000)"],
-                              session: session, deadline: deadline)
+        _ = try devtools.call("Page.addScriptToEvaluateOnNewDocument", ["source": Self.pageScript], session: session, deadline: deadline)
         return session
     }
 
+    /// Run in every document before its own scripts: a larger Resource Timing buffer, and the
+    /// browser's largest-contentful-paint candidates as it reports them (the last one is the LCP).
+    static let pageScript = """
+        performance.setResourceTimingBufferSize(100000);
+        try { new PerformanceObserver(function (list) { var e = list.getEntries(); if (e.length) window.__netbenchLCP = e[e.length - 1].startTime; })
+          .observe({type: "largest-contentful-paint", buffered: true}); } catch (e) {}
+        """
+
     private static let timingsExpression = """
         JSON.stringify({timeOrigin: performance.timeOrigin,
+          paint: performance.getEntriesByType("paint").map(function (e) { return {name: e.name, startTime: e.startTime}; }),
+          lcp: (typeof window.__netbenchLCP === "number") ? window.__netbenchLCP : null,
           navigation: performance.getEntriesByType("navigation").map(function (e) { return e.toJSON(); }),
           resources: performance.getEntriesByType("resource").map(function (e) { return e.toJSON(); })})
         """

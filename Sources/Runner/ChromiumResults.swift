@@ -30,6 +30,15 @@ struct BrowserReport {
         var timeOrigin: Double
         var navigation: [TimingEntry]
         var resources: [TimingEntry]
+        /// `first-paint` and `first-contentful-paint` (Paint Timing), ms from the time origin.
+        var paint: [PaintEntry]?
+        /// The last largest-contentful-paint candidate, ms from the time origin; nil if none came.
+        var lcp: Double?
+    }
+
+    struct PaintEntry: Decodable {
+        var name: String
+        var startTime: Double
     }
 
     /// The Network domain's view of one response.
@@ -164,6 +173,9 @@ struct ChromiumResults {
             if let cs = doc.connectStart, let ce = doc.connectEnd, ce > cs { m.handshakeMs = ce - cs }
         }
         m.loadEventMs = top.navigation.first?.loadEventEnd
+        m.firstPaintMs = top.paint?.first { $0.name == "first-paint" }?.startTime
+        m.firstContentfulPaintMs = top.paint?.first { $0.name == "first-contentful-paint" }?.startTime
+        m.largestContentfulPaintMs = top.lcp
         let failure = problems.isEmpty ? nil : Self.summarize(problems)
         if failure == nil { m.pltMs = requests.compactMap(\.lastByte).max() }
         return Records(requests: requests, connections: connections, metrics: m, failure: failure)

@@ -62,6 +62,12 @@ final class ChromiumLoadTests: XCTestCase {
             XCTAssertNotNil(run.metrics.pltMs, t)
             XCTAssertNotNil(run.metrics.ttfbMs, t)
             XCTAssertNotNil(run.metrics.loadEventMs, t)
+            // The browser's own paint metrics: first contentful paint after the document's first
+            // byte, the largest contentful paint no earlier than it.
+            let fcp = try XCTUnwrap(run.metrics.firstContentfulPaintMs, "\(t): no first-contentful-paint")
+            XCTAssertGreaterThan(fcp, run.metrics.ttfbMs ?? 0, t)
+            let lcp = try XCTUnwrap(run.metrics.largestContentfulPaintMs, "\(t): no largest-contentful-paint")
+            XCTAssertGreaterThanOrEqual(lcp, fcp, t)
             if run.transport != .h1 {
                 // Every load in CORS mode: one connection per origin, as the built-in client opens.
                 XCTAssertEqual(run.metrics.connections, scenario.origins.count, "\(t) connections")

@@ -58,7 +58,7 @@ final class ClientsReportTests: XCTestCase {
         XCTAssertEqual(csv.split(separator: "\n").filter { $0.hasPrefix("news,4g,h2,pltMs,") }.map { $0.split(separator: ",").last! },
                        ["builtin", "chromium"])
         let runs = RunsCSV.render(a.results)
-        XCTAssertTrue(runs.split(separator: "\n")[0].hasSuffix(",client,loadEventMs"))
+        XCTAssertTrue(runs.split(separator: "\n")[0].hasSuffix(",client,loadEventMs,firstContentfulPaintMs,largestContentfulPaintMs"))
         let text = TextSummary.render(a)
         XCTAssertTrue(text.contains("Δ PLT vs builtin"))
         XCTAssertTrue(text.contains("h2 · chromium"))
