@@ -16,7 +16,8 @@ struct ServeCommand: ParsableCommand {
             A certificate authority is generated at start and written where --ca-out says (nowhere without it); point the client at it \
             (curl --cacert FILE, aioquic's --ca-certs FILE).
             """,
-            examples: ["netbench serve Scenarios/pages/mobile-median.json --transport h3 --listen 127.0.0.1:4433"],
+            examples: ["netbench serve Scenarios/pages/mobile-median.json --transport h3 --listen 127.0.0.1:4433",
+                       "netbench serve Scenarios/pages/mobile-median.json --transport h1,h2,h3 --listen 127.0.0.1:8443 --ca-out ca.pem"],
             exitCodes: [
                 ExitCodeDoc(.success, "stopped by Ctrl-C"),
                 ExitCodeDoc(.runFailed, "cannot listen or write the CA file"),
@@ -25,7 +26,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     @Argument("SCENARIO", help: "the scenario file to serve", completion: .file(extensions: ["json"])) var file: String
-    @Option("--transport", "-t", value: "T", help: "h1 (HTTP/1.1 over TLS), h2 (HTTP/2 and HTTP/1.1 over TLS, by ALPN), h3 (HTTP/3 over QUIC/UDP)", parse: .transport) var transport: TransportKind
+    @Option("--transport", "-t", value: "LIST", help: "h1 (HTTP/1.1 over TLS), h2 (HTTP/2 over TLS), h3 (HTTP/3 over QUIC/UDP), or several on one port: TCP serves h1/h2 by ALPN, UDP h3, and TCP responses advertise h3 (Alt-Svc)", parse: .transports) var transports: [TransportKind]
     @Option("--listen", "-l", value: "ADDR:PORT", help: "address and port, e.g. 127.0.0.1:8443 (port 0: any free port, printed)", parse: .endpoint) var listen: Endpoint
     @Option("--ca-out", value: "FILE", help: "where to write the CA certificate (PEM); without it no file is written", parse: .file("pem")) var caOut: String?
     @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
@@ -33,7 +34,9 @@ struct ServeCommand: ParsableCommand {
     @Flag("--pages", help: "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's resources, at their exact sizes; prints the Chromium flags that trust this server") var pages: Bool
 
     func run() throws -> ExitCode {
-        let (transport, listen, caOut, pages) = (self.transport, self.listen, self.caOut, self.pages)
+        let (transports, listen, caOut, pages) = (self.transports, self.listen, self.caOut, self.pages)
+        let withTCP = transports.contains(.h1) || transports.contains(.h2)
+        let withQUIC = transports.contains(.h3)
         let keylog = self.keylog ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
         let scenario = try Scenario.load(from: file)
         let credentials = try RunCredentials(hosts: scenario.origins.map(\.host))
@@ -42,23 +45,26 @@ struct ServeCommand: ParsableCommand {
                 throw BenchError.run("\(caOut): cannot write the CA certificate: \(error.localizedDescription)")
             }
         }
-        var options = ServerHost.ServerOptions(keyLogFile: keylog, alpn: transport == .h1 ? ["http/1.1"] : ["h2", "http/1.1"])
+        // h2 alone still answers HTTP/1.1 clients by ALPN, as servers do; h1 alone offers only HTTP/1.1.
+        var options = ServerHost.ServerOptions(keyLogFile: keylog, alpn: transports.contains(.h2) ? ["h2", "http/1.1"] : ["http/1.1"])
+        options.advertiseHTTP3 = withTCP && withQUIC
         options.renderPages = pages
         options.tlsRecords = tlsRecords ?? .dynamic
         let host: ServerHost
         do {
             host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,
-                                  namespace: nil, withTCP: transport != .h3, withQUIC: transport == .h3, options: options)
+                                  namespace: nil, withTCP: withTCP, withQUIC: withQUIC, options: options)
         } catch {
             throw BenchError.run("cannot listen on \(listen): \(error)")
         }
-        let bound = transport == .h3 ? host.endpoints[0].udp! : host.endpoints[0].tcp!
+        let bound = host.endpoints[0].tcp ?? host.endpoints[0].udp!
+        let sockets = [withTCP ? "TCP" : nil, withQUIC ? "UDP" : nil].compactMap { $0 }.joined(separator: " + ")
         // Unbuffered: scripts wait for these lines to know the server is up.
         let banner = """
-        netbench serve: \(scenario.name) over \(transport.rawValue) on \(bound) (\(transport == .h3 ? "UDP" : "TCP"))
+        netbench serve: \(scenario.name) over \(transports.map(\.rawValue).joined(separator: ",")) on \(bound) (\(sockets))
         origins: \(scenario.origins.map(\.host).joined(separator: ", "))
         CA certificate: \(caOut.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? "not written (give --ca-out FILE)")
-        \(pages ? try Self.chromiumHint(scenario, credentials, bound, transport) : "")Ctrl-C stops.
+        \(pages ? try Self.chromiumHint(scenario, credentials, bound, withQUIC && !withTCP ? .h3 : .h2) : "")Ctrl-C stops.
 
         """
         FileHandle.standardOutput.write(banner.data(using: .utf8)!)

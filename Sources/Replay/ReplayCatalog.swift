@@ -11,6 +11,9 @@ public struct ReplayCatalog: Sendable {
     private let originByHost: [String: String]
     /// Pages for browsers (see `PageRenderer`), by origin + path; nil: filler bodies for everyone.
     private let rendered: [String: PageRenderer.Body]?
+    /// An `Alt-Svc` value sent with every resource (e.g. `h3=":8443"; ma=86400` when the same port
+    /// also serves HTTP/3), so browsers switch to h3 as they do with real sites; nil: none.
+    public var altSvc: String?
 
     /// `renderingPagesFor`: the port browsers reach the server at; given, browsers get real pages
     /// (bulk transfers stay filler: they are no page).
@@ -96,6 +99,7 @@ public struct ReplayCatalog: Sendable {
         }
         var headers: [(String, String)] = [("content-type", ReplayCatalog.contentType(r.type)), ("cache-control", "no-store"),
                                            ("accept-ranges", "bytes")]
+        if let altSvc { headers.append(("alt-svc", altSvc)) }
         let head = request.method == "HEAD"
         // Browsers send a User-Agent, netbench's own client none: it keeps its filler bodies.
         if let rendered, request.header("user-agent") != nil {

@@ -64,6 +64,8 @@ public final class ServerHost: @unchecked Sendable {
         public var tcpCongestionControl: String? = nil
         /// How the TCP listener's responses are cut into TLS records.
         public var tlsRecords: TLSRecordPolicy = .dynamic
+        /// With TCP and QUIC on one port: advertise h3 on the TCP responses (`Alt-Svc`).
+        public var advertiseHTTP3 = false
         public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
                     alpn: [String] = ["h2", "http/1.1"]) {
             self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile; self.quic = quic; self.alpn = alpn
@@ -101,6 +103,7 @@ public final class ServerHost: @unchecked Sendable {
                     // h3 shares the TCP listener's port number when there is one, as real sites do.
                     let udpListen = Endpoint(address: address, port: tcpEndpoint?.port ?? listen.port)
                     udpEndpoint = try startQUIC(loop: loop, endpoint: udpListen, credentials: credentials, options: options, catalog: catalog, servers: &servers)
+                    if options.advertiseHTTP3, tcpEndpoint != nil, let udp = udpEndpoint { catalog.value.altSvc = "h3=\":\(udp.port)\"; ma=86400" }
                     if options.renderPages, tcpEndpoint == nil, let udp = udpEndpoint {
                         catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: udp.port)
                     }

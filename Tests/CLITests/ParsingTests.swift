@@ -85,8 +85,9 @@ final class ParsingTests: XCTestCase {
         XCTAssertTrue(usageError(ServeCommand.self, ["s.json", "--transport", "h3"]).contains("--listen"))
         XCTAssertTrue(usageError(ServeCommand.self, ["s.json", "-t", "h3", "-l", "nowhere"]).contains("ADDR:PORT"))
         let s = try ArgumentParser.parse(ServeCommand.self, ["s.json", "-t", "h3", "-l", "127.0.0.1:4433"])
-        XCTAssertEqual(s.transport, .h3)
+        XCTAssertEqual(s.transports, [.h3])
         XCTAssertEqual(s.listen.port, 4433)
+        XCTAssertEqual(try ArgumentParser.parse(ServeCommand.self, ["s.json", "-t", "h1,h2,h3", "-l", "127.0.0.1:0"]).transports, [.h1, .h2, .h3])
         XCTAssertNil(s.caOut, "serve writes its CA file only where --ca-out says")
     }
 

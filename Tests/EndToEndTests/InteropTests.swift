@@ -65,4 +65,60 @@ final class InteropTests: XCTestCase {
             XCTAssertEqual((attrs?[.size] as? NSNumber)?.intValue, size, "\(name): \(String(decoding: log, as: UTF8.self).suffix(800))")
         }
     }
+
+    /// `serve --transport h1,h2,h3` on one port: curl over HTTP/1.1 and HTTP/2 on TCP (each response
+    /// advertising h3 on the same port), aioquic over HTTP/3 on UDP, exact sizes everywhere.
+    func testServeAllThreeTransportsOnOnePort() throws {
+        let client = try requireAioquic()
+        let dir = NSTemporaryDirectory() + "netbench-oneport-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir + "/dl", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
+        serve.arguments = ["serve", CommandLineTests.root + "/Tests/Fixtures/small-page.json", "--transport", "h1,h2,h3",
+                           "--listen", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"]
+        let out = Pipe()
+        serve.standardOutput = out
+        serve.standardError = FileHandle.nullDevice
+        try serve.run()
+        defer { serve.interrupt(); serve.waitUntilExit() }
+        var banner = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !banner.contains("(TCP + UDP)") && Date() < deadline {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            banner += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) else {
+            return XCTFail("no listening address in: \(banner)")
+        }
+        let authority = String(banner[range])
+        let port = authority.split(separator: ":")[1]
+        for version in ["--http1.1", "--http2"] {
+            let curl = Process()
+            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            curl.arguments = ["-s", "-D", "-", "-o", "/dev/null", version, "--cacert", dir + "/ca.pem", "-w", "size=%{size_download}",
+                              "https://\(authority)/app.js"]
+            let o = Pipe()
+            curl.standardOutput = o
+            try curl.run()
+            let text = String(decoding: o.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            curl.waitUntilExit()
+            XCTAssertTrue(text.contains("size=300000"), "\(version): \(text)")
+            XCTAssertTrue(text.lowercased().contains("alt-svc: h3=\":\(port)\""), "\(version): \(text)")
+        }
+        let py = Process()
+        py.executableURL = URL(fileURLWithPath: venv + "/bin/python")
+        py.arguments = [client, "--ca-certs", dir + "/ca.pem", "--output-dir", dir + "/dl", "https://\(authority)/app.js"]
+        py.currentDirectoryURL = URL(fileURLWithPath: venv + "/aioquic-examples")
+        let pyErr = Pipe()
+        py.standardError = pyErr
+        py.standardOutput = FileHandle.nullDevice
+        try py.run()
+        let log = pyErr.fileHandleForReading.readDataToEndOfFile()
+        py.waitUntilExit()
+        XCTAssertEqual(py.terminationStatus, 0, String(decoding: log, as: UTF8.self))
+        let attrs = try? FileManager.default.attributesOfItem(atPath: dir + "/dl/app.js")
+        XCTAssertEqual((attrs?[.size] as? NSNumber)?.intValue, 300_000, String(decoding: log, as: UTF8.self).suffix(800).description)
+    }
 }
