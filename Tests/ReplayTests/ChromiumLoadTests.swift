@@ -68,6 +68,8 @@ final class ChromiumLoadTests: XCTestCase {
             XCTAssertGreaterThan(fcp, run.metrics.ttfbMs ?? 0, t)
             let lcp = try XCTUnwrap(run.metrics.largestContentfulPaintMs, "\(t): no largest-contentful-paint")
             XCTAssertGreaterThanOrEqual(lcp, fcp, t)
+            if let fp = run.metrics.firstPaintMs { XCTAssertLessThanOrEqual(fp, fcp, t) }
+            XCTAssertLessThanOrEqual(fcp, run.metrics.loadEventMs ?? .infinity, "\(t): first contentful paint after the load event")
             if run.transport != .h1 {
                 // Every load in CORS mode: one connection per origin, as the built-in client opens.
                 XCTAssertEqual(run.metrics.connections, scenario.origins.count, "\(t) connections")
