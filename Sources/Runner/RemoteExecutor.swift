@@ -90,3 +90,22 @@ public final class RemoteExecutor: PageExecutor {
 
     public func close() {}
 }
+
+/// `run --server`: one `RemoteExecutor` for the plan's single "network" profile; certificates are
+/// verified once, before the first run (a failure is a run failure, exit 2, naming the name and why).
+public final class RemoteExecutorFactory: PageExecutorFactory {
+    let executor: RemoteExecutor
+
+    public init(endpoint: RemoteEndpoint, request: RunRequest, trustedRootsPEM: String) throws {
+        executor = try RemoteExecutor(endpoint: endpoint, scenarios: request.scenarios.map(\.scenario),
+                                      trustedRootsPEM: trustedRootsPEM, tlsVersion: request.tlsVersion)
+        do { try executor.verifyCertificates() } catch { throw BenchError.run("\(error)") }
+    }
+
+    public static let profile = Profile(name: RemoteExecutor.profileName, description: "the real network to --server (RTT: minimum of TCP connects before each run)",
+                                        source: "--server", emulated: false)
+
+    public func makeExecutor(profile: Profile, profileIndex: Int) throws -> PageExecutor { executor }
+
+    public func idealPltMs(profile: Profile, scenarioIndex: Int, transport: TransportKind) -> Double? { nil }
+}
