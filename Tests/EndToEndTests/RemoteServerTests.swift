@@ -61,6 +61,34 @@ final class RemoteServerTests: XCTestCase {
         XCTAssertTrue(log.contains("/i.png") && log.contains("150001"), log)
     }
 
+    /// nginx serving `scenario export` output on loopback, loaded by `run --server` over h1 and h2.
+    func testRunAgainstNginxExport() throws {
+        guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            return XCTFail("nginx is not installed (scripts/bootstrap.sh --test installs it)")
+        }
+        let dir = NSTemporaryDirectory() + "netbench-remote-nginx-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let port = 22_000 + Int.random(in: 0..<2000)
+        let scenario = NetbenchBinary.root + "/Scenarios/pages/small-page.json"
+        let export = try run(["scenario", "export", scenario, "-o", dir, "--port", String(port)])
+        XCTAssertEqual(export.status, 0, export.err)
+        try FileManager.default.createDirectory(atPath: dir + "/logs", withIntermediateDirectories: true)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: nginx)
+        p.arguments = ["-c", dir + "/nginx.conf", "-p", dir, "-g", "daemon off;"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { p.terminate(); p.waitUntilExit() }
+        usleep(500_000)
+        let r = try run(["run", scenario, "--server", "127.0.0.1:\(port)", "--ca", dir + "/tls/ca.pem", "-t", "h1,h2", "-n", "2", "-o", dir + "/out", "-q"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let results = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/out/results.json"))) as? [String: Any]
+        let runs = try XCTUnwrap(results?["runs"] as? [[String: Any]])
+        XCTAssertEqual(runs.count, 4)
+        XCTAssertTrue(runs.allSatisfy { $0["status"] as? String == "ok" && $0["profile"] as? String == "network" }, "\(runs.map { $0["error"] ?? "" })")
+    }
+
     private func waitForFile(_ path: String) -> Bool {
         for _ in 0..<100 { if FileManager.default.fileExists(atPath: path) { usleep(100_000); return true }; usleep(50_000) }
         return false
