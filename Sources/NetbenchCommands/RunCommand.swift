@@ -69,6 +69,8 @@ struct RunCommand: ParsableCommand {
     @Option("--quic-cc", value: "NAME", help: "QUIC congestion control", parse: .choice(QUICCongestionControl.self)) var quicCC: QUICCongestionControl?
     @Option("--client", value: "LIST", help: "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)", parse: .clients) var clients: [RunClient]?
     @Option("--label", value: "TEXT", help: "a name for this run recorded with the results (source.label), beside the git commit and branch of the working directory when it is a repository; 'history' and '--push' use it", parse: .nonEmpty) var label: String?
+    @Option("--server", value: "HOST:PORT", help: "load every origin from this server over the real network (names as SNI and Host; profile 'network', RTT from TCP connects); needs --ca", parse: .nonEmpty) var server: String?
+    @Option("--ca", value: "FILE", help: "--server: PEM file of the roots the server's certificates must verify against", parse: .file()) var ca: String?
     @Flag("--json", help: "print the summary (per cell: runs, medians, p95, ideal) and the output paths as JSON instead of the table") var json: Bool
     @Flag("--quiet", "-q", help: "no progress lines and no table; errors only (the files are written as always)") var quiet: Bool
 
@@ -77,10 +79,23 @@ struct RunCommand: ParsableCommand {
     func run() throws -> ExitCode {
         let mode = try OutputMode.from(json: json, quiet: quiet)
         let plan = try RunPlanInput.resolve(self)
-        let (request, suiteName) = (plan.request, plan.suiteName)
+        var (request, suiteName) = (plan.request, plan.suiteName)
+        var executors: PageExecutorFactory?
+        if let server {
+            let endpoint: RemoteEndpoint
+            do { endpoint = try RemoteEndpoint(parsing: server) } catch { throw BenchError.usage("\(error)") }
+            guard let ca else { throw BenchError.usage("--server \(server): --ca FILE is required (the system store is not used yet)") }
+            guard let pem = FileManager.default.contents(atPath: ca).flatMap({ String(data: $0, encoding: .utf8) }), pem.contains("BEGIN CERTIFICATE") else {
+                throw BenchError.data("\(ca): not a readable PEM certificate file")
+            }
+            request.profiles = [RemoteExecutorFactory.profile]
+            executors = try RemoteExecutorFactory(endpoint: endpoint, request: request, trustedRootsPEM: pem)
+        } else if ca != nil {
+            throw BenchError.usage("--ca needs --server")
+        }
         if request.profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
         let out = request.outputDirectory
-        let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion)
+        let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion, executors: executors)
         let progress = ProgressDisplay(silent: mode != .table)
         let interrupt = InterruptHandler { runner.cancel() }
         defer { interrupt.remove() }

@@ -159,6 +159,9 @@ public struct RunCredentials: Sendable {
     public var caPEM: String
     public var identities: [PEMIdentity]
 
+    /// A client-only set (`run --server`): trust these roots; no identities to serve.
+    public init(caPEM: String) { self.caPEM = caPEM; identities = [] }
+
     public init(hosts: [String]) throws {
         let ca = try CertificateAuthority(commonName: "netbench run CA")
         caPEM = ca.certificatePEM
