@@ -210,7 +210,8 @@ public struct Profile: Codable, Hashable, Sendable {
 
     /// One line for `netbench profiles` and report headers.
     public var summary: String {
-        guard isEmulated else { return "loopback (no emulation)" }
+        // Not emulated: loopback, or a real path (`run --server`: "network") that says what it is.
+        guard isEmulated else { return name == "loopback" ? "loopback (no emulation)" : (description ?? "no emulation") }
         if let ps = paths {
             let ev = (events ?? []).map { e in
                 "\(e.type.rawValue)\(e.to.map { " → " + $0 } ?? "") at \(e.at)"

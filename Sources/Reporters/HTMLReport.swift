@@ -110,7 +110,8 @@ public enum HTMLReport {
                 rows += "<tr><td>\(HTML.escape(name))</td><td colspan=\"5\">(not described in results.json)</td></tr>\n"; continue
             }
             guard p.isEmulated else {
-                rows += "<tr><td>\(HTML.escape(name))</td><td colspan=\"5\">loopback, no emulation (RTT as measured)</td></tr>\n"; continue
+                let what = name == "loopback" ? "loopback, no emulation (RTT as measured)" : (p.description ?? "no emulation")
+                rows += "<tr><td>\(HTML.escape(name))</td><td colspan=\"5\">\(HTML.escape(what))</td></tr>\n"; continue
             }
             let trace = { (t: String?) in t.map { "trace " + URL(fileURLWithPath: $0).lastPathComponent } }
             let down = trace(p.downTrace) ?? p.down?.description ?? "–"

@@ -121,3 +121,14 @@ final class SuiteAdaptiveSettingsTests: XCTestCase {
         assertContains(errorMessage { _ = try self.suite(#""budget": "600s""#, runs: "5") }, "s.json: runs: precision, maxRuns and budget need \"runs\": \"auto\"")
     }
 }
+
+/// A profile that is not emulated says what it is: loopback, or the real path of `run --server`.
+final class ProfileSummaryTests: XCTestCase {
+    func testNotEmulatedProfilesNameThemselves() {
+        XCTAssertEqual(Profile.loopback.summary, "loopback (no emulation)")
+        var network = Profile.loopback
+        network.name = "network"
+        network.description = "the real network to --server"
+        XCTAssertEqual(network.summary, "the real network to --server")
+    }
+}
