@@ -294,21 +294,37 @@ extension NetworkBlock {
 /// Measures round-trip time as the minimum time of TCP connects (SYN → SYN-ACK = one round trip):
 /// a bound wants the path's own delay, and scheduling on a busy machine only ever adds to it.
 enum RTTProbe {
+    /// No connect of the probe completed; `reason` is the last one's error.
+    struct Failure: Error, CustomStringConvertible {
+        var remote: Endpoint
+        var reason: String
+        var description: String { "RTT probe: no connection to \(remote) completed: \(reason)" }
+    }
+
+    /// The fastest of `samples` connects in milliseconds; a connect that fails (refused, timed out)
+    /// is not a round trip and is left out.
     static func tcpConnectMinimum(to remote: Endpoint, namespace: String?, samples: Int) throws -> Double {
         let loop = try EventLoop()
         var times: [Double] = []
+        var lastError = "timed out after 5 s"
         for _ in 0..<samples {
             let start = Instant.now()
-            let fd = try NetworkNamespace.with(namespace) { try Socket.connectTCP(to: remote) }
+            let fd: FileDescriptor
+            do { fd = try NetworkNamespace.with(namespace) { try Socket.connectTCP(to: remote) } } catch {
+                lastError = "\(error)"
+                continue
+            }
             var done = false
             try loop.register(fd, .write) { _ in done = true }
             try loop.run(until: start + .seconds(5)) { done }
+            let end = Instant.now()
             loop.unregister(fd)
+            if done {
+                if let err = try? Socket.connectResult(fd) { lastError = "\(err)" } else { times.append(end.milliseconds(since: start)) }
+            }
             Socket.close(fd)
-            if done { times.append(Instant.now().milliseconds(since: start)) }
         }
-        times.sort()
-        guard let fastest = times.first else { throw BenchError.run("RTT probe: no connection to \(remote) completed") }
+        guard let fastest = times.min() else { throw Failure(remote: remote, reason: lastError) }
         return fastest
     }
 }

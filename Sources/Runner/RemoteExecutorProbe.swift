@@ -47,42 +47,32 @@ public enum RemoteEndpointError: Error, CustomStringConvertible, Equatable {
 }
 
 /// The RTT of a `--server` run ("profile": "network"): the minimum time of several TCP connects
-/// (SYN → SYN-ACK), each socket closed at once. Nothing is sent over the connections.
+/// (SYN → SYN-ACK), each socket closed at once, measured by the same probe as loopback runs
+/// (`RTTProbe`). The host is resolved to its IPv4 address, as the page loads use it.
 public enum RemoteRTTProbe {
-    /// Returns the minimum connect time in nanoseconds over `samples` connects; throws if any connect fails.
-    public static func measure(_ endpoint: RemoteEndpoint, samples: Int = 5, timeoutMs: Int32 = 3000) throws -> Nanoseconds {
+    /// The minimum connect time in nanoseconds over `samples` connects; throws, naming the endpoint
+    /// and the reason, when none completes.
+    public static func measure(_ endpoint: RemoteEndpoint, samples: Int = 5) throws -> Nanoseconds {
         precondition(samples > 0)
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(endpoint.host, String(endpoint.port), &hints, &list)
-        guard rc == 0, let first = list else {
-            throw RemoteEndpointError.resolve(endpoint.description, String(cString: gai_strerror(rc)))
+        let remote = Endpoint(address: try ipv4Address(endpoint), port: endpoint.port)
+        do {
+            return .milliseconds(try RTTProbe.tcpConnectMinimum(to: remote, namespace: nil, samples: samples))
+        } catch let e as RTTProbe.Failure {
+            throw RemoteEndpointError.connect(endpoint.description, e.reason)
         }
-        defer { freeaddrinfo(list) }
-        var best = Nanoseconds.max
-        for _ in 0..<samples {
-            best = min(best, try connectOnce(first, endpoint: endpoint, timeoutMs: timeoutMs))
-        }
-        return best
     }
 
-    private static func connectOnce(_ ai: UnsafeMutablePointer<addrinfo>, endpoint: RemoteEndpoint, timeoutMs: Int32) throws -> Nanoseconds {
-        let fd = socket(ai.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw RemoteEndpointError.connect(endpoint.description, String(cString: strerror(errno))) }
-        defer { close(fd) }
-        let start = Instant.now()
-        if connect(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) != 0 {
-            guard errno == EINPROGRESS else { throw RemoteEndpointError.connect(endpoint.description, String(cString: strerror(errno))) }
-            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let n = poll(&pfd, 1, timeoutMs)
-            guard n == 1 else { throw RemoteEndpointError.connect(endpoint.description, n == 0 ? "timed out after \(timeoutMs) ms" : String(cString: strerror(errno))) }
-            var err: Int32 = 0
-            var len = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
-            guard err == 0 else { throw RemoteEndpointError.connect(endpoint.description, String(cString: strerror(err))) }
+    static func ipv4Address(_ endpoint: RemoteEndpoint) throws -> UInt32 {
+        if let a = Endpoint.parseAddress(endpoint.host) { return a }
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(endpoint.host, nil, &hints, &list)
+        guard rc == 0, let first = list, let sa = first.pointee.ai_addr else {
+            throw RemoteEndpointError.resolve(endpoint.description, rc == 0 ? "no IPv4 address" : String(cString: gai_strerror(rc)))
         }
-        return Instant.now().since(start)
+        defer { freeaddrinfo(list) }
+        return sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
     }
 }
