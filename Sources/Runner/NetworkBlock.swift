@@ -139,9 +139,9 @@ final class NetworkBlock {
                 : page
             let cpuBefore = (client: CPUTime.currentThreadMs(), server: servers.cpuMs, process: CPUTime.processMs())
             let outcome = try load.execute(register: register)
-            if client == .builtin { record.metrics.clientCPUMs = CPUTime.currentThreadMs() - cpuBefore.client }
-            if let before = cpuBefore.server, let after = servers.cpuMs { record.metrics.serverCPUMs = after - before }
-            record.metrics.processCPUMs = CPUTime.processMs() - cpuBefore.process
+            let clientCPU = client == .builtin ? CPUTime.currentThreadMs() - cpuBefore.client : nil
+            let serverCPU = cpuBefore.server.flatMap { before in servers.cpuMs.map { $0 - before } }
+            let processCPU = CPUTime.processMs() - cpuBefore.process
             record.pathEvents = outcome.pathEvents
             if let network {
                 let report = try network.stop()
@@ -152,11 +152,10 @@ final class NetworkBlock {
             }
             record.requests = outcome.requests
             record.connections = outcome.connections
-            let cpu = record.metrics
             record.metrics = outcome.metrics
-            record.metrics.clientCPUMs = cpu.clientCPUMs
-            record.metrics.serverCPUMs = cpu.serverCPUMs
-            record.metrics.processCPUMs = cpu.processCPUMs
+            record.metrics.clientCPUMs = clientCPU
+            record.metrics.serverCPUMs = serverCPU
+            record.metrics.processCPUMs = processCPU
             record.applyLatenessBound(scenario: scenario, transport: transport,
                                       zeroRTT: record.connections.first?.earlyDataAccepted == true,
                                       downlinkBitsPerSecond: downlinkBitsPerSecond)
