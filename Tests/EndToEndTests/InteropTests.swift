@@ -24,28 +24,8 @@ final class InteropTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir + "/dl", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
 
-        let serve = Process()
-        serve.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
-        serve.arguments = ["serve", CommandLineTests.root + "/Tests/Fixtures/small-page.json", "--transport", "h3",
-                           "--listen", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"]
-        let out = Pipe()
-        serve.standardOutput = out
-        serve.standardError = FileHandle.nullDevice
-        try serve.run()
+        let (serve, authority) = try startServe(transports: "h3", caOut: dir + "/ca.pem", until: "(UDP)")
         defer { serve.interrupt(); serve.waitUntilExit() }
-
-        // The first line names the bound port: "... on 127.0.0.1:PORT (UDP)".
-        var banner = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !banner.contains("(UDP)") && Date() < deadline {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let range = banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) else {
-            return XCTFail("no listening address in: \(banner)")
-        }
-        let authority = String(banner[range])
 
         let py = Process()
         py.executableURL = URL(fileURLWithPath: venv + "/bin/python")
@@ -73,26 +53,8 @@ final class InteropTests: XCTestCase {
         let dir = NSTemporaryDirectory() + "netbench-oneport-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir + "/dl", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let serve = Process()
-        serve.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
-        serve.arguments = ["serve", CommandLineTests.root + "/Tests/Fixtures/small-page.json", "--transport", "h1,h2,h3",
-                           "--listen", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"]
-        let out = Pipe()
-        serve.standardOutput = out
-        serve.standardError = FileHandle.nullDevice
-        try serve.run()
+        let (serve, authority) = try startServe(transports: "h1,h2,h3", caOut: dir + "/ca.pem", until: "(TCP + UDP)")
         defer { serve.interrupt(); serve.waitUntilExit() }
-        var banner = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !banner.contains("(TCP + UDP)") && Date() < deadline {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let range = banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) else {
-            return XCTFail("no listening address in: \(banner)")
-        }
-        let authority = String(banner[range])
         let port = authority.split(separator: ":")[1]
         for version in ["--http1.1", "--http2"] {
             let curl = Process()
@@ -120,5 +82,31 @@ final class InteropTests: XCTestCase {
         XCTAssertEqual(py.terminationStatus, 0, String(decoding: log, as: UTF8.self))
         let attrs = try? FileManager.default.attributesOfItem(atPath: dir + "/dl/app.js")
         XCTAssertEqual((attrs?[.size] as? NSNumber)?.intValue, 300_000, String(decoding: log, as: UTF8.self).suffix(800).description)
+    }
+
+    /// `netbench serve` of the small page on a free loopback port, once its banner line names the
+    /// address (`... on 127.0.0.1:PORT (UDP)`); the process and `127.0.0.1:PORT`.
+    func startServe(transports: String, caOut: String, until marker: String) throws -> (Process, String) {
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
+        serve.arguments = ["serve", CommandLineTests.root + "/Tests/Fixtures/small-page.json", "--transport", transports,
+                           "--listen", "127.0.0.1:0", "--ca-out", caOut]
+        let out = Pipe()
+        serve.standardOutput = out
+        serve.standardError = FileHandle.nullDevice
+        try serve.run()
+        var banner = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !banner.contains(marker) && Date() < deadline {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            banner += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) else {
+            serve.interrupt(); serve.waitUntilExit()
+            XCTFail("no listening address in: \(banner)")
+            throw CocoaError(.fileReadUnknown)
+        }
+        return (serve, String(banner[range]))
     }
 }
