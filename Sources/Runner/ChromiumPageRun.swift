@@ -104,10 +104,24 @@ struct ChromiumPageRun {
           .observe({type: "largest-contentful-paint", buffered: true}); } catch (e) {}
         """
 
+    /// Resolves once the page has reported no new largest-contentful-paint candidate for three
+    /// frames in a row (about 150 ms; at most 1.5 s after the load).
+    static let settleExpression = """
+        new Promise(function (done) { var last = -1, quiet = 0, t0 = performance.now();
+          function count() { try { var o = new PerformanceObserver(function () {});
+            o.observe({type: "largest-contentful-paint", buffered: true}); var n = o.takeRecords().length; o.disconnect(); return n; } catch (e) { return 0; } }
+          function tick() { var n = count(); if (n === last) { quiet += 1; } else { quiet = 0; last = n; }
+            if (quiet >= 3 || performance.now() - t0 > 1500) { done(); } else { requestAnimationFrame(function () { setTimeout(tick, 50); }); } }
+          setTimeout(done, 2000); tick(); })
+        """
+
     private static let timingsExpression = """
         JSON.stringify({timeOrigin: performance.timeOrigin,
           paint: performance.getEntriesByType("paint").map(function (e) { return {name: e.name, startTime: e.startTime}; }),
-          lcp: (typeof window.__netbenchLCP === "number") ? window.__netbenchLCP : null,
+          lcp: (function () { var v = window.__netbenchLCP;
+            try { var o = new PerformanceObserver(function () {}); o.observe({type: "largest-contentful-paint", buffered: true});
+              var r = o.takeRecords(); o.disconnect(); if (r.length) v = r[r.length - 1].startTime; } catch (e) {}
+            return (typeof v === "number") ? v : null; })(),
           navigation: performance.getEntriesByType("navigation").map(function (e) { return e.toJSON(); }),
           resources: performance.getEntriesByType("resource").map(function (e) { return e.toJSON(); })})
         """
@@ -116,6 +130,10 @@ struct ChromiumPageRun {
     /// entry may be added a moment after the Network domain reported the load finished: read
     /// again, for up to a second, until every expected URL has one.
     private func collectTimings(_ devtools: DevToolsPipe, session: String, expected: Set<String>) throws -> [BrowserReport.FrameTimings] {
+        // The page decodes and paints what arrived last (the image that ends the load) after the
+        // load event, and only then reports its largest-contentful-paint entry: wait for it.
+        _ = try? devtools.call("Runtime.evaluate", ["expression": Self.settleExpression, "awaitPromise": true], session: session,
+                               deadline: Instant.now() + .seconds(3))
         let deadline = Instant.now() + .seconds(1)
         while true {
             var frames = [try evaluateTimings(devtools, session: session, context: nil)]

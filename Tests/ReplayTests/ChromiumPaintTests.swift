@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+import TestSupport
+import BenchCore
+import BenchModel
+import SystemIO
+import Replay
+@testable import Runner
+
+/// The rendered pages paint like pages in a real headless Chromium: the first contentful paint
+/// waits for the render-blocking stylesheet, and the largest contentful paint is the large image
+/// discovered after the text, painted when it arrives — well after the first contentful paint.
+/// The fixture's server think times (stylesheet 300 ms, image 900 ms) set the two apart on loopback.
+final class ChromiumPaintTests: XCTestCase {
+    override func setUpWithError() throws {
+        if ChromiumBrowser.locate() == nil { try missingPrerequisite("Chromium is not installed: " + ChromiumBrowser.installHint) }
+    }
+
+    func testFCPWaitsForTheBlockingStylesheetAndLCPForTheLargeImage() throws {
+        let path = fixture("paint-page.json")
+        let scenario = try Scenario.load(from: path)
+        let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var request = RunRequest(suiteName: "paint", scenarios: [(path, scenario)], profiles: [.loopback],
+                                 transports: [.h2, .h3], runs: 1, outputDirectory: out)
+        request.timeoutPerRun = .seconds(60)
+        request.clients = [.chromium]
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        XCTAssertEqual(results.runs.count, 2)
+        for run in results.runs {
+            let t = run.transport.rawValue
+            XCTAssertEqual(run.status, .ok, "\(t): \(run.error ?? "")")
+            let css = try XCTUnwrap(run.requests.first { $0.id == "css" }?.lastByte, t)
+            let hero = try XCTUnwrap(run.requests.first { $0.id == "hero" }?.lastByte, t)
+            let fcp = try XCTUnwrap(run.metrics.firstContentfulPaintMs, "\(t): no FCP")
+            let lcp = try XCTUnwrap(run.metrics.largestContentfulPaintMs, "\(t): no LCP")
+            // Nothing paints before the render-blocking stylesheet has arrived…
+            XCTAssertGreaterThanOrEqual(fcp, css, "\(t): FCP \(fcp) ms before the blocking stylesheet's last byte \(css) ms")
+            if let fp = run.metrics.firstPaintMs { XCTAssertGreaterThanOrEqual(fp, css, "\(t): first paint before the stylesheet") }
+            // …the text paints before the image arrives…
+            XCTAssertLessThan(fcp, hero, "\(t): FCP \(fcp) ms not before the image's last byte \(hero) ms")
+            // …and the largest paint is the image, drawn once its last byte is in: LCP − FCP is the image's lateness.
+            XCTAssertGreaterThanOrEqual(lcp, hero, "\(t): LCP \(lcp) ms before the image's last byte \(hero) ms")
+            XCTAssertGreaterThan(lcp - fcp, 300, "\(t): LCP \(lcp) ms, FCP \(fcp) ms")
+        }
+    }
+}
