@@ -29,8 +29,10 @@ public enum PageImage {
         return (width, height)
     }
 
+    public typealias Picture = (width: Int, height: Int, gif: [UInt8])
+
     /// The picture's size and its GIF (without padding): the nominal size, shrunk until it fits `n` bytes.
-    public static func picture(bytes n: Int64) -> (width: Int, height: Int, gif: [UInt8]) {
+    public static func picture(bytes n: Int64) -> Picture {
         var (w, h) = nominalSize(bytes: n)
         while true {
             let gif = encode(width: w, height: h)
@@ -41,8 +43,8 @@ public enum PageImage {
     }
 
     /// The GIF of exactly `n` bytes. Under the smallest GIF's size: that GIF cut (nothing smaller decodes).
-    public static func gif(bytes n: Int64) -> [UInt8] {
-        let gif = picture(bytes: n).gif
+    public static func gif(bytes n: Int64, picture known: Picture? = nil) -> [UInt8] {
+        let gif = (known ?? picture(bytes: n)).gif
         let t = Int(n)
         guard t > gif.count else { return Array(gif.prefix(t)) }
         // A comment extension costs at least 3 bytes, and 4 cannot be one (a sub-block has a length

@@ -11,7 +11,7 @@ import BenchModel
 /// body, images drawn at a size that grows with their bytes (`PageImage`).
 ///
 /// Every body keeps the scenario's exact size: the rendered content is padded with visible text in
-/// a document's body (`PageText`), elsewhere with a comment (`<!-- … -->`, `/* … */`, a GIF
+/// a document's body (`PageText`: some text, then a comment), elsewhere with a comment (`<!-- … -->`, `/* … */`, a GIF
 /// comment extension) of letters and spaces, which can never close the comment early. When
 /// the content alone is larger than the scenario's size (a tiny document with many children), the
 /// body is the content, unpadded: `Body.overflow` says by how much, nothing is cut.
@@ -43,6 +43,8 @@ public struct PageRenderer: Sendable {
     private let references: [String: [Reference]]
     private let ownerDocument: [String: String]
     public let notes: [String]
+    /// Each image size's picture, encoded once (the `<img>` tag and the body both need it).
+    private let pictures: [Int64: PageImage.Picture]
 
     /// `port`: the port every origin is served on (the replay server's listener); nil or 443: none in URLs.
     public init(scenario: Scenario, port: UInt16?) {
@@ -51,6 +53,9 @@ public struct PageRenderer: Sendable {
         for o in scenario.origins { auth[o.id] = port == nil || port == 443 ? o.host : "\(o.host):\(port!)" }
         authorities = auth
         (references, ownerDocument, notes) = Self.plan(scenario)
+        var pictures: [Int64: PageImage.Picture] = [:]
+        for r in scenario.resources where r.type == .image && pictures[r.bytes] == nil { pictures[r.bytes] = PageImage.picture(bytes: r.bytes) }
+        self.pictures = pictures
     }
 
     /// Whether the renderer writes this type's bodies (the others stay filler).
@@ -89,7 +94,7 @@ public struct PageRenderer: Sendable {
         case .document: return document(r, refs)
         case .stylesheet: return stylesheet(r, refs)
         case .script: return script(r, refs)
-        case .image: return Body(bytes: PageImage.gif(bytes: r.bytes), scenarioBytes: r.bytes)
+        case .image: return Body(bytes: PageImage.gif(bytes: r.bytes, picture: pictures[r.bytes]), scenarioBytes: r.bytes)
         default: return nil
         }
     }
@@ -134,7 +139,7 @@ public struct PageRenderer: Sendable {
 
     /// A document: its `<head>` holds the render-blocking stylesheets and synchronous scripts the
     /// scenario reveals first (with whatever it reveals among them that a head may hold), padded
-    /// with comments; its `<body>` the rest, padded with visible text (`PageText`). A render-blocking
+    /// with comments; its `<body>` the rest, padded with visible text and comments (`PageText`). A render-blocking
     /// stylesheet or script revealed after an image or iframe stays in the body, where Chromium
     /// holds back the content after it.
     private func document(_ r: Scenario.Resource, _ refs: [Reference]) -> Body {
@@ -194,7 +199,7 @@ public struct PageRenderer: Sendable {
                     "</script>\n")
         case .image:
             // Drawn at its intrinsic size (`PageImage`): never upscaled.
-            let p = PageImage.picture(bytes: ref.resource.bytes)
+            let p = pictures[ref.resource.bytes] ?? PageImage.picture(bytes: ref.resource.bytes)
             return ("<img src=\"\(u)\" alt=\"\" width=\"\(p.width)\" height=\"\(p.height)\" crossorigin>", "\n")
         case .font:
             return ("<link rel=\"preload\" href=\"\(u)\" as=\"font\" type=\"font/woff2\" crossorigin>", "\n")

@@ -1,6 +1,9 @@
-/// Visible text that fills a document's body to its exact size: paragraphs (`<p>…</p>`) of
-/// ordinary words, so a browser has text to paint (its first contentful paint) and to lay out,
-/// in proportion to the document's bytes. Nothing in it is markup or a character reference.
+/// What fills a document's body to its exact size: visible text — paragraphs (`<p>…</p>`) of
+/// ordinary words, one byte in eight of the filler (`textShare`: most of a real page's HTML is
+/// markup, not text) — then a comment. So a browser has text to paint (its first contentful paint)
+/// in proportion to the document's bytes, without so much of it that the images the scenario
+/// reveals later fall below the fold (the largest contentful paint only counts what is in view).
+/// Nothing in the text is markup or a character reference.
 enum PageText {
     /// About the length of a paragraph of an article (bytes, markup included).
     static let paragraphBytes = 600
@@ -14,8 +17,18 @@ enum PageText {
         clients can be compared resource by resource over the same emulated link.
         """ + " ").utf8)
 
-    /// Exactly `n` bytes: paragraphs of at most about `paragraphBytes`, or spaces when `n` < 9.
+    /// The share of the filler that is visible text.
+    static let textShare = 8
+
+    /// Exactly `n` bytes: `n / textShare` bytes of paragraphs (none when that is under 40 bytes),
+    /// then a comment (`Padding.html`).
     static func html(_ n: Int, from offset: Int = 0) -> [UInt8] {
+        let text = n / textShare >= 40 ? n / textShare : 0
+        return paragraphs(text, from: offset) + Padding.html(n - text)
+    }
+
+    /// Exactly `n` bytes: paragraphs of at most about `paragraphBytes`, or spaces when `n` < 9.
+    static func paragraphs(_ n: Int, from offset: Int = 0) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(max(0, n))
         var left = n, at = offset

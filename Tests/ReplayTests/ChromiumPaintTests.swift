@@ -10,7 +10,8 @@ import Replay
 /// The rendered pages paint like pages in a real headless Chromium: the first contentful paint
 /// waits for the render-blocking stylesheet, and the largest contentful paint is the large image
 /// discovered after the text, painted when it arrives — well after the first contentful paint.
-/// The fixture's server think times (stylesheet 300 ms, image 900 ms) set the two apart on loopback.
+/// The fixture's server think times (stylesheet 300 ms, image 900 ms) set the two apart on loopback,
+/// over h1, h2 and h3; first paint ≤ FCP ≤ LCP and FCP ≤ the load event.
 final class ChromiumPaintTests: XCTestCase {
     override func setUpWithError() throws {
         if ChromiumBrowser.locate() == nil { try missingPrerequisite("Chromium is not installed: " + ChromiumBrowser.installHint) }
@@ -22,11 +23,11 @@ final class ChromiumPaintTests: XCTestCase {
         let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
         var request = RunRequest(suiteName: "paint", scenarios: [(path, scenario)], profiles: [.loopback],
-                                 transports: [.h2, .h3], runs: 1, outputDirectory: out)
+                                 transports: [.h1, .h2, .h3], runs: 1, outputDirectory: out)
         request.timeoutPerRun = .seconds(60)
         request.clients = [.chromium]
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
-        XCTAssertEqual(results.runs.count, 2)
+        XCTAssertEqual(results.runs.count, 3)
         for run in results.runs {
             let t = run.transport.rawValue
             XCTAssertEqual(run.status, .ok, "\(t): \(run.error ?? "")")
@@ -42,6 +43,10 @@ final class ChromiumPaintTests: XCTestCase {
             // …and the largest paint is the image, drawn once its last byte is in: LCP − FCP is the image's lateness.
             XCTAssertGreaterThanOrEqual(lcp, hero, "\(t): LCP \(lcp) ms before the image's last byte \(hero) ms")
             XCTAssertGreaterThan(lcp - fcp, 300, "\(t): LCP \(lcp) ms, FCP \(fcp) ms")
+            // The browser's milestones in order.
+            let load = try XCTUnwrap(run.metrics.loadEventMs, "\(t): no load event")
+            XCTAssertLessThanOrEqual(fcp, load, "\(t): FCP after the load event")
+            if let fp = run.metrics.firstPaintMs { XCTAssertLessThanOrEqual(fp, fcp, "\(t): first paint after FCP") }
         }
     }
 }
