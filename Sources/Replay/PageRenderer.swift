@@ -144,7 +144,10 @@ public struct PageRenderer: Sendable {
     /// holds back the content after it.
     private func document(_ r: Scenario.Resource, _ refs: [Reference]) -> Body {
         let title = Self.plainText(r.parent == nil ? scenario.name : r.id)
-        let head = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(title)</title><link rel=\"icon\" href=\"data:,\">\n"
+        let head = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(title)</title><link rel=\"icon\" href=\"data:,\">"
+            // Images are blocks: no line of inline content around them, whose text (the
+            // whitespace between tags) Chromium would count as one text block the size of the page.
+            + "<style>img{display:block}</style>\n"
         let bodyStart = Array(("</head><body>\n" + hooks(forDocument: r.id)).utf8)
         let tail = "</body></html>\n"
         let positioned = refs.filter { $0.revealAt != nil }.sorted { $0.revealAt! < $1.revealAt! }
@@ -217,7 +220,7 @@ public struct PageRenderer: Sendable {
                 out += ref.resource.type == .font ? "<span id=\"nb\(ref.index)\">a</span>" : "<div id=\"nb\(ref.index)\"></div>"
             }
         }
-        return out.isEmpty ? "" : out + "\n"
+        return out.isEmpty ? "" : "<div>" + out + "</div>\n"
     }
 
     // MARK: CSS

@@ -215,6 +215,10 @@ final class PagePaintTests: XCTestCase {
         }
         XCTAssertGreaterThan(blockingInHead, 5)
         XCTAssertFalse(head.contains("<p>") || head.contains("<img"), "the head holds no content")
+        // No inline content directly in the body: Chromium would count its text (the whitespace
+        // between tags) as one text block the size of the page, larger than any image.
+        XCTAssertTrue(head.contains("<style>img{display:block}</style>"))
+        XCTAssertTrue(body.hasPrefix("<div><div id=\"nb"), "the stylesheets' hook elements in a block of their own")
         for r in children where r.type == .image {
             let p = PageImage.picture(bytes: r.bytes)
             XCTAssertTrue(body.contains("<img src=\"\(renderer.url(of: r))\" alt=\"\" width=\"\(p.width)\" height=\"\(p.height)\" crossorigin>"), r.id)
