@@ -23,6 +23,8 @@ public struct ResultsFile: Codable, Sendable {
     /// Where the run was made from: the git commit and branch of the working directory (when it
     /// is a repository) and the `--label` given; nil in results written before it existed.
     public var source: SourceInfo?
+    /// `run --filmstrip`: per scenario × profile × transport, the frames of one extra browser load.
+    public var filmstrips: [FilmstripRecord]?
 
     public init(netbenchVersion: String, startedAt: String, host: HostInfo, suite: SuiteInfo, runs: [RunRecord] = []) {
         self.schemaVersion = ResultsFile.currentSchemaVersion
@@ -132,6 +134,9 @@ public struct RunRecord: Codable, Sendable {
     public var host: HostInfo?
     /// The replay server's settings for this run.
     public var server: ServerRecord?
+    /// A filmstrip run's painted frames, which the scheduler moves into `ResultsFile.filmstrips`;
+    /// never present in the runs of a results file.
+    public var frames: [FilmstripRecord.Frame]?
 
     public init(scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
                 error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],

@@ -68,6 +68,7 @@ struct RunCommand: ParsableCommand {
     @Option("--tls-records", value: "R", help: "server TLS record sizing: dynamic (one packet per record at first and after an idle second, 16 KiB after 1 MB; default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
     @Option("--quic-cc", value: "NAME", help: "QUIC congestion control", parse: .choice(QUICCongestionControl.self)) var quicCC: QUICCongestionControl?
     @Option("--client", value: "LIST", help: "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)", parse: .clients) var clients: [RunClient]?
+    @Flag("--filmstrip", help: "with --client chromium: after each profile's runs, one more browser load per scenario and transport, capturing what it paints; the report shows the frames every 100 ms side by side per transport (not a measured run: capturing costs CPU)") var filmstrip: Bool
     @Option("--label", value: "TEXT", help: "a name for this run recorded with the results (source.label), beside the git commit and branch of the working directory when it is a repository; 'history' and '--push' use it", parse: .nonEmpty) var label: String?
     @Option("--server", value: "HOST:PORT", help: "load every origin from this server over the real network (names as SNI and Host; profile 'network', RTT from TCP connects); needs --ca", parse: .nonEmpty) var server: String?
     @Option("--ca", value: "FILE", help: "--server: PEM file of the roots the server's certificates must verify against", parse: .file()) var ca: String?
@@ -80,6 +81,12 @@ struct RunCommand: ParsableCommand {
         let mode = try OutputMode.from(json: json, quiet: quiet)
         let plan = try RunPlanInput.resolve(self)
         var (request, suiteName) = (plan.request, plan.suiteName)
+        if filmstrip {
+            guard request.clients.contains(.chromium) else {
+                throw BenchError.usage("--filmstrip needs --client chromium (the built-in client paints nothing)")
+            }
+            request.filmstrip = true
+        }
         var executors: PageExecutorFactory?
         if let server {
             let endpoint: RemoteEndpoint

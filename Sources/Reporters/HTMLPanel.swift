@@ -47,6 +47,7 @@ enum HTMLPanel {
         html += "<div class=\"grid\">" + charts.map { "<div>\($0)</div>" }.joined() + "</div>\n"
         if !isBulk {
             html += HTMLPaint.render(a, cells, scenario: scenario, profile: profile)
+            html += HTMLFilmstrip.render(a, scenario: scenario, profile: profile, panel: id)
             html += HTMLClients.render(a, cells, scenario: scenario, profile: profile)
         }
         html += waterfalls(a, cells)

@@ -22,6 +22,8 @@ struct ChromiumPageRun {
     var clientNamespace: String?
     var timeout: Nanoseconds
     var executable: String
+    /// Capture the frames the page paints (a filmstrip run: never a measured one, capturing costs CPU).
+    var screencast = false
 
     /// Startup (launch, first target, session) gets its own allowance, outside the page's limit.
     static let setupAllowance: Nanoseconds = .seconds(30)
@@ -49,12 +51,20 @@ struct ChromiumPageRun {
         let devtools = try DevToolsPipe(loop: loop, answers: browser.answers, commands: browser.commands)
         defer { devtools.close() }
         let tracker = NetworkTracker(expected: Dictionary(urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
-        devtools.onEvent = { tracker.handle($0) }
+        let film = ScreencastFrames()
+        devtools.onEvent = { e in
+            tracker.handle(e)
+            if e.method == "Page.screencastFrame" { film.handle(e, devtools) }
+        }
 
         var report: BrowserReport
         do {
             let session = try openPage(devtools)
             tracker.session = session
+            if screencast {
+                _ = try devtools.call("Page.startScreencast", ["format": "jpeg", "quality": 50, "maxWidth": 400, "maxHeight": 300],
+                                      session: session, deadline: Instant.now() + Self.setupAllowance)
+            }
             let navigationStart = Instant.now()
             let deadline = navigationStart + timeout
             let navigation = try devtools.call("Page.navigate", ["url": urls[root.id]!], session: session, deadline: deadline)
@@ -79,7 +89,9 @@ struct ChromiumPageRun {
         }
         let results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
         let r = results.records(report)
-        return PageRun.Outcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        var outcome = PageRun.Outcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
+        return outcome
     }
 
     /// A new tab with a DevTools session on it, with page and network events on.
@@ -236,11 +248,37 @@ final class NetworkTracker {
 
 extension NetworkBlock {
     /// The browser's run of `scenario` over `transport` in this block (its servers, its client side).
-    func chromiumRun(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, limit: Nanoseconds) throws -> ChromiumPageRun {
+    func chromiumRun(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, limit: Nanoseconds,
+                     screencast: Bool = false) throws -> ChromiumPageRun {
         guard let executable = ChromiumBrowser.locate() else { throw BenchError.run("Chromium is not installed: " + ChromiumBrowser.installHint) }
         let e = servers.endpoints[scenarioIndex]
         guard let server = e.tcp ?? e.udp else { throw BenchError.run("no server endpoint for \(scenario.name)") }
         return ChromiumPageRun(scenario: scenario, transport: transport, server: server, credentials: credentials,
-                               clientNamespace: network?.clientNamespace, timeout: limit, executable: executable)
+                               clientNamespace: network?.clientNamespace, timeout: limit, executable: executable, screencast: screencast)
+    }
+}
+
+/// The frames of `Page.startScreencast` as they come (each acknowledged, or the browser stops
+/// sending), placed on the page's clock afterwards.
+final class ScreencastFrames {
+    private var captured: [(epochSeconds: Double, jpeg: String)] = []
+
+    func handle(_ e: DevToolsPipe.Event, _ devtools: DevToolsPipe) {
+        guard let data = e.params["data"] as? String else { return }
+        if let id = e.params["sessionId"] as? Int { _ = try? devtools.send("Page.screencastFrameAck", ["sessionId": id], session: e.sessionID) }
+        guard let t = (e.params["metadata"] as? [String: Any])?["timestamp"] as? Double else { return }
+        captured.append((t, data))
+    }
+
+    /// Ms from navigation start (`timeOrigin`, ms since the epoch); what showed before it at 0.
+    func frames(timeOrigin: Double) -> [FilmstripRecord.Frame] {
+        var out: [FilmstripRecord.Frame] = []
+        for c in captured.sorted(by: { $0.epochSeconds < $1.epochSeconds }) {
+            let ms = max(0, (c.epochSeconds * 1000 - timeOrigin).rounded())
+            if let last = out.last, last.ms == ms { out[out.count - 1] = FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg) } else {
+                out.append(FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg))
+            }
+        }
+        return out
     }
 }

@@ -49,6 +49,8 @@ struct PageRun {
         var metrics: RunMetrics
         var failure: String?
         var pathEvents: [PathEventRecord] = []
+        /// A browser's painted frames (`ChromiumPageRun.screencast`); nil otherwise.
+        var frames: [FilmstripRecord.Frame]? = nil
     }
 
     /// `register` receives the loop's stop handle, so an interrupt can end the run at once.

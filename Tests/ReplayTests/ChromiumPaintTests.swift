@@ -49,4 +49,32 @@ final class ChromiumPaintTests: XCTestCase {
             if let fp = run.metrics.firstPaintMs { XCTAssertLessThanOrEqual(fp, fcp, "\(t): first paint after FCP") }
         }
     }
+
+    /// `--filmstrip`: one more load per cell captures the frames the browser painted — blank, then
+    /// the text (once the stylesheet is in), then the image — on the page's clock; not a run.
+    func testFilmstripCapturesTheFramesOfAnExtraLoad() throws {
+        let path = fixture("paint-page.json")
+        let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var request = RunRequest(suiteName: "paint", scenarios: [(path, try Scenario.load(from: path))], profiles: [.loopback],
+                                 transports: [.h2], runs: 1, outputDirectory: out)
+        request.clients = [.chromium]
+        request.filmstrip = true
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        XCTAssertEqual(results.runs.count, 1, "the filmstrip load is not a run")
+        XCTAssertNil(results.runs[0].frames)
+        let strip = try XCTUnwrap(results.filmstrips?.first)
+        XCTAssertEqual(results.filmstrips?.count, 1)
+        XCTAssertNil(strip.error)
+        XCTAssertEqual(strip.frames.map(\.ms), strip.frames.map(\.ms).sorted(), "in time order")
+        for f in strip.frames {
+            let jpeg = try XCTUnwrap(Data(base64Encoded: f.jpeg), "frame at \(f.ms) ms is not base64")
+            XCTAssertEqual(Array(jpeg.prefix(2)), [0xFF, 0xD8], "frame at \(f.ms) ms is a JPEG")
+        }
+        let fcp = try XCTUnwrap(strip.firstContentfulPaintMs), lcp = try XCTUnwrap(strip.largestContentfulPaintMs)
+        // Something painted before the text (a blank page), something around FCP, and a frame once the image showed.
+        let at = { (ms: Double) in strip.frameIndex(at: ms) }
+        XCTAssertGreaterThanOrEqual(Set(strip.frames.map(\.jpeg)).count, 3, "blank, text, image: \(strip.frames.map(\.ms))")
+        XCTAssertNotEqual(at(fcp - 50), at(lcp + 100), "the frames before FCP and after LCP differ")
+    }
 }
