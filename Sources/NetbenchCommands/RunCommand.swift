@@ -81,6 +81,7 @@ struct RunCommand: ParsableCommand {
         let plan = try RunPlanInput.resolve(self)
         var (request, suiteName) = (plan.request, plan.suiteName)
         var executors: PageExecutorFactory?
+        var serverLine: String?
         if let server {
             let endpoint: RemoteEndpoint
             do { endpoint = try RemoteEndpoint(parsing: server) } catch { throw BenchError.usage("\(error)") }
@@ -95,7 +96,7 @@ struct RunCommand: ParsableCommand {
             }
             request.profiles = [RemoteExecutorFactory.profile]
             let factory = try RemoteExecutorFactory(endpoint: endpoint, request: request, credentials: credentials)
-            if !quiet && !json, let id = factory.identity { print("server \(endpoint): \(id)") }
+            serverLine = factory.identity.map { "server \(endpoint): \($0)" }
             executors = factory
         } else if ca != nil {
             throw BenchError.usage("--ca needs --server")
@@ -117,6 +118,7 @@ struct RunCommand: ParsableCommand {
         for other in RunLock.liveOthers() {
             writeError("netbench: warning: another netbench run (pid \(other.pid.map(String.init) ?? "unknown")) is emulating a network on this machine: both share the CPUs, and both runs' figures feel it")
         }
+        if let serverLine { progress.line(serverLine) }
         if let shard = request.shard { progress.line("shard \(shard) (\(plan.shardSource)), plan \(request.planDigest ?? "")") }
         if plan.resuming { progress.line("resuming \(out): \(request.finishedRuns.count) run(s) kept") }
         let sink = ResultsLogSink(directory: out, resuming: plan.resuming)
