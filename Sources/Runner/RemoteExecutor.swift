@@ -96,7 +96,11 @@ public final class RemoteExecutor: PageExecutor {
             record.requests = outcome.requests
             record.connections = outcome.connections
             record.metrics = outcome.metrics
-            if let f = outcome.failure { record.status = .failed; record.error = f }
+            if let f = outcome.failure {
+                // A short or long body ends the load early; the check against the scenario names the resource.
+                record.status = .failed
+                record.error = Self.mismatch(scenario, record.requests, ignoringMissing: true).map { "\($0)" } ?? f
+            }
             if record.status == .ok, let bad = Self.mismatch(scenario, record.requests) {
                 record.status = .failed; record.error = "\(bad)"
             }
@@ -120,9 +124,10 @@ public final class RemoteExecutor: PageExecutor {
     }
 
     /// The first resource whose response is missing, not 200, or not exactly its scenario size.
-    static func mismatch(_ scenario: Scenario, _ requests: [RequestRecord]) -> RemoteResponseCheck.Mismatch? {
+    static func mismatch(_ scenario: Scenario, _ requests: [RequestRecord], ignoringMissing: Bool = false) -> RemoteResponseCheck.Mismatch? {
         for r in scenario.resources {
             guard let got = requests.first(where: { $0.id == r.id }) else {
+                if ignoringMissing { continue }
                 return RemoteResponseCheck.Mismatch(resourceID: r.id, url: r.path, what: "never loaded")
             }
             if let m = RemoteResponseCheck.check(r, in: scenario, status: got.status ?? 0, bodyBytes: got.bytes) { return m }
