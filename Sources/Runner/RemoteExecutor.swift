@@ -37,22 +37,18 @@ public final class RemoteExecutor: PageExecutor {
         return scenarios.flatMap { $0.origins.map(\.host) }.filter { seen.insert($0).inserted }
     }
 
-    /// Before the first run: per origin name, one verified TLS handshake over TCP (h1/h2 in the plan)
-    /// and one QUIC handshake (h3 in the plan); throws `RemoteCertificateCheck.Failure`.
+    /// Before the first run: per origin name, one verified handshake over TCP+TLS (h1/h2 in the plan)
+    /// and one over QUIC (h3 in the plan), each carrying a GET of the description; throws
+    /// `RemoteCertificateCheck.Failure` naming the name, the endpoint and the TLS library's reason.
     public func verifyCertificates(transports: [TransportKind]) throws {
-        if transports.contains(where: { $0 != .h3 }) {
-            var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM)
-            cfg.systemRoots = credentials.systemRoots
-            let ctx = try TLSClientContext(cfg)
-            for host in originNames { try RemoteCertificateCheck.verify(hostName: host, at: endpoint, context: ctx) }
-        }
-        if transports.contains(.h3) {
+        let stacks = [transports.first { $0 != .h3 }, transports.contains(.h3) ? .h3 : nil].compactMap { $0 }
+        for transport in stacks {
             for host in originNames {
                 do {
-                    _ = try RemoteServerProbe.get(ServerDescription.path, over: .h3, at: address, serverName: host,
-                                                  credentials: credentials, tlsVersion: nil, quic: quic)
+                    _ = try RemoteServerProbe.get(ServerDescription.path, over: transport, at: address, serverName: host,
+                                                  credentials: credentials, tlsVersion: tlsVersion, quic: quic)
                 } catch {
-                    throw RemoteCertificateCheck.Failure(hostName: host, endpoint: "\(endpoint) (QUIC)", reason: "\(error)")
+                    throw RemoteCertificateCheck.Failure(hostName: host, endpoint: "\(endpoint)" + (transport == .h3 ? " (QUIC)" : ""), reason: "\(error)")
                 }
             }
         }
