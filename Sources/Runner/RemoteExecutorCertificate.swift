@@ -5,6 +5,10 @@ public enum RemoteCertificateCheck {
         public var hostName: String
         public var endpoint: String
         public var reason: String
-        public var description: String { "certificate for '\(hostName)' at \(endpoint) does not verify: \(reason)" }
+        public var description: String {
+            // A refused connection or a timeout is no verdict on the certificate: said as such.
+            let verdict = reason.lowercased().contains("certificate") ? "does not verify" : "could not be checked"
+            return "certificate for '\(hostName)' at \(endpoint) \(verdict): \(reason)"
+        }
     }
 }
