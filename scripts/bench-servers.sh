@@ -77,20 +77,15 @@ print(f"bench-servers: server think times removed for every server ({removed:.1f
 PY
 scenario="$work/page.json"
 "$netbench" scenario export "$scenario" -o "$work/export" --port 8443 > /dev/null
-mkdir -p "$work/export/logs" "$work/htdocs"
+mkdir -p "$work/export/logs"
 chmod -R a+rX "$work/export"
-# gtlsserver has one document root: the origins' folders merged (refused if two share a path).
-for d in "$work/export/www"/*/; do
-  (cd "$d" && find . -type f) | while read -r f; do
-    [ -e "$work/htdocs/$f" ] && { echo "bench-servers: $f exists on two origins; gtlsserver cannot serve both" >&2; exit 2; }
-    mkdir -p "$work/htdocs/$(dirname "$f")"; cp "$d/$f" "$work/htdocs/$f"
-  done
-done
+# gtlsserver has one document root: the export's merged/ (every origin's files; none shares a path).
+[ -d "$work/export/merged" ] || { echo "bench-servers: two origins share a path; gtlsserver cannot serve both" >&2; exit 2; }
 tls="$work/export/tls"
 
 ip netns exec "$srv" nginx -c "$work/export/nginx.conf" -p "$work/export" -g "daemon off;" > "$work/nginx.out" 2>&1 &
 pids+=($!)
-ip netns exec "$srv" gtlsserver -q -d "$work/htdocs" "$addr" 9443 "$tls/key.pem" "$tls/cert.pem" > "$work/gtls.out" 2>&1 &
+ip netns exec "$srv" gtlsserver -q -d "$work/export/merged" "$addr" 9443 "$tls/key.pem" "$tls/cert.pem" > "$work/gtls.out" 2>&1 &
 pids+=($!)
 ip netns exec "$srv" "$netbench" serve "$scenario" -t h1,h2,h3 -l "$addr:10443" --cert "$tls/cert.pem" --key "$tls/key.pem" > "$work/serve.out" 2>&1 &
 pids+=($!)

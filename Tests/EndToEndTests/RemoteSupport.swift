@@ -5,8 +5,8 @@ import Glibc
 #endif
 import TestSupport
 
-/// Helpers of the `run --server` tests: servers started by PID, a scenario with two origins, the
-/// files of `scenario export` merged for a server with one document root, and two namespaces.
+/// Helpers of the `run --server` tests: servers started by PID, a scenario with two origins, and
+/// two namespaces.
 extension XCTestCase {
     /// A server in the foreground (stdout and stderr to `log`), stopped by PID in the caller's defer.
     func startServer(_ path: String, _ args: [String], log: String) throws -> Process {
@@ -68,25 +68,6 @@ extension XCTestCase {
     /// Body bytes of a run's requests.
     func bodyBytes(_ run: [String: Any]) -> Int {
         ((run["requests"] as? [[String: Any]]) ?? []).compactMap { ($0["bytes"] as? NSNumber)?.intValue }.reduce(0, +)
-    }
-
-    /// Every origin's exported files under one root (`DIR/htdocs`), for servers with one document
-    /// root such as ngtcp2's gtlsserver; the scenarios used have no path on two origins.
-    func mergedDocumentRoot(export dir: String) throws -> String {
-        let root = dir + "/htdocs"
-        let fm = FileManager.default
-        for host in try fm.contentsOfDirectory(atPath: dir + "/www") {
-            let base = dir + "/www/" + host
-            guard let files = fm.enumerator(atPath: base) else { continue }
-            for case let rel as String in files {
-                var isDir: ObjCBool = false
-                guard fm.fileExists(atPath: base + "/" + rel, isDirectory: &isDir), !isDir.boolValue else { continue }
-                let target = root + "/" + rel
-                try fm.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                if !fm.fileExists(atPath: target) { try fm.copyItem(atPath: base + "/" + rel, toPath: target) }
-            }
-        }
-        return root
     }
 
     /// A scenario with two origins (written to DIR/NAME.json); `imageBytes` varies the second resource.

@@ -58,7 +58,8 @@ final class TwoNamespaceTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/bad/runs.jsonl"))
 
         // gtlsserver in the server namespace, its image one byte short.
-        let root = try mergedDocumentRoot(export: dir + "/export")
+        let root = dir + "/export/merged"
+        try FileManager.default.removeItem(atPath: root + "/i.png")  // a hard link to www/b.example/i.png
         try Data(count: 149_999).write(to: URL(fileURLWithPath: root + "/i.png"))
         let gtlsProcess = try startServer("/usr/sbin/ip", ["netns", "exec", net.server, gtls, "-q", "-d", root, net.serverAddress, "9443",
                                                            dir + "/export/tls/key.pem", dir + "/export/tls/cert.pem"], log: dir + "/gtls.log")
