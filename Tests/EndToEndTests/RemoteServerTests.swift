@@ -96,7 +96,7 @@ final class RemoteServerTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir + "/logs", withIntermediateDirectories: true)
         let p = try startServer(nginx, ["-c", dir + "/nginx.conf", "-p", dir, "-g", "daemon off;"], log: dir + "/nginx.out")
         defer { stop(p) }
-        usleep(500_000)
+        XCTAssertTrue(waitForListener(port: port, udp: false), "nginx did not listen on \(port)")
         let r = try netbenchRun(["run", scenario, "--server", "127.0.0.1:\(port)", "--ca", dir + "/tls/ca.pem", "-t", "h1,h2", "-n", "2", "-o", dir + "/out", "-q"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let runs = try resultRuns(dir + "/out")
@@ -128,7 +128,7 @@ final class RemoteServerTests: XCTestCase {
         let port = Int(try freePort())
         let p = try startServer(gtls, ["-q", "-d", root, "127.0.0.1", String(port), dir + "/tls/key.pem", dir + "/tls/cert.pem"], log: dir + "/gtls.out")
         defer { stop(p) }
-        usleep(300_000)
+        XCTAssertTrue(waitForListener(port: port, udp: true), "gtlsserver did not bind \(port)/udp")
         let r = try netbenchRun(["run", scenario, "--server", "127.0.0.1:\(port)", "--ca", dir + "/tls/ca.pem", "-t", "h3", "-n", "2", "-o", dir + "/out", "-q"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let total = try scenarioBytes(scenario)

@@ -35,6 +35,28 @@ extension XCTestCase {
         return false
     }
 
+    /// Waits up to 10 s until a socket listens on `port` (TCP) or is bound to it (UDP), read from
+    /// /proc/net/{tcp,udp} (inside `namespace` when given).
+    func waitForListener(port: Int, udp: Bool, namespace: String? = nil) -> Bool {
+        let table = udp ? "/proc/net/udp" : "/proc/net/tcp"
+        let needle = String(format: ":%04X ", port)
+        for _ in 0..<200 {
+            let text: String
+            if let namespace {
+                text = (try? execute("/usr/sbin/ip", ["netns", "exec", namespace, "cat", table]).stdout) ?? ""
+            } else {
+                text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+            }
+            // local_address is the second column; TCP listeners are in state 0A.
+            if text.split(separator: "\n").contains(where: { line in
+                let cols = line.split(separator: " ")
+                return cols.count > 3 && cols[1].hasSuffix(needle.dropLast()) && (udp || cols[3] == "0A")
+            }) { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
     /// `netbench ARGS` (inside `namespace` when given, through `ip netns exec`), with extra environment.
     func netbenchRun(_ args: [String], namespace: String? = nil, environment: [String: String] = [:]) throws -> ToolOutcome {
         let p = Process()

@@ -64,7 +64,7 @@ final class TwoNamespaceTests: XCTestCase {
         let gtlsProcess = try startServer("/usr/sbin/ip", ["netns", "exec", net.server, gtls, "-q", "-d", root, net.serverAddress, "9443",
                                                            dir + "/export/tls/key.pem", dir + "/export/tls/cert.pem"], log: dir + "/gtls.log")
         defer { stop(gtlsProcess) }
-        usleep(300_000)
+        XCTAssertTrue(waitForListener(port: 9443, udp: true, namespace: net.server), "gtlsserver did not bind 9443/udp")
         let short = try netbenchRun(["run", scenario, "--server", "\(net.serverAddress):9443", "--ca", dir + "/export/tls/ca.pem", "-t", "h3", "-n", "1",
                                      "-o", dir + "/short", "-q"], namespace: net.client)
         XCTAssertEqual(short.status, 2, short.stderr)
