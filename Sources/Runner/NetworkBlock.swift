@@ -142,6 +142,8 @@ final class NetworkBlock {
             let clientCPU = client == .builtin ? CPUTime.currentThreadMs() - cpuBefore.client : nil
             let serverCPU = cpuBefore.server.flatMap { before in servers.cpuMs.map { $0 - before } }
             let processCPU = CPUTime.processMs() - cpuBefore.process
+            // Before the emulator stops: the client's FINs must still reach the server.
+            let serverTCP = takeServerTCP(outcome.connections)
             record.pathEvents = outcome.pathEvents
             if let network {
                 let report = try network.stop()
@@ -151,7 +153,11 @@ final class NetworkBlock {
                 }
             }
             record.requests = outcome.requests
-            record.connections = outcome.connections
+            record.connections = outcome.connections.map { c in
+                var c = c
+                c.serverTCP = c.localAddress.flatMap { serverTCP[$0] }.map(TCPSenderRecord.init)
+                return c
+            }
             record.metrics = outcome.metrics
             record.metrics.clientCPUMs = clientCPU
             record.metrics.serverCPUMs = serverCPU
@@ -182,6 +188,15 @@ final class NetworkBlock {
 }
 
 extension NetworkBlock {
+    /// The server's TCP sender statistics of a run's h1/h2 connections, by the client's address
+    /// (the server's peer), once the server has seen each close: within a round trip and a margin
+    /// of the client closing them. A browser's connections are not known by address: none.
+    func takeServerTCP(_ connections: [ConnectionRecord]) -> [String: TCPSenderStatistics] {
+        let peers = Set(connections.compactMap { $0.transport == .h3 ? nil : $0.localAddress })
+        let patience = Nanoseconds.milliseconds((rttMs ?? 0) + 200)
+        return servers.takeSenderStatistics(for: peers, patience: patience)
+    }
+
     /// The emulator's part of the profile's events: a switch activates the new path and takes the
     /// old one down; an outage takes the active path down and up again.
     func emulatorSchedule(_ network: EmulatedNetwork) throws -> [PathEvent] {
@@ -346,5 +361,14 @@ extension NetworkBlock {
         } else {
             record.metrics.idealPltMs = ideal.pltMs(scenario)
         }
+    }
+}
+
+extension TCPSenderRecord {
+    init(_ s: TCPSenderStatistics) {
+        self.init(segmentsSent: Int64(s.dataSegmentsSent), segmentsRetransmitted: Int64(s.segmentsRetransmitted),
+                  bytesSent: Int64(s.bytesSent), bytesRetransmitted: Int64(s.bytesRetransmitted),
+                  cwndSegments: Int64(s.congestionWindowSegments), ssthreshSegments: s.slowStartThresholdSegments.map(Int64.init),
+                  minRttMs: Double(s.minimumRTTMicroseconds) / 1000, smoothedRttMs: Double(s.smoothedRTTMicroseconds) / 1000)
     }
 }

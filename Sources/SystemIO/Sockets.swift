@@ -94,6 +94,11 @@ public enum Socket {
     /// The TCP congestion control a socket actually uses.
     public static func congestionControl(of fd: FileDescriptor) -> String? { Sys.congestionControl(fd) }
 
+    /// What the kernel's TCP sender says about a connection (getsockopt TCP_INFO); nil if unknown.
+    public static func senderStatistics(of fd: FileDescriptor) -> TCPSenderStatistics? {
+        Sys.tcpInfo(fd).map(TCPSenderStatistics.init)
+    }
+
     public static func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> IOStatus {
         try Sys.read(fd, buffer)
     }

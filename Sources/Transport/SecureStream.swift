@@ -32,6 +32,9 @@ final class SecureStream {
     var onWritable: (() -> Void)?
     /// Called once, with nil for an orderly close.
     var onClose: ((String?) -> Void)?
+    /// Called once with the socket just before it is closed (the last moment its kernel state,
+    /// such as TCP_INFO, can be read).
+    var beforeClose: ((FileDescriptor) -> Void)?
 
     /// The layer above is asked for more once fewer bytes than this wait for the kernel.
     static let lowWater = 64 * 1024
@@ -101,6 +104,9 @@ final class SecureStream {
         guard phase != .closed else { return }
         phase = .closed
         loop.unregister(fd)
+        let last = beforeClose
+        beforeClose = nil
+        last?(fd)
         Socket.close(fd)
         let cb = onClose
         onClose = nil

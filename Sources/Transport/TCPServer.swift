@@ -22,6 +22,9 @@ public final class TCPServer {
     /// Called with each accepted connection's congestion control, read back from its socket
     /// (a route's `congctl` could override the listener's).
     private let onAccept: ((String?) -> Void)?
+    /// Called as each connection closes, with its peer and what the kernel's sender counted on it
+    /// (retransmissions, the congestion state it ended in).
+    public var onConnectionEnd: ((Endpoint, TCPSenderStatistics?) -> Void)?
 
     /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ. A
     /// name the kernel refuses, or reports back differently, throws.
@@ -61,7 +64,7 @@ public final class TCPServer {
         while true {
             let accepted: (FileDescriptor, Endpoint)?
             do { accepted = try Socket.accept(listener) } catch { return }
-            guard let (fd, _) = accepted else { return }
+            guard let (fd, peer) = accepted else { return }
             counters.connectionsAccepted += 1
             onAccept?(Socket.congestionControl(of: fd))
             do {
@@ -69,6 +72,9 @@ public final class TCPServer {
                 let tls = try TLSConnection(server: tlsContext)
                 let stream = try SecureStream(fd: fd, loop: loop, tls: tls, connecting: false)
                 stream.recordSizer = TLSRecordSizer(policy: tlsRecords)
+                if let report = onConnectionEnd {
+                    stream.beforeClose = { fd in report(peer, Socket.senderStatistics(of: fd)) }
+                }
                 let key = fd.rawValue
                 let holder = PendingSession(stream: stream)
                 sessions[key] = holder
