@@ -38,7 +38,8 @@ final class NetworkBlock {
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
          tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
-         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic, emulatorPrecise: Bool = false) throws {
+         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic, emulatorPrecise: Bool = false,
+         emulatorNormalScheduler: Bool = false) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -79,6 +80,7 @@ final class NetworkBlock {
         let net: EmulatedNetwork
         var options = EmulatedNetwork.Options(seed: seed, activePath: path.name)
         if emulatorRealtime { options.loopRealtimePriority = 10 }
+        if emulatorNormalScheduler { options.loopRealtimePriority = nil }
         let floor = TimerFloor.measure(duration: .milliseconds(200))
         timerFloor = floor
         if emulatorPrecise { PreciseMode.enable(&options, floor: floor) }
