@@ -393,6 +393,8 @@ public struct ServerRecord: Codable, Sendable, Hashable {
     /// TCP congestion control of the connections the server accepted during the run, read back
     /// from their sockets (getsockopt TCP_CONGESTION); comma-separated if they differed.
     public var congestionControl: String?
+    /// HTTP/2 runs: the server's late binding, `off` or the bytes it lets wait unsent in the kernel.
+    public var lateBinding: String?
     public init(tlsRecords: String? = nil, congestionControl: String? = nil) {
         self.tlsRecords = tlsRecords; self.congestionControl = congestionControl
     }

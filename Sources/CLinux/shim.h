@@ -165,4 +165,14 @@ static inline int netbench_tcp_info(int fd, struct netbench_tcp_info *info) {
     return (int)len;
 }
 
+// Bytes a TCP socket holds that it has not sent yet (ioctl SIOCOUTQNSD, Linux 4.4+; the value is
+// the kernel ABI of include/uapi/linux/sockios.h). -1 on error.
+#ifndef SIOCOUTQNSD
+#define SIOCOUTQNSD 0x894B
+#endif
+static inline int netbench_unsent_bytes(int fd) {
+    int n = 0;
+    return ioctl(fd, SIOCOUTQNSD, &n) == 0 ? n : -1;
+}
+
 #endif

@@ -41,6 +41,8 @@ public struct RunRequest: Sendable {
     public var tcpCongestionControl: String = "cubic"
     /// How the replay server cuts responses into TLS records (`--tls-records`).
     public var tlsRecords: TLSRecordPolicy = .dynamic
+    /// Whether the replay server's HTTP/2 decides late what to send (`--late-binding`).
+    public var lateBinding: LateBinding = .standard
     /// Where profiles named by a profile's `paths` are looked up.
     public var library: Library = Library.locate()
     /// Run only this shard's share of the plan (whole scenario × profile blocks, or run indices of

@@ -29,6 +29,7 @@ final class NetworkBlock {
 
     let tcpCongestionControl: String
     let tlsRecords: TLSRecordPolicy
+    let lateBinding: LateBinding
     /// The timer floor measured (200 ms) before this block's runs; nil on loopback.
     let timerFloor: TimerFloor?
     /// Repeat views: state carried from run to run within this block, per transport.
@@ -39,7 +40,7 @@ final class NetworkBlock {
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
          tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
          library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic, emulatorPrecise: Bool = false,
-         emulatorNormalScheduler: Bool = false) throws {
+         emulatorNormalScheduler: Bool = false, lateBinding: LateBinding = .standard) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -57,6 +58,8 @@ final class NetworkBlock {
         serverOptions.renderPages = renderPages
         serverOptions.tcpCongestionControl = tcpCongestionControl
         serverOptions.tlsRecords = tlsRecords
+        serverOptions.lateBinding = lateBinding
+        self.lateBinding = lateBinding
         self.tlsRecords = tlsRecords
         guard profile.isEmulated else {
             network = nil
@@ -119,6 +122,7 @@ final class NetworkBlock {
         if index < 0 { record.warmup = true }
         record.client = client
         record.server = ServerRecord(tlsRecords: tlsRecords.description)
+        if transport == .h2 { record.server?.lateBinding = lateBinding.description }
         _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
         record.startedAt = BenchmarkRunner.utcTimestamp()
         page.tcpOptions = tcpOptions

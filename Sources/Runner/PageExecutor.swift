@@ -85,7 +85,7 @@ final class BuiltinExecutorFactory: PageExecutorFactory {
                                     $0.congestionControl = r.quicCongestionControl
                                 }, seed: r.seed &+ UInt64(profileIndex), library: r.library, emulatorRealtime: r.emulatorRealtime,
                                 renderPages: r.clients.contains(.chromium), tlsRecords: r.tlsRecords, emulatorPrecise: r.emulatorPrecise,
-                                emulatorNormalScheduler: r.emulatorNormalScheduler)
+                                emulatorNormalScheduler: r.emulatorNormalScheduler, lateBinding: r.lateBinding)
     }
 
     func idealPltMs(profile: Profile, scenarioIndex: Int, transport: TransportKind) -> Double? {

@@ -83,6 +83,9 @@ public final class ServerHost: @unchecked Sendable {
         public var tcpCongestionControl: String? = nil
         /// How the TCP listener's responses are cut into TLS records.
         public var tlsRecords: TLSRecordPolicy = .dynamic
+        /// HTTP/2 late binding: how many bytes may wait unsent in the kernel (TCP_NOTSENT_LOWAT),
+        /// so priorities decide what goes next; `.off`: the kernel queues whatever it accepts.
+        public var lateBinding: LateBinding = .standard
         /// With TCP and QUIC on one port: advertise h3 on the TCP responses (`Alt-Svc`).
         public var advertiseHTTP3 = false
         public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
@@ -116,6 +119,7 @@ public final class ServerHost: @unchecked Sendable {
                         guard let statistics else { return }
                         self?.senderStatistics.withLock { $0[peer.description] = statistics }
                     }
+                    tcp.unsentLimit = options.lateBinding.unsentLimit
                     servers.append(tcp)
                     tcpCongestionControl = tcp.congestionControl
                     tcpEndpoint = tcp.endpoint

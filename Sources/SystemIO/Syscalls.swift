@@ -123,6 +123,12 @@ enum Sys {
         return info
     }
 
+    /// ioctl(2) SIOCOUTQNSD: bytes queued on a TCP socket and not yet sent; nil on error.
+    static func unsentBytes(_ fd: FileDescriptor) -> Int? {
+        let n = netbench_unsent_bytes(fd.rawValue)
+        return n < 0 ? nil : Int(n)
+    }
+
     /// getsockopt(2) SO_ERROR: the outcome of a non-blocking connect.
     static func socketError(_ fd: FileDescriptor) throws -> Int32 {
         var v: Int32 = 0

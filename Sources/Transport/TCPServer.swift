@@ -25,6 +25,9 @@ public final class TCPServer {
     /// Called as each connection closes, with its peer and what the kernel's sender counted on it
     /// (retransmissions, the congestion state it ended in).
     public var onConnectionEnd: ((Endpoint, TCPSenderStatistics?) -> Void)?
+    /// Late binding for HTTP/2 connections: at most this many bytes wait unsent in the kernel
+    /// (TCP_NOTSENT_LOWAT), so stream priorities decide what is sent next (nil: off).
+    public var unsentLimit: Int?
 
     /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ. A
     /// name the kernel refuses, or reports back differently, throws.
@@ -86,6 +89,7 @@ public final class TCPServer {
                             stream.abort("HTTP/2 session setup failed"); return
                         }
                         session = h2
+                        if let limit = self.unsentLimit { stream.limitUnsent(to: limit) }
                     } else {
                         session = H1ServerSession(stream: stream, loop: self.loop, handler: self.handler, counters: { [weak self] f in if let self { f(&self.counters) } })
                     }
