@@ -6,7 +6,9 @@
 #                            [--netbench .build/release/netbench]
 #
 # The path: two network namespaces joined by a plain veth pair (no emulated link, no added delay:
-# the RTT is the kernel's, tens of microseconds). In the server namespace, at one address:
+# the RTT is the kernel's, tens of microseconds; netbench's emulator lives inside `netbench run` and
+# cannot carry third-party servers' traffic, and tc netem is missing on this VM's kernel: "Specified
+# qdisc kind is unknown"). In the server namespace, at one address:
 #   nginx       h1, h2   the files of `netbench scenario export` (its nginx.conf), port 8443/tcp
 #   gtlsserver  h3       ngtcp2's example server (Debian ngtcp2-server), the same files under one root, 9443/udp
 #   netbench    h1,h2,h3 `netbench serve`, port 10443 (tcp + udp)
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --scenario) scenario=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --netbench) netbench=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "bench-servers: unknown option '$1' (try --help)" >&2; exit 64 ;;
   esac
 done
