@@ -6,7 +6,7 @@
 #                            [--netbench .build/release/netbench]
 #
 # The path: two network namespaces joined by a plain veth pair (no emulated link, no added delay:
-# the RTT is the kernel's, tens of microseconds; netbench's emulator lives inside `netbench run` and
+# the RTT is the kernel's, a fraction of a millisecond; netbench's emulator lives inside `netbench run` and
 # cannot carry third-party servers' traffic, and tc netem is missing on this VM's kernel: "Specified
 # qdisc kind is unknown"). In the server namespace, at one address:
 #   nginx       h1, h2   the files of `netbench scenario export` (its nginx.conf), port 8443/tcp
