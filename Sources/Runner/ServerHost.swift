@@ -24,6 +24,9 @@ public final class ServerHost: @unchecked Sendable {
     public private(set) var tcpCongestionControl: String?
     /// Congestion control read back from each connection accepted since the last `takeAcceptedCongestionControls`.
     private let accepted = Mutex<Set<String>>([])
+    /// What the kernel's TCP sender counted on each connection that closed since the last
+    /// `takeSenderStatistics`, by the client's address ("a.b.c.d:port").
+    private let senderStatistics = Mutex<[String: TCPSenderStatistics]>([:])
     /// The server thread's CPU clock, captured when it starts.
     private let cpuClock = Mutex<ThreadCPUClock?>(nil)
 
@@ -34,6 +37,22 @@ public final class ServerHost: @unchecked Sendable {
     /// where getsockopt failed), sorted; the set starts empty again.
     public func takeAcceptedCongestionControls() -> [String] {
         accepted.withLock { s in defer { s.removeAll() }; return s.sorted() }
+    }
+
+    /// The server side's TCP statistics of the connections from `peers` (client addresses), taken
+    /// out of the store: waits up to `patience` for connections the client has closed but the
+    /// server thread has not yet seen close. Peers still missing then are left out (unknown).
+    public func takeSenderStatistics(for peers: Set<String>, patience: Nanoseconds = .milliseconds(300)) -> [String: TCPSenderStatistics] {
+        let deadline = Instant.now() + patience
+        while true {
+            let complete = senderStatistics.withLock { s in peers.allSatisfy { s[$0] != nil } }
+            if complete || Instant.now() >= deadline { break }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return senderStatistics.withLock { s in
+            defer { s.removeAll() }
+            return s.filter { peers.contains($0.key) }
+        }
     }
 
     /// Starts serving; returns once every listener is bound (or throws what went wrong).
@@ -64,8 +83,13 @@ public final class ServerHost: @unchecked Sendable {
         public var tcpCongestionControl: String? = nil
         /// How the TCP listener's responses are cut into TLS records.
         public var tlsRecords: TLSRecordPolicy = .dynamic
+        /// HTTP/2 late binding: how many bytes may wait unsent in the kernel (TCP_NOTSENT_LOWAT),
+        /// so priorities decide what goes next; `.off`: the kernel queues whatever it accepts.
+        public var lateBinding: LateBinding = .standard
         /// With TCP and QUIC on one port: advertise h3 on the TCP responses (`Alt-Svc`).
         public var advertiseHTTP3 = false
+        /// Per scenario: what `GET /.well-known/netbench` answers (`netbench serve`); nil: a 404 there.
+        public var descriptions: [ServerDescription]? = nil
         public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
                     alpn: [String] = ["h2", "http/1.1"]) {
             self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile; self.quic = quic; self.alpn = alpn
@@ -93,6 +117,11 @@ public final class ServerHost: @unchecked Sendable {
                     let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl,
                                             tlsRecords: options.tlsRecords,
                                             onAccept: { [weak self] cc in _ = self?.accepted.withLock { $0.insert(cc ?? "unknown") } }) { catalog.value.respond(to: $0) }
+                    tcp.onConnectionEnd = { [weak self] peer, statistics in
+                        guard let statistics else { return }
+                        self?.senderStatistics.withLock { $0[peer.description] = statistics }
+                    }
+                    tcp.unsentLimit = options.lateBinding.unsentLimit
                     servers.append(tcp)
                     tcpCongestionControl = tcp.congestionControl
                     tcpEndpoint = tcp.endpoint
@@ -108,6 +137,7 @@ public final class ServerHost: @unchecked Sendable {
                         catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: udp.port)
                     }
                 }
+                if let d = options.descriptions, i < d.count { catalog.value.serverDescription = d[i] }
                 endpoints.append(Endpoints(tcp: tcpEndpoint, udp: udpEndpoint))
             }
         } catch {
@@ -158,9 +188,22 @@ final class CatalogBox {
 public struct RunCredentials: Sendable {
     public var caPEM: String
     public var identities: [PEMIdentity]
+    /// Clients trust the system store (`run --server` without `--ca`): TCP through OpenSSL's default
+    /// verify paths, QUIC through `caPEM`, which then holds the default CA file's certificates.
+    public var systemRoots = false
 
     /// A client-only set (`run --server`): trust these roots; no identities to serve.
     public init(caPEM: String) { self.caPEM = caPEM; identities = [] }
+
+    /// A client-only set that trusts the system store (`SystemTrustStore`).
+    public static func systemStore() throws -> RunCredentials {
+        var c = RunCredentials(caPEM: try SystemTrustStore.defaultFilePEM())
+        c.systemRoots = true
+        return c
+    }
+
+    /// The user's own certificate and key (`netbench serve --cert --key`): served for every name; no CA.
+    public init(identity: PEMIdentity) { caPEM = ""; identities = [identity] }
 
     public init(hosts: [String]) throws {
         let ca = try CertificateAuthority(commonName: "netbench run CA")
