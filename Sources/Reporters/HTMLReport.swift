@@ -18,6 +18,7 @@ public enum HTMLReport {
             }.joined(separator: " ") + "</nav>\n"
         }
         body += findings(a)
+        body += CorpusReport.html(a)
         body += setup(a)
         for (i, p) in panels.enumerated() {
             body += HTMLPanel.render(a, scenario: p.scenario, profile: p.profile, id: panelID(i, p.scenario, p.profile))
