@@ -93,7 +93,7 @@ extension Suite: ValidatedFile {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if exists && isDirectory.boolValue {
-            return try CorpusManifest.scenarioFiles(inDirectory: path, suite: suite, key: key)
+            return try CorpusManifest.scenarioFiles(inDirectory: path, suite: suite, key: key, value: entry)
         }
         if entry.hasSuffix("/") {
             throw BenchError.data("\(suite): \(key): '\(entry)' is not a directory (\(exists ? "a file" : "does not exist"))")

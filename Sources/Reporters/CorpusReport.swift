@@ -40,7 +40,7 @@ enum CorpusReport {
     static func markdown(_ a: ResultsAnalysis) -> String {
         guard let corpus = CorpusSummary(a) else { return "" }
         var out = "\n### Across pages\n\n"
-        out += "| profile | transport | pages | p10 | p25 | median | p75 | p90 ratio | faster | slower | undecided | p < 0.05 uncorrected |\n"
+        out += "| profile | transport | pages | ratio p10 | p25 | median | p75 | p90 | faster | slower | undecided | p < 0.05 uncorrected |\n"
         out += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n"
         for s in corpus.series {
             let n = s.pages.count

@@ -58,7 +58,8 @@ public struct CorpusManifest: Codable, Hashable, Sendable {
     /// `corpus.json` lists, in order; without one, every `*.json` file in it, sorted by name. Paths
     /// are absolute. An empty directory or a listed page that is missing is a data error naming the
     /// suite, the key and the directory.
-    public static func scenarioFiles(inDirectory dir: String, suite: String, key: String) throws -> [String] {
+    public static func scenarioFiles(inDirectory dir: String, suite: String, key: String, value: String? = nil) throws -> [String] {
+        let value = value ?? dir
         let base = URL(fileURLWithPath: dir, isDirectory: true).standardizedFileURL
         let manifestPath = base.appendingPathComponent(fileName).path
         let fm = FileManager.default
@@ -67,7 +68,7 @@ public struct CorpusManifest: Codable, Hashable, Sendable {
             return try manifest.pages.enumerated().map { i, page in
                 let path = base.appendingPathComponent(page.file).path
                 guard fm.fileExists(atPath: path) else {
-                    throw BenchError.data("\(suite): \(key): '\(dir)': \(manifestPath): pages[\(i)].file: '\(page.file)' does not exist")
+                    throw BenchError.data("\(suite): \(key): '\(value)': \(manifestPath): pages[\(i)].file: '\(page.file)' does not exist")
                 }
                 return path
             }
@@ -75,7 +76,7 @@ public struct CorpusManifest: Codable, Hashable, Sendable {
         let names = (try? fm.contentsOfDirectory(atPath: base.path)) ?? []
         let files = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
         guard !files.isEmpty else {
-            throw BenchError.data("\(suite): \(key): '\(dir)' is a directory without scenario files (*.json) or \(fileName)")
+            throw BenchError.data("\(suite): \(key): '\(value)' is a directory without scenario files (*.json) or \(fileName)")
         }
         return files.map { base.appendingPathComponent($0).path }
     }
