@@ -42,6 +42,13 @@ final class CorpusCommandTests: XCTestCase {
         XCTAssertEqual(runs.map { $0["scenario"] as? String }, ["corpus-0001", "corpus-0002", "corpus-0003"])
         XCTAssertTrue(runs.allSatisfy { $0["status"] as? String == "ok" }, run.stderr)
 
+        // The directory itself as the argument: the same pages, the suite named after it.
+        let direct = try netbench(["run", work + "/corpus", "--transport", "h2", "--runs", "1", "--out", work + "/direct", "--quiet"])
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        let directRuns = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/direct/results.json"))) as? [String: Any]
+        XCTAssertEqual((directRuns?["runs"] as? [[String: Any]])?.count, 3)
+        XCTAssertEqual((directRuns?["suite"] as? [String: Any])?["name"] as? String, "corpus")
+
         // A directory without pages: exit 65, naming the suite, the key and the value.
         try FileManager.default.createDirectory(atPath: work + "/empty", withIntermediateDirectories: true)
         try suite.replacingOccurrences(of: "corpus/", with: "empty/").write(toFile: work + "/bad.json", atomically: true, encoding: .utf8)
