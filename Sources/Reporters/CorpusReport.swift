@@ -5,9 +5,10 @@ import Statistics
 /// The "Across pages" parts of `report.html` and `summary.md` (see `CorpusSummary`): per profile, a
 /// table of each transport's ratio quantiles and decided shares, and a CDF of the per-page ratios.
 enum CorpusReport {
-    static let caption = "Ratio = median page load time of the transport / that of the baseline, per page (below 1: faster). "
+    static let caption = "Ratio = median page load time of the transport / that of the baseline, per page (below 1: faster); "
+        + "p10 to p90 are quantiles of the ratio across pages. "
         + "Decided: two-sided Mann-Whitney p of the page's runs below 0.05 after the Benjamini–Hochberg correction across "
-        + "the pages of the row (false-discovery rate 5%); the last column counts p &lt; 0.05 before the correction. "
+        + "the pages of the row (false-discovery rate 5%); \"raw\" counts p &lt; 0.05 before the correction. "
         + "In the chart, a filled dot is a decided page, a hollow one undecided."
 
     static func html(_ a: ResultsAnalysis) -> String {
@@ -25,11 +26,11 @@ enum CorpusReport {
 
     static func htmlTable(_ rows: [CorpusSummary.Series]) -> String {
         var out = "<table><thead><tr><th>transport</th><th class=\"num\">pages</th>"
-        for q in CorpusSummary.shownQuantiles { out += "<th class=\"num\">\(q == 50 ? "median" : "p\(Int(q))") ratio</th>" }
-        out += "<th class=\"num\">faster</th><th class=\"num\">slower</th><th class=\"num\">undecided</th><th class=\"num\">p &lt; 0.05 uncorrected</th></tr></thead><tbody>\n"
+        for q in CorpusSummary.shownQuantiles { out += "<th class=\"num\">\(q == 50 ? "median" : "p\(Int(q))")</th>" }
+        out += "<th class=\"num\">faster</th><th class=\"num\">slower</th><th class=\"num\">undecided</th><th class=\"num\">p &lt; 0.05 raw</th></tr></thead><tbody>\n"
         for s in rows {
             let n = s.pages.count
-            out += "<tr><td>\(RatioCDFChart.swatch(s.transport))\(s.transport.rawValue) vs \(s.baseline.rawValue)</td><td class=\"num\">\(n)</td>"
+            out += "<tr><td style=\"white-space:nowrap\">\(RatioCDFChart.swatch(s.transport))\(s.transport.rawValue) vs \(s.baseline.rawValue)</td><td class=\"num\">\(n)</td>"
             for q in CorpusSummary.shownQuantiles { out += "<td class=\"num\">\(s.quantile(q).map(ratio) ?? "–")</td>" }
             for d in [CorpusSummary.Decision.faster, .slower, .undecided] { out += "<td class=\"num\">\(share(s.count(d), n))</td>" }
             out += "<td class=\"num\">\(share(s.uncorrectedDecided, n))</td></tr>\n"
@@ -40,7 +41,7 @@ enum CorpusReport {
     static func markdown(_ a: ResultsAnalysis) -> String {
         guard let corpus = CorpusSummary(a) else { return "" }
         var out = "\n### Across pages\n\n"
-        out += "| profile | transport | pages | ratio p10 | p25 | median | p75 | p90 | faster | slower | undecided | p < 0.05 uncorrected |\n"
+        out += "| profile | transport | pages | ratio p10 | p25 | median | p75 | p90 | faster | slower | undecided | p < 0.05 raw |\n"
         out += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n"
         for s in corpus.series {
             let n = s.pages.count
