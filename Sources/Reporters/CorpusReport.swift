@@ -7,7 +7,7 @@ import Statistics
 enum CorpusReport {
     static let caption = "Ratio = median page load time of the transport / that of the baseline, per page (below 1: faster); "
         + "p10 to p90 are quantiles of the ratio across pages. "
-        + "Decided: two-sided Mann-Whitney p of the page's runs below 0.05 after the Benjamini–Hochberg correction across "
+        + "Decided: two-sided Mann-Whitney p of the page's runs at most 0.05 after the Benjamini–Hochberg correction across "
         + "the pages of the row (false-discovery rate 5%); \"raw\" counts p &lt; 0.05 before the correction. "
         + "In the chart, a filled dot is a decided page, a hollow one undecided."
 

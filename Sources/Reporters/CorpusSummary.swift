@@ -9,7 +9,7 @@ import Statistics
 /// over the counted runs (below 1: the transport is faster on that page). Its distribution across
 /// pages is shown as an empirical CDF and as quantiles (linear interpolation, `Descriptive.percentile`).
 /// A page is **decided** when the two-sided Mann-Whitney U test of its runs (the same p the panel
-/// verdicts use) stays below q = 0.05 after the Benjamini–Hochberg correction across the pages of
+/// verdicts use) is at most q = 0.05 after the Benjamini–Hochberg correction across the pages of
 /// that profile and transport (`FalseDiscoveryRate.benjaminiHochberg`), so at most ~5% of the
 /// decided pages are expected to be false calls; its direction is the side of 1 its ratio lies on.
 /// Only the reference client's runs enter (the built-in client when several were run). Bulk
