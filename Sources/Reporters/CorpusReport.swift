@@ -11,9 +11,26 @@ enum CorpusReport {
         + "the pages of the row (false-discovery rate 5%); \"raw\" counts p &lt; 0.05 before the correction. "
         + "In the chart, a filled dot is a decided page, a hollow one undecided."
 
+    /// Page × profile panels beyond which a corpus result shows only the "Across pages" figures: a
+    /// panel (bars, CDF, waterfalls) is ~90 KB of HTML, so 10,000 pages on 2 profiles would make a
+    /// 2 GB report. The per-page figures stay in summary.csv, runs.csv and corpus.csv.
+    static let maxPanels = 40
+
+    /// Whether the reports show every page × profile panel (always without a corpus).
+    static func showsPanels(_ a: ResultsAnalysis) -> Bool {
+        a.panels.count <= maxPanels || CorpusSummary(a) == nil
+    }
+
+    static func omittedNote(_ a: ResultsAnalysis) -> String {
+        showsPanels(a) ? "" : "The \(a.panels.count) page × profile panels are left out (more than \(maxPanels)): "
+            + "per-page figures are in summary.csv, runs.csv and corpus.csv."
+    }
+
     static func html(_ a: ResultsAnalysis) -> String {
         guard let corpus = CorpusSummary(a) else { return "" }
         var body = ""
+        let note = omittedNote(a)
+        if !note.isEmpty { body += "<p class=\"note-text\">\(HTML.escape(note))</p>\n" }
         for profile in a.profiles {
             let rows = corpus.series.filter { $0.profile == profile }
             guard !rows.isEmpty else { continue }
@@ -49,7 +66,8 @@ enum CorpusReport {
             out += CorpusSummary.shownQuantiles.map { s.quantile($0).map(ratio) ?? "–" }.joined(separator: " | ")
             out += " | \(share(s.count(.faster), n)) | \(share(s.count(.slower), n)) | \(share(s.count(.undecided), n)) | \(share(s.uncorrectedDecided, n)) |\n"
         }
-        return out + "\n" + caption.replacingOccurrences(of: "&lt;", with: "<") + " Per page: `corpus.csv`.\n"
+        let note = omittedNote(a)
+        return out + "\n" + caption.replacingOccurrences(of: "&lt;", with: "<") + " Per page: `corpus.csv`.\n" + (note.isEmpty ? "" : "\n" + note + "\n")
     }
 
     static func ratio(_ r: Double) -> String { String(format: "%.3f", r) }

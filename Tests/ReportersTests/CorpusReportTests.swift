@@ -14,16 +14,16 @@ final class CorpusReportTests: XCTestCase {
     /// (5 against 5 runs completely separated: Mann-Whitney p 0.0122 each, 0.0163 after
     /// Benjamini–Hochberg over 12 pages: decided), and on pages 7–9 interleaved with h2
     /// (+5 ms each: p 0.60, undecided). A 4-page second profile stays below `minimumPages`.
-    static func corpus() -> ResultsFile {
+    static func corpus(pages: Int = 12) -> ResultsFile {
         var runs: [RunRecord] = []
         func run(_ page: Int, _ profile: String, _ t: TransportKind, _ i: Int, _ ms: Double) -> RunRecord {
-            var r = RunRecord(scenario: "page-\(page < 10 ? "0" : "")\(page)", profile: profile, transport: t, index: i, status: .ok)
+            var r = RunRecord(scenario: name(page), profile: profile, transport: t, index: i, status: .ok)
             r.metrics.pltMs = ms
             return r
         }
-        for k in 1...12 {
+        for k in 1...pages {
             let base = 1000 + 100 * Double(k)
-            let factor = k <= 6 ? 0.8 : k >= 10 ? 1.1 : 1
+            let factor = k <= 6 ? 0.8 : k >= 10 && k <= 12 ? 1.1 : 1
             for i in 0..<5 {
                 runs.append(run(k, "4g", .h2, i, base + 10 * Double(i)))
                 runs.append(run(k, "4g", .h3, i, base * factor + 10 * Double(i) + (factor == 1 ? 5 : 0)))
@@ -31,8 +31,10 @@ final class CorpusReportTests: XCTestCase {
         }
         for k in 1...4 { for i in 0..<5 { runs.append(run(k, "cable", .h2, i, 900)); runs.append(run(k, "cable", .h3, i, 800 + Double(i))) } }
         return SampleResults.file(runs: runs, profiles: [SampleResults.fourG, SampleResults.cable], transports: [.h2, .h3],
-                                  name: "corpus", scenarios: (1...12).map { "page-\($0 < 10 ? "0" : "")\($0)" }, perCell: 5)
+                                  name: "corpus", scenarios: (1...pages).map(name), perCell: 5)
     }
+
+    static func name(_ page: Int) -> String { "page-\(page < 10 ? "0" : "")\(page)" }
 
     static let analysis = ResultsAnalysis(corpus(), resamples: 200)
 
@@ -69,6 +71,22 @@ final class CorpusReportTests: XCTestCase {
     func testReportsCarryTheSection() {
         XCTAssertTrue(HTMLReport.render(Self.analysis).contains(CorpusReport.html(Self.analysis)))
         XCTAssertTrue(MarkdownSummary.render(Self.analysis).contains(CorpusReport.markdown(Self.analysis)))
+    }
+
+    /// 45 pages on 4g and 4 on cable: 49 panels, more than `CorpusReport.maxPanels`: the reports keep
+    /// the across-pages figures and leave the page-by-page panels out, saying so.
+    func testLargeCorpusLeavesPanelsOut() {
+        let a = ResultsAnalysis(Self.corpus(pages: 45), resamples: 50)
+        XCTAssertFalse(CorpusReport.showsPanels(a))
+        let html = HTMLReport.render(a)
+        XCTAssertTrue(html.contains("The 49 page × profile panels are left out (more than 40)"))
+        XCTAssertFalse(html.contains("id=\"panel-1-"), "no panels")
+        XCTAssertTrue(html.contains("id=\"across-pages\""))
+        let md = MarkdownSummary.render(a)
+        XCTAssertFalse(md.contains("### page-01 · 4g"))
+        XCTAssertTrue(md.contains("| 4g | h3 vs h2 | 45 |"))
+        XCTAssertTrue(CorpusReport.showsPanels(Self.analysis))
+        XCTAssertTrue(HTMLReport.render(Self.analysis).contains("id=\"panel-1-"))
     }
 
     func testCorpusCSVGolden() throws { try GoldenTests.assertGolden(CorpusCSV.render(Self.analysis), "corpus.csv") }
