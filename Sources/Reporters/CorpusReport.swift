@@ -52,7 +52,18 @@ enum CorpusReport {
             for d in [CorpusSummary.Decision.faster, .slower, .undecided] { out += "<td class=\"num\">\(share(s.count(d), n))</td>" }
             out += "<td class=\"num\">\(share(s.uncorrectedDecided, n))</td></tr>\n"
         }
-        return out + "</tbody></table>\n"
+        out += "</tbody></table>\n"
+        let notes = rows.compactMap(powerNote)
+        return out + (notes.isEmpty ? "" : "<p class=\"note-text\">\(HTML.escape(notes.joined(separator: " ")))</p>\n")
+    }
+
+    /// Says when too few runs per cell keep the correction from deciding any page on its own.
+    static func powerNote(_ s: CorpusSummary.Series) -> String? {
+        let k = s.pagesNeededToDecide
+        guard k > 1, let floor = s.pages.map(\.smallestPossibleP).min() else { return nil }
+        return "\(s.transport.rawValue) vs \(s.baseline.rawValue): with these runs per cell no page's p can be below "
+            + "\(Format.pValue(floor)), so Benjamini–Hochberg over \(s.pages.count) pages decides none unless at least \(k) pages "
+            + "have p ≤ \(String(format: "%.4f", CorpusSummary.fdr * Double(k) / Double(s.pages.count))); more runs per cell lower that floor."
     }
 
     static func markdown(_ a: ResultsAnalysis) -> String {
@@ -66,6 +77,8 @@ enum CorpusReport {
             out += CorpusSummary.shownQuantiles.map { s.quantile($0).map(ratio) ?? "–" }.joined(separator: " | ")
             out += " | \(share(s.count(.faster), n)) | \(share(s.count(.slower), n)) | \(share(s.count(.undecided), n)) | \(share(s.uncorrectedDecided, n)) |\n"
         }
+        let notes = corpus.series.compactMap { s in powerNote(s).map { "\(s.profile), " + $0 } }
+        if !notes.isEmpty { out += "\n" + notes.joined(separator: "\n") + "\n" }
         let note = omittedNote(a)
         return out + "\n" + caption.replacingOccurrences(of: "&lt;", with: "<") + " Per page: `corpus.csv`.\n" + (note.isEmpty ? "" : "\n" + note + "\n")
     }

@@ -30,6 +30,8 @@ public struct CorpusSummary: Sendable {
         public var pValue: Double
         public var adjustedP: Double
         public var decision: Decision
+        /// The smallest p the test gives for these run counts (complete separation): no page goes below it.
+        public var smallestPossibleP: Double
     }
 
     /// One transport against the baseline on one profile, its pages sorted by ratio (then name).
@@ -44,6 +46,13 @@ public struct CorpusSummary: Sendable {
         public func count(_ d: Decision) -> Int { pages.filter { $0.decision == d }.count }
         /// Pages with Mann-Whitney p < 0.05 before the correction (what testing page by page would claim).
         public var uncorrectedDecided: Int { pages.filter { $0.pValue < CorpusSummary.fdr }.count }
+        /// The fewest pages that must reach the smallest possible p before Benjamini–Hochberg decides
+        /// any (k with floor · m / k ≤ q): 1 when one page alone can be decided. Few runs per cell
+        /// raise it: 5 against 5 runs cannot go below p 0.0122, so 50 pages need 13 such pages.
+        public var pagesNeededToDecide: Int {
+            guard let floor = pages.map(\.smallestPossibleP).min() else { return 1 }
+            return max(1, Int((floor * Double(pages.count) / CorpusSummary.fdr - 1e-9).rounded(.up)))
+        }
     }
 
     public let series: [Series]
@@ -71,8 +80,10 @@ public struct CorpusSummary: Sendable {
                 for (i, (scenario, _, c)) in kept.enumerated() {
                     let ratio = c.candidateMedian / c.baselineMedian
                     let decision: Decision = adjusted[i] > Self.fdr || ratio == 1 ? .undecided : ratio < 1 ? .faster : .slower
+                    let floor = MannWhitney.test((0..<c.baselineCount).map(Double.init),
+                                                 (0..<c.candidateCount).map { Double(c.baselineCount + $0) })?.pValue ?? 1
                     pages.append(Page(scenario: scenario, baselineMedian: c.baselineMedian, median: c.candidateMedian, ratio: ratio,
-                                      pValue: c.pValue, adjustedP: adjusted[i], decision: decision))
+                                      pValue: c.pValue, adjustedP: adjusted[i], decision: decision, smallestPossibleP: floor))
                 }
                 pages.sort { ($0.ratio, $0.scenario) < ($1.ratio, $1.scenario) }
                 out.append(Series(profile: profile, transport: t, baseline: base, pages: pages))

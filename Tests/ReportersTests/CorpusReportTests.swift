@@ -57,6 +57,10 @@ final class CorpusReportTests: XCTestCase {
         let p1 = s.pages.first { $0.scenario == "page-01" }!
         XCTAssertEqual(p1.ratio, 900 / 1120, accuracy: 1e-12)
         XCTAssertEqual(s.quantile(50)!, (s.pages[5].ratio + s.pages[6].ratio) / 2, accuracy: 1e-12)
+        // 12 pages at floor 0.0122: 12 · 0.0122 / k ≤ 0.05 from k = 3 (2.92): one page alone cannot be decided.
+        XCTAssertTrue(s.pages.allSatisfy { $0.smallestPossibleP == separated })
+        XCTAssertEqual(s.pagesNeededToDecide, 3)
+        XCTAssertNotNil(CorpusReport.powerNote(s))
     }
 
     func testFewPagesGiveNoSectionAndNoFile() throws {
@@ -85,6 +89,8 @@ final class CorpusReportTests: XCTestCase {
         let md = MarkdownSummary.render(a)
         XCTAssertFalse(md.contains("### page-01 · 4g"))
         XCTAssertTrue(md.contains("| 4g | h3 vs h2 | 45 |"))
+        // 45 pages at floor 0.0122: 45 · 0.0122 / 0.05 = 10.97, so 11 pages must reach it.
+        XCTAssertTrue(md.contains("Benjamini–Hochberg over 45 pages decides none unless at least 11 pages have p ≤ 0.0122"), md)
         XCTAssertTrue(CorpusReport.showsPanels(Self.analysis))
         XCTAssertTrue(HTMLReport.render(Self.analysis).contains("id=\"panel-1-"))
     }
