@@ -44,7 +44,7 @@ struct RunCommand: ParsableCommand {
             ])
     }
 
-    @Argument("SUITE_OR_SCENARIO", help: "a suite file or scenario files (default: the default suite)",
+    @Argument("SUITE_OR_SCENARIO", help: "a suite file, scenario files or a corpus directory (default: the default suite)",
               completion: .file(extensions: ["json"])) var files: [String]
     @Option("--transport", "-t", value: "LIST", help: "transports to compare: h1 (HTTP/1.1+TLS), h2 (HTTP/2+TLS), h3 (HTTP/3+QUIC)", parse: .transports) var transports: [TransportKind]?
     @Option("--profile", "-p", value: "LIST", help: "network profiles by name (see 'netbench profiles') or file; loopback = no emulation", parse: .list(of: .nonEmpty)) var profiles: [String]?

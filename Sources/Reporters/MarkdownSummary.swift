@@ -15,7 +15,8 @@ public enum MarkdownSummary {
         out += "Median page load time (PLT) with its 95% bootstrap CI; *ideal* is the physical lower bound. "
         out += "Δ is the change of the median against the baseline transport, with its 95% CI; a verdict needs the CI "
         out += "to exclude 0 and Mann-Whitney p < 0.05. RTT = round trip; each direction gets RTT/2.\n"
-        for panel in analysis.panels {
+        out += CorpusReport.markdown(analysis)
+        for panel in CorpusReport.showsPanels(analysis) ? analysis.panels : [] {
             out += "\n" + table(analysis, scenario: panel.scenario, profile: panel.profile)
         }
         out += footer(analysis)
