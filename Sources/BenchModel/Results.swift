@@ -132,6 +132,8 @@ public struct RunRecord: Codable, Sendable {
     public var host: HostInfo?
     /// The replay server's settings for this run.
     public var server: ServerRecord?
+    /// Competing flows on the bottleneck during the run (profiles with `crossTraffic`).
+    public var crossTraffic: CrossTrafficRecord?
 
     public init(scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
                 error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],

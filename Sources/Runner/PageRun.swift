@@ -49,6 +49,8 @@ struct PageRun {
         var metrics: RunMetrics
         var failure: String?
         var pathEvents: [PathEventRecord] = []
+        /// When the loader started (the origin of every time in the records).
+        var navigationStart: Instant?
     }
 
     /// `register` receives the loop's stop handle, so an interrupt can end the run at once.
@@ -101,6 +103,7 @@ struct PageRun {
         loader.closeConnections()
         // Let close_notify frames leave before the loop goes away.
         try? loop.run(until: Instant.now() + .milliseconds(20))
-        return Outcome(requests: requests, connections: connections, metrics: metrics, failure: loader.failure, pathEvents: pathEvents)
+        return Outcome(requests: requests, connections: connections, metrics: metrics, failure: loader.failure, pathEvents: pathEvents,
+                       navigationStart: loader.navigationStart)
     }
 }
