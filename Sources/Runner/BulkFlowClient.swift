@@ -43,7 +43,10 @@ final class BulkFlowClient {
                                          serverName: serverName, settings: settings)
             }
             connection = c
-            c.send(ClientRequest(authority: serverName, path: Self.path)) { [weak self] event in self?.handle(event) }
+            // Incremental (RFC 9218), as bulk downloads are: a server that honours priorities then
+            // interleaves other streams on the connection (the self probes of responsiveness)
+            // instead of sending this endless body first.
+            c.send(ClientRequest(authority: serverName, path: Self.path, headers: [("priority", "u=3, i")])) { [weak self] event in self?.handle(event) }
         } catch {
             self.error = "cannot open the \(transport.rawValue) connection: \(error)"
             stoppedAt = startedAt
