@@ -43,8 +43,8 @@ final class CrossTrafficTests: XCTestCase {
             let g = try XCTUnwrap(f.goodputMbps, f.name)
             XCTAssertLessThanOrEqual(g, link, "\(f.name) above the link rate")
             XCTAssertGreaterThan(f.bins.count, 40, f.name)
-            // No 100 ms bin can carry more than the link delivers in 100 ms (+ one packet of slack).
-            XCTAssertLessThanOrEqual(f.bins.max() ?? 0, Int64(link * 1e6 / 8 / 10) + 1500, f.name)
+            // (Single 100 ms bins are not bounded by the link: they count arrivals at the application,
+            // which a busy machine delivers in bursts.)
         }
         XCTAssertEqual(cross.flows[0].congestionControlReadBack, "cubic", "read back from the server's accepted socket")
         let combined = cross.flows.compactMap(\.goodputMbps).reduce(0, +)
