@@ -39,6 +39,8 @@ struct FairnessCommand: ParsableCommand {
     @Option("--output", "-o", value: "FILE.json", help: "write every run's flow records (bins, shares, Jain's index) as JSON", parse: .file("json")) var output: String?
     @Option("--seed", value: "N", default: 1, help: "seed of the emulator's loss processes", parse: .uint64) var seed: UInt64
 
+    func validate() throws { _ = try pairs() }
+
     func pairs() throws -> [FairnessMatrix.Pair] {
         guard let pairTexts else { return FairnessMatrix.defaultPairs }
         return try pairTexts.map { t in

@@ -39,6 +39,8 @@ struct ResponsivenessCommand: ParsableCommand {
     @Option("--duration", value: "D", default: 4_000_000_000, defaultText: "4s", help: "probing time of the loaded phase (the idle phase takes half)", parse: .duration(atLeast: 500_000_000)) var duration: Nanoseconds
     @Option("--ramp-up", value: "D", default: 4_000_000_000, defaultText: "4s", help: "load time before loaded probes begin (the load fills the queue)", parse: .duration()) var rampUp: Nanoseconds
 
+    func validate() throws { _ = try queues() }
+
     func queues() throws -> [ResponsivenessQueue] {
         try queueTexts.map { t in
             guard let q = ResponsivenessQueue(t) else { throw BenchError.usage("--queue '\(t)': expected bdp, NBDP (e.g. 4bdp) or a drain time (e.g. 1s, 500ms)") }
