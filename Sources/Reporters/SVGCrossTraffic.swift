@@ -3,7 +3,7 @@ import BenchCore
 import BenchModel
 
 /// The cross-traffic flows of one run: each flow's throughput per 100 ms bin over time (Mbit/s),
-/// on the same time axis as the run's waterfall (ms from navigation start; the page's load is
+/// in ms from the same origin as the run's waterfall (navigation start; the page's load is
 /// shaded), with each flow's congestion control, goodput and share in the legend.
 enum CrossTrafficChart {
     static let colors = ["#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000", "#999999"]
