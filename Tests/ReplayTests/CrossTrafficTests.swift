@@ -35,11 +35,14 @@ final class CrossTrafficTests: XCTestCase {
         XCTAssertTrue(run.metrics.idealNote?.contains("whole link") == true, run.metrics.idealNote ?? "no note")
         let cross = try XCTUnwrap(run.crossTraffic)
         XCTAssertEqual(cross.flows.count, 2)
-        XCTAssertEqual(cross.originMs, -2000, accuracy: 50)
+        // Times count from the page's own navigation start, which follows the planned one by the
+        // client's setup (more on a busy machine): the flows' planned life is what is fixed.
+        XCTAssertEqual(cross.originMs, cross.flows[0].startMs)
+        XCTAssertLessThanOrEqual(cross.originMs, -1500)
         let link = 10.0   // Mbit/s
         for f in cross.flows {
             XCTAssertNil(f.error, "\(f.name): \(f.error ?? "")")
-            XCTAssertEqual(f.stopMs, 3000, accuracy: 100, f.name)
+            XCTAssertEqual(f.stopMs - f.startMs, 5000, accuracy: 150, f.name)
             let g = try XCTUnwrap(f.goodputMbps, f.name)
             XCTAssertLessThanOrEqual(g, link, "\(f.name) above the link rate")
             XCTAssertGreaterThan(f.bins.count, 40, f.name)
