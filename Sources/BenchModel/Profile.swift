@@ -45,6 +45,8 @@ public struct Profile: Codable, Hashable, Sendable {
     /// TCP_USER_TIMEOUT for the `timeout` mode (default 10 s; the kernel default is ~15 minutes),
     /// with 1 s keepalive probes so that a client that is only receiving notices too.
     public var tcpUserTimeout: DurationValue?
+    /// Competing bulk flows on the same bottleneck during every page load (see `CrossFlowSpec`).
+    public var crossTraffic: [CrossFlowSpec]?
 
     public init(name: String, description: String? = nil, source: String? = nil, emulated: Bool? = nil,
                 rtt: DurationValue? = nil, down: BitrateValue? = nil, up: BitrateValue? = nil, loss: Fraction? = nil,
@@ -186,6 +188,11 @@ public struct Profile: Codable, Hashable, Sendable {
                 bad("lossModel.\(k)", "\(v) is outside [0, 1]")
             }
         }
+        for (i, f) in (crossTraffic ?? []).enumerated() {
+            for (key, what) in f.problems() { bad("crossTraffic[\(i)].\(key)", what) }
+        }
+        if crossTraffic != nil && !isEmulated { bad("crossTraffic", "needs an emulated profile (the flows share its bottleneck)") }
+        if crossTraffic != nil && (paths != nil || events != nil) { bad("crossTraffic", "cannot be combined with paths or events (yet)") }
         for (i, o) in (outages ?? []).enumerated() where o.end.nanoseconds <= o.start.nanoseconds {
             bad("outages[\(i)].end", "\(o.end) is not after start \(o.start)")
         }

@@ -137,6 +137,8 @@ public struct RunRecord: Codable, Sendable {
     /// A filmstrip run's painted frames, which the scheduler moves into `ResultsFile.filmstrips`;
     /// never present in the runs of a results file.
     public var frames: [FilmstripRecord.Frame]?
+    /// Competing flows on the bottleneck during the run (profiles with `crossTraffic`).
+    public var crossTraffic: CrossTrafficRecord?
 
     public init(scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
                 error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],

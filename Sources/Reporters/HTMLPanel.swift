@@ -87,7 +87,11 @@ enum HTMLPanel {
             if let plt = m.pltMs { summary += ": page load \(Format.value(plt, unit: "ms"))" }
             summary += ", \(run.requests.count) requests, \(m.connections ?? run.connections.count) connections"
             html += "<details\(first ? " open" : "")><summary>\(HTML.escape(summary))</summary>\n"
-            html += Waterfall.render(run, label: "Waterfall of \(c.label) run \(run.index)") + "</details>\n"
+            html += Waterfall.render(run, label: "Waterfall of \(c.label) run \(run.index)")
+            if let cross = run.crossTraffic {
+                html += CrossTrafficChart.render(cross, pltMs: m.pltMs, label: "Cross traffic during \(c.label) run \(run.index)")
+            }
+            html += "</details>\n"
             first = false
         }
         return html.isEmpty ? "" : "<h3>Waterfalls</h3>\n" + html

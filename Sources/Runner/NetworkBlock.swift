@@ -34,6 +34,8 @@ final class NetworkBlock {
     let timerFloor: TimerFloor?
     /// Repeat views: state carried from run to run within this block, per transport.
     let repeatView: Bool
+    /// Competing flows on the bottleneck during every run (profiles with `crossTraffic`).
+    var crossTraffic: CrossTrafficSession?
     private var tlsContexts: [TransportKind: TLSClientContext] = [:]
     private let quicResumption = QUICResumptionCache()
 
@@ -102,10 +104,12 @@ final class NetworkBlock {
         rttMs = (profile.rtt?.nanoseconds ?? 0).inMilliseconds
         rttProblem = nil
         downlinkBitsPerSecond = ProfileLink.downlinkBitsPerSecond(path)
+        try startCrossTraffic(net)
     }
 
     /// Stops the servers and removes the emulated network (namespaces, TUN devices).
     func close() {
+        crossTraffic?.close()
         servers.stop()
         network?.teardown()
     }
@@ -143,8 +147,10 @@ final class NetworkBlock {
             let load: PageLoad = client == .chromium
                 ? try chromiumRun(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, limit: limit, screencast: filmstrip)
                 : page
+            beginCrossTraffic()
             let cpuBefore = (client: CPUTime.currentThreadMs(), server: servers.cpuMs, process: CPUTime.processMs())
             let outcome = try load.execute(register: register)
+            record.crossTraffic = endCrossTraffic(outcome)
             let clientCPU = client == .builtin ? CPUTime.currentThreadMs() - cpuBefore.client : nil
             let serverCPU = cpuBefore.server.flatMap { before in servers.cpuMs.map { $0 - before } }
             let processCPU = CPUTime.processMs() - cpuBefore.process
@@ -174,6 +180,7 @@ final class NetworkBlock {
                                       downlinkBitsPerSecond: downlinkBitsPerSecond)
             if let f = outcome.failure { record.status = .failed; record.error = f }
         } catch {
+            if crossTraffic?.isRunning == true { record.crossTraffic = crossTraffic?.finish(pageEnd: Instant.now()) }
             if let network, network.isRunning { _ = try? network.stop() }
             record.status = .failed
             record.error = "\(error)"
@@ -181,6 +188,7 @@ final class NetworkBlock {
         let serverCC = servers.takeAcceptedCongestionControls()
         if !serverCC.isEmpty { record.server?.congestionControl = serverCC.joined(separator: ",") }
         setIdeal(&record, scenario)
+        noteCrossTraffic(&record)
         if let bulk = scenario.bulk, record.status == .ok, let req = record.requests.first {
             // Download: body bytes over first → last byte. Upload: body bytes over request sent →
             // the server's answer, which leaves only once the last body byte arrived.

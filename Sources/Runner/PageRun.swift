@@ -51,6 +51,8 @@ struct PageRun {
         var pathEvents: [PathEventRecord] = []
         /// A browser's painted frames (`ChromiumPageRun.screencast`); nil otherwise.
         var frames: [FilmstripRecord.Frame]? = nil
+        /// When the loader started (the origin of every time in the records).
+        var navigationStart: Instant?
     }
 
     /// `register` receives the loop's stop handle, so an interrupt can end the run at once.
@@ -104,6 +106,7 @@ struct PageRun {
         loader.closeConnections()
         // Let close_notify frames leave before the loop goes away.
         try? loop.run(until: Instant.now() + .milliseconds(20))
-        return Outcome(requests: requests, connections: connections, metrics: metrics, failure: loader.failure, pathEvents: pathEvents)
+        return Outcome(requests: requests, connections: connections, metrics: metrics, failure: loader.failure, pathEvents: pathEvents,
+                       navigationStart: loader.navigationStart)
     }
 }

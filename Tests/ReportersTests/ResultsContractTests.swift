@@ -15,6 +15,14 @@ final class ResultsContractTests: XCTestCase {
         try GoldenTests.assertGolden(text, "results.json")
     }
 
+    /// Cross traffic (optional `runs[].crossTraffic`, added in schema v1) is part of the contract.
+    func testCrossTrafficKeysArePinned() throws {
+        let text = try String(contentsOf: GoldenTests.goldenDirectory.appendingPathComponent("results.json"), encoding: .utf8)
+        for key in ["\"crossTraffic\"", "\"binMs\"", "\"originMs\"", "\"jainIndex\"", "\"shareWindowStartMs\"", "\"congestionControlReadBack\"", "\"share\""] {
+            XCTAssertTrue(text.contains(key), "results.json golden lacks \(key)")
+        }
+    }
+
     func testGoldenResultsReadBack() throws {
         let path = GoldenTests.goldenDirectory.appendingPathComponent("results.json").path
         let read = try ResultsFile.load(from: path)

@@ -39,6 +39,7 @@ enum SampleResults {
                 for t in [TransportKind.h1, .h2, .h3] {
                     var run = pageRun(&rng, scenario: "news", profile: profile.name, transport: t, index: index, rtt: rtt)
                     if index == 0 { run.warmup = true }
+                    if profile.name == "cable" && t == .h2 && index == 1 { run.crossTraffic = crossTraffic() }
                     if profile.name == "cable" && t == .h1 && index == 5 {
                         run = RunRecord(scenario: "news", profile: "cable", transport: .h1, index: 5, status: .failed,
                                         error: "connection to static.example reset by peer after 3 retries, \"ECONNRESET\"")
@@ -56,6 +57,29 @@ enum SampleResults {
             for t in [TransportKind.h2, .h3] { runs.append(bulkRun(&rng, transport: t, index: index)) }
         }
         return file(runs: runs, profiles: [fourG, cable, wifiToLTE], scenarios: ["news", "video-start", "download-5MB"], perCell: perCell)
+    }
+
+    /// Two competing downloads (TCP cubic, QUIC bbr) from 1 s before the page to 0.8 s after it.
+    static func crossTraffic() -> CrossTrafficRecord {
+        func flow(_ name: String, _ t: TransportKind, _ cc: String, _ bins: [Int64]) -> CrossFlowRecord {
+            var f = CrossFlowRecord(name: name, transport: t, direction: .download, startMs: -1000, stopMs: 800, bytes: bins.reduce(0, +), bins: bins)
+            f.congestionControl = cc
+            f.congestionControlReadBack = cc
+            f.goodputMbps = Double(f.bytes) * 8 / 1.8 / 1e6
+            return f
+        }
+        var a = flow("tcp-cubic", .h2, "cubic", [20_000, 30_000, 31_000, 30_000, 28_000, 27_000, 26_000, 26_000, 25_000, 25_000,
+                                                   24_000, 24_000, 25_000, 25_000, 26_000, 25_000, 25_000, 24_000])
+        var b = flow("quic-bbr", .h3, "bbr", [10_000, 25_000, 31_000, 32_000, 33_000, 34_000, 35_000, 35_000, 36_000, 36_000,
+                                                37_000, 37_000, 36_000, 36_000, 35_000, 36_000, 36_000, 37_000])
+        let ta = Double(a.bytes), tb = Double(b.bytes)
+        a.share = ta / (ta + tb)
+        b.share = tb / (ta + tb)
+        var r = CrossTrafficRecord(binMs: 100, originMs: -1000, flows: [a, b])
+        r.shareWindowStartMs = -1000
+        r.shareWindowEndMs = 800
+        r.jainIndex = (ta + tb) * (ta + tb) / (2 * (ta * ta + tb * tb))
+        return r
     }
 
     /// A page load: a document, then a stylesheet, a script and three images on a second origin.

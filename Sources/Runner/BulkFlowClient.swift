@@ -1,0 +1,72 @@
+import Foundation
+import BenchCore
+import BenchModel
+import SystemIO
+import Transport
+import TLS
+import QUIC
+
+/// One bulk download on one connection, driven by the caller's event loop: opens the connection,
+/// asks for `BulkFlowClient.path`, counts every received body byte into 100 ms bins from `binOrigin`,
+/// and closes when told to stop. Used for cross traffic and for the load of `netbench responsiveness`.
+final class BulkFlowClient {
+    /// The path a bulk flow server answers with an endless (100 GB) body.
+    static let path = "/cross-bulk"
+    static let bodyBytes: Int64 = 100_000_000_000
+
+    let transport: TransportKind
+    let remote: Endpoint
+    let serverName: String
+    private(set) var bins: ThroughputBins
+    let binOrigin: Instant
+    private(set) var connection: ClientConnection?
+    private(set) var startedAt: Instant?
+    private(set) var stoppedAt: Instant?
+    private(set) var error: String?
+    /// Whether the body ended by itself (it should not, before the flow is stopped).
+    private(set) var ended = false
+
+    init(transport: TransportKind, remote: Endpoint, serverName: String, binOrigin: Instant, binWidth: Nanoseconds = .milliseconds(100)) {
+        self.transport = transport; self.remote = remote; self.serverName = serverName
+        self.binOrigin = binOrigin
+        bins = ThroughputBins(width: binWidth)
+    }
+
+    var isRunning: Bool { startedAt != nil && stoppedAt == nil }
+
+    /// Opens the connection (inside `namespace`, from `local`) and sends the request.
+    func start(loop: EventLoop, settings: ClientSettings, namespace: String?, local: UInt32?) {
+        startedAt = Instant.now()
+        do {
+            let c = try NetworkNamespace.with(namespace) {
+                try ClientConnector.open(transport, loop: loop, remote: remote, local: local.map { Endpoint(address: $0, port: 0) },
+                                         serverName: serverName, settings: settings)
+            }
+            connection = c
+            // Incremental (RFC 9218), as bulk downloads are: a server that honours priorities then
+            // interleaves other streams on the connection (the self probes of responsiveness)
+            // instead of sending this endless body first.
+            c.send(ClientRequest(authority: serverName, path: Self.path, headers: [("priority", "u=3, i")])) { [weak self] event in self?.handle(event) }
+        } catch {
+            self.error = "cannot open the \(transport.rawValue) connection: \(error)"
+            stoppedAt = startedAt
+        }
+    }
+
+    private func handle(_ event: ClientEvent) {
+        guard stoppedAt == nil else { return }
+        switch event {
+        case .data(let count, let t): bins.add(count, at: t.since(binOrigin))
+        case .head(let status, _, _) where status != 200: error = "the server answered \(status)"
+        case .end(let t): ended = true; error = error ?? "the body ended early"; stoppedAt = t
+        case .failed(let reason, let t): error = error ?? reason; stoppedAt = t
+        default: break
+        }
+    }
+
+    /// Stops counting and closes the connection.
+    func stop() {
+        if stoppedAt == nil { stoppedAt = Instant.now() }
+        connection?.close()
+    }
+}
