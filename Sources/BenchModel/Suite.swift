@@ -32,6 +32,8 @@ public struct Suite: Codable, Hashable, Sendable {
     public var precision: Double?
     public var maxRuns: Int?
     public var budget: DurationValue?
+    /// Published claims the suite tests (`netbench study`); see `StudyClaim`.
+    public var claims: [StudyClaim]?
 
     public init(name: String, description: String? = nil, scenarios: [String], profiles: [String],
                 transports: [TransportKind], runs: Int, warmupRuns: Int? = nil, baselineTransport: TransportKind? = nil,
@@ -65,6 +67,9 @@ public struct Suite: Codable, Hashable, Sendable {
         }
         if let t = tlsRecords, TLSRecordPolicy(t) == nil {
             bad("tlsRecords", "'\(t)' is not 'dynamic', '16k' or a record size from 512 B to 16 KiB (e.g. '4KiB')")
+        }
+        for (i, c) in (claims ?? []).enumerated() {
+            for (key, what) in c.problems(transports: transports, profiles: profiles) { bad("claims[\(i)].\(key)", what) }
         }
         try problems.throwIfAny()
     }
