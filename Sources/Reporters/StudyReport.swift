@@ -40,7 +40,7 @@ public enum StudyReport {
         out += format == .md ? "\n" : ""
         if let r = o.result {
             out += "geometric mean of the ratios: \(ratio(r.geometricMean)), 95% CI [\(ratio(r.interval.low)), \(ratio(r.interval.high))]"
-            out += " (two-level bootstrap: \(r.pages) pages, then runs within each cell; \(r.cells) cells, \(r.resamples) resamples)\n"
+            out += " (two-level bootstrap over \(r.pages) page(s), then the runs within each of \(r.cells) cell(s); \(r.resamples) resamples)\n"
         } else {
             out += "no cell has runs of both \(c.baseline.rawValue) and \(c.candidate.rawValue): no estimate\n"
         }

@@ -23,6 +23,8 @@ public struct PercentilePage: Sendable, Hashable {
     public var distribution: PageDistribution
     /// 1…99.
     public var percentile: Int
+    /// Page weight at the percentile, from `modelPages` pages of the fitted model, rounded to 1 KB.
+    public let bytes: Int64
 
     public init(distribution: PageDistribution = .mobile2024, percentile: Int) throws {
         guard (1...99).contains(percentile) else {
@@ -30,6 +32,12 @@ public struct PercentilePage: Sendable, Hashable {
         }
         self.distribution = distribution
         self.percentile = percentile
+        let totals = Self.modelPageWeights(distribution).sorted()
+        let h = Double(totals.count - 1) * Double(percentile) / 100
+        let lo = Int(h.rounded(.down))
+        let hi = min(lo + 1, totals.count - 1)
+        let x = totals[lo] + (h - Double(lo)) * (totals[hi] - totals[lo])
+        bytes = Int64((x / 1000).rounded()) * 1000
     }
 
     /// `mobile-p10`, `desktop-p90`, …
@@ -45,16 +53,6 @@ public struct PercentilePage: Sendable, Hashable {
         while i < points.count - 2 && z > points[i + 1].z { i += 1 }
         let (a, b) = (points[i], points[i + 1])
         return min(5000, max(3, Int(exp(a.y + (z - a.z) * (b.y - a.y) / (b.z - a.z)).rounded())))
-    }
-
-    /// Page weight at the percentile, from `modelPages` pages of the fitted model, rounded to 1 KB.
-    public var bytes: Int64 {
-        let totals = Self.modelPageWeights(distribution).sorted()
-        let h = Double(totals.count - 1) * Double(percentile) / 100
-        let lo = Int(h.rounded(.down))
-        let hi = min(lo + 1, totals.count - 1)
-        let x = totals[lo] + (h - Double(lo)) * (totals[hi] - totals[lo])
-        return Int64((x / 1000).rounded()) * 1000
     }
 
     /// The generator options of the page (seed 1 unless given).
