@@ -36,13 +36,12 @@ public enum StudyReport {
                          ms(cell.baseline), ms(cell.candidate), ratio(cell.ratio),
                          "\(cell.baselineFailed)/\(cell.candidateFailed)"])
         }
-        out += table(header, rows, format: format)
-        out += format == .md ? "\n" : ""
+        if !rows.isEmpty { out += table(header, rows, format: format) + (format == .md ? "\n" : "") }
         if let r = o.result {
             out += "geometric mean of the ratios: \(ratio(r.geometricMean)), 95% CI [\(ratio(r.interval.low)), \(ratio(r.interval.high))]"
             out += " (two-level bootstrap over \(r.pages) page(s), then the runs within each of \(r.cells) cell(s); \(r.resamples) resamples)\n"
         } else {
-            out += "no cell has runs of both \(c.baseline.rawValue) and \(c.candidate.rawValue): no estimate\n"
+            out += "no page and profile of the claim has runs of both \(c.baseline.rawValue) and \(c.candidate.rawValue): no estimate\n"
         }
         out += (format == .md ? "\n" : "") + "verdict: \(o.verdict.rawValue.uppercased())"
         out += " (confirmed if the whole interval lies above \(String(format: "%.2f", c.minSpeedup)), refuted if below)\n"
