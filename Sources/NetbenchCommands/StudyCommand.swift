@@ -11,7 +11,7 @@ struct StudyCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             name: "study",
-            abstract: "test a suite's published claims on its results (speedup, interval, verdict)",
+            abstract: "test the claims a suite declares: speedup, interval, verdict",
             discussion: """
             For every claim in the suite's "claims" (baseline, candidate, minSpeedup, optional profiles, \
             scenarios, metric, client): per page and profile, the ratio of median load times \
