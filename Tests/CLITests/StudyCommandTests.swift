@@ -32,6 +32,9 @@ final class StudyCommandTests: XCTestCase {
         XCTAssertTrue(study.stdout.contains("small  loopback     3     3"), study.stdout)
         // Nothing loads a page 50× faster: the interval lies below the claim.
         XCTAssertTrue(study.stdout.contains("verdict: REFUTED"), study.stdout)
+        // Two results sets are pooled: twice the runs per cell.
+        let pooled = try netbench(["study", dir + "/r", dir + "/r/runs.jsonl", "--suite", s])
+        XCTAssertTrue(pooled.stdout.contains("small  loopback     6     6"), pooled.stdout)
         let md = try netbench(["study", dir + "/r", "--suite", s, "--format", "md"])
         XCTAssertTrue(md.stdout.contains("| small | loopback | 3 | 3 |"), md.stdout)
     }
