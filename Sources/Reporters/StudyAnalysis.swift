@@ -27,6 +27,9 @@ public struct StudyAnalysis: Sendable {
         /// Runs (both sides) whose connections resumed a session: the repeat views.
         public var resumedRuns: Int
         public var runs: Int
+        /// Connections of those runs, and how many of them had their early data (0-RTT) accepted.
+        public var connections: Int
+        public var earlyDataConnections: Int
     }
 
     /// The interop runner's goodput: kbit/s (1000 bits) over each transfer, mean and sample
@@ -86,7 +89,9 @@ public struct StudyAnalysis: Sendable {
         let verdict = result.map { SpeedupClaim.verdict($0.interval, minSpeedup: claim.minSpeedup) } ?? .undecided
         let ok = relevant.filter { $0.status == .ok }
         let resumed = ok.filter { $0.connections.contains { $0.resumed == true } }.count
-        return ClaimOutcome(claim: claim, cells: cells, result: result, verdict: verdict, resumedRuns: resumed, runs: ok.count)
+        let connections = ok.flatMap(\.connections)
+        return ClaimOutcome(claim: claim, cells: cells, result: result, verdict: verdict, resumedRuns: resumed, runs: ok.count,
+                            connections: connections.count, earlyDataConnections: connections.filter { $0.earlyDataAccepted == true }.count)
     }
 
     static func goodputRows(_ runs: [RunRecord], scenarios: [String], profiles: [String], transports: [TransportKind]) -> [GoodputRow] {

@@ -45,7 +45,10 @@ public enum StudyReport {
         }
         out += (format == .md ? "\n" : "") + "verdict: \(o.verdict.rawValue.uppercased())"
         out += " (confirmed if the whole interval lies above \(String(format: "%.2f", c.minSpeedup)), refuted if below)\n"
-        if o.resumedRuns > 0 { out += (format == .md ? "\n" : "") + "repeat views: \(o.resumedRuns) of \(o.runs) runs resumed a TLS/QUIC session\n" }
+        if o.resumedRuns > 0 {
+            out += (format == .md ? "\n" : "") + "repeat views: \(o.resumedRuns) of \(o.runs) runs resumed a TLS/QUIC session; "
+            out += "early data (0-RTT) accepted on \(o.earlyDataConnections) of their \(o.connections) connections\n"
+        }
         if o.cells.contains(where: { $0.baselineFailed + $0.candidateFailed > 0 }) {
             out += (format == .md ? "\n" : "") + "failed runs (failed = \(c.baseline.rawValue)/\(c.candidate.rawValue)) are left out of the medians: a side that timed out looks faster than it was\n"
         }

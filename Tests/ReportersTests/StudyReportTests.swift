@@ -24,6 +24,10 @@ final class StudyReportTests: XCTestCase {
         let r = try XCTUnwrap(first.result)
         XCTAssertTrue(r.interval.contains(r.geometricMean))
         XCTAssertEqual(first.verdict, SpeedupClaim.verdict(r.interval, minSpeedup: 1.15))
+        // First views only: nothing resumed, no early data, but the connections are counted.
+        XCTAssertEqual(first.resumedRuns, 0)
+        XCTAssertEqual(first.earlyDataConnections, 0)
+        XCTAssertGreaterThan(first.connections, first.runs)
         // h1 failed once on cable: counted as failed and left out of the median.
         let h1 = a.claims[1].cells.first { $0.profile == "cable" }
         XCTAssertEqual(h1?.baselineFailed, 1)
