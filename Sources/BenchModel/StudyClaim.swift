@@ -24,7 +24,7 @@ public struct StudyClaim: Codable, Hashable, Sendable {
     public var scenarios: [String]?
     /// The metric compared (default `pltMs`); lower is better.
     public var metric: String?
-    /// The client whose runs count (default `builtin`).
+    /// The client whose runs count (default: the suite's first client, else `builtin`).
     public var client: RunClient?
 
     public init(name: String, source: String? = nil, baseline: TransportKind, candidate: TransportKind, minSpeedup: Double,
@@ -37,7 +37,7 @@ public struct StudyClaim: Codable, Hashable, Sendable {
     public var metricName: String { metric ?? "pltMs" }
 
     /// Problems as (key path below `claims[i]`, what is wrong), against the suite's transports and profiles.
-    func problems(transports: [TransportKind], profiles suiteProfiles: [String]) -> [(String, String)] {
+    func problems(transports: [TransportKind], profiles suiteProfiles: [String], clients: [RunClient]) -> [(String, String)] {
         var out: [(String, String)] = []
         if name.isEmpty { out.append(("name", "must not be empty")) }
         for (key, t) in [("baseline", baseline), ("candidate", candidate)] where !transports.contains(t) {
@@ -50,6 +50,9 @@ public struct StudyClaim: Codable, Hashable, Sendable {
             out.append(("profiles[\(i)]", "'\(p)' is not one of the suite's profiles (\(known.sorted().joined(separator: ", ")))"))
         }
         if let p = profiles, p.isEmpty { out.append(("profiles", "must list at least one profile (or be left out: all)")) }
+        if let c = client, !clients.contains(c) {
+            out.append(("client", "'\(c.rawValue)' is not one of the suite's clients (\(clients.map(\.rawValue).joined(separator: ", ")))"))
+        }
         if let m = metric, !RunMetrics.names.contains(m) {
             out.append(("metric", "'\(m)' is not one of \(RunMetrics.names.joined(separator: ", "))"))
         }

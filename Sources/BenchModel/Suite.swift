@@ -69,7 +69,8 @@ public struct Suite: Codable, Hashable, Sendable {
             bad("tlsRecords", "'\(t)' is not 'dynamic', '16k' or a record size from 512 B to 16 KiB (e.g. '4KiB')")
         }
         for (i, c) in (claims ?? []).enumerated() {
-            for (key, what) in c.problems(transports: transports, profiles: profiles) { bad("claims[\(i)].\(key)", what) }
+            let clients = client.flatMap { RunClient.parseList($0) } ?? [.builtin]
+            for (key, what) in c.problems(transports: transports, profiles: profiles, clients: clients) { bad("claims[\(i)].\(key)", what) }
         }
         try problems.throwIfAny()
     }

@@ -55,17 +55,18 @@ public struct StudyAnalysis: Sendable {
         suiteName = results.suite.name
         let scenarioOrder = results.suite.scenarios
         let profileOrder = results.suite.profiles.map(\.name)
+        let suiteClient = results.suite.client.flatMap { RunClient.parseList($0)?.first } ?? .builtin
         self.claims = claims.map {
-            Self.outcome($0, runs: results.runs, scenarios: scenarioOrder, profiles: profileOrder,
+            Self.outcome($0, defaultClient: suiteClient, runs: results.runs, scenarios: scenarioOrder, profiles: profileOrder,
                          seed: Bootstrap.seed(results.suite.seed, ["study", $0.name]), resamples: resamples)
         }
         goodput = Self.goodputRows(results.runs, scenarios: scenarioOrder, profiles: profileOrder,
                                    transports: results.suite.transports)
     }
 
-    static func outcome(_ claim: StudyClaim, runs: [RunRecord], scenarios: [String], profiles: [String],
+    static func outcome(_ claim: StudyClaim, defaultClient: RunClient, runs: [RunRecord], scenarios: [String], profiles: [String],
                         seed: UInt64, resamples: Int) -> ClaimOutcome {
-        let client = claim.client ?? .builtin
+        let client = claim.client ?? defaultClient
         let relevant = runs.filter {
             $0.warmup != true && ($0.client ?? .builtin) == client
                 && ($0.transport == claim.baseline || $0.transport == claim.candidate)

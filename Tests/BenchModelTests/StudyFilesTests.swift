@@ -62,6 +62,8 @@ final class StudyFilesTests: XCTestCase {
             """)
         assertContains(errorMessage { _ = try suite(claims: #"[{"name": "n", "baseline": "h3", "candidate": "h3", "minSpeedup": 1.2}]"#) },
                        "claims[0].candidate: 'h3' is also the baseline")
+        assertContains(errorMessage { _ = try suite(claims: #"[{"name": "n", "baseline": "h2", "candidate": "h3", "minSpeedup": 1.2, "client": "chromium"}]"#) },
+                       "claims[0].client: 'chromium' is not one of the suite's clients (builtin)")
         assertContains(errorMessage { _ = try suite(claims: #"[{"name": "n", "baseline": "h2", "candidate": "h4", "minSpeedup": 1.2}]"#) },
                        "claims[0].candidate")
     }

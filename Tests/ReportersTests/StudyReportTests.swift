@@ -48,6 +48,14 @@ final class StudyReportTests: XCTestCase {
         try GoldenTests.assertGolden(StudyReport.render(Self.analysis, format: .md), "study.md")
     }
 
+    func testAClaimCountsTheSuitesClientByDefault() {
+        var r = GoldenTests.demo
+        r.suite.client = "chromium"
+        XCTAssertTrue(StudyAnalysis(results: r, claims: Self.claims, resamples: 100).claims[0].cells.allSatisfy { $0.baseline.isEmpty })
+        for i in r.runs.indices { r.runs[i].client = .chromium }
+        XCTAssertEqual(StudyAnalysis(results: r, claims: Self.claims, resamples: 100).claims[0].cells.map(\.baseline.count), [12, 12])
+    }
+
     func testNothingToStudy() {
         let empty = StudyAnalysis(results: SampleResults.file(runs: []), claims: [])
         XCTAssertTrue(StudyReport.render(empty, format: .text).contains("nothing to study"))
