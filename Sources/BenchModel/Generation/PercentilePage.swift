@@ -45,14 +45,7 @@ public struct PercentilePage: Sendable, Hashable {
 
     /// Requests per page at the percentile (published quantiles, interpolated on the normal scale).
     public var requests: Int {
-        let points = distribution.requestQuantiles.sorted { $0.probability < $1.probability }
-            .map { (z: normalQuantile($0.probability), y: log($0.value)) }
-        guard points.count >= 2 else { return Int(distribution.medianRequests.rounded()) }
-        let z = normalQuantile(Double(percentile) / 100)
-        var i = 0
-        while i < points.count - 2 && z > points[i + 1].z { i += 1 }
-        let (a, b) = (points[i], points[i + 1])
-        return min(5000, max(3, Int(exp(a.y + (z - a.z) * (b.y - a.y) / (b.z - a.z)).rounded())))
+        distribution.requests(atNormalScore: normalQuantile(Double(percentile) / 100))
     }
 
     /// The generator options of the page (seed 1 unless given).
