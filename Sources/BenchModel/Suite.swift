@@ -33,6 +33,8 @@ public struct Suite: Codable, Hashable, Sendable {
     public var precision: Double?
     public var maxRuns: Int?
     public var budget: DurationValue?
+    /// Published claims the suite tests (`netbench study`); see `StudyClaim`.
+    public var claims: [StudyClaim]?
 
     public init(name: String, description: String? = nil, scenarios: [String], profiles: [String],
                 transports: [TransportKind], runs: Int, warmupRuns: Int? = nil, baselineTransport: TransportKind? = nil,
@@ -66,6 +68,10 @@ public struct Suite: Codable, Hashable, Sendable {
         }
         if let t = tlsRecords, TLSRecordPolicy(t) == nil {
             bad("tlsRecords", "'\(t)' is not 'dynamic', '16k' or a record size from 512 B to 16 KiB (e.g. '4KiB')")
+        }
+        for (i, c) in (claims ?? []).enumerated() {
+            let clients = client.flatMap { RunClient.parseList($0) } ?? [.builtin]
+            for (key, what) in c.problems(transports: transports, profiles: profiles, clients: clients) { bad("claims[\(i)].\(key)", what) }
         }
         try problems.throwIfAny()
     }

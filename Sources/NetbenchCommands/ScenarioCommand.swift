@@ -35,6 +35,7 @@ struct ScenarioGenerate: ParsableCommand {
             examples: ["netbench scenario generate --preset mobile-median -o Scenarios/pages/mobile-median.json",
                        "netbench scenario generate --requests 120 --bytes 3MB --origins 10 --seed 42",
                        "netbench scenario generate --seed 7 | netbench scenario validate -",
+                       "netbench scenario generate --percentile 90 -o Scenarios/pages/percentiles/mobile-p90.json",
                        "netbench scenario generate --corpus 500 --seed 1 -o corpus/"],
             exitCodes: [ExitCodeDoc(.success, "generated"), Netbench.usageExit])
     }
@@ -47,6 +48,7 @@ struct ScenarioGenerate: ParsableCommand {
     @Option("--seed", value: "N", default: 1, help: "seed of the draw", parse: .uint64) var seed: UInt64
     @Option("--script-chain", value: "N", help: "length of a chain of scripts each loading the next", parse: .int(0...100)) var chain: Int?
     @Option("--name", value: "NAME", help: "the scenario's name", parse: .nonEmpty) var name: String?
+    @Option("--percentile", value: "P", help: "the page at the P-th percentile by requests and bytes (1-99; see PercentilePage)", parse: .int(1...99)) var percentile: Int?
     @Option("--corpus", value: "N", help: "N pages spanning the distribution, into the directory -o names", parse: .int(1...100_000)) var corpus: Int?
     @Option("--output", "-o", value: "SCENARIO.json", help: "where to write (default: stdout; with --corpus: a directory)", parse: .file("json")) var output: String?
 
@@ -55,6 +57,9 @@ struct ScenarioGenerate: ParsableCommand {
         let customised = requests != nil || bytes != nil || origins != nil || chain != nil || distribution != nil
         if let preset, preset.options(seed: seed) == nil, customised {
             throw BenchError.usage("the bulk preset '\(preset.rawValue)' takes only --name and -o")
+        }
+        if percentile != nil, preset != nil || requests != nil || bytes != nil || corpus != nil {
+            throw BenchError.usage("--percentile sets the requests and bytes: it does not combine with --preset, --requests, --bytes or --corpus")
         }
     }
 
@@ -66,7 +71,8 @@ struct ScenarioGenerate: ParsableCommand {
         if let preset, preset.options(seed: seed) == nil {
             scenario = try preset.scenario(seed: seed)
         } else {
-            var options = preset?.options(seed: seed) ?? ScenarioGenerator.Options(name: "generated", seed: seed)
+            var options = try percentile.map { try PercentilePage(distribution: distribution ?? .mobile2024, percentile: $0).options(seed: seed) }
+                ?? preset?.options(seed: seed) ?? ScenarioGenerator.Options(name: "generated", seed: seed)
             if customised && preset != nil { options.description = nil }   // the preset's summary no longer holds
             if let distribution { options.distribution = distribution }
             if let requests {

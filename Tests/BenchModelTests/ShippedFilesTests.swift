@@ -97,7 +97,8 @@ final class ShippedFilesTests: XCTestCase {
         let profileNames = Set(try files("profiles").map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
         let paths = try files("suites")
         XCTAssertEqual(Set(paths.map { URL(fileURLWithPath: $0).lastPathComponent }),
-                       ["default.json", "weak-network.json", "throughput.json", "ci-smoke.json", "migration.json"])
+                       ["default.json", "weak-network.json", "throughput.json", "ci-smoke.json", "migration.json",
+                        "quic-claim.json", "quic-claim-repeat.json", "quic-claim-chromium.json", "interop-goodput.json", "wolsing2019.json"])
         for path in paths {
             let s = try Suite.load(from: path)
             XCTAssertNotNil(s.seed, "\(path): fixed seed")
