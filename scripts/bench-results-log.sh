@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Figures for the append-only results log (issue 13): a real run's records replicated into a
 # synthetic runs.jsonl of N runs, then `netbench report` on it: wall time and peak memory.
-# Usage: scripts/bench-results-log.sh [NETBENCH_BINARY] [N]   (default .build/debug/netbench 10000)
+# Usage: scripts/bench-results-log.sh [NETBENCH_BINARY] [N] [OTHER_BINARY]
+#   (default .build/release/netbench if built, else .build/debug/netbench; N 10000)
+# With OTHER_BINARY (e.g. the previous commit's build), both report the same log, alternating, 3 times
+# each, side by side: the machine's load moves both alike.
 set -euo pipefail
-bin=${1:-.build/debug/netbench}
+default=.build/debug/netbench
+[ -x .build/release/netbench ] && default=.build/release/netbench
+bin=${1:-$default}
 n=${2:-10000}
+other=${3:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # One real run per transport of the mobile median page on loopback: the records to replicate.
@@ -26,5 +32,21 @@ with open(dst, "w") as f:
 PY
 size=$(stat -c %s "$work/big/runs.jsonl")
 echo "runs.jsonl: $n runs, $size bytes ($((size / n)) bytes per run)"
-/usr/bin/time -f "netbench report (html,csv,md): %e s wall, %M KB peak resident" "$bin" report "$work/big" --format html,csv,md >/dev/null
-/usr/bin/time -f "netbench report --format json (results.json only): %e s wall, %M KB peak resident" "$bin" report "$work/big" --format json >/dev/null
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (figures from a busy machine vary)"
+timed() { # LABEL BINARY ARGS...
+    local label=$1 b=$2; shift 2
+    /usr/bin/time -f "%e s wall, %U s user, %M KB peak resident" -o "$work/time" "$b" "$@" >/dev/null
+    printf '%-44s %s\n' "$label" "$(cat "$work/time")"
+}
+rounds=1
+[ -n "$other" ] && rounds=3
+for round in $(seq "$rounds"); do
+    timed "report html,csv,md  $bin" "$bin" report "$work/big" --format html,csv,md --out "$work/a"
+    [ -n "$other" ] && timed "report html,csv,md  $other" "$other" report "$work/big" --format html,csv,md --out "$work/b"
+done
+[ -n "$other" ] && for f in report.html summary.csv runs.csv summary.md; do
+    cmp -s "$work/a/$f" "$work/b/$f" && echo "same bytes: $f" || echo "DIFFERENT: $f"
+done
+timed "report json (results.json)  $bin" "$bin" report "$work/big" --format json --out "$work/a"
+[ -n "$other" ] && timed "report json (results.json)  $other" "$other" report "$work/big" --format json --out "$work/b"
+true

@@ -39,6 +39,10 @@ public enum ResultsLog {
         public var runs: [RunRecord]
         /// Bytes of a cut-off last line (a write interrupted by a crash) that were left out; 0 if none.
         public var droppedBytes: Int
+        /// Where each run's line lies in the file, in the order of `runs` (to read a skimmed run whole later).
+        public var lines: [LineRange] = []
+        /// Whether the runs were skimmed: their `requests` and `connections` left empty (`load(from:skimming:)`).
+        public var skimmed = false
 
         /// The log as a `results.json` value.
         public var resultsFile: ResultsFile {
@@ -62,81 +66,6 @@ public enum ResultsLog {
 
     public static func headerLine(_ header: Header) throws -> [UInt8] { try line(header) }
     public static func recordLine(_ record: RunRecord) throws -> [UInt8] { try line(record) }
-
-    /// Reads a log. A last line without its newline was cut off mid-write: it is dropped and
-    /// counted in `droppedBytes`. Any other bad line is an error naming the file and the line.
-    public static func parse(_ data: Data, file: String) throws -> Contents {
-        var reader = Reader(file: file)
-        try reader.feed(data)
-        return try reader.finish()
-    }
-
-    /// Reads the log a block at a time: only the decoded runs are kept, never the whole file's bytes.
-    public static func load(from path: String) throws -> Contents {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw BenchError.data("\(path): does not exist or cannot be read")
-        }
-        defer { try? handle.close() }
-        var reader = Reader(file: path)
-        while true {
-            let block: Data
-            do { block = try handle.read(upToCount: 1 << 20) ?? Data() } catch {
-                throw BenchError.data("\(path): cannot be read: \(error.localizedDescription)")
-            }
-            if block.isEmpty { break }
-            try reader.feed(block)
-        }
-        return try reader.finish()
-    }
-
-    /// Line by line: the header, then runs; what follows the last newline is a cut-off line.
-    struct Reader {
-        let file: String
-        var pending = Data()
-        var header: Header?
-        var runs: [RunRecord] = []
-        var lineNumber = 0
-        let decoder = JSONDecoder()
-
-        init(file: String) { self.file = file }
-
-        mutating func feed(_ block: Data) throws {
-            pending.append(block)
-            var start = pending.startIndex
-            while let newline = pending[start...].firstIndex(of: 0x0A) {
-                try line(pending[start..<newline])
-                start = pending.index(after: newline)
-            }
-            pending = Data(pending[start...])
-        }
-
-        func finish() throws -> Contents {
-            guard let header else { throw BenchError.data("\(file): no header line (empty or cut-off netbench runs log)") }
-            return Contents(header: header, runs: runs, droppedBytes: pending.count)
-        }
-
-        private mutating func line(_ bytes: Data) throws {
-            lineNumber += 1
-            guard header != nil else { return header = try Self.header(Data(bytes), file: file) }
-            if bytes.isEmpty { return }
-            do { runs.append(try decoder.decode(RunRecord.self, from: Data(bytes))) } catch let e as DecodingError {
-                throw BenchError.data("\(file):\(lineNumber): \(JSONFile.describe(e))")
-            }
-        }
-
-        private static func header(_ line: Data, file: String) throws -> Header {
-            guard !line.isEmpty else { throw BenchError.data("\(file):1: empty header line (is this a netbench runs.jsonl?)") }
-            struct Probe: Decodable { var format: String?; var schemaVersion: Int? }
-            let probe = try JSONFile.decode(Probe.self, from: line, file: "\(file):1")
-            guard probe.format == formatName else {
-                throw BenchError.data("\(file):1: format is \(probe.format.map { "'\($0)'" } ?? "missing"); expected '\(formatName)' (is this a netbench runs.jsonl?)")
-            }
-            guard probe.schemaVersion == ResultsFile.currentSchemaVersion else {
-                throw BenchError.data("\(file):1: schemaVersion is \(probe.schemaVersion.map(String.init) ?? "missing"); this netbench reads results of version \(ResultsFile.currentSchemaVersion)")
-            }
-            return try JSONFile.decode(Header.self, from: line, file: "\(file):1")
-        }
-    }
 }
 
 extension ResultsFile {

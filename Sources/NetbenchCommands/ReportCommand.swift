@@ -39,7 +39,9 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws -> ExitCode {
         let formats = ReportFormat.parse(formatText ?? (push == nil ? "html,csv,md" : "")).formats
-        let (results, dir) = try ResultsInput.load(input)
+        // Reports without results.json draw requests and connections of a few runs only: the log is
+        // skimmed and those runs read whole (the time and memory of a report of thousands of runs).
+        let (results, dir) = try ResultsInput.load(input, forReports: !formats.contains(.json))
         for path in try ResultsWriter.write(results, to: out ?? dir, formats: formats) {
             print("wrote \(path)")
         }
@@ -58,14 +60,15 @@ struct ReportCommand: ParsableCommand {
 enum ResultsInput {
     /// Loads the results (refusing other schema versions) and returns the directory they live in.
     /// A cut-off last line of a log (a run killed mid-write) is dropped, and said on standard error.
-    static func load(_ path: String, role: String = "results") throws -> (ResultsFile, String) {
+    /// `forReports`: a log's runs are skimmed, whole only where `ResultsAnalysis.runsDrawnWhole` says.
+    static func load(_ path: String, role: String = "results", forReports: Bool = false) throws -> (ResultsFile, String) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw BenchError.data("\(path): \(role) not found (give a results directory, its runs.jsonl or its results.json)")
         }
         if isDirectory.boolValue {
             let log = URL(fileURLWithPath: path).appendingPathComponent(ResultsLog.fileName).path
-            if FileManager.default.fileExists(atPath: log) { return (try loadLog(log).withFilmstrips(from: path), path) }
+            if FileManager.default.fileExists(atPath: log) { return (try loadLog(log, forReports: forReports).withFilmstrips(from: path), path) }
             let file = URL(fileURLWithPath: path).appendingPathComponent("results.json").path
             guard FileManager.default.fileExists(atPath: file) else {
                 throw BenchError.data("\(path): no runs.jsonl or results.json in this directory (\(role))")
@@ -73,16 +76,21 @@ enum ResultsInput {
             return (try ResultsFile.load(from: file), path)
         }
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        if path.hasSuffix(".jsonl") { return (try loadLog(path).withFilmstrips(from: dir), dir) }
+        if path.hasSuffix(".jsonl") { return (try loadLog(path, forReports: forReports).withFilmstrips(from: dir), dir) }
         return (try ResultsFile.load(from: path), dir)
     }
 
-    static func loadLog(_ path: String) throws -> ResultsFile {
-        let contents = try ResultsLog.load(from: path)
+    static func loadLog(_ path: String, forReports: Bool = false) throws -> ResultsFile {
+        let contents = try ResultsLog.load(from: path, skimming: forReports)
         if contents.droppedBytes > 0 {
             writeError("netbench: note: \(path): the last line was cut off (\(contents.droppedBytes) bytes, a run interrupted mid-write): dropped; \(contents.runs.count) full run(s) read")
         }
-        return contents.resultsFile
+        var results = contents.resultsFile
+        if forReports {
+            let whole = try ResultsLog.details(of: ResultsAnalysis.runsDrawnWhole(results), in: contents, path: path)
+            for (i, run) in whole { results.runs[i] = run }
+        }
+        return results
     }
 }
 

@@ -6,7 +6,8 @@ import Transport
 /// path-only fallback when the host is not one of the scenario's (an IP address, say).
 public struct ReplayCatalog: Sendable {
     public let scenario: Scenario
-    private let byOriginPath: [String: Scenario.Resource]
+    /// Resources by origin id, then by path.
+    private let byOriginPath: [String: [String: Scenario.Resource]]
     private let byPath: [String: Scenario.Resource]
     private let originByHost: [String: String]
     /// Pages for browsers (see `PageRenderer`), by origin + path; nil: filler bodies for everyone.
@@ -21,10 +22,10 @@ public struct ReplayCatalog: Sendable {
     /// (bulk transfers stay filler: they are no page).
     public init(scenario: Scenario, renderingPagesFor port: UInt16? = nil) {
         self.scenario = scenario
-        var op: [String: Scenario.Resource] = [:]
+        var op: [String: [String: Scenario.Resource]] = [:]
         var p: [String: Scenario.Resource] = [:]
         for r in scenario.resources {
-            op[r.origin + "\u{0}" + r.path] = r
+            op[r.origin, default: [:]][r.path] = r
             if p[r.path] == nil { p[r.path] = r }
         }
         byOriginPath = op
@@ -47,23 +48,32 @@ public struct ReplayCatalog: Sendable {
     /// the encoded form `PageRenderer` wrote), then without its query for scenarios whose paths
     /// have none (a cache-busting parameter).
     public func resource(host: String, path: String) -> Scenario.Resource? {
-        let h = host.split(separator: ":").first.map { $0.lowercased() } ?? host.lowercased()
-        let origin = originByHost[h]
+        let plain = !host.utf8.contains { $0 == UInt8(ascii: ":") || ($0 >= 0x41 && $0 <= 0x5A) }
+        let origin = plain ? originByHost[host] : originByHost[Self.hostKey(host)]
+        let paths = origin.map { byOriginPath[$0] ?? [:] } ?? byPath
+        if !path.utf8.contains(where: { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") }) {
+            return paths[path]
+        }
         for key in Self.lookupKeys(path) {
-            if let origin { if let r = byOriginPath[origin + "\u{0}" + key] { return r } } else if let r = byPath[key] { return r }
+            if let r = paths[key] { return r }
         }
         return nil
+    }
+
+    /// A Host value as `originByHost` has it: without a port, lowercased.
+    static func hostKey(_ host: String) -> String {
+        host.split(separator: ":").first.map { $0.lowercased() } ?? host.lowercased()
     }
 
     /// The forms of a request path to look up, most exact first.
     static func lookupKeys(_ path: String) -> [String] {
         let noFragment = path.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? path
         var keys = [noFragment]
-        if noFragment.contains("%") { keys.append(percentDecoded(noFragment)) }
+        if noFragment.utf8.contains(UInt8(ascii: "%")) { keys.append(percentDecoded(noFragment)) }
         if let q = noFragment.firstIndex(of: "?") {
             let bare = String(noFragment[..<q])
             keys.append(bare)
-            if bare.contains("%") { keys.append(percentDecoded(bare)) }
+            if bare.utf8.contains(UInt8(ascii: "%")) { keys.append(percentDecoded(bare)) }
         }
         return keys
     }

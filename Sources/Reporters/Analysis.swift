@@ -191,8 +191,35 @@ public struct ResultsAnalysis: Sendable {
     /// the run a waterfall shows as typical.
     public func medianRun(_ cell: CellKey, metric: String = "pltMs") -> RunRecord? {
         guard let m = summary(metric, cell)?.median else { return nil }
-        return countedRuns(cell)
-            .filter { $0.metrics.value(named: metric) != nil }
-            .min { abs($0.metrics.value(named: metric)! - m) < abs($1.metrics.value(named: metric)! - m) }
+        let runs = countedRuns(cell)
+        let values = runs.indices.compactMap { i in runs[i].metrics.value(named: metric).map { (i, $0) } }
+        return Self.closest(to: m, values).map { runs[$0] }
+    }
+
+    /// The first of `values` (index, value) whose value is closest to `m`.
+    static func closest(to m: Double, _ values: [(Int, Double)]) -> Int? {
+        values.min { abs($0.1 - m) < abs($1.1 - m) }?.0
+    }
+
+    /// The indices (in `results.runs`) of the runs the reports draw with their requests and
+    /// connections: each cell's median run by page load time (`medianRun`, the waterfalls) and every
+    /// run with path events or migration figures (the path change timelines). The rest need only
+    /// their metrics, so a report can read the others skimmed (`ResultsLog.load(from:skimming:)`).
+    public static func runsDrawnWhole(_ results: ResultsFile) -> [Int] {
+        let split = Set(results.runs.map { $0.client ?? .builtin }).count > 1
+        var byCell: [CellKey: [(Int, Double)]] = [:]
+        var out = Set<Int>()
+        for (i, run) in results.runs.enumerated() {
+            if !run.pathEvents.isEmpty || run.metrics.migration != nil { out.insert(i) }
+            guard run.counts, let plt = run.metrics.value(named: "pltMs") else { continue }
+            let cell = CellKey(scenario: run.scenario, profile: run.profile, transport: run.transport,
+                               client: split ? run.client ?? .builtin : nil)
+            byCell[cell, default: []].append((i, plt))
+        }
+        for values in byCell.values {
+            let m = Descriptive.percentile(sorted: values.map(\.1).sorted(), 50)
+            if let i = closest(to: m, values) { out.insert(i) }
+        }
+        return out.sorted()
     }
 }

@@ -59,15 +59,18 @@ final class H2ServerSession: ServerSession {
             let req = ServerRequest(method: head.method, path: head.target, authority: hostOnly(head.authority ?? head.host ?? ""),
                                     headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "h2", bodyBytes: bodyBytes)
             let response = handler(req)
-            let submit = { [weak self] in
-                guard let self else { return }
-                try? self.h2.submitResponse(stream: id, status: response.status, headers: HTTPHeaders(response.headers),
-                                            bodyLength: response.bodyLength, prefix: response.prefix, suffix: response.suffix)
-                self.counters { $0.bodyBytesSent += response.bodyLength }
-                self.pump()
+            guard response.delay > 0 else { return submit(id, response) }   // received() pumps after the batch
+            loop.schedule(after: response.delay) { [weak self] in
+                self?.submit(id, response)
+                self?.pump()
             }
-            if response.delay > 0 { loop.schedule(after: response.delay, submit) } else { submit() }
         }
+    }
+
+    private func submit(_ id: Int32, _ response: ServerResponse) {
+        try? h2.submitResponse(stream: id, status: response.status, headers: HTTPHeaders(response.headers),
+                               bodyLength: response.bodyLength, prefix: response.prefix, suffix: response.suffix)
+        counters { $0.bodyBytesSent += response.bodyLength }
     }
 
     /// Whether a response's head goes out at the end of a TLS record of its own (each `write` ends one).

@@ -13,6 +13,9 @@ public final class QUICServerEndpoint {
     private var timer: EventLoop.TimerID?
     private var buffer: UnsafeMutableRawBufferPointer
     private var isClosed = false
+    /// A response was submitted since the last write pass: `flush` writes again (one pass per batch
+    /// of requests, not one per request).
+    private var submitted = false
     private var io = DatagramIO()
     public private(set) var counters = ServerCounters()
     /// Path changes the server saw (migration, NAT rebinding), for tests and results.
@@ -59,9 +62,12 @@ public final class QUICServerEndpoint {
 
     private func flush() {
         guard !isClosed else { return }
-        handle(server.writeBatched(now: Instant.now()) { [fd] bytes, segmentSize, remote, _ in
-            io.send(fd, bytes, segmentSize: segmentSize, to: remote)
-        })
+        repeat {
+            submitted = false
+            handle(server.writeBatched(now: Instant.now()) { [fd] bytes, segmentSize, remote, _ in
+                io.send(fd, bytes, segmentSize: segmentSize, to: remote)
+            })
+        } while submitted && !isClosed
         loop.cancel(timer)
         if let e = server.expiry {
             timer = loop.schedule(at: e) { [weak self] in
@@ -90,9 +96,14 @@ public final class QUICServerEndpoint {
                                                        prefix: response.prefix, suffix: response.suffix)
                         self.counters.bodyBytesSent += response.bodyLength
                     } catch { /* the client went away meanwhile */ }
-                    self.flush()
+                    self.submitted = true
                 }
-                if response.delay > 0 { loop.schedule(after: response.delay, submit) } else { submit() }
+                // Every caller of `handle` flushes after it; a delayed answer flushes itself.
+                if response.delay > 0 {
+                    loop.schedule(after: response.delay) { [weak self] in submit(); self?.flush() }
+                } else {
+                    submit()
+                }
             case .pathChanged(_, _, let remote):
                 pathChanges.append((Instant.now(), remote))
             case .handshakeCompleted, .connectionClosed:

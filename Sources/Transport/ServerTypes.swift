@@ -17,8 +17,15 @@ public struct ServerRequest: Sendable {
         self.httpProtocol = httpProtocol; self.bodyBytes = bodyBytes
     }
 
+    /// The first field named `name`, ASCII case-insensitively (no lowercased copies: this runs per request).
     public func header(_ name: String) -> String? {
-        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        headers.first { $0.0 == name || Self.equalIgnoringASCIICase($0.0, name) }?.1
+    }
+
+    static func equalIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
+        return zip(a.utf8, b.utf8).allSatisfy { lower($0) == lower($1) }
     }
 }
 

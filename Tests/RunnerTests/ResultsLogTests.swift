@@ -66,6 +66,29 @@ final class ResultsLogTests: XCTestCase {
         XCTAssertEqual(c.droppedBytes, 0)
     }
 
+    func testSkimmingLeavesRequestsAndConnectionsOutAndDetailsReadRunsWhole() throws {
+        let file = try AppendOnlyFile(path: path)
+        try file.append(ResultsLog.headerLine(header()))
+        for i in 0..<3 {
+            var r = record(i)
+            // Brackets, braces, quotes and a key name inside strings must not confuse the scan.
+            r.error = #"x "requests":[{ ] } \ "# + "\(i)"
+            r.connections = [ConnectionRecord(id: i, origin: "a.example", transport: .h1, connectStart: 0.5)]
+            try file.append(ResultsLog.recordLine(r), sync: false)
+        }
+        let c = try ResultsLog.load(from: path, skimming: true)
+        XCTAssertTrue(c.skimmed)
+        XCTAssertEqual(c.runs.map(\.index), [0, 1, 2])
+        XCTAssertEqual(c.runs.map(\.metrics.pltMs), [100, 101, 102])
+        XCTAssertEqual(c.runs.map(\.error), (0..<3).map { #"x "requests":[{ ] } \ "# + "\($0)" })
+        XCTAssertTrue(c.runs.allSatisfy { $0.requests.isEmpty && $0.connections.isEmpty })
+        let whole = try ResultsLog.details(of: [2, 0], in: c, path: path)
+        XCTAssertEqual(whole.keys.sorted(), [0, 2])
+        XCTAssertEqual(whole[2]?.requests.map(\.bytes), [1002])
+        XCTAssertEqual(whole[0]?.connections.map(\.id), [0])
+        XCTAssertEqual(whole[2]?.error, c.runs[2].error)
+    }
+
     func testKillBetweenWritesLosesNothing() throws {
         try write(0..<2)
         // A new process (the next write after a kill) appends to the same log.

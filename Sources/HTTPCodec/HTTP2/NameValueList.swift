@@ -30,7 +30,8 @@ struct NameValueList {
     /// fields, and any name in `skipping`.
     mutating func addRegular(_ headers: HTTPHeaders, skipping: Set<String> = []) {
         for field in headers {
-            let name = field.name.lowercased()
+            // Names are usually lowercase already: no copy then (this runs for every response).
+            let name = field.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? field.name.lowercased() : field.name
             guard !name.hasPrefix(":"), !Self.dropped.contains(name), !skipping.contains(name) else { continue }
             add(name, field.value)
         }
