@@ -3,6 +3,8 @@ import BenchCore
 import BenchModel
 import Runner
 import CommandLineKit
+import SystemIO
+import Transport
 
 struct ServeCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
@@ -15,6 +17,13 @@ struct ServeCommand: ParsableCommand {
             say) by the path alone. Bodies have the scenario's exact sizes; think times are honoured. \
             A certificate authority is generated at start and written where --ca-out says (nowhere without it); point the client at it \
             (curl --cacert FILE, aioquic's --ca-certs FILE).
+
+            Limits against hostile clients (the defaults are far above what browsers and h2load do): \
+            --max-connections, --max-handshakes, --handshake-timeout, --header-timeout (slowloris), \
+            --idle-timeout, --max-header-list (HPACK/QPACK bombs), and for HTTP/2 --h2-max-resets (rapid \
+            reset) and --h2-max-control-frames (SETTINGS/PING floods); a HEADERS frame may be followed by \
+            at most 8 CONTINUATION frames. The descriptor limit is raised to its hard maximum. Ctrl-C prints \
+            what the limits did (connections timed out, evicted, refused).
             """,
             examples: ["netbench serve Scenarios/pages/mobile-median.json --transport h3 --listen 127.0.0.1:4433",
                        "netbench serve Scenarios/pages/mobile-median.json --transport h1,h2,h3 --listen 127.0.0.1:8443 --ca-out ca.pem"],
@@ -31,6 +40,14 @@ struct ServeCommand: ParsableCommand {
     @Option("--ca-out", value: "FILE", help: "where to write the CA certificate (PEM); without it no file is written", parse: .file("pem")) var caOut: String?
     @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
     @Option("--tls-records", value: "R", help: "TLS record sizing: dynamic (default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
+    @Option("--max-connections", value: "N", help: "TCP connections held at once, and QUIC connections (default 4096); at the limit the connection idle longest is closed, as nginx does", parse: .int(1...1_000_000)) var maxConnections: Int?
+    @Option("--max-handshakes", value: "N", help: "connections whose TLS/QUIC handshake is not done (default 1024); past it the oldest TCP one is closed, new QUIC Initials dropped", parse: .int(1...1_000_000)) var maxHandshakes: Int?
+    @Option("--handshake-timeout", value: "D", help: "a TLS or QUIC handshake must complete within D (default 10s)", parse: .duration()) var handshakeTimeout: Nanoseconds?
+    @Option("--header-timeout", value: "D", help: "an HTTP/1.1 request head must complete within D of its first byte, an HTTP/2 connection must send its first request within D (default 20s)", parse: .duration()) var headerTimeout: Nanoseconds?
+    @Option("--idle-timeout", value: "D", help: "close a TCP connection with no request in flight after D (default 120s); for h3 the QUIC max_idle_timeout (default 30s)", parse: .duration()) var idleTimeout: Nanoseconds?
+    @Option("--max-header-list", value: "SIZE", help: "largest request head: HTTP/1.1 bytes, HTTP/2 and HTTP/3 decoded fields + 32 each (default 64KiB); HTTP/1.1 gets 431, HTTP/2 a reset stream, HTTP/3 a closed connection", parse: .size) var maxHeaderList: Int64?
+    @Option("--h2-max-resets", value: "N", help: "RST_STREAM frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 200; rapid reset, CVE-2023-44487)", parse: .int(1...1_000_000)) var maxResets: Int?
+    @Option("--h2-max-control-frames", value: "N", help: "SETTINGS and PING frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 1000)", parse: .int(1...1_000_000)) var maxControlFrames: Int?
     @Flag("--pages", help: "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's resources, at their exact sizes; prints the Chromium flags that trust this server") var pages: Bool
 
     func run() throws -> ExitCode {
@@ -50,6 +67,9 @@ struct ServeCommand: ParsableCommand {
         options.advertiseHTTP3 = withTCP && withQUIC
         options.renderPages = pages
         options.tlsRecords = tlsRecords ?? .dynamic
+        options.limits = try limits()
+        if let t = idleTimeout { options.quic.idleTimeout = t }
+        options.quic.handshakeTimeout = options.limits.handshakeTimeout
         let host: ServerHost
         do {
             host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,
@@ -73,7 +93,35 @@ struct ServeCommand: ParsableCommand {
         stop.wait()
         interrupt.remove()
         host.stop()
+        if let c = host.finalCounters {
+            // Scripts and tests read this line to see what the limits did.
+            let line = "netbench serve: \(c.requests) requests on \(c.connectionsAccepted) connections; \(c.malformed) malformed, "
+                + "\(c.handshakeFailures) failed handshakes; closed by limits: \(c.connectionsTimedOut) timed out, "
+                + "\(c.connectionsEvicted) evicted, \(c.connectionsRefused) refused\n"
+            FileHandle.standardOutput.write(line.data(using: .utf8)!)
+        }
         return .success
+    }
+
+    /// The limits asked for, with the connection limit kept under the descriptor limit (raised
+    /// to its hard maximum first), which it says when it has to.
+    private func limits() throws -> ServerLimits {
+        var l = ServerLimits()
+        if let n = maxConnections { l.maxConnections = n }
+        if let n = maxHandshakes { l.maxPendingHandshakes = n }
+        if let t = handshakeTimeout { l.handshakeTimeout = t }
+        if let t = headerTimeout { l.headerTimeout = t }
+        if let t = idleTimeout { l.idleTimeout = t }
+        if let n = maxHeaderList { l.maxHeaderListSize = Int(clamping: n) }
+        if let n = maxResets { l.maxResetsPerSecond = n }
+        if let n = maxControlFrames { l.maxControlFramesPerSecond = n }
+        let descriptors = OpenFileLimit.raiseToHard()
+        let usable = max(descriptors - 64, 16)
+        if l.maxConnections > usable {
+            FileHandle.standardError.write("netbench serve: --max-connections \(l.maxConnections) lowered to \(usable): the descriptor limit (RLIMIT_NOFILE) is \(descriptors)\n".data(using: .utf8)!)
+            l.maxConnections = usable
+        }
+        return l
     }
 
     /// The page to open and the flags that make Chromium trust and reach this server.

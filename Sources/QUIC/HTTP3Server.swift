@@ -19,6 +19,10 @@ public final class HTTP3Server {
     /// allocation per call); reaped entries are compacted away after each loop.
     private var live: [ServerConnection] = []
     private var reapedSome = false
+    /// Connections whose handshake has not completed.
+    private var pendingHandshakes = 0
+    /// Initials dropped at `maxConnections` or `maxPendingHandshakes`.
+    public private(set) var initialsDropped = 0
     private var nextHandle: UInt64 = 1
     /// Stateless packets (Version Negotiation) waiting for the next `write`.
     private var stateless: [(bytes: [UInt8], remote: Endpoint, local: Endpoint)] = []
@@ -37,6 +41,8 @@ public final class HTTP3Server {
     }
 
     public var connectionCount: Int { connections.count }
+    /// Connections whose handshake has not completed.
+    public var pendingHandshakeCount: Int { pendingHandshakes }
 
     /// Processes one received UDP payload; never fails on bad input from the network.
     public func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint,
@@ -151,6 +157,10 @@ public final class HTTP3Server {
                         local: Endpoint, remote: Endpoint, now: Instant) {
         var hd = ngtcp2_pkt_hd()
         guard ngtcp2_accept(&hd, base, datagram.count) == 0 else { return }
+        guard connections.count < config.maxConnections, pendingHandshakes < config.maxPendingHandshakes else {
+            initialsDropped += 1
+            return
+        }
         let quic: QUICConnection
         do {
             quic = try QUICConnection.server(config: config, tls: tls, initial: hd, local: local,
@@ -163,6 +173,7 @@ public final class HTTP3Server {
         nextHandle += 1
         connections[sc.handle] = sc
         live.append(sc)
+        pendingHandshakes += 1
         register(ConnectionIDKey(hd.dcid), sc)
         var scids = [ngtcp2_cid](repeating: ngtcp2_cid(), count: max(ngtcp2_conn_get_num_scid(quic.conn), 1))
         let n = ngtcp2_conn_get_scid(quic.conn, &scids)
@@ -192,6 +203,7 @@ public final class HTTP3Server {
         for event in sc.quic.takeEvents() {
             switch event {
             case .handshakeCompleted:
+                if !sc.handshakeDone { sc.handshakeDone = true; pendingHandshakes -= 1 }
                 events.append(.handshakeCompleted(connection: sc.handle))
             case .request(let stream, let fields, let bodyBytes):
                 var method = "", authority = "", path = ""
@@ -226,6 +238,7 @@ public final class HTTP3Server {
         if sc.quic.isClosed && !sc.reaped {
             for key in sc.keys where routes[key] === sc { routes[key] = nil }
             connections[sc.handle] = nil
+            if !sc.handshakeDone { sc.handshakeDone = true; pendingHandshakes -= 1 }
             sc.reaped = true
             reapedSome = true
         }
@@ -266,6 +279,7 @@ private final class ServerConnection {
     var reportedRemote: Endpoint
     var closeReported = false
     var reaped = false
+    var handshakeDone = false
 
     init(handle: HTTP3ConnectionHandle, quic: QUICConnection) {
         self.handle = handle

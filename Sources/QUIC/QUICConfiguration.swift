@@ -47,6 +47,14 @@ public struct QUICConfiguration: Sendable {
     /// 0.12 writes them) and NSS key-log lines (`CLIENT_HANDSHAKE_TRAFFIC_SECRET <random> <secret>`)
     /// go. The engine does no file I/O; `nil`: neither.
     public var diagnostics: (any DiagnosticsSink)? = nil
+    /// Largest decoded header section accepted (names + values + 32 bytes each); a peer past it
+    /// (a QPACK bomb) has its connection closed. Also sent as SETTINGS_MAX_FIELD_SECTION_SIZE.
+    public var maxHeaderListSize: Int = 65_536
+    /// Server: connections held at once; Initials past it are dropped.
+    public var maxConnections: Int = 4_096
+    /// Server: connections whose handshake has not completed; Initials past it are dropped
+    /// (ngtcp2 limits what an unvalidated address gets to 3× what it sent, RFC 9000 §8.1).
+    public var maxPendingHandshakes: Int = 1_024
     /// Writes ngtcp2's own debug log to standard error (very verbose; for debugging only).
     public var debugLog: Bool = false
 

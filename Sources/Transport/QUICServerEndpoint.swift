@@ -54,6 +54,7 @@ public final class QUICServerEndpoint {
             handle(server.receive(datagram, local: endpoint, remote: from, now: Instant.now()))
             return !isClosed
         }
+        counters.connectionsRefused = server.initialsDropped
         flush()
     }
 

@@ -25,6 +25,8 @@ enum ConnectionEvent {
 struct StreamBook {
     var openBidi = Set<Int64>()
     var headers: [Int64: [(String, String)]] = [:]
+    /// Decoded bytes of each header section being received (names + values + 32 each, RFC 9114 §4.2.2).
+    var headerBytes: [Int64: Int] = [:]
 }
 
 /// The CONNECTION_CLOSE this side wrote, and whether it is due to go out (again: RFC 9000 §10.2.1
