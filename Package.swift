@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "Runner", "Transport", "TLS", "SystemIO", "TestSupport"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "TestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TLS", "QUIC", "BenchCore"]),
         // The scheduler with stand-in executors (no sockets) and the append-only results log.
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "BenchModel", "BenchCore", "SystemIO", "Transport", "Statistics"]),
         .testTarget(name: "CLITests", dependencies: ["CommandLineKit", "NetbenchCommands", "Runner", "BenchCore"]),

@@ -5,6 +5,7 @@ import Runner
 import CommandLineKit
 import SystemIO
 import Transport
+import QUIC
 
 struct ServeCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
@@ -48,6 +49,7 @@ struct ServeCommand: ParsableCommand {
     @Option("--max-header-list", value: "SIZE", help: "largest request head: HTTP/1.1 bytes, HTTP/2 and HTTP/3 decoded fields + 32 each (default 64KiB); HTTP/1.1 gets 431, HTTP/2 a reset stream, HTTP/3 a closed connection", parse: .size) var maxHeaderList: Int64?
     @Option("--h2-max-resets", value: "N", help: "RST_STREAM frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 200; rapid reset, CVE-2023-44487)", parse: .int(1...1_000_000)) var maxResets: Int?
     @Option("--h2-max-control-frames", value: "N", help: "SETTINGS and PING frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 1000)", parse: .int(1...1_000_000)) var maxControlFrames: Int?
+    @Option("--quic-retry", value: "WHEN", help: "validate QUIC client addresses with a Retry: under-load (default: once half of --max-handshakes are in use), always, never", parse: .choice()) var quicRetry: QUICRetryPolicy?
     @Flag("--pages", help: "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's resources, at their exact sizes; prints the Chromium flags that trust this server") var pages: Bool
 
     func run() throws -> ExitCode {
@@ -70,6 +72,7 @@ struct ServeCommand: ParsableCommand {
         options.limits = try limits()
         if let t = idleTimeout { options.quic.idleTimeout = t }
         options.quic.handshakeTimeout = options.limits.handshakeTimeout
+        if let r = quicRetry { options.quic.retry = r }
         let host: ServerHost
         do {
             host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,
@@ -97,7 +100,8 @@ struct ServeCommand: ParsableCommand {
             // Scripts and tests read this line to see what the limits did.
             let line = "netbench serve: \(c.requests) requests on \(c.connectionsAccepted) connections; \(c.malformed) malformed, "
                 + "\(c.handshakeFailures) failed handshakes; closed by limits: \(c.connectionsTimedOut) timed out, "
-                + "\(c.connectionsEvicted) evicted, \(c.connectionsRefused) refused\n"
+                + "\(c.connectionsEvicted) evicted, \(c.connectionsRefused) refused; QUIC Retry: \(c.retriesSent) sent, "
+                + "\(c.retriesValidated) validated\n"
             FileHandle.standardOutput.write(line.data(using: .utf8)!)
         }
         return .success

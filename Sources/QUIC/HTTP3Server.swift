@@ -23,6 +23,10 @@ public final class HTTP3Server {
     private var pendingHandshakes = 0
     /// Initials dropped at `maxConnections` or `maxPendingHandshakes`.
     public private(set) var initialsDropped = 0
+    /// Retry packets sent, and Initials that came back with a valid token.
+    public private(set) var retriesSent = 0
+    public private(set) var retriesValidated = 0
+    private let retryTokens: RetryTokens
     private var nextHandle: UInt64 = 1
     /// Stateless packets (Version Negotiation) waiting for the next `write`.
     private var stateless: [(bytes: [UInt8], remote: Endpoint, local: Endpoint)] = []
@@ -38,6 +42,7 @@ public final class HTTP3Server {
     public init(config: QUICConfiguration, credentials: [QUICServerCredentials], now: Instant) throws {
         self.config = config
         tls = try ServerTLSContext(credentials: credentials)
+        retryTokens = RetryTokens(secret: randomBytes(32))
     }
 
     public var connectionCount: Int { connections.count }
@@ -157,15 +162,12 @@ public final class HTTP3Server {
                         local: Endpoint, remote: Endpoint, now: Instant) {
         var hd = ngtcp2_pkt_hd()
         guard ngtcp2_accept(&hd, base, datagram.count) == 0 else { return }
-        guard connections.count < config.maxConnections, pendingHandshakes < config.maxPendingHandshakes else {
-            initialsDropped += 1
-            return
-        }
+        guard case .accept(let retry) = admit(hd, local: local, remote: remote, now: now) else { return }
         let quic: QUICConnection
         do {
             quic = try QUICConnection.server(config: config, tls: tls, initial: hd, local: local,
                                              remote: remote, staticSecret: staticSecret,
-                                             filler: filler, now: now)
+                                             filler: filler, now: now, retry: retry)
         } catch {
             return
         }
@@ -191,6 +193,36 @@ public final class HTTP3Server {
         quic.receive(datagram, local: local, remote: remote, now: now)
         collect(sc)
         compact()
+    }
+
+    /// Whether a new connection may start from this Initial (a Retry may be queued instead).
+    private func admit(_ hd: ngtcp2_pkt_hd, local: Endpoint, remote: Endpoint, now: Instant) -> Admission {
+        guard connections.count < config.maxConnections else { initialsDropped += 1; return .drop }
+        let token = RetryTokens.token(of: hd)
+        if !token.isEmpty, let odcid = retryTokens.validate(hd, remote: remote, now: now) {
+            retriesValidated += 1
+            return .accept(retry: (odcid, token))
+        }
+        let wantRetry: Bool
+        switch config.retry {
+        case .never: wantRetry = false
+        case .underLoad: wantRetry = pendingHandshakes * 2 >= config.maxPendingHandshakes
+        case .always: wantRetry = true
+        }
+        if wantRetry && token.isEmpty && hd.type == UInt8(NGTCP2_PKT_INITIAL.rawValue),
+           let packet = retryTokens.retryPacket(for: hd, remote: remote, now: now) {
+            retriesSent += 1
+            stateless.append((packet, remote, local))
+            return .drop
+        }
+        guard pendingHandshakes < config.maxPendingHandshakes else { initialsDropped += 1; return .drop }
+        return .accept(retry: nil)
+    }
+
+    private enum Admission {
+        case drop
+        /// `retry`: the client's first DCID and the Retry token it came back with.
+        case accept(retry: (originalDCID: ngtcp2_cid, token: [UInt8])?)
     }
 
     private func register(_ key: ConnectionIDKey, _ sc: ServerConnection) {

@@ -5,6 +5,18 @@ public enum QUICCongestionControl: String, Sendable, Codable, CaseIterable {
     case reno, cubic, bbr, bbr2
 }
 
+/// When a server validates client addresses with Retry (RFC 9000 §8.1.2) before it keeps any
+/// state: a Retry costs a round trip, so benchmarks never pay it unless asked.
+public enum QUICRetryPolicy: String, Sendable, Codable, CaseIterable {
+    /// Never: new Initials past `maxPendingHandshakes` are dropped.
+    case never
+    /// Once half of `maxPendingHandshakes` are in use (an Initial flood); a client that comes back
+    /// with its token is served even past the limit.
+    case underLoad = "under-load"
+    /// For every new connection.
+    case always
+}
+
 /// How a client moves its connection to a new local address.
 public enum QUICMigrationMode: String, Sendable, Codable {
     /// `ngtcp2_conn_initiate_migration`: validate the new path (PATH_CHALLENGE/RESPONSE) and
@@ -55,6 +67,8 @@ public struct QUICConfiguration: Sendable {
     /// Server: connections whose handshake has not completed; Initials past it are dropped
     /// (ngtcp2 limits what an unvalidated address gets to 3× what it sent, RFC 9000 §8.1).
     public var maxPendingHandshakes: Int = 1_024
+    /// Server: when to answer an Initial with a Retry (address validation) first.
+    public var retry: QUICRetryPolicy = .underLoad
     /// Writes ngtcp2's own debug log to standard error (very verbose; for debugging only).
     public var debugLog: Bool = false
 

@@ -55,6 +55,8 @@ public final class QUICServerEndpoint {
             return !isClosed
         }
         counters.connectionsRefused = server.initialsDropped
+        counters.retriesSent = server.retriesSent
+        counters.retriesValidated = server.retriesValidated
         flush()
     }
 

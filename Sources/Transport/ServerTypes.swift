@@ -60,6 +60,9 @@ public struct ServerCounters: Sendable {
     public var connectionsTimedOut = 0
     public var connectionsEvicted = 0
     public var connectionsRefused = 0
+    /// QUIC: Retry packets sent, and Initials that came back with a valid token.
+    public var retriesSent = 0
+    public var retriesValidated = 0
     public var bodyBytesSent: Int64 = 0
     public init() {}
 
@@ -69,5 +72,6 @@ public struct ServerCounters: Sendable {
         handshakeFailures += o.handshakeFailures; bodyBytesSent += o.bodyBytesSent
         connectionsTimedOut += o.connectionsTimedOut; connectionsEvicted += o.connectionsEvicted
         connectionsRefused += o.connectionsRefused
+        retriesSent += o.retriesSent; retriesValidated += o.retriesValidated
     }
 }
