@@ -65,8 +65,13 @@ public final class TCPServer {
         sessions.removeAll()
     }
 
+    /// Accepts at most `acceptsPerTurn` connections per readiness event (the listener is
+    /// level-triggered, so the rest come next turn): a flood of connects then cannot starve the
+    /// handshakes already accepted, nor push them out at the pending-handshake limit in one burst.
+    private static let acceptsPerTurn = 32
+
     private func acceptAll() {
-        while true {
+        for _ in 0..<Self.acceptsPerTurn {
             let accepted: (FileDescriptor, Endpoint)?
             do { accepted = try Socket.accept(listener) } catch { return }
             guard let (fd, _) = accepted else { return }

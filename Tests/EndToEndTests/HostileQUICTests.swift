@@ -12,7 +12,8 @@ final class HostileQUICTests: XCTestCase {
     /// Datagrams whose headers parse (Initial long headers of version 1, short headers) and whose
     /// payloads are random, from 200 source ports.
     func testValidHeadersRandomPayloads() throws {
-        let server = try ServedNetbench(transports: "h3")
+        // h2 beside h3 on the same port: `run --server` checks certificates over TCP first.
+        let server = try ServedNetbench(transports: "h2,h3")
         let port = server.port
         let r = HostileRun.run("QUIC valid headers, random payloads", server: server, transport: "h3", seconds: 4) { deadline in
             let sockets = (0..<200).compactMap { _ in UDPSocket() }
@@ -29,16 +30,17 @@ final class HostileQUICTests: XCTestCase {
         XCTAssertLessThan(r.peakKiB - r.baselineKiB, HostileClientTests.growthBoundKiB, "peak \(r.peakKiB) KiB")
     }
 
-    /// Real client Initials from 1,500 ports, never followed up: the server answers each with at
-    /// most 3× the bytes it received (RFC 9000 §8.1: the address is not validated), and holds at
-    /// most `--max-handshakes` such connections, dropping the Initials past it.
+    /// Real client Initials from 600 ports, never followed up: the server answers each with at
+    /// most 3× the bytes it received (RFC 9000 §8.1: the address is not validated), and once half
+    /// of `--max-handshakes` are pending answers with a Retry instead; the page load (whose client
+    /// follows the Retry) gets through.
     func testInitialFloodKeepsTheAmplificationLimit() throws {
         _ = raiseDescriptorLimit()
-        let server = try ServedNetbench(transports: "h3", extra: ["--max-handshakes", "512"])
+        let server = try ServedNetbench(transports: "h2,h3", extra: ["--max-handshakes", "256"])
         let port = server.port, ca = server.caPEM
-        let r = HostileRun.run("QUIC Initial flood from 1,500 ports", server: server, transport: "h3", seconds: 5) { deadline in
+        let r = HostileRun.run("QUIC Initial flood from 600 ports", server: server, transport: "h3", seconds: 5) { deadline in
             var flood: [(UDPSocket, sent: Int)] = []
-            for _ in 0..<1500 {
+            for _ in 0..<600 {
                 guard let s = UDPSocket(), let local = s.local,
                       let client = try? HTTP3Client(config: QUICConfiguration(), trustedRootsPEM: ca, serverName: "www.shop.test",
                                                     local: local, remote: Endpoint(address: 0x7F00_0001, port: port), now: .now())
@@ -49,7 +51,9 @@ final class HostileQUICTests: XCTestCase {
             }
             var worst = 0.0, answered = 0
             var received = [Int](repeating: 0, count: flood.count)
-            while Date() < deadline {
+            // Retransmissions (PTO) included: listen on past the deadline if the flood took longer.
+            let end = max(deadline, Date().addingTimeInterval(3))
+            while Date() < end {
                 for (i, f) in flood.enumerated() { received[i] += f.0.drain() }
                 Thread.sleep(forTimeInterval: 0.05)
             }
@@ -63,8 +67,9 @@ final class HostileQUICTests: XCTestCase {
         XCTAssertLessThan(r.peakKiB - r.baselineKiB, HostileClientTests.growthBoundKiB, "peak \(r.peakKiB) KiB")
         let ratio = Double(r.attackNote.split(separator: " ").last ?? "") ?? 99
         XCTAssertLessThanOrEqual(ratio, 3.0, r.attackNote)
-        XCTAssertTrue(r.attackNote.hasPrefix("1500 Initials"), r.attackNote)
-        XCTAssertGreaterThan(ServedNetbench.count("refused", in: r.summary), 0, r.summary)
+        XCTAssertTrue(r.attackNote.hasPrefix("600 Initials"), r.attackNote)
+        XCTAssertTrue(r.attackNote.contains(", 600 answered"), r.attackNote)
+        XCTAssertGreaterThan(Int(r.summary.components(separatedBy: "Retry: ").last?.split(separator: " ").first ?? "") ?? 0, 0, r.summary)
     }
 
     /// A version 1 Initial long header with random connection IDs and a random (undecryptable) payload, 1200 bytes.
