@@ -55,7 +55,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "LinkModelTests", dependencies: ["LinkModel"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
-        .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
+        .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec", "BenchCore"]),
         .testTarget(name: "QUICTests", dependencies: ["QUIC", "TestSupport"]),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "SystemIO", "BenchCore"]),

@@ -17,10 +17,14 @@ final class HostileQUICTests: XCTestCase {
         let port = server.port
         let r = HostileRun.run("QUIC valid headers, random payloads", server: server, transport: "h3", seconds: 4) { deadline in
             let sockets = (0..<200).compactMap { _ in UDPSocket() }
+            // A pool of random datagrams, each sent with fresh connection IDs (bytes 6..<14, 15..<23).
+            var pool = (0..<64).map { $0 % 2 == 0 ? Self.randomInitial() : Self.randomShortHeader() }
             var sent = 0
             while Date() < deadline {
                 for s in sockets {
-                    s.send(sent % 2 == 0 ? Self.randomInitial() : Self.randomShortHeader(), to: port)
+                    let i = sent % pool.count
+                    for j in 6..<14 { pool[i][j] = UInt8.random(in: 0...255) }
+                    s.send(pool[i], to: port)
                     sent += 1
                 }
             }
@@ -70,6 +74,18 @@ final class HostileQUICTests: XCTestCase {
         XCTAssertTrue(r.attackNote.hasPrefix("600 Initials"), r.attackNote)
         XCTAssertTrue(r.attackNote.contains(", 600 answered"), r.attackNote)
         XCTAssertGreaterThan(Int(r.summary.components(separatedBy: "Retry: ").last?.split(separator: " ").first ?? "") ?? 0, 0, r.summary)
+    }
+
+    /// `--quic-retry always`: every new connection is sent a Retry first; the page load follows it
+    /// and its Initial comes back with a token the server validates.
+    func testRetryAlways() throws {
+        let server = try ServedNetbench(transports: "h2,h3", extra: ["--quic-retry", "always"])
+        let loadError = server.loadPage("h3")
+        let summary = server.stop()
+        XCTAssertNil(loadError)
+        let retry = summary.components(separatedBy: "Retry: ").last?.split(separator: " ") ?? []
+        XCTAssertGreaterThan(Int(retry.first ?? "") ?? 0, 0, summary)
+        XCTAssertGreaterThan(Int(retry.dropFirst(2).first ?? "") ?? 0, 0, summary)
     }
 
     /// A version 1 Initial long header with random connection IDs and a random (undecryptable) payload, 1200 bytes.

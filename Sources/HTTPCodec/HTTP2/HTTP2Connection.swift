@@ -107,9 +107,9 @@ public final class HTTP2Connection {
         return state.takeEvents()
     }
 
-    public func receive(_ bytes: [UInt8]) throws(HTTP2Error) -> [HTTP2Event] {
+    public func receive(_ bytes: [UInt8], now: Instant = .now()) throws(HTTP2Error) -> [HTTP2Event] {
         let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(HTTP2Error) in try receive(buffer) }
+            Result { () throws(HTTP2Error) in try receive(buffer, now: now) }
         }
         return try result.get()
     }
