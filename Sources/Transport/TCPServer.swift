@@ -27,6 +27,12 @@ public final class TCPServer {
     /// Called with each accepted connection's congestion control, read back from its socket
     /// (a route's `congctl` could override the listener's).
     private let onAccept: ((String?) -> Void)?
+    /// Called as each connection closes, with its peer and what the kernel's sender counted on it
+    /// (retransmissions, the congestion state it ended in).
+    public var onConnectionEnd: ((Endpoint, TCPSenderStatistics?) -> Void)?
+    /// Late binding for HTTP/2 connections: at most this many bytes wait unsent in the kernel
+    /// (TCP_NOTSENT_LOWAT), so stream priorities decide what is sent next (nil: off).
+    public var unsentLimit: Int?
 
     /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ. A
     /// name the kernel refuses, or reports back differently, throws.
@@ -74,7 +80,7 @@ public final class TCPServer {
         for _ in 0..<Self.acceptsPerTurn {
             let accepted: (FileDescriptor, Endpoint)?
             do { accepted = try Socket.accept(listener) } catch { return }
-            guard let (fd, _) = accepted else { return }
+            guard let (fd, peer) = accepted else { return }
             let now = Instant.now()
             guard makeRoom(now) else {
                 counters.connectionsRefused += 1
@@ -88,6 +94,9 @@ public final class TCPServer {
                 let tls = try TLSConnection(server: tlsContext)
                 let stream = try SecureStream(fd: fd, loop: loop, tls: tls, connecting: false)
                 stream.recordSizer = TLSRecordSizer(policy: tlsRecords)
+                if let report = onConnectionEnd {
+                    stream.beforeClose = { fd in report(peer, Socket.senderStatistics(of: fd)) }
+                }
                 let key = fd.rawValue
                 let holder = PendingSession(stream: stream)
                 let act = ConnectionActivity(accepted: now)
@@ -124,6 +133,7 @@ extension TCPServer {
                 stream.abort("HTTP/2 session setup failed")
                 return nil
             }
+            if let limit = unsentLimit { stream.limitUnsent(to: limit) }
             return h2
         }
         return H1ServerSession(stream: stream, loop: loop, handler: handler, counters: update,
