@@ -70,14 +70,11 @@ struct ServeCommand: ParsableCommand {
         options.advertiseHTTP3 = withTCP && withQUIC
         options.renderPages = pages
         options.tlsRecords = tlsRecords ?? .dynamic
-<<<<<<< HEAD
         options.limits = try limits()
         if let t = idleTimeout { options.quic.idleTimeout = t }
         options.quic.handshakeTimeout = options.limits.handshakeTimeout
         if let r = quicRetry { options.quic.retry = r }
-=======
         options.lateBinding = lateBinding ?? .standard
->>>>>>> main
         let host: ServerHost
         do {
             host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,

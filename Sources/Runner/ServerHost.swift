@@ -24,14 +24,11 @@ public final class ServerHost: @unchecked Sendable {
     public private(set) var tcpCongestionControl: String?
     /// Congestion control read back from each connection accepted since the last `takeAcceptedCongestionControls`.
     private let accepted = Mutex<Set<String>>([])
-<<<<<<< HEAD
     /// The listeners' counters summed, once the server has stopped (nil before).
     public private(set) var finalCounters: ServerCounters?
-=======
     /// What the kernel's TCP sender counted on each connection that closed since the last
     /// `takeSenderStatistics`, by the client's address ("a.b.c.d:port").
     private let senderStatistics = Mutex<[String: TCPSenderStatistics]>([:])
->>>>>>> main
     /// The server thread's CPU clock, captured when it starts.
     private let cpuClock = Mutex<ThreadCPUClock?>(nil)
 
