@@ -44,12 +44,12 @@ struct ServeCommand: ParsableCommand {
     @Option("--tls-records", value: "R", help: "TLS record sizing: dynamic (default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
     @Option("--max-connections", value: "N", help: "TCP connections held at once, and QUIC connections (default 4096); at the limit the connection idle longest is closed, as nginx does", parse: .int(1...1_000_000)) var maxConnections: Int?
     @Option("--max-handshakes", value: "N", help: "connections whose TLS/QUIC handshake is not done (default 1024); past it the oldest TCP one is closed, new QUIC Initials dropped", parse: .int(1...1_000_000)) var maxHandshakes: Int?
-    @Option("--handshake-timeout", value: "D", help: "a TLS or QUIC handshake must complete within D (default 10s)", parse: .duration()) var handshakeTimeout: Nanoseconds?
-    @Option("--header-timeout", value: "D", help: "an HTTP/1.1 request head must complete within D of its first byte, an HTTP/2 connection must send its first request within D (default 20s)", parse: .duration()) var headerTimeout: Nanoseconds?
+    @Option("--handshake-timeout", value: "D", help: "a TLS or QUIC handshake must complete within D (default 60s, as nginx; QUIC: ngtcp2's 10s)", parse: .duration()) var handshakeTimeout: Nanoseconds?
+    @Option("--header-timeout", value: "D", help: "an HTTP/1.1 request head must complete within D of its first byte, an HTTP/2 connection must send its first request within D (default 60s, as nginx)", parse: .duration()) var headerTimeout: Nanoseconds?
     @Option("--idle-timeout", value: "D", help: "close a TCP connection with no request in flight after D (default 120s); for h3 the QUIC max_idle_timeout (default 30s)", parse: .duration()) var idleTimeout: Nanoseconds?
     @Option("--max-header-list", value: "SIZE", help: "largest request head: HTTP/1.1 bytes, HTTP/2 and HTTP/3 decoded fields + 32 each (default 64KiB); HTTP/1.1 gets 431, HTTP/2 a reset stream, HTTP/3 a closed connection", parse: .size) var maxHeaderList: Int64?
     @Option("--h2-max-resets", value: "N", help: "RST_STREAM frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 200; rapid reset, CVE-2023-44487)", parse: .int(1...1_000_000)) var maxResets: Int?
-    @Option("--h2-max-control-frames", value: "N", help: "SETTINGS and PING frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 1000)", parse: .int(1...1_000_000)) var maxControlFrames: Int?
+    @Option("--h2-max-control-frames", value: "N", help: "SETTINGS and PING frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 500)", parse: .int(1...1_000_000)) var maxControlFrames: Int?
     @Option("--quic-retry", value: "WHEN", help: "validate QUIC client addresses with a Retry: under-load (default: once half of --max-handshakes are in use), always, never", parse: .choice()) var quicRetry: QUICRetryPolicy?
     @Flag("--pages", help: "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's resources, at their exact sizes; prints the Chromium flags that trust this server") var pages: Bool
 
@@ -72,7 +72,7 @@ struct ServeCommand: ParsableCommand {
         options.tlsRecords = tlsRecords ?? .dynamic
         options.limits = try limits()
         if let t = idleTimeout { options.quic.idleTimeout = t }
-        options.quic.handshakeTimeout = options.limits.handshakeTimeout
+        if let t = handshakeTimeout { options.quic.handshakeTimeout = t }
         if let r = quicRetry { options.quic.retry = r }
         options.lateBinding = lateBinding ?? .standard
         let host: ServerHost

@@ -26,9 +26,9 @@ public struct ServerLimits: Sendable, Equatable {
     /// HTTP/2: CONTINUATION frames after one HEADERS (CONTINUATION flood, CVE-2024-27316).
     public var maxContinuations: Int
 
-    public init(maxConnections: Int = 4_096, maxPendingHandshakes: Int = 1_024, handshakeTimeout: Nanoseconds = .seconds(10),
-                headerTimeout: Nanoseconds = .seconds(20), idleTimeout: Nanoseconds = .seconds(120),
-                maxHeaderListSize: Int = 65_536, maxResetsPerSecond: Int = 200, maxControlFramesPerSecond: Int = 1_000,
+    public init(maxConnections: Int = 4_096, maxPendingHandshakes: Int = 1_024, handshakeTimeout: Nanoseconds = .seconds(60),
+                headerTimeout: Nanoseconds = .seconds(60), idleTimeout: Nanoseconds = .seconds(120),
+                maxHeaderListSize: Int = 65_536, maxResetsPerSecond: Int = 200, maxControlFramesPerSecond: Int = 500,
                 maxContinuations: Int = 8) {
         self.maxConnections = maxConnections
         self.maxPendingHandshakes = maxPendingHandshakes

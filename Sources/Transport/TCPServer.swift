@@ -71,13 +71,15 @@ public final class TCPServer {
         sessions.removeAll()
     }
 
-    /// Accepts at most `acceptsPerTurn` connections per readiness event (the listener is
-    /// level-triggered, so the rest come next turn): a flood of connects then cannot starve the
-    /// handshakes already accepted, nor push them out at the pending-handshake limit in one burst.
-    private static let acceptsPerTurn = 32
+    /// Accepts at most a quarter of `maxPendingHandshakes` per readiness event (the listener is
+    /// level-triggered, so the rest come next turn): a handshake accepted in one turn is answered
+    /// in the next and completes in the one after, so a flood of connects cannot push it out at
+    /// the pending-handshake limit, while the kernel's accept queue (where a well-behaved client
+    /// waits behind the flood) still drains quickly.
+    private var acceptsPerTurn: Int { max(8, limits.maxPendingHandshakes / 4) }
 
     private func acceptAll() {
-        for _ in 0..<Self.acceptsPerTurn {
+        for _ in 0..<acceptsPerTurn {
             let accepted: (FileDescriptor, Endpoint)?
             do { accepted = try Socket.accept(listener) } catch { return }
             guard let (fd, peer) = accepted else { return }

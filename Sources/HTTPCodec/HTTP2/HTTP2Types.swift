@@ -131,11 +131,12 @@ public struct HTTP2Limits: Sendable, Equatable {
     public var maxContinuations: Int
     /// RST_STREAM frames from the peer in one second.
     public var maxResetsPerSecond: Int
-    /// SETTINGS and PING frames from the peer in one second.
+    /// SETTINGS and PING frames from the peer in one second (below nghttp2's own limit of 1000
+    /// unsent ACKs, so that a flood read in one go gets GOAWAY ENHANCE_YOUR_CALM, not just a close).
     public var maxControlFramesPerSecond: Int
 
     public init(maxHeaderListSize: Int = 65_536, maxContinuations: Int = 8, maxResetsPerSecond: Int = 200,
-                maxControlFramesPerSecond: Int = 1_000) {
+                maxControlFramesPerSecond: Int = 500) {
         self.maxHeaderListSize = maxHeaderListSize
         self.maxContinuations = maxContinuations
         self.maxResetsPerSecond = maxResetsPerSecond
