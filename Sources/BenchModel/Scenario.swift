@@ -127,6 +127,7 @@ extension Scenario {
             if !originIDs.contains(r.origin) { bad("resources[\(i)].origin", "unknown origin '\(r.origin)'") }
             if r.bytes < 0 { bad("resources[\(i)].bytes", "negative size \(r.bytes)") }
             if !r.path.hasPrefix("/") { bad("resources[\(i)].path", "'\(r.path)' must start with '/'") }
+            if ServerDescription.isDescriptionPath(r.path) { bad("resources[\(i)].path", "'\(r.path)' is reserved for netbench serve's description (\(ServerDescription.path))") }
             if let t = r.thinkTimeMs, !(t >= 0 && t.isFinite) { bad("resources[\(i)].thinkTimeMs", "\(t) must be ≥ 0") }
             if let n = r.revealAfterBytes, n < 0 { bad("resources[\(i)].revealAfterBytes", "negative offset \(n)") }
         }

@@ -9,7 +9,8 @@ public struct Suite: Codable, Hashable, Sendable {
     public var schemaVersion: Int
     public var name: String
     public var description: String?
-    /// Scenario files, relative to the suite file.
+    /// Scenario files, relative to the suite file; a directory stands for the scenarios in it
+    /// (a corpus: the pages its `corpus.json` lists).
     public var scenarios: [String]
     /// Profile names (from Scenarios/profiles) or profile files relative to the suite file.
     public var profiles: [String]
@@ -72,7 +73,10 @@ public struct Suite: Codable, Hashable, Sendable {
     /// Loads and validates a suite; scenario paths become absolute (relative to the suite file).
     public static func load(from path: String) throws -> Suite {
         var (s, dir) = try Suite.loadValidated(from: path)
-        s.scenarios = s.scenarios.map { $0.hasPrefix("/") ? $0 : dir.appendingPathComponent($0).standardizedFileURL.path }
+        s.scenarios = try s.scenarios.enumerated().flatMap { i, entry in
+            let absolute = entry.hasPrefix("/") ? entry : dir.appendingPathComponent(entry).standardizedFileURL.path
+            return try Suite.expandDirectory(absolute, entry: entry, suite: path, key: "scenarios[\(i)]")
+        }
         s.profiles = s.profiles.map { p in
             p.hasSuffix(".json") && !p.hasPrefix("/") ? dir.appendingPathComponent(p).standardizedFileURL.path : p
         }
@@ -80,4 +84,20 @@ public struct Suite: Codable, Hashable, Sendable {
     }
 }
 
-extension Suite: ValidatedFile {}
+extension Suite: ValidatedFile {
+    /// A `scenarios` entry that is a directory (a corpus from `netbench scenario generate --corpus`,
+    /// or any folder of scenario files) stands for the scenario files in it (see
+    /// `CorpusManifest.scenarioFiles`); a file stands for itself. An entry ending in `/` that is not a
+    /// directory is a data error naming the suite, the key and the value.
+    static func expandDirectory(_ path: String, entry: String, suite: String, key: String) throws -> [String] {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists && isDirectory.boolValue {
+            return try CorpusManifest.scenarioFiles(inDirectory: path, suite: suite, key: key, value: entry)
+        }
+        if entry.hasSuffix("/") {
+            throw BenchError.data("\(suite): \(key): '\(entry)' is not a directory (\(exists ? "a file" : "does not exist"))")
+        }
+        return [path]
+    }
+}

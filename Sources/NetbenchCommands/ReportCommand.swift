@@ -65,7 +65,7 @@ enum ResultsInput {
         }
         if isDirectory.boolValue {
             let log = URL(fileURLWithPath: path).appendingPathComponent(ResultsLog.fileName).path
-            if FileManager.default.fileExists(atPath: log) { return (try loadLog(log), path) }
+            if FileManager.default.fileExists(atPath: log) { return (try loadLog(log).withFilmstrips(from: path), path) }
             let file = URL(fileURLWithPath: path).appendingPathComponent("results.json").path
             guard FileManager.default.fileExists(atPath: file) else {
                 throw BenchError.data("\(path): no runs.jsonl or results.json in this directory (\(role))")
@@ -73,7 +73,7 @@ enum ResultsInput {
             return (try ResultsFile.load(from: file), path)
         }
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        if path.hasSuffix(".jsonl") { return (try loadLog(path), dir) }
+        if path.hasSuffix(".jsonl") { return (try loadLog(path).withFilmstrips(from: dir), dir) }
         return (try ResultsFile.load(from: path), dir)
     }
 
@@ -83,6 +83,19 @@ enum ResultsInput {
             writeError("netbench: note: \(path): the last line was cut off (\(contents.droppedBytes) bytes, a run interrupted mid-write): dropped; \(contents.runs.count) full run(s) read")
         }
         return contents.resultsFile
+    }
+}
+
+extension ResultsFile {
+    /// The log keeps runs only: `run --filmstrip`'s frames are in the directory's results.json.
+    func withFilmstrips(from directory: String) -> ResultsFile {
+        struct Strips: Decodable { var filmstrips: [FilmstripRecord]? }
+        let file = URL(fileURLWithPath: directory).appendingPathComponent("results.json").path
+        guard let data = FileManager.default.contents(atPath: file),
+              let strips = try? JSONDecoder().decode(Strips.self, from: data).filmstrips else { return self }
+        var out = self
+        out.filmstrips = strips
+        return out
     }
 }
 

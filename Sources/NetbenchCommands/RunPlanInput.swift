@@ -34,7 +34,9 @@ struct RunPlanInput {
 
         let inputs = c.files.isEmpty ? [library.suitePath("default")] : c.files
         for file in inputs {
-            if try isSuite(file) {
+            if let pages = try corpusPages(file) {
+                scenarioPaths += pages
+            } else if try isSuite(file) {
                 let suite = try Suite.load(from: file)
                 suiteBytes = (suiteBytes ?? []) + [UInt8](FileManager.default.contents(atPath: file) ?? Data())
                 suiteName = suite.name
@@ -54,7 +56,7 @@ struct RunPlanInput {
                 scenarioPaths.append(file)
             }
         }
-        if c.files.count == 1, !(try isSuite(c.files[0])) {
+        if c.files.count == 1, try corpusPages(c.files[0]) != nil || !(try isSuite(c.files[0])) {
             suiteName = URL(fileURLWithPath: c.files[0]).deletingPathExtension().lastPathComponent
         }
         transports = c.transports ?? transports
@@ -143,6 +145,13 @@ struct RunPlanInput {
         return SuiteInfo(name: r.suiteName, scenarios: r.scenarios.map { $0.scenario.name }, profiles: r.profiles, transports: r.transports,
                          runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed, baselineTransport: r.baselineTransport,
                          client: r.clients.map(\.rawValue).joined(separator: ","))
+    }
+
+    /// A directory given as a file (a corpus): the scenario files it stands for; nil for a file.
+    static func corpusPages(_ path: String) throws -> [String]? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        return try CorpusManifest.scenarioFiles(inDirectory: path, suite: "netbench run", key: "SUITE_OR_SCENARIO", value: path)
     }
 
     /// A suite has `scenarios`; a scenario has `resources`.

@@ -26,12 +26,16 @@ struct ScenarioGenerate: ParsableCommand {
             Draws requests per page, request mix and bytes per type, third parties and dependency depth from \
             the HTTP Archive 2024 distributions. Options not given are drawn; --preset starts from a shipped \
             page's options. The same options and seed give byte-identical JSON. Writes to stdout unless -o is given.
+            --corpus N writes N pages spanning the distribution into the directory -o names (a Latin hypercube over \
+            the request-count and page-weight quantiles, host names unique per page) and corpus.json, the index \
+            naming each page's quantiles; a suite's "scenarios" may name that directory.
             Sizes: B, KB, MB, GB (powers of 1000), KiB, MiB, GiB. Presets:
 
             """ + presets,
             examples: ["netbench scenario generate --preset mobile-median -o Scenarios/pages/mobile-median.json",
                        "netbench scenario generate --requests 120 --bytes 3MB --origins 10 --seed 42",
-                       "netbench scenario generate --seed 7 | netbench scenario validate -"],
+                       "netbench scenario generate --seed 7 | netbench scenario validate -",
+                       "netbench scenario generate --corpus 500 --seed 1 -o corpus/"],
             exitCodes: [ExitCodeDoc(.success, "generated"), Netbench.usageExit])
     }
 
@@ -43,9 +47,11 @@ struct ScenarioGenerate: ParsableCommand {
     @Option("--seed", value: "N", default: 1, help: "seed of the draw", parse: .uint64) var seed: UInt64
     @Option("--script-chain", value: "N", help: "length of a chain of scripts each loading the next", parse: .int(0...100)) var chain: Int?
     @Option("--name", value: "NAME", help: "the scenario's name", parse: .nonEmpty) var name: String?
-    @Option("--output", "-o", value: "SCENARIO.json", help: "where to write (default: stdout)", parse: .file("json")) var output: String?
+    @Option("--corpus", value: "N", help: "N pages spanning the distribution, into the directory -o names", parse: .int(1...100_000)) var corpus: Int?
+    @Option("--output", "-o", value: "SCENARIO.json", help: "where to write (default: stdout; with --corpus: a directory)", parse: .file("json")) var output: String?
 
     func validate() throws {
+        if corpus != nil { try ScenarioCorpusWriter.validate(self) }
         let customised = requests != nil || bytes != nil || origins != nil || chain != nil || distribution != nil
         if let preset, preset.options(seed: seed) == nil, customised {
             throw BenchError.usage("the bulk preset '\(preset.rawValue)' takes only --name and -o")
@@ -53,6 +59,7 @@ struct ScenarioGenerate: ParsableCommand {
     }
 
     func run() throws -> ExitCode {
+        if let corpus, let output { return try ScenarioCorpusWriter.write(count: corpus, seed: seed, distribution: distribution, to: output) }
         let (requests, origins, chain, name, output, seed) = (self.requests, self.origins, self.chain, self.name, self.output, self.seed)
         let customised = requests != nil || bytes != nil || origins != nil || chain != nil || distribution != nil
         var scenario: Scenario

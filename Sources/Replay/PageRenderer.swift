@@ -6,8 +6,13 @@ import BenchModel
 /// with `@import`, `@font-face` and `background-image` (on hook elements its document carries), a
 /// script by inserting scripts, stylesheets, images and iframes and by `fetch()`.
 ///
-/// Every body keeps the scenario's exact size: the rendered content is padded with a comment
-/// (`<!-- … -->`, `/* … */`) of letters and spaces, which can never close the comment early. When
+/// The pages paint like pages: render-blocking stylesheets and synchronous scripts in the head
+/// (the others `async`, or `media="print"` swapped to `all` once loaded), visible text in the
+/// body, images drawn at a size that grows with their bytes (`PageImage`).
+///
+/// Every body keeps the scenario's exact size: the rendered content is padded with visible text in
+/// a document's body (`PageText`: some text, then a comment), elsewhere with a comment (`<!-- … -->`, `/* … */`, a GIF
+/// comment extension) of letters and spaces, which can never close the comment early. When
 /// the content alone is larger than the scenario's size (a tiny document with many children), the
 /// body is the content, unpadded: `Body.overflow` says by how much, nothing is cut.
 ///
@@ -38,6 +43,8 @@ public struct PageRenderer: Sendable {
     private let references: [String: [Reference]]
     private let ownerDocument: [String: String]
     public let notes: [String]
+    /// Each image size's picture, encoded once (the `<img>` tag and the body both need it).
+    private let pictures: [Int64: PageImage.Picture]
 
     /// `port`: the port every origin is served on (the replay server's listener); nil or 443: none in URLs.
     public init(scenario: Scenario, port: UInt16?) {
@@ -46,6 +53,9 @@ public struct PageRenderer: Sendable {
         for o in scenario.origins { auth[o.id] = port == nil || port == 443 ? o.host : "\(o.host):\(port!)" }
         authorities = auth
         (references, ownerDocument, notes) = Self.plan(scenario)
+        var pictures: [Int64: PageImage.Picture] = [:]
+        for r in scenario.resources where r.type == .image && pictures[r.bytes] == nil { pictures[r.bytes] = PageImage.picture(bytes: r.bytes) }
+        self.pictures = pictures
     }
 
     /// Whether the renderer writes this type's bodies (the others stay filler).
@@ -60,7 +70,7 @@ public struct PageRenderer: Sendable {
 
     /// The size of the body a browser gets: the scenario's, or the rendered content's when larger.
     public func servedBytes(of r: Scenario.Resource) -> Int64 {
-        // Images always fit (a GIF is cut below its minimum size); pages are rendered to know.
+        // Images always fit (`PageImage` shrinks the picture); pages are rendered to know.
         guard Self.references(r.type) else { return r.bytes }
         return render(r).map { Int64($0.bytes.count) } ?? r.bytes
     }
@@ -84,7 +94,7 @@ public struct PageRenderer: Sendable {
         case .document: return document(r, refs)
         case .stylesheet: return stylesheet(r, refs)
         case .script: return script(r, refs)
-        case .image: return Body(bytes: Self.image(bytes: r.bytes), scenarioBytes: r.bytes)
+        case .image: return Body(bytes: PageImage.gif(bytes: r.bytes, picture: pictures[r.bytes]), scenarioBytes: r.bytes)
         default: return nil
         }
     }
@@ -127,31 +137,53 @@ public struct PageRenderer: Sendable {
 
     // MARK: HTML
 
+    /// A document: its `<head>` holds the render-blocking stylesheets and synchronous scripts the
+    /// scenario reveals first (with whatever it reveals among them that a head may hold), padded
+    /// with comments; its `<body>` the rest, padded with visible text and comments (`PageText`). A render-blocking
+    /// stylesheet or script revealed after an image or iframe stays in the body, where Chromium
+    /// holds back the content after it.
     private func document(_ r: Scenario.Resource, _ refs: [Reference]) -> Body {
         let title = Self.plainText(r.parent == nil ? scenario.name : r.id)
-        var head = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(title)</title>"
-            + "<link rel=\"icon\" href=\"data:,\"></head><body>\n"
-        head += hooks(forDocument: r.id)
+        let head = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(title)</title><link rel=\"icon\" href=\"data:,\">"
+            // Images are blocks: no line of inline content around them, whose text (the
+            // whitespace between tags) Chromium would count as one text block the size of the page.
+            + "<style>img{display:block}</style>\n"
+        let bodyStart = Array(("</head><body>\n" + hooks(forDocument: r.id)).utf8)
         let tail = "</body></html>\n"
         let positioned = refs.filter { $0.revealAt != nil }.sorted { $0.revealAt! < $1.revealAt! }
+        let inHead = Self.headCount(positioned.map(\.resource))
         let atEnd = refs.filter { $0.revealAt == nil }.map { let t = htmlTag($0); return t.start + t.rest }.joined()
         let target = r.bytes
         var out = Array(head.utf8)
         // Each start tag (what the parser acts on) ends where the scenario reveals the child, as far
         // as the room left for the rest allows.
         let reserved = Int64(atEnd.utf8.count + tail.utf8.count)
-        for ref in positioned {
+        for (i, ref) in positioned.enumerated() {
+            if i == inHead { out += bodyStart }
             let tag = htmlTag(ref)
             let start = Array(tag.start.utf8), rest = Array(tag.rest.utf8)
-            let end = min(ref.revealAt!, target - reserved - Int64(rest.count))
-            let gap = end - Int64(out.count) - Int64(start.count)
-            if gap > 0 { out += Padding.html(Int(gap)) }
+            let later = reserved + Int64(rest.count) + (i < inHead ? Int64(bodyStart.count) : 0)
+            let end = min(ref.revealAt!, target - later)
+            let gap = Int(end - Int64(out.count) - Int64(start.count))
+            if gap > 0 { out += i < inHead ? Padding.html(gap) : PageText.html(gap, from: out.count) }
             out += start + rest
         }
+        if inHead == positioned.count { out += bodyStart }
         let gap = target - Int64(out.count) - reserved
-        if gap > 0 { out += Padding.html(Int(gap)) }
+        if gap > 0 { out += PageText.html(Int(gap), from: out.count) }
         out += Array(atEnd.utf8) + Array(tail.utf8)
         return Body(bytes: out, scenarioBytes: target)
+    }
+
+    /// How many of the positioned children (in reveal order) go in the head: up to the last
+    /// render-blocking stylesheet or script before the first child a head cannot hold.
+    static func headCount(_ children: [Scenario.Resource]) -> Int {
+        var n = 0
+        for (i, c) in children.enumerated() {
+            guard c.type != .image && c.type != .document else { break }
+            if (c.type == .stylesheet || c.type == .script) && c.renderBlocking == true { n = i + 1 }
+        }
+        return n
     }
 
     /// The markup naming a child: its start tag (the parser discovers the child once that has
@@ -169,7 +201,9 @@ public struct PageRenderer: Sendable {
             return (ref.resource.renderBlocking == true ? "<script src=\"\(u)\" crossorigin>" : "<script async src=\"\(u)\" crossorigin>",
                     "</script>\n")
         case .image:
-            return ("<img src=\"\(u)\" alt=\"\" width=\"1\" height=\"1\" crossorigin>", "\n")
+            // Drawn at its intrinsic size (`PageImage`): never upscaled.
+            let p = pictures[ref.resource.bytes] ?? PageImage.picture(bytes: ref.resource.bytes)
+            return ("<img src=\"\(u)\" alt=\"\" width=\"\(p.width)\" height=\"\(p.height)\" crossorigin>", "\n")
         case .font:
             return ("<link rel=\"preload\" href=\"\(u)\" as=\"font\" type=\"font/woff2\" crossorigin>", "\n")
         case .xhr, .other:
@@ -186,7 +220,7 @@ public struct PageRenderer: Sendable {
                 out += ref.resource.type == .font ? "<span id=\"nb\(ref.index)\">a</span>" : "<div id=\"nb\(ref.index)\"></div>"
             }
         }
-        return out.isEmpty ? "" : out + "\n"
+        return out.isEmpty ? "" : "<div>" + out + "</div>\n"
     }
 
     // MARK: CSS
@@ -239,52 +273,19 @@ public struct PageRenderer: Sendable {
         }
     }
 
-    /// One small function per kind of load; `k` keeps images and promises alive until they end.
+    /// One small function per kind of load; `k` keeps promises alive until they end; images are
+    /// added to the page, where they are drawn at their intrinsic size.
     /// Every load is in CORS mode (`crossorigin`), as fonts and fetches must be: Chromium keeps
     /// requests with and without credentials on separate connections, and a mix would open two
     /// connections to an origin where the built-in client opens one.
     private static let jsHelpers: [(Character, String)] = [
         ("j", "var s=d.createElement(\"script\");s.crossOrigin=\"anonymous\";s.src=u;d.head.appendChild(s)"),
         ("c", "var l=d.createElement(\"link\");l.rel=\"stylesheet\";l.crossOrigin=\"anonymous\";l.href=u;d.head.appendChild(l)"),
-        ("i", "var m=new Image();m.crossOrigin=\"anonymous\";m.src=u;k.push(m)"),
+        ("i", "var m=new Image();m.crossOrigin=\"anonymous\";m.src=u;(d.body||d.documentElement).appendChild(m)"),
         ("f", "k.push(new FontFace(\"nb\",\"url(\"+u+\")\").load().catch(function(){}))"),
         ("e", "var f=d.createElement(\"iframe\");f.src=u;f.width=1;f.height=1;(d.body||d.documentElement).appendChild(f)"),
         ("x", "k.push(fetch(u).then(function(r){return r.arrayBuffer()}).catch(function(){}))"),
     ]
-
-    // MARK: Images
-
-    /// A 1×1 GIF, the smallest valid image (43 bytes).
-    static let gifHead: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF]
-    static let gifTail: [UInt8] = [0x21, 0xF9, 4, 1, 0, 0, 0, 0, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3B]
-
-    /// A 1×1 GIF padded to exactly `target` bytes by a comment extension between its color table and
-    /// its frame. The body must be an image: Chromium cancels an image whose first bytes do not
-    /// decode, so filler would never be loaded whole. Under 46 bytes: the GIF cut, or zero-padded.
-    static func image(bytes target: Int64) -> [UInt8] {
-        let gif = gifHead + gifTail
-        let t = Int(target)
-        guard t >= gif.count + 3 else { return t <= gif.count ? Array(gif.prefix(t)) : gif + [UInt8](repeating: 0, count: t - gif.count) }
-        // Comment: 0x21 0xFE, sub-blocks of (length 1…255, data), 0x00; each costs its length + 1,
-        // so one spare byte cannot be a sub-block: it goes after the trailer, where decoders stop.
-        var room = t - gif.count - 3
-        let spare = room == 1 ? 1 : 0
-        room -= spare
-        var comment: [UInt8] = [0x21, 0xFE]
-        comment.reserveCapacity(t)
-        var offset = 0
-        while room > 0 {
-            // Never leave a single byte: a sub-block needs at least one data byte after its length.
-            var n = min(room, 256)
-            if room - n == 1 { n -= 1 }
-            comment.append(UInt8(n - 1))
-            Padding.appendFiller(n - 1, from: offset, to: &comment)
-            offset += n - 1
-            room -= n
-        }
-        comment.append(0)
-        return gifHead + comment + gifTail + [UInt8](repeating: 0, count: spare)
-    }
 
     // MARK: Helpers
 

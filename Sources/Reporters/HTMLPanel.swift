@@ -45,7 +45,11 @@ enum HTMLPanel {
                 + BarChart.render(goodput, unit: "Mbit/s", label: "Goodput by transport, \(scenario), \(profile)"))
         }
         html += "<div class=\"grid\">" + charts.map { "<div>\($0)</div>" }.joined() + "</div>\n"
-        if !isBulk { html += HTMLClients.render(a, cells, scenario: scenario, profile: profile) }
+        if !isBulk {
+            html += HTMLPaint.render(a, cells, scenario: scenario, profile: profile)
+            html += HTMLFilmstrip.render(a, scenario: scenario, profile: profile, panel: id)
+            html += HTMLClients.render(a, cells, scenario: scenario, profile: profile)
+        }
         html += waterfalls(a, cells)
         if MigrationView.hasPathChanges(cells.flatMap { a.countedRuns($0) }) {
             html += MigrationView.render(a, scenario: scenario, profile: profile)

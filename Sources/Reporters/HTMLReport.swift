@@ -11,13 +11,14 @@ public enum HTMLReport {
     public static func render(_ a: ResultsAnalysis) -> String {
         let r = a.results
         var body = header(a)
-        let panels = a.panels
+        let panels = CorpusReport.showsPanels(a) ? a.panels : []
         if panels.count > 1 {
             body += "<nav class=\"toc\">" + panels.enumerated().map { i, p in
                 HTML.element("a", [("href", "#" + panelID(i, p.scenario, p.profile))], HTML.escape("\(p.scenario) · \(p.profile)"))
             }.joined(separator: " ") + "</nav>\n"
         }
-        body += findings(a)
+        if !panels.isEmpty { body += findings(a) }
+        body += CorpusReport.html(a)
         body += setup(a)
         for (i, p) in panels.enumerated() {
             body += HTMLPanel.render(a, scenario: p.scenario, profile: p.profile, id: panelID(i, p.scenario, p.profile))

@@ -15,7 +15,8 @@ public enum MarkdownSummary {
         out += "Median page load time (PLT) with its 95% bootstrap CI; *ideal* is the physical lower bound. "
         out += "Δ is the change of the median against the baseline transport, with its 95% CI; a verdict needs the CI "
         out += "to exclude 0 and Mann-Whitney p < 0.05. RTT = round trip; each direction gets RTT/2.\n"
-        for panel in analysis.panels {
+        out += CorpusReport.markdown(analysis)
+        for panel in CorpusReport.showsPanels(analysis) ? analysis.panels : [] {
             out += "\n" + table(analysis, scenario: panel.scenario, profile: panel.profile)
         }
         out += footer(analysis)
@@ -52,7 +53,23 @@ public enum MarkdownSummary {
             out += "| \(name) | \(n) | \(Format.value(s.median, unit: "ms"))\(bound) | \(Format.value(s.p95, unit: "ms")) | "
             out += "\(Format.value(s.ci95Low))–\(Format.value(s.ci95High, unit: "ms")) | \(ideal) | \(delta) | \(verdict) |\n"
         }
-        return out + clientsTable(a, scenario: scenario, profile: profile)
+        return out + paintTable(a, scenario: scenario, profile: profile) + clientsTable(a, scenario: scenario, profile: profile)
+    }
+
+    /// The browser's page metrics beside PLT, per transport (only cells whose runs carry them).
+    static func paintTable(_ a: ResultsAnalysis, scenario: String, profile: String) -> String {
+        let cells = HTMLPaint.cells(a, a.cells(scenario: scenario, profile: profile))
+        guard !cells.isEmpty else { return "" }
+        let metrics = Metric.browserMilestones.map(\.metric) + [.plt]
+        var out = "\nBrowser page metrics, median (95% CI), ms:\n\n| transport | "
+            + Metric.browserMilestones.map { $0.short == "load" ? "load event" : $0.short }.joined(separator: " | ") + " | PLT |\n"
+        out += "|---|" + String(repeating: "--:|", count: metrics.count) + "\n"
+        for c in cells {
+            out += "| \(escape(c.label)) | " + metrics.map { m in
+                a.summary(m.name, c).map { "\(Format.value($0.median)) (\(Format.value($0.ci95Low))–\(Format.value($0.ci95High)))" } ?? "–"
+            }.joined(separator: " | ") + " |\n"
+        }
+        return out
     }
 
     /// Each other client against the reference one (a browser against the built-in client), per transport.

@@ -32,6 +32,7 @@ public struct Metric: Sendable, Hashable {
         Metric(name: "requests", label: "Requests", unit: ""),
         Metric(name: "connections", label: "Connections", unit: ""),
         Metric(name: "loadEventMs", label: "Load event (browser)", unit: "ms"),
+        Metric(name: "firstPaintMs", label: "First paint (browser)", unit: "ms"),
         Metric(name: "firstContentfulPaintMs", label: "First contentful paint (browser)", unit: "ms"),
         Metric(name: "largestContentfulPaintMs", label: "Largest contentful paint (browser)", unit: "ms"),
         Metric(name: "processCPUMs", label: "CPU per load (netbench process)", unit: "ms"),
@@ -40,4 +41,10 @@ public struct Metric: Sendable, Hashable {
     ]
 
     public static func named(_ name: String) -> Metric? { all.first { $0.name == name } }
+
+    /// The browser's page milestones in the order a page reaches them (a real browser's runs carry
+    /// them; the built-in client's have none), with the short names reports use.
+    public static let browserMilestones: [(metric: Metric, short: String)] = [
+        ("firstPaintMs", "FP"), ("firstContentfulPaintMs", "FCP"), ("largestContentfulPaintMs", "LCP"), ("loadEventMs", "load"),
+    ].map { (named($0.0)!, $0.1) }
 }

@@ -40,7 +40,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     public var reporters: [any Reporter] {
         switch self {
         case .json: return [ResultsJSONReporter()]
-        case .csv: return [SummaryCSV.reporter, RunsCSV.reporter]
+        case .csv: return [SummaryCSV.reporter, RunsCSV.reporter, CorpusCSV.reporter]
         case .md: return [MarkdownSummary.reporter]
         case .html: return [HTMLReport.reporter]
         case .prometheus: return [PrometheusExposition.reporter]
@@ -85,11 +85,12 @@ extension HTMLReport { public static let reporter = TextReporter(fileName: "repo
 
 /// Renders the files of several formats in one pass (the statistics computed once).
 public enum ReportWriter {
-    /// The bytes of each file of `formats`, keyed by file name, in a stable order. Pure: no I/O.
+    /// The bytes of each file of `formats`, keyed by file name, in a stable order. Pure: no I/O. A
+    /// reporter with nothing to say (`corpus.csv` of results with few pages) renders no file.
     public static func render(_ results: ResultsFile, formats: [ReportFormat] = ReportFormat.allCases,
                               resamples: Int = Bootstrap.defaultResamples) throws -> [(fileName: String, data: Data)] {
         let reporters = formats.flatMap(\.reporters)
         let analysis = reporters.contains { $0.needsAnalysis } ? ResultsAnalysis(results, resamples: resamples) : nil
-        return try reporters.map { ($0.fileName, try $0.render(results, analysis)) }
+        return try reporters.map { ($0.fileName, try $0.render(results, analysis)) }.filter { !$0.1.isEmpty }
     }
 }

@@ -25,6 +25,8 @@ public struct RunRequest: Sendable {
     public var keyLogFile: String?
     public var tlsVersion: TLSVersion?
     public var qlogDirectory: String?
+    /// `--filmstrip`: after each block's runs, one more browser load per cell capturing what it paints.
+    public var filmstrip = false
     public var quicCongestionControl: QUICCongestionControl = .cubic
     /// Each run is made by every client in turn (interleaved, like the transports).
     public var clients: [RunClient] = [.builtin]
@@ -160,10 +162,10 @@ public final class BenchmarkRunner: @unchecked Sendable {
         let factory = try executors ?? BuiltinExecutorFactory(request: request)
         if request.clients.contains(.chromium) { noteRenderedSizes(observer) }
         var scheduler = Scheduler(request: request, factory: factory, runner: self)
-        try scheduler.run(observer: observer) { record in
+        try scheduler.run(observer: observer, emit: { record in
             try sink.append(record)
             results.runs.append(record)
-        }
+        }, filmstrip: { results.filmstrips = (results.filmstrips ?? []) + [$0] })
         return results
     }
 

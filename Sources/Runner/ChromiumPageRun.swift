@@ -22,6 +22,8 @@ struct ChromiumPageRun {
     var clientNamespace: String?
     var timeout: Nanoseconds
     var executable: String
+    /// Capture the frames the page paints (a filmstrip run: never a measured one, capturing costs CPU).
+    var screencast = false
 
     /// Startup (launch, first target, session) gets its own allowance, outside the page's limit.
     static let setupAllowance: Nanoseconds = .seconds(30)
@@ -49,12 +51,20 @@ struct ChromiumPageRun {
         let devtools = try DevToolsPipe(loop: loop, answers: browser.answers, commands: browser.commands)
         defer { devtools.close() }
         let tracker = NetworkTracker(expected: Dictionary(urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
-        devtools.onEvent = { tracker.handle($0) }
+        let film = ScreencastFrames()
+        devtools.onEvent = { e in
+            tracker.handle(e)
+            if e.method == "Page.screencastFrame" { film.handle(e, devtools) }
+        }
 
         var report: BrowserReport
         do {
             let session = try openPage(devtools)
             tracker.session = session
+            if screencast {
+                _ = try devtools.call("Page.startScreencast", ["format": "jpeg", "quality": 50, "maxWidth": 400, "maxHeight": 300],
+                                      session: session, deadline: Instant.now() + Self.setupAllowance)
+            }
             let navigationStart = Instant.now()
             let deadline = navigationStart + timeout
             let navigation = try devtools.call("Page.navigate", ["url": urls[root.id]!], session: session, deadline: deadline)
@@ -79,7 +89,9 @@ struct ChromiumPageRun {
         }
         let results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
         let r = results.records(report)
-        return PageRun.Outcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        var outcome = PageRun.Outcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
+        return outcome
     }
 
     /// A new tab with a DevTools session on it, with page and network events on.
@@ -104,10 +116,24 @@ struct ChromiumPageRun {
           .observe({type: "largest-contentful-paint", buffered: true}); } catch (e) {}
         """
 
+    /// Resolves once the page has reported no new largest-contentful-paint candidate for three
+    /// frames in a row (about 150 ms; at most 1.5 s after the load).
+    static let settleExpression = """
+        new Promise(function (done) { var last = -1, quiet = 0, t0 = performance.now();
+          function count() { try { var o = new PerformanceObserver(function () {});
+            o.observe({type: "largest-contentful-paint", buffered: true}); var n = o.takeRecords().length; o.disconnect(); return n; } catch (e) { return 0; } }
+          function tick() { var n = count(); if (n === last) { quiet += 1; } else { quiet = 0; last = n; }
+            if (quiet >= 3 || performance.now() - t0 > 1500) { done(); } else { requestAnimationFrame(function () { setTimeout(tick, 50); }); } }
+          setTimeout(done, 2000); tick(); })
+        """
+
     private static let timingsExpression = """
         JSON.stringify({timeOrigin: performance.timeOrigin,
           paint: performance.getEntriesByType("paint").map(function (e) { return {name: e.name, startTime: e.startTime}; }),
-          lcp: (typeof window.__netbenchLCP === "number") ? window.__netbenchLCP : null,
+          lcp: (function () { var v = window.__netbenchLCP;
+            try { var o = new PerformanceObserver(function () {}); o.observe({type: "largest-contentful-paint", buffered: true});
+              var r = o.takeRecords(); o.disconnect(); if (r.length) v = r[r.length - 1].startTime; } catch (e) {}
+            return (typeof v === "number") ? v : null; })(),
           navigation: performance.getEntriesByType("navigation").map(function (e) { return e.toJSON(); }),
           resources: performance.getEntriesByType("resource").map(function (e) { return e.toJSON(); })})
         """
@@ -116,6 +142,10 @@ struct ChromiumPageRun {
     /// entry may be added a moment after the Network domain reported the load finished: read
     /// again, for up to a second, until every expected URL has one.
     private func collectTimings(_ devtools: DevToolsPipe, session: String, expected: Set<String>) throws -> [BrowserReport.FrameTimings] {
+        // The page decodes and paints what arrived last (the image that ends the load) after the
+        // load event, and only then reports its largest-contentful-paint entry: wait for it.
+        _ = try? devtools.call("Runtime.evaluate", ["expression": Self.settleExpression, "awaitPromise": true], session: session,
+                               deadline: Instant.now() + .seconds(3))
         let deadline = Instant.now() + .seconds(1)
         while true {
             var frames = [try evaluateTimings(devtools, session: session, context: nil)]
@@ -218,11 +248,37 @@ final class NetworkTracker {
 
 extension NetworkBlock {
     /// The browser's run of `scenario` over `transport` in this block (its servers, its client side).
-    func chromiumRun(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, limit: Nanoseconds) throws -> ChromiumPageRun {
+    func chromiumRun(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, limit: Nanoseconds,
+                     screencast: Bool = false) throws -> ChromiumPageRun {
         guard let executable = ChromiumBrowser.locate() else { throw BenchError.run("Chromium is not installed: " + ChromiumBrowser.installHint) }
         let e = servers.endpoints[scenarioIndex]
         guard let server = e.tcp ?? e.udp else { throw BenchError.run("no server endpoint for \(scenario.name)") }
         return ChromiumPageRun(scenario: scenario, transport: transport, server: server, credentials: credentials,
-                               clientNamespace: network?.clientNamespace, timeout: limit, executable: executable)
+                               clientNamespace: network?.clientNamespace, timeout: limit, executable: executable, screencast: screencast)
+    }
+}
+
+/// The frames of `Page.startScreencast` as they come (each acknowledged, or the browser stops
+/// sending), placed on the page's clock afterwards.
+final class ScreencastFrames {
+    private var captured: [(epochSeconds: Double, jpeg: String)] = []
+
+    func handle(_ e: DevToolsPipe.Event, _ devtools: DevToolsPipe) {
+        guard let data = e.params["data"] as? String else { return }
+        if let id = e.params["sessionId"] as? Int { _ = try? devtools.send("Page.screencastFrameAck", ["sessionId": id], session: e.sessionID) }
+        guard let t = (e.params["metadata"] as? [String: Any])?["timestamp"] as? Double else { return }
+        captured.append((t, data))
+    }
+
+    /// Ms from navigation start (`timeOrigin`, ms since the epoch); what showed before it at 0.
+    func frames(timeOrigin: Double) -> [FilmstripRecord.Frame] {
+        var out: [FilmstripRecord.Frame] = []
+        for c in captured.sorted(by: { $0.epochSeconds < $1.epochSeconds }) {
+            let ms = max(0, (c.epochSeconds * 1000 - timeOrigin).rounded())
+            if let last = out.last, last.ms == ms { out[out.count - 1] = FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg) } else {
+                out.append(FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg))
+            }
+        }
+        return out
     }
 }

@@ -111,7 +111,7 @@ final class NetworkBlock {
     }
 
     func runOnce(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
-                         withEvents: Bool, client: RunClient, register: (StopFlag?) -> Void) -> RunRecord {
+                         withEvents: Bool, client: RunClient, filmstrip: Bool = false, register: (StopFlag?) -> Void) -> RunRecord {
         let planned = rttMs.map { IdealPageLoad(rttMs: $0, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport,
                                                 tls12: tlsVersion == .tls12) }
         let limit = timeout ?? min(.seconds(600), .milliseconds((planned?.pltMs(scenario) ?? 0) * 10) + .seconds(30))
@@ -141,7 +141,7 @@ final class NetworkBlock {
                 page.recoveryRateBitsPerSecond = recoveryRate(network)
             }
             let load: PageLoad = client == .chromium
-                ? try chromiumRun(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, limit: limit)
+                ? try chromiumRun(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, limit: limit, screencast: filmstrip)
                 : page
             let cpuBefore = (client: CPUTime.currentThreadMs(), server: servers.cpuMs, process: CPUTime.processMs())
             let outcome = try load.execute(register: register)
@@ -158,6 +158,7 @@ final class NetworkBlock {
                     record.error = "emulator fell behind: " + report.flagReasons.joined(separator: "; ")
                 }
             }
+            record.frames = outcome.frames
             record.requests = outcome.requests
             record.connections = outcome.connections.map { c in
                 var c = c

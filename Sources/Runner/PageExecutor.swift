@@ -15,6 +15,8 @@ public struct RunSpec: Sendable, Hashable {
     /// False for the migration baseline: the same load without the profile's network events.
     public var withEvents: Bool
     public var timeout: Nanoseconds?
+    /// A filmstrip run (`run --filmstrip`): the browser captures what it paints; not a measured run.
+    public var filmstrip = false
 
     public init(scenarioIndex: Int, transport: TransportKind, index: Int, client: RunClient = .builtin,
                 withEvents: Bool = true, timeout: Nanoseconds? = nil) {
@@ -57,7 +59,8 @@ extension NetworkBlock: PageExecutor {
 
     func execute(_ run: RunSpec, register: (StopFlag?) -> Void) -> RunRecord {
         runOnce(scenario: scenarios[run.scenarioIndex], scenarioIndex: run.scenarioIndex, transport: run.transport,
-                index: run.index, timeout: run.timeout, withEvents: run.withEvents, client: run.client, register: register)
+                index: run.index, timeout: run.timeout, withEvents: run.withEvents, client: run.client, filmstrip: run.filmstrip,
+                register: register)
     }
 }
 

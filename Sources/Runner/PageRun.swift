@@ -49,6 +49,8 @@ struct PageRun {
         var metrics: RunMetrics
         var failure: String?
         var pathEvents: [PathEventRecord] = []
+        /// A browser's painted frames (`ChromiumPageRun.screencast`); nil otherwise.
+        var frames: [FilmstripRecord.Frame]? = nil
     }
 
     /// `register` receives the loop's stop handle, so an interrupt can end the run at once.
@@ -58,7 +60,8 @@ struct PageRun {
         defer { register(nil) }
                 var tlsContext: TLSClientContext? = sharedTLSContext
         if transport != .h3 && tlsContext == nil {
-            var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [transport.alpn])
+            var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [transport.alpn])
+            cfg.systemRoots = credentials.systemRoots
             if let v = tlsVersion { cfg.force(v) }
             cfg.keyLogFile = keyLogFile
             cfg.resumption = false

@@ -140,7 +140,8 @@ struct Scheduler {
     }
 
     /// Runs the plan's share; returns early (without error) when cancelled.
-    mutating func run(observer: RunObserver, emit: (RunRecord) throws -> Void) throws {
+    mutating func run(observer: RunObserver, emit: (RunRecord) throws -> Void,
+                      filmstrip: (FilmstripRecord) -> Void = { _ in }) throws {
         if let shard = request.shard, remaining.values.allSatisfy({ $0 == 0 }), request.finishedRuns.isEmpty {
             let blocks = request.scenarios.count * request.profiles.count
             observer.notice("shard \(shard) has no runs: the plan has \(blocks) scenario × profile block(s)"
@@ -170,7 +171,33 @@ struct Scheduler {
                     guard try runOne(executor, cell, index: round, observer: observer, emit: emit) else { return }
                 }
             }
+            if request.filmstrip {
+                for cell in cells where cell.client == .chromium {
+                    if runner.isCancelled { return }
+                    filmstrip(filmstripRun(executor, cell, observer: observer))
+                }
+            }
         }
+    }
+
+    /// One more browser load of the cell, capturing its frames; it enters no statistics.
+    private func filmstripRun(_ executor: PageExecutor, _ cell: Cell, observer: RunObserver) -> FilmstripRecord {
+        let scenario = request.scenarios[cell.scenario].scenario.name, profile = request.profiles[cell.profile].name
+        var spec = RunSpec(scenarioIndex: cell.scenario, transport: cell.transport, index: 0, client: cell.client, timeout: request.timeoutPerRun)
+        spec.filmstrip = true
+        let runner = self.runner
+        let r = executor.execute(spec) { flag in
+            runner.currentLoop.withLock { $0 = flag }
+            if flag != nil && runner.isCancelled { flag?.set() }
+        }
+        var f = FilmstripRecord(scenario: scenario, profile: profile, transport: cell.transport, client: cell.client, frames: r.frames ?? [])
+        f.firstContentfulPaintMs = r.metrics.firstContentfulPaintMs
+        f.largestContentfulPaintMs = r.metrics.largestContentfulPaintMs
+        f.loadEventMs = r.metrics.loadEventMs
+        if r.status != .ok { f.error = r.error ?? "failed" } else if f.frames.isEmpty { f.error = "the browser sent no frames" }
+        observer.notice("filmstrip \(scenario) · \(profile) · \(cell.transport.rawValue): "
+                        + (f.error.map { "failed: \($0)" } ?? "\(f.frames.count) frames"))
+        return f
     }
 
     /// What an adaptive cell reached when it stopped.

@@ -69,7 +69,10 @@ final class ChromiumLoadTests: XCTestCase {
             let lcp = try XCTUnwrap(run.metrics.largestContentfulPaintMs, "\(t): no largest-contentful-paint")
             XCTAssertGreaterThanOrEqual(lcp, fcp, t)
             if let fp = run.metrics.firstPaintMs { XCTAssertLessThanOrEqual(fp, fcp, t) }
-            XCTAssertLessThanOrEqual(fcp, run.metrics.loadEventMs ?? .infinity, "\(t): first contentful paint after the load event")
+            // Not FCP ≤ load here: the page's stylesheet blocks rendering (in the head) and arrives
+            // within milliseconds of the load's end on loopback, while its script downloads 5 MB;
+            // on two busy cores the first frame then often comes after the load event (seen: up to
+            // 300 ms). ChromiumPaintTests proves FCP ≤ load on a page whose load ends later.
             if run.transport != .h1 {
                 // Every load in CORS mode: one connection per origin, as the built-in client opens.
                 XCTAssertEqual(run.metrics.connections, scenario.origins.count, "\(t) connections")

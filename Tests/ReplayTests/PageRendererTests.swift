@@ -67,7 +67,8 @@ final class PageRendererTests: XCTestCase {
                 let tagStart = html.utf8.distance(from: html.startIndex, to: html[..<range.lowerBound].lastIndex(of: "<")!)
                 if Int64(tagEnd) != reveal && Int64(tagEnd) < s.root!.bytes - 500 {
                     XCTAssertGreaterThan(Int64(tagEnd), reveal, r.id)
-                    XCTAssertFalse(String(html.utf8.prefix(tagStart))!.hasSuffix("-->"), "\(r.id) padded past its offset")
+                    let before = String(html.utf8.prefix(tagStart))!
+                    XCTAssertFalse(before.hasSuffix("-->") || before.hasSuffix("</p>\n"), "\(r.id) padded past its offset")
                 }
             } else {
                 XCTAssertGreaterThan(tagEnd, html.utf8.count - 1000, "\(r.id) (revealed at the end) near the end")
@@ -125,22 +126,6 @@ final class PageRendererTests: XCTestCase {
         XCTAssertTrue(code[1].hasPrefix("/*"))
     }
 
-    func testImagesAreGIFsOfTheExactSize() {
-        for n: Int64 in [0, 10, 43, 44, 45, 46, 47, 48, 300, 301, 302, 303, 304, 555, 100_000] {
-            let gif = PageRenderer.image(bytes: n)
-            XCTAssertEqual(Int64(gif.count), n)
-            guard n >= 46 else { continue }
-            XCTAssertEqual(Array(gif.prefix(6)), Array("GIF89a".utf8))
-            XCTAssertTrue(gif.last == 0x3B || gif.dropLast().last == 0x3B, "trailer")
-            // Walk the comment's sub-blocks: they must end exactly where the frame begins.
-            var i = 13 + 6
-            XCTAssertEqual(Array(gif[i..<(i + 2)]), [0x21, 0xFE])
-            i += 2
-            while gif[i] != 0 { i += Int(gif[i]) + 1 }
-            XCTAssertEqual(Array(gif[(i + 1)..<(i + 1 + PageRenderer.gifTail.count)]), PageRenderer.gifTail, "n = \(n)")
-        }
-    }
-
     func testContentLargerThanTheScenarioIsServedWholeAndSaysSo() throws {
         var s = try Scenario.load(from: fixture("small-page.json"))
         s.resources[0].bytes = 100
@@ -194,5 +179,79 @@ enum ServerRequestFixture {
         if let userAgent { headers.append(("user-agent", userAgent)) }
         if let range { headers.append(("range", range)) }
         return ServerRequest(method: "GET", path: path, authority: host, headers: headers, httpProtocol: "h2")
+    }
+}
+
+/// Pages that paint like pages: render-blocking markup where the scenario says, visible text,
+/// images drawn at their intrinsic size.
+final class PagePaintTests: XCTestCase {
+    let port: UInt16 = 44321
+
+    func split(_ html: String) throws -> (head: String, body: String) {
+        let parts = html.components(separatedBy: "</head><body>\n")
+        XCTAssertEqual(parts.count, 2, "one head, one body")
+        return (parts[0], try XCTUnwrap(parts.last))
+    }
+
+    func testRenderBlockingStylesheetsAndScriptsGoInTheHead() throws {
+        let s = try Scenario.load(from: packageRoot + "/Scenarios/pages/mobile-median.json")
+        let renderer = PageRenderer(scenario: s, port: port)
+        let (head, body) = try split(String(decoding: renderer.render(s.root!)!.bytes, as: UTF8.self))
+        let children = s.children(of: s.root!.id).filter { $0.revealAfterBytes != nil }
+        let firstImage = children.filter { $0.type == .image }.compactMap(\.revealAfterBytes).min()!
+        var blockingInHead = 0
+        for r in children where r.type == .stylesheet || r.type == .script {
+            let u = renderer.url(of: r)
+            let blocking = r.renderBlocking == true
+            let tag = r.type == .stylesheet
+                ? (blocking ? "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin>"
+                            : "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin media=\"print\" onload=\"this.media='all'\">")
+                : (blocking ? "<script src=\"\(u)\" crossorigin></script>" : "<script async src=\"\(u)\" crossorigin></script>")
+            XCTAssertTrue(head.contains(tag) || body.contains(tag), "\(r.id): \(tag)")
+            if blocking && r.revealAfterBytes! < firstImage {
+                XCTAssertTrue(head.contains(tag), "\(r.id): render-blocking, revealed before any image: in the head")
+                blockingInHead += 1
+            }
+        }
+        XCTAssertGreaterThan(blockingInHead, 5)
+        XCTAssertFalse(head.contains("<p>") || head.contains("<img"), "the head holds no content")
+        // No inline content directly in the body: Chromium would count its text (the whitespace
+        // between tags) as one text block the size of the page, larger than any image.
+        XCTAssertTrue(head.contains("<style>img{display:block}</style>"))
+        XCTAssertTrue(body.hasPrefix("<div><div id=\"nb"), "the stylesheets' hook elements in a block of their own")
+        for r in children where r.type == .image {
+            let p = PageImage.picture(bytes: r.bytes)
+            XCTAssertTrue(body.contains("<img src=\"\(renderer.url(of: r))\" alt=\"\" width=\"\(p.width)\" height=\"\(p.height)\" crossorigin>"), r.id)
+        }
+    }
+
+    func testABlockingStylesheetAfterAnImageStaysInTheBody() throws {
+        var s = try Scenario.load(from: fixture("small-page.json"))
+        s.resources[3].revealAfterBytes = 1000   // img1 before the stylesheet (2000)
+        let renderer = PageRenderer(scenario: s, port: port)
+        let (head, body) = try split(String(decoding: renderer.render(s.root!)!.bytes, as: UTF8.self))
+        XCTAssertFalse(head.contains("a.css"))
+        XCTAssertTrue(body.contains("<link rel=\"stylesheet\" href=\"\(renderer.url(of: s.resources[1]))\" crossorigin>"))
+    }
+
+    func testDocumentsCarryVisibleTextInProportionToTheirBytes() throws {
+        for name in ["mobile-median", "desktop-median"] {
+            let s = try Scenario.load(from: packageRoot + "/Scenarios/pages/\(name).json")
+            let html = String(decoding: PageRenderer(scenario: s, port: port).render(s.root!)!.bytes, as: UTF8.self)
+            let (head, body) = try split(html)
+            let paragraphs = body.components(separatedBy: "<p>").dropFirst().map { $0.components(separatedBy: "</p>")[0] }
+            let text = paragraphs.reduce(0) { $0 + $1.utf8.count }
+            let bodyBytes = Double(s.root!.bytes - Int64(head.utf8.count))
+            XCTAssertGreaterThan(Double(text), 0.08 * bodyBytes, "\(name): about one byte in eight of the body is text")
+            XCTAssertLessThan(Double(text), 0.13 * bodyBytes, "\(name): about one byte in eight of the body is text")
+            XCTAssertTrue(paragraphs.allSatisfy { !$0.contains("<") && !$0.contains("&") && $0.utf8.count <= PageText.paragraphBytes }, name)
+        }
+        for n in [0, 5, 8, 9, 10, 319, 320, 600, 601, 608, 609, 610, 5000] {
+            let p = PageText.paragraphs(n), t = PageText.html(n)
+            XCTAssertEqual(p.count, n)
+            XCTAssertEqual(t.count, n)
+            if n >= 9 { XCTAssertTrue(String(decoding: p, as: UTF8.self).hasPrefix("<p>")) }
+            XCTAssertEqual(String(decoding: t, as: UTF8.self).hasPrefix("<p>"), n >= 320, "n = \(n): text from 40 bytes of it on")
+        }
     }
 }

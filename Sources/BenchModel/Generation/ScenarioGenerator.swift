@@ -102,15 +102,7 @@ public struct ScenarioGenerator: Sendable {
     /// Requests per page: piecewise linear in log(requests) against the normal quantile of the
     /// published percentiles, with the outer slopes extended beyond p10 and p90.
     func drawRequests(_ rng: inout GeneratorRandom) -> Int {
-        let points = options.distribution.requestQuantiles.sorted { $0.probability < $1.probability }
-            .map { (z: normalQuantile($0.probability), y: log($0.value)) }
-        let z = rng.normal()
-        guard points.count >= 2 else { return Int(exp(points.first?.y ?? log(66.0)).rounded()) }
-        var i = 0
-        while i < points.count - 2 && z > points[i + 1].z { i += 1 }
-        let (a, b) = (points[i], points[i + 1])
-        let y = a.y + (z - a.z) * (b.y - a.y) / (b.z - a.z)
-        return min(5000, max(3, Int(exp(y).rounded())))
+        options.distribution.requests(atNormalScore: rng.normal())
     }
 
     /// Requests per type: `n` split by the median mix, jittered unless `exactMix`; at least one
