@@ -55,7 +55,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "LinkModelTests", dependencies: ["LinkModel"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
-        .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
+        .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec", "BenchCore"]),
         .testTarget(name: "QUICTests", dependencies: ["QUIC", "TestSupport"]),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "SystemIO", "BenchCore"]),
@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "Runner", "Transport", "TLS", "SystemIO", "TestSupport"]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "TestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TLS", "QUIC", "BenchCore"]),
         // The scheduler with stand-in executors (no sockets) and the append-only results log.
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "BenchModel", "BenchCore", "SystemIO", "Transport", "Statistics"]),
         .testTarget(name: "CLITests", dependencies: ["CommandLineKit", "NetbenchCommands", "Runner", "BenchCore"]),

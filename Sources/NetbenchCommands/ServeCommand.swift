@@ -3,6 +3,9 @@ import BenchCore
 import BenchModel
 import Runner
 import CommandLineKit
+import SystemIO
+import Transport
+import QUIC
 import TLS
 
 struct ServeCommand: ParsableCommand {
@@ -18,6 +21,13 @@ struct ServeCommand: ParsableCommand {
             (curl --cacert FILE, aioquic's --ca-certs FILE). With --cert and --key the server presents your own certificate instead. \
             Every origin answers GET /.well-known/netbench with the scenario's name and content digest (JSON, and the same in \
             netbench-* headers), which 'netbench run --server' checks before its first run.
+
+            Limits against hostile clients (the defaults are far above what browsers and h2load do): \
+            --max-connections, --max-handshakes, --handshake-timeout, --header-timeout (slowloris), \
+            --idle-timeout, --max-header-list (HPACK/QPACK bombs), and for HTTP/2 --h2-max-resets (rapid \
+            reset) and --h2-max-control-frames (SETTINGS/PING floods); a HEADERS frame may be followed by \
+            at most 8 CONTINUATION frames. The descriptor limit is raised to its hard maximum. Ctrl-C prints \
+            what the limits did (connections timed out, evicted, refused).
             """,
             examples: ["netbench serve Scenarios/pages/mobile-median.json --transport h3 --listen 127.0.0.1:4433",
                        "netbench serve Scenarios/pages/mobile-median.json --transport h1,h2,h3 --listen 127.0.0.1:8443 --ca-out ca.pem",
@@ -39,6 +49,15 @@ struct ServeCommand: ParsableCommand {
     @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
     @Option("--late-binding", value: "SIZE", help: "HTTP/2 server: at most SIZE bytes wait unsent in the kernel (TCP_NOTSENT_LOWAT) so stream priorities choose what is sent next, as h2o does (default 16KiB); off: the kernel queues whatever the server writes, as nginx does", parse: .lateBinding) var lateBinding: LateBinding?
     @Option("--tls-records", value: "R", help: "TLS record sizing: dynamic (default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
+    @Option("--max-connections", value: "N", help: "TCP connections held at once, and QUIC connections (default 4096); at the limit the connection idle longest is closed, as nginx does", parse: .int(1...1_000_000)) var maxConnections: Int?
+    @Option("--max-handshakes", value: "N", help: "connections whose TLS/QUIC handshake is not done (default 1024); past it the oldest TCP one is closed, new QUIC Initials dropped", parse: .int(1...1_000_000)) var maxHandshakes: Int?
+    @Option("--handshake-timeout", value: "D", help: "a TLS or QUIC handshake must complete within D (default 60s, as nginx; QUIC: ngtcp2's 10s)", parse: .duration()) var handshakeTimeout: Nanoseconds?
+    @Option("--header-timeout", value: "D", help: "an HTTP/1.1 request head must complete within D of its first byte, an HTTP/2 connection must send its first request within D (default 60s, as nginx)", parse: .duration()) var headerTimeout: Nanoseconds?
+    @Option("--idle-timeout", value: "D", help: "close a TCP connection with no request in flight after D (default 120s); for h3 the QUIC max_idle_timeout (default 30s)", parse: .duration()) var idleTimeout: Nanoseconds?
+    @Option("--max-header-list", value: "SIZE", help: "largest request head: HTTP/1.1 bytes, HTTP/2 and HTTP/3 decoded fields + 32 each (default 64KiB); HTTP/1.1 gets 431, HTTP/2 a reset stream, HTTP/3 a closed connection", parse: .size) var maxHeaderList: Int64?
+    @Option("--h2-max-resets", value: "N", help: "RST_STREAM frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 200; rapid reset, CVE-2023-44487)", parse: .int(1...1_000_000)) var maxResets: Int?
+    @Option("--h2-max-control-frames", value: "N", help: "SETTINGS and PING frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 500)", parse: .int(1...1_000_000)) var maxControlFrames: Int?
+    @Option("--quic-retry", value: "WHEN", help: "validate QUIC client addresses with a Retry: under-load (default: once half of --max-handshakes are in use), always, never", parse: .choice()) var quicRetry: QUICRetryPolicy?
     @Flag("--pages", help: "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's resources, at their exact sizes; prints the Chromium flags that trust this server") var pages: Bool
 
     func run() throws -> ExitCode {
@@ -58,6 +77,10 @@ struct ServeCommand: ParsableCommand {
         options.advertiseHTTP3 = withTCP && withQUIC
         options.renderPages = pages
         options.tlsRecords = tlsRecords ?? .dynamic
+        options.limits = try limits()
+        if let t = idleTimeout { options.quic.idleTimeout = t }
+        if let t = handshakeTimeout { options.quic.handshakeTimeout = t }
+        if let r = quicRetry { options.quic.retry = r }
         options.lateBinding = lateBinding ?? .standard
         let digest = ScenarioDigest.of(fileBytes: [UInt8](FileManager.default.contents(atPath: file) ?? Data()))
         options.descriptions = [ServerDescription(netbenchVersion: netbenchVersion, scenarios: [.init(name: scenario.name, sha256: digest)])]
@@ -85,7 +108,36 @@ struct ServeCommand: ParsableCommand {
         stop.wait()
         interrupt.remove()
         host.stop()
+        if let c = host.finalCounters {
+            // Scripts and tests read this line to see what the limits did.
+            let line = "netbench serve: \(c.requests) requests on \(c.connectionsAccepted) connections; \(c.malformed) malformed, "
+                + "\(c.handshakeFailures) failed handshakes; closed by limits: \(c.connectionsTimedOut) timed out, "
+                + "\(c.connectionsEvicted) evicted, \(c.connectionsRefused) refused; QUIC Retry: \(c.retriesSent) sent, "
+                + "\(c.retriesValidated) validated\n"
+            FileHandle.standardOutput.write(line.data(using: .utf8)!)
+        }
         return .success
+    }
+
+    /// The limits asked for, with the connection limit kept under the descriptor limit (raised
+    /// to its hard maximum first), which it says when it has to.
+    private func limits() throws -> ServerLimits {
+        var l = ServerLimits()
+        if let n = maxConnections { l.maxConnections = n }
+        if let n = maxHandshakes { l.maxPendingHandshakes = n }
+        if let t = handshakeTimeout { l.handshakeTimeout = t }
+        if let t = headerTimeout { l.headerTimeout = t }
+        if let t = idleTimeout { l.idleTimeout = t }
+        if let n = maxHeaderList { l.maxHeaderListSize = Int(clamping: n) }
+        if let n = maxResets { l.maxResetsPerSecond = n }
+        if let n = maxControlFrames { l.maxControlFramesPerSecond = n }
+        let descriptors = OpenFileLimit.raiseToHard()
+        let usable = max(descriptors - 64, 16)
+        if l.maxConnections > usable {
+            FileHandle.standardError.write("netbench serve: --max-connections \(l.maxConnections) lowered to \(usable): the descriptor limit (RLIMIT_NOFILE) is \(descriptors)\n".data(using: .utf8)!)
+            l.maxConnections = usable
+        }
+        return l
     }
 
     /// The generated CA, or the user's --cert/--key (checked: errors name the file, exit 65).

@@ -19,6 +19,14 @@ public final class HTTP3Server {
     /// allocation per call); reaped entries are compacted away after each loop.
     private var live: [ServerConnection] = []
     private var reapedSome = false
+    /// Connections whose handshake has not completed.
+    private var pendingHandshakes = 0
+    /// Initials dropped at `maxConnections` or `maxPendingHandshakes`.
+    public private(set) var initialsDropped = 0
+    /// Retry packets sent, and Initials that came back with a valid token.
+    public private(set) var retriesSent = 0
+    public private(set) var retriesValidated = 0
+    private let retryTokens: RetryTokens
     private var nextHandle: UInt64 = 1
     /// Stateless packets (Version Negotiation) waiting for the next `write`.
     private var stateless: [(bytes: [UInt8], remote: Endpoint, local: Endpoint)] = []
@@ -34,9 +42,12 @@ public final class HTTP3Server {
     public init(config: QUICConfiguration, credentials: [QUICServerCredentials], now: Instant) throws {
         self.config = config
         tls = try ServerTLSContext(credentials: credentials)
+        retryTokens = RetryTokens(secret: randomBytes(32))
     }
 
     public var connectionCount: Int { connections.count }
+    /// Connections whose handshake has not completed.
+    public var pendingHandshakeCount: Int { pendingHandshakes }
 
     /// Processes one received UDP payload; never fails on bad input from the network.
     public func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint,
@@ -151,11 +162,12 @@ public final class HTTP3Server {
                         local: Endpoint, remote: Endpoint, now: Instant) {
         var hd = ngtcp2_pkt_hd()
         guard ngtcp2_accept(&hd, base, datagram.count) == 0 else { return }
+        guard case .accept(let retry) = admit(hd, local: local, remote: remote, now: now) else { return }
         let quic: QUICConnection
         do {
             quic = try QUICConnection.server(config: config, tls: tls, initial: hd, local: local,
                                              remote: remote, staticSecret: staticSecret,
-                                             filler: filler, now: now)
+                                             filler: filler, now: now, retry: retry)
         } catch {
             return
         }
@@ -163,6 +175,7 @@ public final class HTTP3Server {
         nextHandle += 1
         connections[sc.handle] = sc
         live.append(sc)
+        pendingHandshakes += 1
         register(ConnectionIDKey(hd.dcid), sc)
         var scids = [ngtcp2_cid](repeating: ngtcp2_cid(), count: max(ngtcp2_conn_get_num_scid(quic.conn), 1))
         let n = ngtcp2_conn_get_scid(quic.conn, &scids)
@@ -182,6 +195,36 @@ public final class HTTP3Server {
         compact()
     }
 
+    /// Whether a new connection may start from this Initial (a Retry may be queued instead).
+    private func admit(_ hd: ngtcp2_pkt_hd, local: Endpoint, remote: Endpoint, now: Instant) -> Admission {
+        guard connections.count < config.maxConnections else { initialsDropped += 1; return .drop }
+        let token = RetryTokens.token(of: hd)
+        if !token.isEmpty, let odcid = retryTokens.validate(hd, remote: remote, now: now) {
+            retriesValidated += 1
+            return .accept(retry: (odcid, token))
+        }
+        let wantRetry: Bool
+        switch config.retry {
+        case .never: wantRetry = false
+        case .underLoad: wantRetry = pendingHandshakes * 2 >= config.maxPendingHandshakes
+        case .always: wantRetry = true
+        }
+        if wantRetry && token.isEmpty && hd.type == UInt8(NGTCP2_PKT_INITIAL.rawValue),
+           let packet = retryTokens.retryPacket(for: hd, remote: remote, now: now) {
+            retriesSent += 1
+            stateless.append((packet, remote, local))
+            return .drop
+        }
+        guard pendingHandshakes < config.maxPendingHandshakes else { initialsDropped += 1; return .drop }
+        return .accept(retry: nil)
+    }
+
+    private enum Admission {
+        case drop
+        /// `retry`: the client's first DCID and the Retry token it came back with.
+        case accept(retry: (originalDCID: ngtcp2_cid, token: [UInt8])?)
+    }
+
     private func register(_ key: ConnectionIDKey, _ sc: ServerConnection) {
         routes[key] = sc
         sc.keys.insert(key)
@@ -192,6 +235,7 @@ public final class HTTP3Server {
         for event in sc.quic.takeEvents() {
             switch event {
             case .handshakeCompleted:
+                if !sc.handshakeDone { sc.handshakeDone = true; pendingHandshakes -= 1 }
                 events.append(.handshakeCompleted(connection: sc.handle))
             case .request(let stream, let fields, let bodyBytes):
                 var method = "", authority = "", path = ""
@@ -226,6 +270,7 @@ public final class HTTP3Server {
         if sc.quic.isClosed && !sc.reaped {
             for key in sc.keys where routes[key] === sc { routes[key] = nil }
             connections[sc.handle] = nil
+            if !sc.handshakeDone { sc.handshakeDone = true; pendingHandshakes -= 1 }
             sc.reaped = true
             reapedSome = true
         }
@@ -266,6 +311,7 @@ private final class ServerConnection {
     var reportedRemote: Endpoint
     var closeReported = false
     var reaped = false
+    var handshakeDone = false
 
     init(handle: HTTP3ConnectionHandle, quic: QUICConnection) {
         self.handle = handle

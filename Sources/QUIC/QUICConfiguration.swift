@@ -5,6 +5,18 @@ public enum QUICCongestionControl: String, Sendable, Codable, CaseIterable {
     case reno, cubic, bbr, bbr2
 }
 
+/// When a server validates client addresses with Retry (RFC 9000 §8.1.2) before it keeps any
+/// state: a Retry costs a round trip, so benchmarks never pay it unless asked.
+public enum QUICRetryPolicy: String, Sendable, Codable, CaseIterable {
+    /// Never: new Initials past `maxPendingHandshakes` are dropped.
+    case never
+    /// Once half of `maxPendingHandshakes` are in use (an Initial flood); a client that comes back
+    /// with its token is served even past the limit.
+    case underLoad = "under-load"
+    /// For every new connection.
+    case always
+}
+
 /// How a client moves its connection to a new local address.
 public enum QUICMigrationMode: String, Sendable, Codable {
     /// `ngtcp2_conn_initiate_migration`: validate the new path (PATH_CHALLENGE/RESPONSE) and
@@ -47,6 +59,16 @@ public struct QUICConfiguration: Sendable {
     /// 0.12 writes them) and NSS key-log lines (`CLIENT_HANDSHAKE_TRAFFIC_SECRET <random> <secret>`)
     /// go. The engine does no file I/O; `nil`: neither.
     public var diagnostics: (any DiagnosticsSink)? = nil
+    /// Largest decoded header section accepted (names + values + 32 bytes each); a peer past it
+    /// (a QPACK bomb) has its connection closed. Also sent as SETTINGS_MAX_FIELD_SECTION_SIZE.
+    public var maxHeaderListSize: Int = 65_536
+    /// Server: connections held at once; Initials past it are dropped.
+    public var maxConnections: Int = 4_096
+    /// Server: connections whose handshake has not completed; Initials past it are dropped
+    /// (ngtcp2 limits what an unvalidated address gets to 3× what it sent, RFC 9000 §8.1).
+    public var maxPendingHandshakes: Int = 1_024
+    /// Server: when to answer an Initial with a Retry (address validation) first.
+    public var retry: QUICRetryPolicy = .underLoad
     /// Writes ngtcp2's own debug log to standard error (very verbose; for debugging only).
     public var debugLog: Bool = false
 

@@ -24,6 +24,8 @@ public final class ServerHost: @unchecked Sendable {
     public private(set) var tcpCongestionControl: String?
     /// Congestion control read back from each connection accepted since the last `takeAcceptedCongestionControls`.
     private let accepted = Mutex<Set<String>>([])
+    /// The listeners' counters summed, once the server has stopped (nil before).
+    public private(set) var finalCounters: ServerCounters?
     /// What the kernel's TCP sender counted on each connection that closed since the last
     /// `takeSenderStatistics`, by the client's address ("a.b.c.d:port").
     private let senderStatistics = Mutex<[String: TCPSenderStatistics]>([:])
@@ -88,6 +90,9 @@ public final class ServerHost: @unchecked Sendable {
         public var lateBinding: LateBinding = .standard
         /// With TCP and QUIC on one port: advertise h3 on the TCP responses (`Alt-Svc`).
         public var advertiseHTTP3 = false
+        /// What one client may cost (connections, timeouts, HTTP/2 floods); the QUIC listener
+        /// takes its connection, handshake and header-list limits (its timeouts stay `quic`'s).
+        public var limits = ServerLimits()
         /// Per scenario: what `GET /.well-known/netbench` answers (`netbench serve`); nil: a 404 there.
         public var descriptions: [ServerDescription]? = nil
         public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
@@ -115,7 +120,7 @@ public final class ServerHost: @unchecked Sendable {
                 var tcpEndpoint: Endpoint?
                 if withTCP {
                     let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl,
-                                            tlsRecords: options.tlsRecords,
+                                            tlsRecords: options.tlsRecords, limits: options.limits,
                                             onAccept: { [weak self] cc in _ = self?.accepted.withLock { $0.insert(cc ?? "unknown") } }) { catalog.value.respond(to: $0) }
                     tcp.onConnectionEnd = { [weak self] peer, statistics in
                         guard let statistics else { return }
@@ -149,7 +154,12 @@ public final class ServerHost: @unchecked Sendable {
         stopFlag = loop.stopper
         started.signal()
         do { try loop.run() } catch { /* a failing loop ends the servers; runs then fail to connect */ }
-        for s in servers { (s as? TCPServer)?.close(); (s as? QUICServerEndpoint)?.close() }
+        var total = ServerCounters()
+        for s in servers {
+            if let t = s as? TCPServer { t.close(); total.add(t.counters) }
+            if let q = s as? QUICServerEndpoint { q.close(); total.add(q.counters) }
+        }
+        finalCounters = total
         finished.signal()
     }
 
@@ -157,6 +167,9 @@ public final class ServerHost: @unchecked Sendable {
                            catalog: CatalogBox, servers: inout [AnyObject]) throws -> Endpoint? {
         let creds = credentials.identities.map { QUICServerCredentials(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM) }
         var config = options.quic
+        config.maxConnections = options.limits.maxConnections
+        config.maxPendingHandshakes = options.limits.maxPendingHandshakes
+        config.maxHeaderListSize = options.limits.maxHeaderListSize
         if config.diagnostics == nil, let path = options.keyLogFile {
             config.diagnostics = try DiagnosticFiles(qlogDirectory: nil, keyLogPath: path)
         }

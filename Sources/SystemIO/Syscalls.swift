@@ -468,3 +468,20 @@ extension Endpoint {
         self.init(address: UInt32(bigEndian: sa.sin_addr.s_addr), port: UInt16(bigEndian: sa.sin_port))
     }
 }
+
+/// The process's descriptor limit, which bounds how many connections a server can hold.
+public enum OpenFileLimit {
+    /// getrlimit(2) + setrlimit(2) RLIMIT_NOFILE: raises the soft limit to the hard one (no
+    /// privilege needed) and returns the soft limit now in effect.
+    @discardableResult
+    public static func raiseToHard() -> Int {
+        var r = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) == 0 else { return 1024 }
+        if r.rlim_cur < r.rlim_max {
+            var raised = r
+            raised.rlim_cur = r.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { r = raised }
+        }
+        return r.rlim_cur > UInt(Int.max) ? Int.max : Int(r.rlim_cur)
+    }
+}

@@ -8,7 +8,8 @@ final class H1ServerSession: ServerSession {
     private let loop: EventLoop
     private let handler: RequestHandler
     private let counters: CounterUpdate
-    private var parser = HTTP1RequestParser()
+    private var parser: HTTP1RequestParser
+    private let activity: ConnectionActivity
     private var queue: [Pending] = []
     private var stopParsing = false
     private var current: (head: HTTPRequestHead, bodyBytes: Int64)?
@@ -27,7 +28,11 @@ final class H1ServerSession: ServerSession {
         }
     }
 
-    init(stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate) {
+    /// - Parameter maxHeadBytes: the largest request head accepted (431 beyond).
+    init(stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate,
+         maxHeadBytes: Int = HTTP1RequestParser.defaultMaxHeadBytes, activity: ConnectionActivity = ConnectionActivity(accepted: .now())) {
+        self.parser = HTTP1RequestParser(maxHeadBytes: maxHeadBytes)
+        self.activity = activity
         self.stream = stream
         self.loop = loop
         self.handler = handler
@@ -44,6 +49,8 @@ final class H1ServerSession: ServerSession {
             switch event {
             case .request(let head):
                 current = (head, 0)
+                activity.sawRequest = true
+                activity.requestsInFlight += 1
             case .body(let n):
                 current?.bodyBytes += Int64(n)
             case .end:
@@ -62,12 +69,19 @@ final class H1ServerSession: ServerSession {
                 if !p.keepAlive { stopParsing = true }
             case .malformed(let error):
                 counters { $0.malformed += 1 }
+                activity.requestsInFlight += 1
                 let status = error.kind == .unsupportedVersion ? 505 : error.kind == .headerTooLarge ? 431 : 400
                 queue.append(Pending(response: ServerResponse(status: status, headers: [("content-type", "text/plain")],
                                                               bodyLength: 0, closeConnection: true), keepAlive: false))
                 stopParsing = true
             }
             if stopParsing { break }
+        }
+        // A head being read (not a body) runs against the header timeout from its first byte.
+        if !stopParsing && parser.isMidRequest && current == nil {
+            if activity.headStarted == nil { activity.headStarted = .now() }
+        } else {
+            activity.headStarted = nil
         }
         pump()
     }
@@ -94,6 +108,8 @@ final class H1ServerSession: ServerSession {
                 counters { $0.bodyBytesSent += Int64(sent) }
             }
             queue.removeFirst()
+            activity.requestsInFlight -= 1
+            if activity.requestsInFlight == 0 { activity.idleSince = .now() }
             if !p.keepAlive { stream.close(); return }
         }
     }

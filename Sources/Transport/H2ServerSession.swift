@@ -12,13 +12,18 @@ final class H2ServerSession: ServerSession {
     private var outbound: UnsafeMutableRawBufferPointer
     /// Requests whose body is still arriving: answered at the end of their stream.
     private var receiving: [Int32: (head: HTTPRequestHead, bodyBytes: Int64)] = [:]
+    /// Streams whose request arrived and that are not closed yet (for the idle timeout).
+    private var open: Set<Int32> = []
+    private let activity: ConnectionActivity
 
-    init(stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate) throws {
+    init(stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate,
+         limits: HTTP2Limits = HTTP2Limits(), activity: ConnectionActivity = ConnectionActivity(accepted: .now())) throws {
         self.stream = stream
         self.loop = loop
         self.handler = handler
         self.counters = counters
-        h2 = try HTTP2Connection(role: .server, settings: .defaultServer)
+        self.activity = activity
+        h2 = try HTTP2Connection(role: .server, settings: .defaultServer, limits: limits)
         outbound = .allocate(byteCount: 64 * 1024, alignment: 16)
         stream.onPlaintext = { [weak self] bytes, _ in self?.received(bytes) }
         stream.onWritable = { [weak self] in self?.pump() }
@@ -40,17 +45,26 @@ final class H2ServerSession: ServerSession {
         for event in events {
             switch event {
             case .request(let id, let head, let endStream):
+                activity.sawRequest = true
+                if open.insert(id).inserted { activity.requestsInFlight += 1 }
                 if endStream { answer(id, head, bodyBytes: 0) } else { receiving[id] = (head, 0) }
             case .data(let id, let count, let endStream):
                 receiving[id]?.bodyBytes += Int64(count)
                 if endStream, let (head, bytes) = receiving.removeValue(forKey: id) { answer(id, head, bodyBytes: bytes) }
             case .streamClosed(let id, _):
                 receiving[id] = nil
+                streamEnded(id)
             default:
                 break
             }
         }
         pump()
+    }
+
+    private func streamEnded(_ id: Int32) {
+        guard open.remove(id) != nil else { return }
+        activity.requestsInFlight -= 1
+        if activity.requestsInFlight == 0 { activity.idleSince = .now() }
     }
 
     private func answer(_ id: Int32, _ head: HTTPRequestHead, bodyBytes: Int64) {
@@ -87,8 +101,15 @@ final class H2ServerSession: ServerSession {
             if n == 0 { break }
             stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
         }
+        settleSentStreams()
         // Stopped by late binding with frames to send: resume when the kernel drains.
         if stream.phase == .open && h2.wantsWrite && !stream.acceptsMore { stream.waitForRoom() }
         if !h2.wantsRead && !h2.wantsWrite { stream.close() }
+    }
+
+    /// Streams that closed as their last frame went out end their time in flight now, not at the
+    /// client's next frame (a client that goes quiet would otherwise never count as idle).
+    private func settleSentStreams() {
+        for case .streamClosed(let id, _) in h2.takeEvents() { receiving[id] = nil; streamEnded(id) }
     }
 }

@@ -57,6 +57,9 @@ public final class QUICServerEndpoint {
             handle(server.receive(datagram, local: endpoint, remote: from, now: Instant.now()))
             return !isClosed
         }
+        counters.connectionsRefused = server.initialsDropped
+        counters.retriesSent = server.retriesSent
+        counters.retriesValidated = server.retriesValidated
         flush()
     }
 

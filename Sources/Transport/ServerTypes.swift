@@ -62,6 +62,23 @@ public struct ServerCounters: Sendable {
     public var requests = 0
     public var malformed = 0
     public var handshakeFailures = 0
+    /// Connections closed by a limit: a timeout (handshake, header, idle), or to make room at the
+    /// connection or pending-handshake limit; and connections refused at once (all busy).
+    public var connectionsTimedOut = 0
+    public var connectionsEvicted = 0
+    public var connectionsRefused = 0
+    /// QUIC: Retry packets sent, and Initials that came back with a valid token.
+    public var retriesSent = 0
+    public var retriesValidated = 0
     public var bodyBytesSent: Int64 = 0
     public init() {}
+
+    /// Adds another listener's counts to these.
+    public mutating func add(_ o: ServerCounters) {
+        connectionsAccepted += o.connectionsAccepted; requests += o.requests; malformed += o.malformed
+        handshakeFailures += o.handshakeFailures; bodyBytesSent += o.bodyBytesSent
+        connectionsTimedOut += o.connectionsTimedOut; connectionsEvicted += o.connectionsEvicted
+        connectionsRefused += o.connectionsRefused
+        retriesSent += o.retriesSent; retriesValidated += o.retriesValidated
+    }
 }

@@ -10,10 +10,19 @@ enum HTTP2Callbacks {
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
             let state = HTTP2SessionState.from(userData)
-            state.header(stream: frame!.pointee.hd.stream_id,
-                         name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-                         value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
-            return 0
+            let kept = state.header(stream: frame!.pointee.hd.stream_id,
+                                    name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+                                    value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+            // Temporal failure: nghttp2 resets this stream and skips the rest of its header block.
+            return kept ? 0 : Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { session, hd, userData in
+            let state = HTTP2SessionState.from(userData)
+            if state.beginFrame(type: hd!.pointee.type) { return 0 }
+            // Over a rate limit: GOAWAY ENHANCE_YOUR_CALM, and stop reading this input at once.
+            state.lastLibraryMessage = state.calmReason
+            nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+            return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
             HTTP2SessionState.from(userData).frameReceived(frame!)

@@ -1,4 +1,5 @@
 internal import CNghttp2
+import BenchCore
 
 /// One HTTP/2 connection endpoint over nghttp2, with no I/O: bytes from the peer go into
 /// `receive`, events come out; bytes for the peer come out of `takeOutbound` as fast as the
@@ -26,11 +27,13 @@ public final class HTTP2Connection {
     /// Creates the session and queues our SETTINGS (and, for a client, the connection preface)
     /// so that `wantsWrite` is true from the start.
     /// - Parameter settings: defaults to `.chromeClient` or `.defaultServer`.
-    public init(role: Role, settings: HTTP2Settings? = nil) throws(HTTP2Error) {
+    /// - Parameter limits: what the peer may make us do (a server facing clients it does not control).
+    public init(role: Role, settings: HTTP2Settings? = nil, limits: HTTP2Limits? = nil) throws(HTTP2Error) {
         self.role = role
         self.settings = settings ?? (role == .client ? .chromeClient : .defaultServer)
         state = HTTP2SessionState(isServer: role == .server)
-        session = try Self.makeSession(role: role, userData: Unmanaged.passUnretained(state).toOpaque())
+        state.limits = limits
+        session = try Self.makeSession(role: role, limits: limits, userData: Unmanaged.passUnretained(state).toOpaque())
         try submitSettings()
     }
 
@@ -38,7 +41,7 @@ public final class HTTP2Connection {
         nghttp2_session_del(session)
     }
 
-    private static func makeSession(role: Role, userData: UnsafeMutableRawPointer) throws(HTTP2Error) -> OpaquePointer {
+    private static func makeSession(role: Role, limits: HTTP2Limits?, userData: UnsafeMutableRawPointer) throws(HTTP2Error) -> OpaquePointer {
         var callbacks: OpaquePointer?
         try check(nghttp2_session_callbacks_new(&callbacks), "nghttp2_session_callbacks_new")
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -46,6 +49,7 @@ public final class HTTP2Connection {
         var option: OpaquePointer?
         try check(nghttp2_option_new(&option), "nghttp2_option_new")
         defer { nghttp2_option_del(option) }
+        if let limits { nghttp2_option_set_max_continuations(option, max(limits.maxContinuations, 0)) }
         var session: OpaquePointer?
         if role == .client {
             try check(nghttp2_session_client_new2(&session, callbacks, userData, option), "nghttp2_session_client_new2")
@@ -86,10 +90,14 @@ public final class HTTP2Connection {
     /// - Throws: `HTTP2Error.library` when nghttp2 cannot go on (bad client preface, flooding):
     ///   close the connection. Lesser protocol violations instead produce a GOAWAY to flush
     ///   and a `.connectionError` event.
-    public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) -> [HTTP2Event] {
+    /// - Parameter now: when the bytes arrived (the peer's frames are rate-limited per second).
+    public func receive(_ bytes: UnsafeRawBufferPointer, now: Instant = .now()) throws(HTTP2Error) -> [HTTP2Event] {
         if let failure { throw failure }
         guard let base = bytes.baseAddress, bytes.count > 0 else { return state.takeEvents() }
+        state.now = now.nanoseconds
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        // Over a rate limit: the GOAWAY is queued; `.connectionError` comes once it is sent.
+        if result < 0 && state.calmReason != nil { return state.takeEvents() }
         if result < 0 {
             let error = HTTP2Error.library(call: "nghttp2_session_mem_recv", code: Int32(result),
                                            message: String(cString: nghttp2_strerror(Int32(result))))
@@ -99,9 +107,9 @@ public final class HTTP2Connection {
         return state.takeEvents()
     }
 
-    public func receive(_ bytes: [UInt8]) throws(HTTP2Error) -> [HTTP2Event] {
+    public func receive(_ bytes: [UInt8], now: Instant = .now()) throws(HTTP2Error) -> [HTTP2Event] {
         let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(HTTP2Error) in try receive(buffer) }
+            Result { () throws(HTTP2Error) in try receive(buffer, now: now) }
         }
         return try result.get()
     }

@@ -16,6 +16,8 @@ final class HTTP2SessionState {
         var headers = HTTPHeaders()
         var sawFinalHead = false
         var unreportedData = 0
+        /// Decoded header list bytes of the block being received (RFC 9113 §6.5.2 counting).
+        var headerListBytes = 0
     }
 
     /// A generated body being sent: `BodyFiller` bytes `offset ..< length`, the first and last
@@ -61,6 +63,15 @@ final class HTTP2SessionState {
     var applicationSentGoAway = false
     /// The last message nghttp2 gave `error_callback2` (for diagnostics).
     var lastLibraryMessage: String?
+    /// A server's limits on its peer (nil: none beyond nghttp2's own).
+    var limits: HTTP2Limits?
+    /// The time of the bytes being received, for the per-second frame counts.
+    var now: UInt64 = 0
+    private var windowStart: UInt64 = 0
+    private var resetsInWindow = 0
+    private var controlFramesInWindow = 0
+    /// Why the peer is being sent GOAWAY ENHANCE_YOUR_CALM (set once a rate limit is passed).
+    var calmReason: String?
 
     init(isServer: Bool) {
         self.isServer = isServer
@@ -87,10 +98,21 @@ final class HTTP2SessionState {
         var state = inbound[stream] ?? InboundStream()
         state.method = nil; state.path = nil; state.authority = nil; state.scheme = nil; state.status = nil
         state.headers = HTTPHeaders()
+        state.headerListBytes = 0
         inbound[stream] = state
     }
 
-    func header(stream: Int32, name: String, value: String) {
+    /// Records one header field; false once the block is over `limits.maxHeaderListSize` (the
+    /// stream is then reset and the rest of its block dropped, so an HPACK bomb is never stored).
+    func header(stream: Int32, name: String, value: String) -> Bool {
+        if let max = limits?.maxHeaderListSize, inbound[stream] != nil {
+            inbound[stream]!.headerListBytes += name.utf8.count + value.utf8.count + 32
+            if inbound[stream]!.headerListBytes > max {
+                lastLibraryMessage = "header list of stream \(stream) over \(max) bytes"
+                inbound[stream] = nil
+                return false
+            }
+        }
         switch name {
         case ":method": inbound[stream]?.method = value
         case ":path": inbound[stream]?.path = value
@@ -99,6 +121,29 @@ final class HTTP2SessionState {
         case ":status": inbound[stream]?.status = Int(value)
         default: inbound[stream]?.headers.add(name: name, value: value)
         }
+        return true
+    }
+
+    /// Counts a frame about to be received against the per-second limits; false once one is
+    /// passed (`calmReason` says which).
+    func beginFrame(type: UInt8) -> Bool {
+        guard let limits, calmReason == nil else { return calmReason == nil }
+        if now &- windowStart >= 1_000_000_000 { windowStart = now; resetsInWindow = 0; controlFramesInWindow = 0 }
+        switch UInt32(type) {
+        case NGHTTP2_RST_STREAM.rawValue:
+            resetsInWindow += 1
+            if resetsInWindow > limits.maxResetsPerSecond {
+                calmReason = "more than \(limits.maxResetsPerSecond) RST_STREAM frames in a second"
+            }
+        case NGHTTP2_SETTINGS.rawValue, NGHTTP2_PING.rawValue:
+            controlFramesInWindow += 1
+            if controlFramesInWindow > limits.maxControlFramesPerSecond {
+                calmReason = "more than \(limits.maxControlFramesPerSecond) SETTINGS and PING frames in a second"
+            }
+        default:
+            break
+        }
+        return calmReason == nil
     }
 
     func headersComplete(stream: Int32, isRequest: Bool, endStream: Bool) {

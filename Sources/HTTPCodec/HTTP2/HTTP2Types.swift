@@ -119,3 +119,27 @@ public enum HTTP2Error: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// What a server lets one HTTP/2 peer make it do, against the known floods: rapid reset
+/// (CVE-2023-44487), CONTINUATION floods (CVE-2024-27316), HPACK header bombs, SETTINGS and PING
+/// floods. A peer over a rate limit gets GOAWAY ENHANCE_YOUR_CALM; over the header list limit, its
+/// stream is reset. The defaults are far above what browsers and h2load send.
+public struct HTTP2Limits: Sendable, Equatable {
+    /// Decoded header list of one request (names + values + 32 bytes each, as RFC 9113 counts).
+    public var maxHeaderListSize: Int
+    /// CONTINUATION frames after one HEADERS (nghttp2's `max_continuations`).
+    public var maxContinuations: Int
+    /// RST_STREAM frames from the peer in one second.
+    public var maxResetsPerSecond: Int
+    /// SETTINGS and PING frames from the peer in one second (below nghttp2's own limit of 1000
+    /// unsent ACKs, so that a flood read in one go gets GOAWAY ENHANCE_YOUR_CALM, not just a close).
+    public var maxControlFramesPerSecond: Int
+
+    public init(maxHeaderListSize: Int = 65_536, maxContinuations: Int = 8, maxResetsPerSecond: Int = 200,
+                maxControlFramesPerSecond: Int = 500) {
+        self.maxHeaderListSize = maxHeaderListSize
+        self.maxContinuations = maxContinuations
+        self.maxResetsPerSecond = maxResetsPerSecond
+        self.maxControlFramesPerSecond = maxControlFramesPerSecond
+    }
+}

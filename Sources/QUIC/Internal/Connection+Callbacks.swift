@@ -161,6 +161,7 @@ extension QUICConnection {
         h3 = nil
         streams.openBidi.removeAll()
         streams.headers.removeAll()
+        streams.headerBytes.removeAll()
         bodies.removeAll()
         client.requests.requeueEarly()
     }

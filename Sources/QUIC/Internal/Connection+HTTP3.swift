@@ -14,6 +14,7 @@ extension QUICConnection {
         netbench_nghttp3_settings_default(&settings)
         settings.qpack_max_dtable_capacity = 4096
         settings.qpack_blocked_streams = 100
+        settings.max_field_section_size = UInt64(max(config.maxHeaderListSize, 0))
         var raw: OpaquePointer?
         let rv = isServer
             ? netbench_nghttp3_conn_server_new(&raw, &callbacks, &settings, userData)
@@ -150,6 +151,7 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
     cb.stream_close = { _, stream, _, ud, _ in
         let c = QUICConnection.from(ud)
         c.streams.headers[stream] = nil
+        c.streams.headerBytes[stream] = nil
         c.bodies.end(stream)
         c.server?.requestBodyBytes[stream] = nil
         if c.isServer, ngtcp2_is_bidi_stream(stream) != 0 {
@@ -175,11 +177,20 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         return 0
     }
     cb.begin_headers = { _, stream, ud, _ in
-        QUICConnection.from(ud).streams.headers[stream] = []
+        let c = QUICConnection.from(ud)
+        c.streams.headers[stream] = []
+        c.streams.headerBytes[stream] = 0
         return 0
     }
     cb.recv_header = { _, stream, _, name, value, _, ud, _ in
-        QUICConnection.from(ud).streams.headers[stream, default: []].append((string(name), string(value)))
+        let c = QUICConnection.from(ud)
+        let field = (string(name), string(value))
+        // A QPACK bomb (a large table entry referenced again and again) ends the connection
+        // instead of growing a header list without bound.
+        let total = c.streams.headerBytes[stream, default: 0] + field.0.utf8.count + field.1.utf8.count + 32
+        guard total <= c.config.maxHeaderListSize else { return NGHTTP3_ERR_CALLBACK_FAILURE }
+        c.streams.headerBytes[stream] = total
+        c.streams.headers[stream, default: []].append(field)
         return 0
     }
     cb.end_headers = { _, stream, _, ud, _ in

@@ -25,6 +25,8 @@ enum ConnectionEvent {
 struct StreamBook {
     var openBidi = Set<Int64>()
     var headers: [Int64: [(String, String)]] = [:]
+    /// Decoded bytes of each header section being received (names + values + 32 each, RFC 9114 §4.2.2).
+    var headerBytes: [Int64: Int] = [:]
 }
 
 /// The CONNECTION_CLOSE this side wrote, and whether it is due to go out (again: RFC 9000 §10.2.1
@@ -157,9 +159,12 @@ final class QUICConnection {
     }
 
     /// A server connection for a client Initial whose header is `hd`.
+    /// - Parameter retry: the client's first DCID and its token when this Initial carried a valid
+    ///   Retry token (the address is then validated: no anti-amplification limit).
     static func server(config: QUICConfiguration, tls: ServerTLSContext, initial hd: ngtcp2_pkt_hd,
                        local: Endpoint, remote: Endpoint, staticSecret: [UInt8],
-                       filler: FillerBuffer, now: Instant) throws -> QUICConnection {
+                       filler: FillerBuffer, now: Instant,
+                       retry: (originalDCID: ngtcp2_cid, token: [UInt8])? = nil) throws -> QUICConnection {
         let c = try QUICConnection(role: .server(ServerRole()), config: config, filler: filler, now: now,
                                    staticSecret: staticSecret)
         c.retained.append(tls)
@@ -168,6 +173,16 @@ final class QUICConnection {
         var settings = c.makeSettings(now: now, scid: scid, odcid: hd.dcid)
         var params = c.makeTransportParams()
         params.original_dcid = hd.dcid
+        let token = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(retry?.token.count ?? 0, 1))
+        defer { token.deallocate() }
+        if let retry {
+            // RFC 9000 §7.3: the client checks both against the Retry it followed.
+            params.original_dcid = retry.originalDCID
+            params.retry_scid = hd.dcid
+            params.retry_scid_present = 1
+            _ = token.initialize(from: retry.token)
+            settings.token = ngtcp2_vec(base: token.baseAddress, len: retry.token.count)
+        }
         params.stateless_reset_token_present = 1
         fillRandom(&params.stateless_reset_token)
         var callbacks = makeCallbacks(server: true)
