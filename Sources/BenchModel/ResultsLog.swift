@@ -120,7 +120,7 @@ public enum ResultsLog {
             guard header != nil else { return header = try Self.header(Data(bytes), file: file) }
             if bytes.isEmpty { return }
             do { runs.append(try decoder.decode(RunRecord.self, from: Data(bytes))) } catch let e as DecodingError {
-                throw BenchError.data("\(file):\(lineNumber): \(JSONFile.describe(e))")
+                throw BenchError.data("\(file):\(lineNumber): \(JSONFile.describe(e).escapingControlCharacters)")
             }
         }
 
@@ -129,7 +129,7 @@ public enum ResultsLog {
             struct Probe: Decodable { var format: String?; var schemaVersion: Int? }
             let probe = try JSONFile.decode(Probe.self, from: line, file: "\(file):1")
             guard probe.format == formatName else {
-                throw BenchError.data("\(file):1: format is \(probe.format.map { "'\($0)'" } ?? "missing"); expected '\(formatName)' (is this a netbench runs.jsonl?)")
+                throw BenchError.data("\(file):1: format is \(probe.format.map { "'\($0.escapingControlCharacters)'" } ?? "missing"); expected '\(formatName)' (is this a netbench runs.jsonl?)")
             }
             guard probe.schemaVersion == ResultsFile.currentSchemaVersion else {
                 throw BenchError.data("\(file):1: schemaVersion is \(probe.schemaVersion.map(String.init) ?? "missing"); this netbench reads results of version \(ResultsFile.currentSchemaVersion)")

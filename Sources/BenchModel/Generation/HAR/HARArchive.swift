@@ -102,6 +102,9 @@ struct HARArchive: Decodable {
                 }
                 throw DecodingError.keyNotFound(CodingKeys.status, .init(codingPath: c.codingPath, debugDescription: "missing"))
             }
+            guard s >= 0, s < 1000 else {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.status], debugDescription: "\(s) is not an HTTP status code"))
+            }
             status = Int(s)
             redirectURL = try? c.decodeIfPresent(String.self, forKey: .redirectURL)
             bodySize = c.lenientDouble(.bodySize)

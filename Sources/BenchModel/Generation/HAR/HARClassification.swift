@@ -47,10 +47,12 @@ enum HARClassification {
     /// the headers too, so it is the last resort); nil when no field is present and ≥ 0 (-1 is
     /// "unknown" in HAR).
     static func bytes(of e: HARArchive.Entry) -> Int64? {
-        let body = [e.response.bodySize, e.response.content?.size].compactMap { $0 }.filter { $0 >= 0 && $0.isFinite }
+        // Sizes beyond a scenario's largest body are damage, not data: treated as unknown.
+        let plausible = Double(Scenario.largestBody)
+        let body = [e.response.bodySize, e.response.content?.size].compactMap { $0 }.filter { $0 >= 0 && $0 <= plausible }
         if let positive = body.first(where: { $0 > 0 }) { return Int64(positive.rounded()) }
         if !body.isEmpty { return 0 }
-        if let t = e.response.transferSize, t >= 0, t.isFinite { return Int64(t.rounded()) }
+        if let t = e.response.transferSize, t >= 0, t <= plausible { return Int64(t.rounded()) }
         return nil
     }
 }

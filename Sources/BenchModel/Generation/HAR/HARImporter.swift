@@ -34,7 +34,7 @@ public enum HARImporter {
         public var entry: Int?
         public var message: String
         public init(entry: Int?, _ message: String) { self.entry = entry; self.message = message }
-        public var description: String { (entry.map { "log.entries[\($0)]: " } ?? "") + message }
+        public var description: String { (entry.map { "log.entries[\($0)]: " } ?? "") + message.escapingControlCharacters }
     }
 
     public struct Redirect: Sendable, Hashable {
@@ -88,14 +88,14 @@ public enum HARImporter {
     /// brackets) by the path where the text breaks off, a missing or mistyped field by its path.
     static func decode(_ data: Data, file: String) throws -> HARArchive {
         if let (path, problem) = JSONLocator.structuralError(in: data) {
-            throw BenchError.data("\(file): \(path): \(problem)")
+            throw BenchError.data("\(file): \(path.escapingControlCharacters): \(problem)")
         }
         do {
             return try JSONDecoder().decode(HARArchive.self, from: data)
         } catch let e as DecodingError {
-            throw BenchError.data("\(file): \(describe(e, data))")
+            throw BenchError.data("\(file): \(describe(e, data).escapingControlCharacters)")
         } catch {
-            throw BenchError.data("\(file): not a HAR file: \(error.localizedDescription)")
+            throw BenchError.data("\(file): not a HAR file: \(error.localizedDescription.escapingControlCharacters)")
         }
     }
 

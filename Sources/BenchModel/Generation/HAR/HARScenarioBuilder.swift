@@ -62,7 +62,7 @@ struct HARScenarioBuilder {
             skipped.append(Note(entry: i, "unsupported URL scheme '\(scheme)' (\(url.prefix(60)))")); return nil
         }
         guard let start = HARTime.milliseconds(e.startedDateTime) else {
-            throw BenchError.data("\(file): log.entries[\(i)].startedDateTime: '\(e.startedDateTime)' is not an ISO 8601 date-time")
+            throw BenchError.data("\(file): log.entries[\(i)].startedDateTime: '\(e.startedDateTime.escapingControlCharacters)' is not an ISO 8601 date-time")
         }
         guard let c = URLComponents(string: url), let host = c.host?.lowercased(), let key = Self.key(url) else {
             skipped.append(Note(entry: i, "URL '\(url.prefix(80))' cannot be parsed")); return nil
@@ -79,14 +79,14 @@ struct HARScenarioBuilder {
             skipped.append(Note(entry: i, "duplicate of log.entries[\(j)] (same URL \(url.prefix(80))); imported once")); return nil
         }
         guard let bytes = HARClassification.bytes(of: e) else {
-            skipped.append(Note(entry: i, "no response size (bodySize, content.size and _transferSize all missing or -1)")); return nil
+            skipped.append(Note(entry: i, "no response size (bodySize, content.size and _transferSize all missing, -1 or above 1 TB)")); return nil
         }
         firstByKey[key] = i
         if let port = c.port, port != (scheme == "http" ? 80 : 443) {
             notes.append(Note(entry: i, "port \(port) dropped: netbench serves every origin on one port"))
         }
         if e.request.method.uppercased() != "GET" {
-            let body = e.request.bodySize.flatMap { $0 > 0 ? " (its \(Int64($0))-byte request body is not replayed)" : nil } ?? ""
+            let body = e.request.bodySize.flatMap { $0 > 0 && $0 < 1e15 ? " (its \(Int64($0))-byte request body is not replayed)" : nil } ?? ""
             notes.append(Note(entry: i, "\(e.request.method.uppercased()) request imported as a GET\(body)"))
         }
         let path = (c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath) + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
