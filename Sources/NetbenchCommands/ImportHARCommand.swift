@@ -68,6 +68,10 @@ struct ImportHARCommand: ParsableCommand {
                 out += d.targetEntry.map { " (log.entries[\($0)])\n" } ?? " (target not in the HAR)\n"
             }
         }
+        if !rep.shapes.lines.isEmpty {
+            out += "shapes of recorded pages:\n"
+            for line in rep.shapes.lines { out += "  \(line)\n" }
+        }
         if !rep.skipped.isEmpty {
             out += "not imported:\n"
             for n in rep.skipped { out += "  \(n)\n" }

@@ -55,6 +55,9 @@ public enum HARImporter {
         /// Entries imported with a caveat (non-GET, a port dropped, …).
         public var notes: [Note]
         public var redirects: [Redirect]
+        /// Real-world shapes met (cached entries, preflights, beacons after onLoad, …), per kind,
+        /// with what was done with them.
+        public var shapes: HARShapes
         /// The recorded round trip subtracted from `timings.wait`, in ms (nil: none found).
         public var roundTripMs: Double?
         public var parentsFromInitiator: Int
