@@ -18,6 +18,9 @@ import BenchCore
 ///   is recorded in the report. `data:` and other non-HTTP URLs are skipped, duplicate URLs
 ///   imported once, non-GET requests imported as GETs and noted, failed requests (status 0)
 ///   skipped. Multi-page HARs: the first page's entries.
+/// - Shapes of recorded pages (`HARShapes`, counted in `Report.shapes`): cache hits and 304s, CORS
+///   preflights and requests after the page's onLoad are left out; non-ASCII URLs are
+///   percent-encoded; the rest (service workers, pseudo-headers, -1 timings, size fields) noted.
 /// - Errors: a HAR that cannot be read (bad JSON, truncation, missing required field) is a
 ///   `BenchError.data` naming the file and the key path (`log.entries[12].request.url: missing`).
 public enum HARImporter {
