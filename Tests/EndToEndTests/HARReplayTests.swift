@@ -5,13 +5,27 @@ import TestSupport
 /// A HAR with the shapes recorded pages have (cache hits, a 304, a CORS preflight, a beacon after
 /// onLoad, pseudo-headers, -1 timings, sizes only in content.size or _transferSize, a service
 /// worker, queries, a fragment, non-ASCII and spaces in a path), imported by the built binary and
-/// replayed over h1, h2 and h3 on loopback: every imported resource is found by the server under
+/// replayed over h1, h2 and h3 on loopback, by the built-in client and by Chromium: every imported resource is found by the server under
 /// its path and arrives with its size. And fuzz findings fed to the commands end as one-line
 /// errors (one per problem) naming the file, with exit 65.
 final class HARReplayEndToEndTests: XCTestCase {
     private let fixture = NetbenchBinary.root + "/Tests/BenchModelTests/Fixtures/har-shapes/real-world.har"
 
     func testImportedRealWorldHARReplaysOverEveryTransport() throws {
+        try importAndReplay(client: "builtin")
+    }
+
+    /// The same pages in a real browser: Chromium asks for the paths the rendered pages reference
+    /// (queries, percent-encoded and non-ASCII paths) and the servers find every one.
+    func testImportedRealWorldHARReplaysInChromium() throws {
+        let candidates = [ProcessInfo.processInfo.environment["NETBENCH_CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        guard candidates.compactMap({ $0 }).contains(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            try missingPrerequisite("Chromium is not installed: scripts/bootstrap.sh --chromium")
+        }
+        try importAndReplay(client: "chromium")
+    }
+
+    private func importAndReplay(client: String) throws {
         let dir = NSTemporaryDirectory() + "netbench-har-e2e-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -31,18 +45,19 @@ final class HARReplayEndToEndTests: XCTestCase {
                        ["/", "/app.js", "/v1/comments?id=42", "/v1/comments?id=43", "/images/caf%C3%A9%20au%20lait.jpg", "/fonts/%E6%96%87.woff2"])
 
         let run = try runNetbench(["run", dir + "/page.json", "--transport", "h1,h2,h3", "--runs", "1", "--profile", "loopback",
-                                "--out", dir + "/out"])
+                                   "--client", client, "--out", dir + "/out"])
         XCTAssertEqual(run.status, 0, run.stderr)
         let runs = try json(dir + "/out/results.json")["runs"] as! [[String: Any]]
         XCTAssertEqual(runs.map { $0["transport"] as! String }.sorted(), ["h1", "h2", "h3"])
         for r in runs {
-            XCTAssertEqual(r["status"] as? String, "ok", "\(r["transport"]!): \(r["error"] ?? "")")
+            let label = "\(client) \(r["transport"]!)"
+            XCTAssertEqual(r["status"] as? String, "ok", "\(label): \(r["error"] ?? "")")
             let requests = r["requests"] as! [[String: Any]]
-            XCTAssertEqual(requests.count, paths.count)
+            XCTAssertEqual(requests.count, paths.count, label)
             for q in requests {
                 let id = q["id"] as! String
-                XCTAssertEqual(q["status"] as? Int, 200, "\(r["transport"]!) \(paths[id]?["path"] ?? id)")
-                XCTAssertEqual(q["bytes"] as? Int, paths[id]?["bytes"] as? Int, "\(r["transport"]!) \(paths[id]?["path"] ?? id)")
+                XCTAssertEqual(q["status"] as? Int, 200, "\(label) \(paths[id]?["path"] ?? id)")
+                XCTAssertEqual(q["bytes"] as? Int, paths[id]?["bytes"] as? Int, "\(label) \(paths[id]?["path"] ?? id)")
             }
         }
     }
