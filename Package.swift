@@ -47,7 +47,7 @@ let package = Package(
         .executableTarget(name: "netbench", dependencies: ["NetbenchCommands"]),
         // Fuzz entries (file parsers, HTTP/1.1, the HTTP/3 server's datagram input) and their
         // driver: libFuzzer with scripts/fuzz.sh (-D FUZZING), else a replayer of saved inputs.
-        .target(name: "FuzzEntries", dependencies: ["BenchModel", "LinkModel", "HTTPCodec", "QUIC", "TLS"]),
+        .target(name: "FuzzEntries", dependencies: ["BenchModel", "LinkModel", "HTTPCodec", "QUIC", "TLS", "Reporters"]),
         .executableTarget(name: "netbench-fuzz", dependencies: ["FuzzEntries"]),
 
         // Test prerequisites: skipped with a reason outside CI, failed under CI.

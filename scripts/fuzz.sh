@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes netbench's input parsers with libFuzzer (Swift's -sanitize=fuzzer, with AddressSanitizer):
 #   scripts/fuzz.sh [--seconds N] [--work DIR] [TARGET...]     (default: every target, 60 s each)
-# Targets: `.build/debug/netbench-fuzz --list` (scenario, profile, suite, results, runs-log, har, trace,
+# Targets: `.build/debug/netbench-fuzz --list` (scenario, profile, suite, results, report, runs-log, har, trace,
 # http1-request, http1-response, quic-server). Seed corpora come from the shipped files (Scenarios/,
 # results/baseline, Tests fixtures) and from saved regression inputs, generated into the work directory
 # (default .build/fuzz-work, kept between runs so a corpus grows). Prints one line per target:
@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
         *) targets+=("$1"); shift ;;
     esac
 done
-all=(scenario profile suite results runs-log har trace http1-request http1-response quic-server)
+all=(scenario profile suite results report runs-log har trace http1-request http1-response quic-server)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 for t in "${targets[@]}"; do
     [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: unknown target '$t' (one of ${all[*]})" >&2; exit 64; }
@@ -78,11 +78,12 @@ printf '\x00\x00\x01\x00' > "$work/seeds/quic-server/initial"
 printf '\x00\x00\x01\x00\x31\x00\x01\x00\xf2\x00\x04\x00\x00\x00\x01' > "$work/seeds/quic-server/initial-then-retransmit"
 printf '\x08\x00\x10\x41\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$work/seeds/quic-server/live-short-header"
 printf '\x04\x00\x05\xc0\xff\x00\x00\x1d' > "$work/seeds/quic-server/raw-long-header"
+mkdir -p "$work/seeds/report" && cp "$work/seeds/results"/* "$work/seeds/report/"
 for t in "${all[@]}"; do seed "$t" Tests/FuzzRegressionTests/Fixtures/"$t"/*; done
 
 # Dictionaries: the JSON keys of the seeds (libFuzzer splices them in), HTTP tokens.
 mkdir -p "$work/dict"
-for t in scenario profile suite results runs-log har; do
+for t in scenario profile suite results report runs-log har; do
     grep -ohE '"[A-Za-z_][A-Za-z0-9_]*"' "$work/seeds/$t"/* 2>/dev/null | sort -u | sed 's/"/\\"/g; s/^/"/; s/$/"/' > "$work/dict/$t"
     printf '"-1"\n"1e308"\n"9223372036854775807"\n"-9223372036854775808"\n"null"\n"true"\n"\\\\u0000"\n"%%"\n' >> "$work/dict/$t"
 done

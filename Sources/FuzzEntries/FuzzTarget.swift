@@ -10,7 +10,7 @@ import BenchCore
 /// line names the file; network parsers either accept or report a parse error, and their event
 /// sequences stay well formed. Anything else is a `.violation`; a trap is a crash.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case scenario, profile, suite, results
+    case scenario, profile, suite, results, report
     case runsLog = "runs-log"
     case har, trace
     case http1Request = "http1-request"
@@ -23,7 +23,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .scenario: "fuzz-scenario.json"
         case .profile: "fuzz-profile.json"
         case .suite: "fuzz-suite.json"
-        case .results: "fuzz-results.json"
+        case .results, .report: "fuzz-results.json"
         case .runsLog: "fuzz-runs.jsonl"
         case .har: "fuzz.har"
         case .trace: "fuzz.trace"
@@ -38,6 +38,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .profile: "Profile JSON decode + validate, summary line"
         case .suite: "Suite JSON decode + validate"
         case .results: "results.json decode (schema check first), re-encode"
+        case .report: "results.json through every report format (statistics, CSV, Markdown, HTML, metrics)"
         case .runsLog: "runs.jsonl reader (header, runs, cut-off line), as results"
         case .har: "HAR import (decode, redirects, dependencies, scenario), re-validate"
         case .trace: "Mahimahi trace parse, then a trace-driven queue"
@@ -68,6 +69,7 @@ extension FuzzTarget {
         case .profile: ModelEntries.profile(bytes, file: fileName)
         case .suite: ModelEntries.suite(bytes, file: fileName)
         case .results: ModelEntries.results(bytes, file: fileName)
+        case .report: ModelEntries.report(bytes, file: fileName)
         case .runsLog: ModelEntries.runsLog(bytes, file: fileName)
         case .har: ModelEntries.har(bytes, file: fileName)
         case .trace: CodecEntries.trace(bytes)

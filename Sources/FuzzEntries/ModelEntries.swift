@@ -1,6 +1,7 @@
 import BenchCore
 import BenchModel
 import Foundation
+import Reporters
 
 /// The file formats netbench reads: each entry does what the commands do with a file that loaded
 /// (decode, validate, the figures `scenario show`, `profiles` and the reports print from it), so a
@@ -47,6 +48,15 @@ enum ModelEntries {
             let r = try ResultsFile.decode(Data(bytes), file: file)
             var out: [UInt8] = []
             try r.encodeJSON { out += $0 }
+        }
+    }
+
+    /// What `netbench report DIR` does with a results file (fewer bootstrap resamples, same code).
+    static func report(_ bytes: [UInt8], file: String) -> FuzzOutcome {
+        attempt(file) {
+            let r = try ResultsFile.decode(Data(bytes), file: file)
+            _ = try ReportWriter.render(r, formats: ReportFormat.allCases, resamples: 20)
+            _ = TextSummary.render(r)
         }
     }
 
