@@ -8,7 +8,8 @@ enum CodecEntries {
     static func trace(_ bytes: [UInt8]) -> FuzzOutcome {
         let t: MahimahiTrace
         do { t = try MahimahiTrace.parse(text: String(decoding: bytes, as: UTF8.self)) } catch let e as TraceError {
-            return e.description.contains("\n") ? .violation("a multi-line trace error: \(e)") : .rejected(e.description)
+            let control = e.description.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            return control ? .violation("a control character in a trace error: \(e.description.debugDescription)") : .rejected(e.description)
         } catch {
             return .violation("threw \(type(of: error)) instead of a TraceError: \(error)")
         }

@@ -63,4 +63,10 @@ final class FuzzFindingTests: XCTestCase {
                            + "fuzz-scenario.json: resources[1].bytes: 9223372036854775807 is above 1 TB")
         try assertRejected(.scenario, "think-time-1e300.json", "fuzz-scenario.json: resources[0].thinkTimeMs: 1e+300 is above one hour (3600000 ms)")
     }
+
+    /// A control character inside a trace line reached the error message as is.
+    func testTraceErrorsQuoteControlCharactersEscaped() throws {
+        try assertRejected(.trace, "control-character-in-a-line",
+                           #"trace line 3: "3\u{1}\r4": expected a millisecond offset (a non-negative integer below 2^32)"#)
+    }
 }
