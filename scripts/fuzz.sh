@@ -99,7 +99,7 @@ for t in "${targets[@]}"; do
     log="$work/$t.log"
     start=$(date +%s)
     set +e
-    NETBENCH_FUZZ_TARGET="$t" ASAN_OPTIONS=detect_leaks=0 "$fuzzer" -max_total_time="$seconds" -timeout=30 \
+    NETBENCH_FUZZ_TARGET="$t" "$fuzzer" -max_total_time="$seconds" -timeout=30 \
         -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" \
         "$corpus" "$work/seeds/$t" > "$log" 2>&1
     rc=$?
