@@ -279,8 +279,36 @@ public struct ConnectionRecord: Codable, Sendable, Hashable {
     /// TCP congestion control in effect on this connection (QUIC's is in `quic`).
     public var congestionControl: String?
     public var quic: QUICStatsRecord?
+    /// The server's TCP sender on this connection (h1/h2), read from the kernel as it closed;
+    /// nil when unknown (another server, or it had not closed when the run was recorded).
+    public var serverTCP: TCPSenderRecord?
     public init(id: Int, origin: String, transport: TransportKind, connectStart: Double) {
         self.id = id; self.origin = origin; self.transport = transport; self.connectStart = connectStart
+    }
+}
+
+/// What the kernel's TCP sender counted on one connection (getsockopt TCP_INFO just before close).
+public struct TCPSenderRecord: Codable, Sendable, Hashable {
+    /// Data segments sent, retransmissions included (tcpi_data_segs_out).
+    public var segmentsSent: Int64
+    /// Segments sent again (tcpi_total_retrans).
+    public var segmentsRetransmitted: Int64
+    /// Payload bytes sent and resent (tcpi_bytes_sent, tcpi_bytes_retrans).
+    public var bytesSent: Int64
+    public var bytesRetransmitted: Int64
+    /// Congestion window at close, segments (tcpi_snd_cwnd).
+    public var cwndSegments: Int64
+    /// Slow-start threshold at close, segments; absent when the connection never left slow start.
+    public var ssthreshSegments: Int64?
+    /// The sender's minimum and smoothed RTT, ms.
+    public var minRttMs: Double
+    public var smoothedRttMs: Double
+    public init(segmentsSent: Int64, segmentsRetransmitted: Int64, bytesSent: Int64, bytesRetransmitted: Int64,
+                cwndSegments: Int64, ssthreshSegments: Int64?, minRttMs: Double, smoothedRttMs: Double) {
+        self.segmentsSent = segmentsSent; self.segmentsRetransmitted = segmentsRetransmitted
+        self.bytesSent = bytesSent; self.bytesRetransmitted = bytesRetransmitted
+        self.cwndSegments = cwndSegments; self.ssthreshSegments = ssthreshSegments
+        self.minRttMs = minRttMs; self.smoothedRttMs = smoothedRttMs
     }
 }
 
@@ -370,6 +398,8 @@ public struct ServerRecord: Codable, Sendable, Hashable {
     /// TCP congestion control of the connections the server accepted during the run, read back
     /// from their sockets (getsockopt TCP_CONGESTION); comma-separated if they differed.
     public var congestionControl: String?
+    /// HTTP/2 runs: the server's late binding, `off` or the bytes it lets wait unsent in the kernel.
+    public var lateBinding: String?
     public init(tlsRecords: String? = nil, congestionControl: String? = nil) {
         self.tlsRecords = tlsRecords; self.congestionControl = congestionControl
     }

@@ -133,4 +133,46 @@ static inline long netbench_recvmsg_coalesced(int fd, void *buf, size_t len, str
     }
     return n;
 }
+
+// The sender-side counters of a TCP socket that glibc's `struct tcp_info` (netinet/tcp.h) stops short
+// of: the kernel's struct has grown since (bytes_sent, bytes_retrans, min_rtt…). Including
+// linux/tcp.h beside netinet/tcp.h redefines tcp_info, so the prefix of the kernel ABI layout
+// (include/uapi/linux/tcp.h, append-only) is declared here under our own name; getsockopt fills as
+// much of it as the running kernel knows and says how much in `len`.
+struct netbench_tcp_info {
+    uint8_t state, ca_state, retransmits, probes, backoff, options, wscale, app_limited_bits;
+    uint32_t rto, ato, snd_mss, rcv_mss, unacked, sacked, lost, retrans, fackets;
+    uint32_t last_data_sent, last_ack_sent, last_data_recv, last_ack_recv;
+    uint32_t pmtu, rcv_ssthresh, rtt, rttvar, snd_ssthresh, snd_cwnd, advmss, reordering;
+    uint32_t rcv_rtt, rcv_space, total_retrans;
+    uint64_t pacing_rate, max_pacing_rate, bytes_acked, bytes_received;
+    uint32_t segs_out, segs_in, notsent_bytes, min_rtt, data_segs_in, data_segs_out;
+    uint64_t delivery_rate, busy_time, rwnd_limited, sndbuf_limited;
+    uint32_t delivered, delivered_ce;
+    uint64_t bytes_sent, bytes_retrans;
+    uint32_t dsack_dups, reord_seen;
+};
+
+#include <stddef.h>
+// The bytes a kernel must fill for bytes_sent/bytes_retrans to be there (Linux 4.19+).
+static inline int netbench_tcp_info_required(void) { return (int)offsetof(struct netbench_tcp_info, dsack_dups); }
+
+/// getsockopt(TCP_INFO) into the layout above; returns the bytes the kernel filled, or -1.
+static inline int netbench_tcp_info(int fd, struct netbench_tcp_info *info) {
+    memset(info, 0, sizeof(*info));
+    socklen_t len = sizeof(*info);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &len) != 0) return -1;
+    return (int)len;
+}
+
+// Bytes a TCP socket holds that it has not sent yet (ioctl SIOCOUTQNSD, Linux 4.4+; the value is
+// the kernel ABI of include/uapi/linux/sockios.h). -1 on error.
+#ifndef SIOCOUTQNSD
+#define SIOCOUTQNSD 0x894B
+#endif
+static inline int netbench_unsent_bytes(int fd) {
+    int n = 0;
+    return ioctl(fd, SIOCOUTQNSD, &n) == 0 ? n : -1;
+}
+
 #endif

@@ -19,7 +19,10 @@ struct CalibrateCommand: ParsableCommand {
             serialization each way, so a slow link's serialization is not counted as error); the emulator's \
             release lateness while only the probes pass (idle) and while one TCP connection saturates the link \
             downstream (loaded; cubic, after a warm-up), split into late wake-ups and the emulator's own part; the \
-            goodput of that connection; the loop's CPU share, its wait for a CPU and the machine's steal time. \
+            goodput of that connection; the loop's CPU share, its wait for a CPU and the machine's steal time; \
+            then the release lateness while a page loads through the same profile's emulator, built as a benchmark \
+            run builds it (--page, default the mobile median page, --page-loads times over h2 and h3 with the \
+            built-in client and the replay server, whose CPU competes with the emulator as in a benchmark). \
             Targets, default mode: probe RTT error p99 ≤ floor p99 + 0.5 ms and lateness p99 ≤ floor p99 + 0.3 ms; \
             --precise: ≤ 0.5 ms and ≤ 0.3 ms. The loop and the floor's thread run under SCHED_FIFO 10 unless \
             --normal-scheduler; goodput ≥ 94% of the rate (96.5% is the header limit at MTU 1500). \
@@ -43,6 +46,8 @@ struct CalibrateCommand: ParsableCommand {
     @Option("--duration", value: "D", default: 10_000_000_000, defaultText: "10s", help: "goodput measurement time", parse: .duration(atLeast: 1_000_000_000)) var duration: Nanoseconds
     @Flag("--no-goodput", help: "measure RTT only") var noGoodput: Bool
     @Flag("--precise", help: "precise mode: the packet loop, under SCHED_FIFO, stops sleeping shortly before each release and polls (punctual below the timer floor; costs CPU, reported)") var precise: Bool
+    @Option("--page", value: "SCENARIO", default: "mobile-median", help: "page loaded through the emulator for the page-load phase: a name from the scenario library or a file", parse: .nonEmpty) var page: String
+    @Option("--page-loads", value: "N", default: 3, help: "loads per transport (h2, h3) in the page-load phase; 0 skips it", parse: .int(0...100)) var pageLoads: Int
     @Flag("--normal-scheduler", help: "run the packet loop (and the timer-floor thread) under the normal scheduler at nice -10 instead of SCHED_FIFO 10, the default") var normalScheduler: Bool
 
     func validate() throws {
@@ -65,6 +70,13 @@ struct CalibrateCommand: ParsableCommand {
             let library = Library.locate()
             profiles += try profileNames.map { try library.profile($0) }
         }
+        // The page is read before anything is measured, so a bad file costs nothing.
+        var pageFile: (path: String, scenario: Scenario)?
+        if pageLoads > 0 {
+            let library = Library.locate()
+            let path = page.hasSuffix(".json") || page.contains("/") ? page : library.pagesDirectory + "/" + page + ".json"
+            pageFile = (path, try Scenario.load(from: path))
+        }
         try PrivilegeGate.requireEmulation()
 
         FileHandle.standardError.write("measuring the timer floor (2 s)…\n".data(using: .utf8)!)
@@ -75,7 +87,14 @@ struct CalibrateCommand: ParsableCommand {
             FileHandle.standardError.write("calibrating \(p.name) (\(p.summary))…\n".data(using: .utf8)!)
             let r = try CalibrationRun.measure(profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration,
                                                realtime: realtime, precise: precise, timerFloor: floor)
-            let (text, missed) = Self.render(r, precise: precise)
+            var loads: [PageLoadLateness] = []
+            if pageLoads > 0 {
+                FileHandle.standardError.write("loading \(page) through \(p.name) (\(pageLoads)× h2, h3)…\n".data(using: .utf8)!)
+                loads = try CalibrationPageLoad.measure(profile: p, scenarioPath: pageFile!.path, scenario: pageFile!.scenario,
+                                                        transports: [.h2, .h3], loads: pageLoads, realtime: realtime,
+                                                        precise: precise, library: Library.locate())
+            }
+            let (text, missed) = Self.render(r, pageLoads: loads, precise: precise)
             print(text)
             if missed { worst = .runFailed }
         }
@@ -83,7 +102,7 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     /// The report of one profile, and whether a target was missed.
-    static func render(_ r: CalibrationResult, precise: Bool) -> (String, Bool) {
+    static func render(_ r: CalibrationResult, pageLoads: [PageLoadLateness] = [], precise: Bool) -> (String, Bool) {
         let ms = { (ns: Nanoseconds) in Units.format(Double(ns) / 1e6, 3) }
         let floor = r.timerFloor
         var missed: [String] = []
@@ -134,8 +153,47 @@ struct CalibrateCommand: ParsableCommand {
                 lines.append("    FLAGGED: " + report.flagReasons.joined(separator: "; "))
             }
         }
+        if !pageLoads.isEmpty {
+            let (text, pageMissed) = renderPageLoads(pageLoads, floor: floor, precise: precise)
+            lines.append(text)
+            if pageMissed { missed.append("lateness (page)") }
+        }
         if !missed.isEmpty { lines.append("  missed: " + missed.joined(separator: ", ")) }
         return (lines.joined(separator: "\n"), !missed.isEmpty)
+    }
+}
+
+extension CalibrateCommand {
+    /// The page-load phase: per transport, the release lateness p99 of each load (median and
+    /// worst) against the same target as the idle and loaded phases.
+    static func renderPageLoads(_ loads: [PageLoadLateness], floor: TimerFloor, precise: Bool) -> (String, Bool) {
+        let target = Double(precise ? 300_000 : floor.p99 + 300_000) / 1_000   // µs
+        let ms = { (us: Double) in Units.format(us / 1_000, 3) }
+        var missed = false
+        var lines: [String] = []
+        for l in loads {
+            let p99 = l.emulator.compactMap(\.releaseLatenessP99Us).sorted()
+            var line = "    page   \(l.scenario) over \(l.transport.rawValue): "
+            if p99.isEmpty {
+                missed = true
+                line += "no load finished" + (l.failures.first.map { " (\($0))" } ?? "")
+                lines.append(line)
+                continue
+            }
+            let worst = p99.last!, median = p99[(p99.count - 1) / 2]
+            let within = p99.filter { $0 <= target }.count
+            if worst > target || !l.failures.isEmpty { missed = true }
+            let wake = l.emulator.compactMap(\.wakeLatenessP99Us).max(), own = l.emulator.compactMap(\.ownLatenessP99Us).max()
+            let cpu = l.emulator.compactMap(\.loopCPUShare).sorted()
+            let plt = l.pltMs.sorted()
+            line += "lateness p99 median \(ms(median)) ms, worst \(ms(worst)) ms \(worst <= target ? "✓" : "✗") "
+                + "(\(within)/\(p99.count) loads within target; late wake-ups p99 worst \(wake.map(ms) ?? "unknown"), own p99 worst \(own.map(ms) ?? "unknown"))   "
+                + "loop CPU median \(cpu.isEmpty ? "unknown" : Units.format(cpu[(cpu.count - 1) / 2] * 100, 1) + "%") of a core, "
+                + "PLT median \(plt.isEmpty ? "unknown" : Units.format(plt[(plt.count - 1) / 2], 0)) ms"
+            if !l.failures.isEmpty { line += "; \(l.failures.count) load(s) failed: \(l.failures[0])" }
+            lines.append(line)
+        }
+        return (lines.joined(separator: "\n"), missed)
     }
 }
 

@@ -30,6 +30,13 @@ extension ValueParser where T == TransportKind {
     static var transport: ValueParser<TransportKind> { .choice(TransportKind.self) }
 }
 
+extension ValueParser where T == LateBinding {
+    /// `--late-binding` on run and serve.
+    static var lateBinding: ValueParser<LateBinding> {
+        .init(expected: "off or a size from 1 KiB to 16 MiB (e.g. 16KiB)", completion: .choices(["off", "16KiB"])) { LateBinding($0) }
+    }
+}
+
 extension ValueParser where T == TLSRecordPolicy {
     /// `--tls-records` on run and serve.
     static var tlsRecords: ValueParser<TLSRecordPolicy> {

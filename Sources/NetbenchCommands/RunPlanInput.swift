@@ -87,6 +87,7 @@ struct RunPlanInput {
         request.repeatView = c.repeatView || suiteRepeatView
         request.emulatorRealtime = c.emulatorRealtime
         request.tlsRecords = c.tlsRecords ?? tlsRecords
+        request.lateBinding = c.lateBinding ?? .standard
         request.emulatorPrecise = c.emulatorPrecise
         if let q = c.quicCC { request.quicCongestionControl = q }
         var input = RunPlanInput(request: request, suiteName: suiteName)

@@ -30,6 +30,7 @@ struct ServeCommand: ParsableCommand {
     @Option("--listen", "-l", value: "ADDR:PORT", help: "address and port, e.g. 127.0.0.1:8443 (port 0: any free port, printed)", parse: .endpoint) var listen: Endpoint
     @Option("--ca-out", value: "FILE", help: "where to write the CA certificate (PEM); without it no file is written", parse: .file("pem")) var caOut: String?
     @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
+    @Option("--late-binding", value: "SIZE", help: "HTTP/2 server: at most SIZE bytes wait unsent in the kernel (TCP_NOTSENT_LOWAT) so stream priorities choose what is sent next, as h2o does (default 16KiB); off: the kernel queues whatever the server writes, as nginx does", parse: .lateBinding) var lateBinding: LateBinding?
     @Option("--tls-records", value: "R", help: "TLS record sizing: dynamic (default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
     @Flag("--pages", help: "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's resources, at their exact sizes; prints the Chromium flags that trust this server") var pages: Bool
 
@@ -50,6 +51,7 @@ struct ServeCommand: ParsableCommand {
         options.advertiseHTTP3 = withTCP && withQUIC
         options.renderPages = pages
         options.tlsRecords = tlsRecords ?? .dynamic
+        options.lateBinding = lateBinding ?? .standard
         let host: ServerHost
         do {
             host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,

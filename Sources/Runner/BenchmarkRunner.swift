@@ -35,10 +35,14 @@ public struct RunRequest: Sendable {
     public var emulatorRealtime = false
     /// The emulator's precise mode (polls shortly before each release; costs CPU, recorded per run).
     public var emulatorPrecise = false
+    /// The emulator's packet loop under the normal scheduler (nice -10) instead of SCHED_FIFO 10.
+    public var emulatorNormalScheduler = false
     /// TCP congestion control, set on every socket (namespaces here default to bbr).
     public var tcpCongestionControl: String = "cubic"
     /// How the replay server cuts responses into TLS records (`--tls-records`).
     public var tlsRecords: TLSRecordPolicy = .dynamic
+    /// Whether the replay server's HTTP/2 decides late what to send (`--late-binding`).
+    public var lateBinding: LateBinding = .standard
     /// Where profiles named by a profile's `paths` are looked up.
     public var library: Library = Library.locate()
     /// Run only this shard's share of the plan (whole scenario × profile blocks, or run indices of

@@ -29,6 +29,7 @@ final class NetworkBlock {
 
     let tcpCongestionControl: String
     let tlsRecords: TLSRecordPolicy
+    let lateBinding: LateBinding
     /// The timer floor measured (200 ms) before this block's runs; nil on loopback.
     let timerFloor: TimerFloor?
     /// Repeat views: state carried from run to run within this block, per transport.
@@ -38,7 +39,8 @@ final class NetworkBlock {
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
          tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
-         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic, emulatorPrecise: Bool = false) throws {
+         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic, emulatorPrecise: Bool = false,
+         emulatorNormalScheduler: Bool = false, lateBinding: LateBinding = .standard) throws {
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -56,6 +58,8 @@ final class NetworkBlock {
         serverOptions.renderPages = renderPages
         serverOptions.tcpCongestionControl = tcpCongestionControl
         serverOptions.tlsRecords = tlsRecords
+        serverOptions.lateBinding = lateBinding
+        self.lateBinding = lateBinding
         self.tlsRecords = tlsRecords
         guard profile.isEmulated else {
             network = nil
@@ -79,6 +83,7 @@ final class NetworkBlock {
         let net: EmulatedNetwork
         var options = EmulatedNetwork.Options(seed: seed, activePath: path.name)
         if emulatorRealtime { options.loopRealtimePriority = 10 }
+        if emulatorNormalScheduler { options.loopRealtimePriority = nil }
         let floor = TimerFloor.measure(duration: .milliseconds(200))
         timerFloor = floor
         if emulatorPrecise { PreciseMode.enable(&options, floor: floor) }
@@ -117,6 +122,7 @@ final class NetworkBlock {
         if index < 0 { record.warmup = true }
         record.client = client
         record.server = ServerRecord(tlsRecords: tlsRecords.description)
+        if transport == .h2 { record.server?.lateBinding = lateBinding.description }
         _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
         record.startedAt = BenchmarkRunner.utcTimestamp()
         page.tcpOptions = tcpOptions
@@ -142,6 +148,8 @@ final class NetworkBlock {
             let clientCPU = client == .builtin ? CPUTime.currentThreadMs() - cpuBefore.client : nil
             let serverCPU = cpuBefore.server.flatMap { before in servers.cpuMs.map { $0 - before } }
             let processCPU = CPUTime.processMs() - cpuBefore.process
+            // Before the emulator stops: the client's FINs must still reach the server.
+            let serverTCP = takeServerTCP(outcome.connections)
             record.pathEvents = outcome.pathEvents
             if let network {
                 let report = try network.stop()
@@ -151,7 +159,11 @@ final class NetworkBlock {
                 }
             }
             record.requests = outcome.requests
-            record.connections = outcome.connections
+            record.connections = outcome.connections.map { c in
+                var c = c
+                c.serverTCP = c.localAddress.flatMap { serverTCP[$0] }.map(TCPSenderRecord.init)
+                return c
+            }
             record.metrics = outcome.metrics
             record.metrics.clientCPUMs = clientCPU
             record.metrics.serverCPUMs = serverCPU
@@ -182,6 +194,15 @@ final class NetworkBlock {
 }
 
 extension NetworkBlock {
+    /// The server's TCP sender statistics of a run's h1/h2 connections, by the client's address
+    /// (the server's peer), once the server has seen each close: within a round trip and a margin
+    /// of the client closing them. A browser's connections are not known by address: none.
+    func takeServerTCP(_ connections: [ConnectionRecord]) -> [String: TCPSenderStatistics] {
+        let peers = Set(connections.compactMap { $0.transport == .h3 ? nil : $0.localAddress })
+        let patience = Nanoseconds.milliseconds((rttMs ?? 0) + 200)
+        return servers.takeSenderStatistics(for: peers, patience: patience)
+    }
+
     /// The emulator's part of the profile's events: a switch activates the new path and takes the
     /// old one down; an outage takes the active path down and up again.
     func emulatorSchedule(_ network: EmulatedNetwork) throws -> [PathEvent] {
@@ -346,5 +367,14 @@ extension NetworkBlock {
         } else {
             record.metrics.idealPltMs = ideal.pltMs(scenario)
         }
+    }
+}
+
+extension TCPSenderRecord {
+    init(_ s: TCPSenderStatistics) {
+        self.init(segmentsSent: Int64(s.dataSegmentsSent), segmentsRetransmitted: Int64(s.segmentsRetransmitted),
+                  bytesSent: Int64(s.bytesSent), bytesRetransmitted: Int64(s.bytesRetransmitted),
+                  cwndSegments: Int64(s.congestionWindowSegments), ssthreshSegments: s.slowStartThresholdSegments.map(Int64.init),
+                  minRttMs: Double(s.minimumRTTMicroseconds) / 1000, smoothedRttMs: Double(s.smoothedRTTMicroseconds) / 1000)
     }
 }

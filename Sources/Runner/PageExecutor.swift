@@ -84,7 +84,8 @@ final class BuiltinExecutorFactory: PageExecutorFactory {
                                     $0.diagnostics = diagnostics
                                     $0.congestionControl = r.quicCongestionControl
                                 }, seed: r.seed &+ UInt64(profileIndex), library: r.library, emulatorRealtime: r.emulatorRealtime,
-                                renderPages: r.clients.contains(.chromium), tlsRecords: r.tlsRecords, emulatorPrecise: r.emulatorPrecise)
+                                renderPages: r.clients.contains(.chromium), tlsRecords: r.tlsRecords, emulatorPrecise: r.emulatorPrecise,
+                                emulatorNormalScheduler: r.emulatorNormalScheduler, lateBinding: r.lateBinding)
     }
 
     func idealPltMs(profile: Profile, scenarioIndex: Int, transport: TransportKind) -> Double? {

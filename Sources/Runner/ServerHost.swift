@@ -24,6 +24,9 @@ public final class ServerHost: @unchecked Sendable {
     public private(set) var tcpCongestionControl: String?
     /// Congestion control read back from each connection accepted since the last `takeAcceptedCongestionControls`.
     private let accepted = Mutex<Set<String>>([])
+    /// What the kernel's TCP sender counted on each connection that closed since the last
+    /// `takeSenderStatistics`, by the client's address ("a.b.c.d:port").
+    private let senderStatistics = Mutex<[String: TCPSenderStatistics]>([:])
     /// The server thread's CPU clock, captured when it starts.
     private let cpuClock = Mutex<ThreadCPUClock?>(nil)
 
@@ -34,6 +37,22 @@ public final class ServerHost: @unchecked Sendable {
     /// where getsockopt failed), sorted; the set starts empty again.
     public func takeAcceptedCongestionControls() -> [String] {
         accepted.withLock { s in defer { s.removeAll() }; return s.sorted() }
+    }
+
+    /// The server side's TCP statistics of the connections from `peers` (client addresses), taken
+    /// out of the store: waits up to `patience` for connections the client has closed but the
+    /// server thread has not yet seen close. Peers still missing then are left out (unknown).
+    public func takeSenderStatistics(for peers: Set<String>, patience: Nanoseconds = .milliseconds(300)) -> [String: TCPSenderStatistics] {
+        let deadline = Instant.now() + patience
+        while true {
+            let complete = senderStatistics.withLock { s in peers.allSatisfy { s[$0] != nil } }
+            if complete || Instant.now() >= deadline { break }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return senderStatistics.withLock { s in
+            defer { s.removeAll() }
+            return s.filter { peers.contains($0.key) }
+        }
     }
 
     /// Starts serving; returns once every listener is bound (or throws what went wrong).
@@ -64,6 +83,9 @@ public final class ServerHost: @unchecked Sendable {
         public var tcpCongestionControl: String? = nil
         /// How the TCP listener's responses are cut into TLS records.
         public var tlsRecords: TLSRecordPolicy = .dynamic
+        /// HTTP/2 late binding: how many bytes may wait unsent in the kernel (TCP_NOTSENT_LOWAT),
+        /// so priorities decide what goes next; `.off`: the kernel queues whatever it accepts.
+        public var lateBinding: LateBinding = .standard
         /// With TCP and QUIC on one port: advertise h3 on the TCP responses (`Alt-Svc`).
         public var advertiseHTTP3 = false
         public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
@@ -93,6 +115,11 @@ public final class ServerHost: @unchecked Sendable {
                     let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl,
                                             tlsRecords: options.tlsRecords,
                                             onAccept: { [weak self] cc in _ = self?.accepted.withLock { $0.insert(cc ?? "unknown") } }) { catalog.value.respond(to: $0) }
+                    tcp.onConnectionEnd = { [weak self] peer, statistics in
+                        guard let statistics else { return }
+                        self?.senderStatistics.withLock { $0[peer.description] = statistics }
+                    }
+                    tcp.unsentLimit = options.lateBinding.unsentLimit
                     servers.append(tcp)
                     tcpCongestionControl = tcp.congestionControl
                     tcpEndpoint = tcp.endpoint

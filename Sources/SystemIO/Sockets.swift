@@ -94,6 +94,23 @@ public enum Socket {
     /// The TCP congestion control a socket actually uses.
     public static func congestionControl(of fd: FileDescriptor) -> String? { Sys.congestionControl(fd) }
 
+    /// TCP_NOTSENT_LOWAT: the socket reports itself writable only while fewer than `bytes` wait
+    /// unsent, so what to send next can be decided late (the kernel no longer holds a queue the
+    /// sender cannot reorder).
+    public static func setNotSentLowWater(_ fd: FileDescriptor, bytes: Int32) throws {
+        try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, bytes, "TCP_NOTSENT_LOWAT")
+    }
+
+    /// Bytes queued on a TCP socket that have not been sent yet (ioctl SIOCOUTQNSD); nil if unknown.
+    public static func unsentBytes(_ fd: FileDescriptor) -> Int? {
+        Sys.unsentBytes(fd)
+    }
+
+    /// What the kernel's TCP sender says about a connection (getsockopt TCP_INFO); nil if unknown.
+    public static func senderStatistics(of fd: FileDescriptor) -> TCPSenderStatistics? {
+        Sys.tcpInfo(fd).map(TCPSenderStatistics.init)
+    }
+
     public static func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> IOStatus {
         try Sys.read(fd, buffer)
     }

@@ -114,6 +114,21 @@ enum Sys {
         return String(cString: buf)
     }
 
+    /// getsockopt(2) TCP_INFO (the kernel's layout, `netbench_tcp_info`); nil when the call fails or the
+    /// kernel fills too little of it to include `bytes_retrans` (Linux < 4.19).
+    static func tcpInfo(_ fd: FileDescriptor) -> netbench_tcp_info? {
+        var info = netbench_tcp_info()
+        let filled = netbench_tcp_info(fd.rawValue, &info)
+        guard filled >= netbench_tcp_info_required() else { return nil }
+        return info
+    }
+
+    /// ioctl(2) SIOCOUTQNSD: bytes queued on a TCP socket and not yet sent; nil on error.
+    static func unsentBytes(_ fd: FileDescriptor) -> Int? {
+        let n = netbench_unsent_bytes(fd.rawValue)
+        return n < 0 ? nil : Int(n)
+    }
+
     /// getsockopt(2) SO_ERROR: the outcome of a non-blocking connect.
     static func socketError(_ fd: FileDescriptor) throws -> Int32 {
         var v: Int32 = 0

@@ -12,6 +12,7 @@ final class H2ClientConnection: ClientConnection {
     private var queued: [(ClientRequest, (ClientEvent) -> Void)] = []
     private var active: [Int32: (ClientEvent) -> Void] = [:]
     private var closed = false
+    private var chain = PriorityChain()
     private var outbound: UnsafeMutableRawBufferPointer
     var onStateChange: (() -> Void)?
 
@@ -66,8 +67,12 @@ final class H2ClientConnection: ClientConnection {
         queued.removeAll()
         for (req, events) in batch {
             do {
+                // nghttp2 numbers streams at submission, so the chain takes the next id first.
+                let next = h2.nextStreamID
+                let priority = req.priority.map { chain.opening(next, priority: $0) }
                 let id = try h2.submitRequest(method: req.method, authority: req.authority, path: req.path,
-                                              headers: HTTPHeaders(req.headers), bodyLength: req.bodyLength)
+                                              headers: HTTPHeaders(req.headers), priority: priority, bodyLength: req.bodyLength)
+                precondition(priority == nil || id == next, "nghttp2 numbered stream \(id), expected \(next)")
                 active[id] = events
             } catch {
                 events(.failed("HTTP/2 submit: \(error)", Instant.now()))
@@ -102,6 +107,7 @@ final class H2ClientConnection: ClientConnection {
                 if count > 0 { active[id]?(.data(count: count, t)) }
                 if endStream { finish(id, t) }
             case .streamClosed(let id, let code):
+                chain.closed(id)
                 if let cb = active.removeValue(forKey: id) {
                     cb(code == .noError ? .end(t) : .failed("HTTP/2 stream reset: \(code)", t))
                 }

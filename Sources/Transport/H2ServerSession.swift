@@ -75,12 +75,17 @@ final class H2ServerSession: ServerSession {
 
     /// Moves frames from nghttp2 to TLS while the socket keeps up.
     private func pump() {
-        while stream.phase == .open && stream.backlog < 256 * 1024 && h2.wantsWrite {
+        while stream.acceptsMore && h2.wantsWrite {
             let n: Int
-            do { n = try h2.takeOutbound(into: outbound, endingAtHeaderBlock: endsRecordAfterHeaders) } catch { stream.close(); return }
+            // With late binding, take no more than may wait unsent: the rest stays in nghttp2,
+            // where a more urgent stream can still overtake it.
+            let room = stream.lateBindingChunk.map { UnsafeMutableRawBufferPointer(rebasing: outbound[0..<min(outbound.count, $0)]) } ?? outbound
+            do { n = try h2.takeOutbound(into: room, endingAtHeaderBlock: endsRecordAfterHeaders) } catch { stream.close(); return }
             if n == 0 { break }
             stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
         }
+        // Stopped by late binding with frames to send: resume when the kernel drains.
+        if stream.phase == .open && h2.wantsWrite && !stream.acceptsMore { stream.waitForRoom() }
         if !h2.wantsRead && !h2.wantsWrite { stream.close() }
     }
 }

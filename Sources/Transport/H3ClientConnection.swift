@@ -102,8 +102,11 @@ final class H3ClientConnection: ClientConnection {
 
     func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
         do {
+            // RFC 9218: the default (u=3, not incremental) goes unsaid.
+            var headers = request.headers
+            if let p = request.priority, p.urgency != 3 { headers.append(("priority", "u=\(p.urgency)")) }
             let id = try client.submitRequest(method: request.method, authority: request.authority, path: request.path,
-                                              headers: request.headers, bodyLength: request.bodyLength)
+                                              headers: headers, bodyLength: request.bodyLength)
             streams[id] = events
             if state.handshakeEnd != nil || client.earlyDataAttempted { events(.sent(Instant.now())) } else { unsent.append(id) }
             flush()

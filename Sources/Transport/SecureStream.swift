@@ -32,12 +32,56 @@ final class SecureStream {
     var onWritable: (() -> Void)?
     /// Called once, with nil for an orderly close.
     var onClose: ((String?) -> Void)?
+    /// Called once with the socket just before it is closed (the last moment its kernel state,
+    /// such as TCP_INFO, can be read).
+    var beforeClose: ((FileDescriptor) -> Void)?
 
     /// The layer above is asked for more once fewer bytes than this wait for the kernel.
     static let lowWater = 64 * 1024
 
     /// Bytes accepted but not yet handed to the kernel.
     var backlog: Int { outboxEnd - outboxStart }
+
+    /// Late binding (servers that prioritise): at most this many bytes may wait unsent in the
+    /// kernel (TCP_NOTSENT_LOWAT on the socket) before the layer above stops producing, so the
+    /// next bytes are chosen when the path can take them, not when a request arrived. nil: the
+    /// layer above produces until the outbox is full and the kernel queues whatever it accepts.
+    private(set) var unsentLimit: Int?
+    /// Waiting for the kernel's unsent queue to drain below `unsentLimit` (write interest kept).
+    private var awaitingDrain = false
+
+    /// Turns late binding on (see `unsentLimit`); false if the socket refused the option.
+    @discardableResult
+    func limitUnsent(to bytes: Int) -> Bool {
+        do { try Socket.setNotSentLowWater(fd, bytes: Int32(bytes)) } catch { return false }
+        unsentLimit = bytes
+        return true
+    }
+
+    /// Whether the layer above should hand over more now: the outbox has room and, with late
+    /// binding, nothing is buffered here and the kernel's unsent queue is below the limit.
+    var acceptsMore: Bool {
+        guard phase == .open else { return false }
+        guard let limit = unsentLimit else { return backlog < 256 * 1024 }
+        return backlog == 0 && (Socket.unsentBytes(fd) ?? 0) < limit
+    }
+
+    /// With late binding, how much the layer above should hand over per turn: the limit, or the
+    /// congestion window when that is larger (what the path takes in the next round trip anyway, as
+    /// h2o's latency optimisation writes); nil without late binding.
+    var lateBindingChunk: Int? {
+        guard let limit = unsentLimit else { return nil }
+        guard let s = Socket.senderStatistics(of: fd) else { return limit }
+        return max(limit, Int(s.congestionWindowSegments) * Int(s.maximumSegmentBytes))
+    }
+
+    /// The layer above stopped because `acceptsMore` said no: wake it (`onWritable`) once the
+    /// kernel can take more.
+    func waitForRoom() {
+        guard phase == .open, !awaitingDrain else { return }
+        awaitingDrain = true
+        if !wantWrite { wantWrite = true; loop.update(fd, [.read, .write]) }
+    }
 
     init(fd: FileDescriptor, loop: EventLoop, tls: TLSConnection, connecting: Bool) throws {
         self.fd = fd
@@ -101,6 +145,9 @@ final class SecureStream {
         guard phase != .closed else { return }
         phase = .closed
         loop.unregister(fd)
+        let last = beforeClose
+        beforeClose = nil
+        last?(fd)
         Socket.close(fd)
         let cb = onClose
         onClose = nil
@@ -121,6 +168,7 @@ final class SecureStream {
             return
         }
         inTurn = true
+        if ready.contains(.write) { awaitingDrain = false }
         if ready.contains(.read) || ready.contains(.hangup) { readAvailable() }
         if phase != .closed && ready.contains(.write) { flush() }
         // Refill below the low-water mark whatever drained the outbox: a read turn flushes too,
@@ -227,7 +275,7 @@ final class SecureStream {
         }
         outboxStart = 0
         outboxEnd = 0
-        if wantWrite { wantWrite = false; loop.update(fd, .read) }
+        if wantWrite && !awaitingDrain { wantWrite = false; loop.update(fd, .read) }
         if closeAfterFlush { abort(nil) }
     }
 }

@@ -22,6 +22,12 @@ public final class TCPServer {
     /// Called with each accepted connection's congestion control, read back from its socket
     /// (a route's `congctl` could override the listener's).
     private let onAccept: ((String?) -> Void)?
+    /// Called as each connection closes, with its peer and what the kernel's sender counted on it
+    /// (retransmissions, the congestion state it ended in).
+    public var onConnectionEnd: ((Endpoint, TCPSenderStatistics?) -> Void)?
+    /// Late binding for HTTP/2 connections: at most this many bytes wait unsent in the kernel
+    /// (TCP_NOTSENT_LOWAT), so stream priorities decide what is sent next (nil: off).
+    public var unsentLimit: Int?
 
     /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ. A
     /// name the kernel refuses, or reports back differently, throws.
@@ -61,7 +67,7 @@ public final class TCPServer {
         while true {
             let accepted: (FileDescriptor, Endpoint)?
             do { accepted = try Socket.accept(listener) } catch { return }
-            guard let (fd, _) = accepted else { return }
+            guard let (fd, peer) = accepted else { return }
             counters.connectionsAccepted += 1
             onAccept?(Socket.congestionControl(of: fd))
             do {
@@ -69,6 +75,9 @@ public final class TCPServer {
                 let tls = try TLSConnection(server: tlsContext)
                 let stream = try SecureStream(fd: fd, loop: loop, tls: tls, connecting: false)
                 stream.recordSizer = TLSRecordSizer(policy: tlsRecords)
+                if let report = onConnectionEnd {
+                    stream.beforeClose = { fd in report(peer, Socket.senderStatistics(of: fd)) }
+                }
                 let key = fd.rawValue
                 let holder = PendingSession(stream: stream)
                 sessions[key] = holder
@@ -80,6 +89,7 @@ public final class TCPServer {
                             stream.abort("HTTP/2 session setup failed"); return
                         }
                         session = h2
+                        if let limit = self.unsentLimit { stream.limitUnsent(to: limit) }
                     } else {
                         session = H1ServerSession(stream: stream, loop: self.loop, handler: self.handler, counters: { [weak self] f in if let self { f(&self.counters) } })
                     }

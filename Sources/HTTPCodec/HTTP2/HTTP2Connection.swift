@@ -114,6 +114,9 @@ public final class HTTP2Connection {
 
     // MARK: output
 
+    /// The id the next locally opened stream gets (nghttp2 numbers streams as they are submitted).
+    public var nextStreamID: Int32 { Int32(truncatingIfNeeded: nghttp2_session_get_next_stream_id(session)) }
+
     /// Whether there is something to send.
     public var wantsWrite: Bool {
         overflowStart < overflow.count || nghttp2_session_want_write(session) != 0
