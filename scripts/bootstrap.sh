@@ -19,7 +19,7 @@ done
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev
-          libgnutls28-dev pkg-config iproute2 openssl procps)
+          libgnutls28-dev pkg-config iproute2 openssl procps ca-certificates)
 test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client nghttp2-server nginx curl slurm-wlm munge prometheus-pushgateway influxdb)
 
 missing=()

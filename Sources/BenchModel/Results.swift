@@ -168,6 +168,8 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     /// The RTT the ideal was computed with (configured, or the fastest TCP connect on loopback);
     /// nil when it could not be measured.
     public var rttMs: Double?
+    /// `run --server` when the TCP connects failed (a UDP-only h3 server): where `rttMs` came from instead.
+    public var rttSource: String?
     /// Why `idealPltMs` / `idealTtfbMs` are missing (RTT unknown; no rate bound on loopback).
     public var idealNote: String?
     public var migration: MigrationMetrics?
@@ -400,7 +402,12 @@ public struct ServerRecord: Codable, Sendable, Hashable {
     public var congestionControl: String?
     /// HTTP/2 runs: the server's late binding, `off` or the bytes it lets wait unsent in the kernel.
     public var lateBinding: String?
-    public init(tlsRecords: String? = nil, congestionControl: String? = nil) {
-        self.tlsRecords = tlsRecords; self.congestionControl = congestionControl
+    /// `run --server`: the HOST:PORT loaded from.
+    public var address: String?
+    /// `run --server`: who answered the description request (netbench serve with these scenarios,
+    /// or not identified: a server of the user's own).
+    public var identity: String?
+    public init(tlsRecords: String? = nil, congestionControl: String? = nil, address: String? = nil, identity: String? = nil) {
+        self.tlsRecords = tlsRecords; self.congestionControl = congestionControl; self.address = address; self.identity = identity
     }
 }

@@ -128,6 +128,7 @@ extension Scenario {
             if r.bytes < 0 { bad("resources[\(i)].bytes", "negative size \(r.bytes)") }
             if r.bytes > Scenario.largestBody { bad("resources[\(i)].bytes", "\(r.bytes) is above 1 TB") }
             if !r.path.hasPrefix("/") { bad("resources[\(i)].path", "'\(r.path)' must start with '/'") }
+            if ServerDescription.isDescriptionPath(r.path) { bad("resources[\(i)].path", "'\(r.path)' is reserved for netbench serve's description (\(ServerDescription.path))") }
             if let t = r.thinkTimeMs, !(t >= 0 && t.isFinite) { bad("resources[\(i)].thinkTimeMs", "\(t) must be ≥ 0") }
             if let t = r.thinkTimeMs, t > Scenario.longestThinkTimeMs {
                 bad("resources[\(i)].thinkTimeMs", "\(t) is above one hour (\(Int(Scenario.longestThinkTimeMs)) ms)")

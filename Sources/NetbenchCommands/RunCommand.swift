@@ -70,8 +70,8 @@ struct RunCommand: ParsableCommand {
     @Option("--quic-cc", value: "NAME", help: "QUIC congestion control", parse: .choice(QUICCongestionControl.self)) var quicCC: QUICCongestionControl?
     @Option("--client", value: "LIST", help: "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)", parse: .clients) var clients: [RunClient]?
     @Option("--label", value: "TEXT", help: "a name for this run recorded with the results (source.label), beside the git commit and branch of the working directory when it is a repository; 'history' and '--push' use it", parse: .nonEmpty) var label: String?
-    @Option("--server", value: "HOST:PORT", help: "load every origin from this server over the real network (names as SNI and Host; profile 'network', RTT from TCP connects); needs --ca", parse: .nonEmpty) var server: String?
-    @Option("--ca", value: "FILE", help: "--server: PEM file of the roots the server's certificates must verify against", parse: .file()) var ca: String?
+    @Option("--server", value: "HOST:PORT", help: "load every origin from this server over the real network (names as SNI and Host; h3 over UDP to the same port; profile 'network', RTT from TCP connects); checks its certificates and, at /.well-known/netbench, that it serves these scenarios", parse: .nonEmpty) var server: String?
+    @Option("--ca", value: "FILE", help: "--server: PEM file of the roots the server's certificates must verify against (default: the system store, OpenSSL's default verify paths)", parse: .file()) var ca: String?
     @Flag("--json", help: "print the summary (per cell: runs, medians, p95, ideal) and the output paths as JSON instead of the table") var json: Bool
     @Flag("--quiet", "-q", help: "no progress lines and no table; errors only (the files are written as always)") var quiet: Bool
 
@@ -82,15 +82,23 @@ struct RunCommand: ParsableCommand {
         let plan = try RunPlanInput.resolve(self)
         var (request, suiteName) = (plan.request, plan.suiteName)
         var executors: PageExecutorFactory?
+        var serverLine: String?
         if let server {
             let endpoint: RemoteEndpoint
             do { endpoint = try RemoteEndpoint(parsing: server) } catch { throw BenchError.usage("\(error)") }
-            guard let ca else { throw BenchError.usage("--server \(server): --ca FILE is required (the system store is not used yet)") }
-            guard let pem = FileManager.default.contents(atPath: ca).flatMap({ String(data: $0, encoding: .utf8) }), pem.contains("BEGIN CERTIFICATE") else {
-                throw BenchError.data("\(ca): not a readable PEM certificate file")
+            let credentials: RunCredentials
+            if let ca {
+                guard let pem = FileManager.default.contents(atPath: ca).flatMap({ String(data: $0, encoding: .utf8) }), pem.contains("BEGIN CERTIFICATE") else {
+                    throw BenchError.data("\(ca): not a readable PEM certificate file")
+                }
+                credentials = RunCredentials(caPEM: pem)
+            } else {
+                do { credentials = try RunCredentials.systemStore() } catch { throw BenchError.run("--server without --ca trusts the system store: \(error)") }
             }
             request.profiles = [RemoteExecutorFactory.profile]
-            executors = try RemoteExecutorFactory(endpoint: endpoint, request: request, trustedRootsPEM: pem)
+            let factory = try RemoteExecutorFactory(endpoint: endpoint, request: request, credentials: credentials)
+            serverLine = factory.identity.map { "server \(endpoint): \($0)" }
+            executors = factory
         } else if ca != nil {
             throw BenchError.usage("--ca needs --server")
         }
@@ -111,6 +119,7 @@ struct RunCommand: ParsableCommand {
         for other in RunLock.liveOthers() {
             writeError("netbench: warning: another netbench run (pid \(other.pid.map(String.init) ?? "unknown")) is emulating a network on this machine: both share the CPUs, and both runs' figures feel it")
         }
+        if let serverLine { progress.line(serverLine) }
         if let shard = request.shard { progress.line("shard \(shard) (\(plan.shardSource)), plan \(request.planDigest ?? "")") }
         if plan.resuming { progress.line("resuming \(out): \(request.finishedRuns.count) run(s) kept") }
         let sink = ResultsLogSink(directory: out, resuming: plan.resuming)

@@ -16,8 +16,11 @@ struct ScenarioExportCommand: ParsableCommand {
             Writes DIR/www/<host>/<path> for every resource (exact sizes; the same filler bytes netbench serve \
             sends; "/" becomes index.html), DIR/tls/ca.pem with a certificate and key for every origin host \
             (DIR/tls/cert.pem, key.pem), DIR/nginx.conf serving them over h1 and h2 on --port, and \
-            DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries). Then:
+            DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries), and DIR/merged/ with \
+            every origin's files under one root (hard links) for servers with one document root, unless two origins \
+            share a path. Then:
               nginx -c DIR/nginx.conf -p DIR
+              gtlsserver -q -d DIR/merged ADDR PORT DIR/tls/key.pem DIR/tls/cert.pem    (h3, Debian ngtcp2-server)
               netbench run SCENARIO --server 127.0.0.1:PORT --ca DIR/tls/ca.pem
             """,
             examples: ["netbench scenario export Scenarios/pages/mobile-median.json -o /srv/netbench --port 8443"],
@@ -49,6 +52,18 @@ struct ScenarioExportCommand: ParsableCommand {
             try makeDirectory((file as NSString).deletingLastPathComponent)
             try writeBody(f.bytes, to: file)
         }
+        let shared = export.pathsOnSeveralOrigins
+        if shared.isEmpty {
+            // One document root for every origin (hard links, no second copy), for h3 from gtlsserver -d.
+            for f in export.files {
+                let file = dir + "/merged/" + f.relativePath
+                try makeDirectory((file as NSString).deletingLastPathComponent)
+                try? fm.removeItem(atPath: file)
+                do { try fm.linkItem(atPath: dir + "/www/" + f.host + "/" + f.relativePath, toPath: file) } catch {
+                    throw BenchError.data("\(file): cannot link: \(error.localizedDescription)")
+                }
+            }
+        }
         let ca = try CertificateAuthority(commonName: "netbench export CA", validDays: 365)
         let identity = try ca.issue(hostNames: Array(Set(export.files.map(\.host))).sorted() + ["localhost", "127.0.0.1"])
         try makeDirectory(dir + "/tls")
@@ -64,6 +79,11 @@ struct ScenarioExportCommand: ParsableCommand {
         let total = export.files.reduce(Int64(0)) { $0 + $1.bytes }
         print("wrote \(export.files.count) file(s), \(Units.formatBytes(total)), for \(Set(export.files.map(\.host)).count) origin(s) under \(dir)/www")
         print("nginx: nginx -c \(dir)/nginx.conf -p \(dir)    (h1 + h2 on port \(port); CA: \(dir)/tls/ca.pem)")
+        if shared.isEmpty {
+            print("h3:    gtlsserver -q -d \(dir)/merged ADDR PORT \(dir)/tls/key.pem \(dir)/tls/cert.pem    (ngtcp2's server; every origin under one root)")
+        } else {
+            print("note: \(shared.count) path(s) are on several origins (\(shared.prefix(3).joined(separator: ", "))): no merged/ root for one-root servers such as gtlsserver")
+        }
         for n in export.notes.prefix(5) { print("note: " + n) }
         if export.notes.count > 5 { print("note: … and \(export.notes.count - 5) more in \(dir)/EXPORT.txt") }
         return .success

@@ -3,6 +3,7 @@ import BenchCore
 import BenchModel
 import Runner
 import CommandLineKit
+import TLS
 
 struct ServeCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
@@ -14,14 +15,18 @@ struct ServeCommand: ParsableCommand {
             Host / :authority header (and SNI), and when the host is not one of the scenario's (an IP address, \
             say) by the path alone. Bodies have the scenario's exact sizes; think times are honoured. \
             A certificate authority is generated at start and written where --ca-out says (nowhere without it); point the client at it \
-            (curl --cacert FILE, aioquic's --ca-certs FILE).
+            (curl --cacert FILE, aioquic's --ca-certs FILE). With --cert and --key the server presents your own certificate instead. \
+            Every origin answers GET /.well-known/netbench with the scenario's name and content digest (JSON, and the same in \
+            netbench-* headers), which 'netbench run --server' checks before its first run.
             """,
             examples: ["netbench serve Scenarios/pages/mobile-median.json --transport h3 --listen 127.0.0.1:4433",
-                       "netbench serve Scenarios/pages/mobile-median.json --transport h1,h2,h3 --listen 127.0.0.1:8443 --ca-out ca.pem"],
+                       "netbench serve Scenarios/pages/mobile-median.json --transport h1,h2,h3 --listen 127.0.0.1:8443 --ca-out ca.pem",
+                       "netbench serve Scenarios/pages/mobile-median.json --transport h1,h2,h3 --listen 0.0.0.0:443 --cert fullchain.pem --key privkey.pem"],
             exitCodes: [
                 ExitCodeDoc(.success, "stopped by Ctrl-C"),
                 ExitCodeDoc(.runFailed, "cannot listen or write the CA file"),
-                Netbench.usageExit, Netbench.dataExit,
+                ExitCodeDoc(.dataError, "bad scenario, or --cert/--key unreadable, not PEM, or not a pair"),
+                Netbench.usageExit,
             ])
     }
 
@@ -29,6 +34,8 @@ struct ServeCommand: ParsableCommand {
     @Option("--transport", "-t", value: "LIST", help: "h1 (HTTP/1.1 over TLS), h2 (HTTP/2 over TLS), h3 (HTTP/3 over QUIC/UDP), or several on one port: TCP serves h1/h2 by ALPN, UDP h3, and TCP responses advertise h3 (Alt-Svc)", parse: .transports) var transports: [TransportKind]
     @Option("--listen", "-l", value: "ADDR:PORT", help: "address and port, e.g. 127.0.0.1:8443 (port 0: any free port, printed)", parse: .endpoint) var listen: Endpoint
     @Option("--ca-out", value: "FILE", help: "where to write the CA certificate (PEM); without it no file is written", parse: .file("pem")) var caOut: String?
+    @Option("--cert", value: "FILE", help: "your own certificate chain (PEM, leaf first) for every origin instead of a generated CA; needs --key", parse: .file("pem")) var cert: String?
+    @Option("--key", value: "FILE", help: "the unencrypted private key (PEM) of --cert", parse: .file("pem")) var key: String?
     @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
     @Option("--late-binding", value: "SIZE", help: "HTTP/2 server: at most SIZE bytes wait unsent in the kernel (TCP_NOTSENT_LOWAT) so stream priorities choose what is sent next, as h2o does (default 16KiB); off: the kernel queues whatever the server writes, as nginx does", parse: .lateBinding) var lateBinding: LateBinding?
     @Option("--tls-records", value: "R", help: "TLS record sizing: dynamic (default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
@@ -40,7 +47,7 @@ struct ServeCommand: ParsableCommand {
         let withQUIC = transports.contains(.h3)
         let keylog = self.keylog ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
         let scenario = try Scenario.load(from: file)
-        let credentials = try RunCredentials(hosts: scenario.origins.map(\.host))
+        let credentials = try makeCredentials(hosts: scenario.origins.map(\.host))
         if let caOut {
             do { try credentials.caPEM.write(toFile: caOut, atomically: true, encoding: .utf8) } catch {
                 throw BenchError.run("\(caOut): cannot write the CA certificate: \(error.localizedDescription)")
@@ -52,6 +59,8 @@ struct ServeCommand: ParsableCommand {
         options.renderPages = pages
         options.tlsRecords = tlsRecords ?? .dynamic
         options.lateBinding = lateBinding ?? .standard
+        let digest = ScenarioDigest.of(fileBytes: [UInt8](FileManager.default.contents(atPath: file) ?? Data()))
+        options.descriptions = [ServerDescription(netbenchVersion: netbenchVersion, scenarios: [.init(name: scenario.name, sha256: digest)])]
         let host: ServerHost
         do {
             host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,
@@ -65,7 +74,8 @@ struct ServeCommand: ParsableCommand {
         let banner = """
         netbench serve: \(scenario.name) over \(transports.map(\.rawValue).joined(separator: ",")) on \(bound) (\(sockets))
         origins: \(scenario.origins.map(\.host).joined(separator: ", "))
-        CA certificate: \(caOut.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? "not written (give --ca-out FILE)")
+        \(certificateLine(credentials, hosts: scenario.origins.map(\.host), caOut: caOut))
+        description: https://\(scenario.origins.first?.host ?? "HOST"):\(bound.port)\(ServerDescription.path) (scenario sha256 \(digest))
         \(pages ? try Self.chromiumHint(scenario, credentials, bound, withQUIC && !withTCP ? .h3 : .h2) : "")Ctrl-C stops.
 
         """
@@ -76,6 +86,33 @@ struct ServeCommand: ParsableCommand {
         interrupt.remove()
         host.stop()
         return .success
+    }
+
+    /// The generated CA, or the user's --cert/--key (checked: errors name the file, exit 65).
+    func makeCredentials(hosts: [String]) throws -> RunCredentials {
+        switch (cert, key) {
+        case (nil, nil): return try RunCredentials(hosts: hosts)
+        case (.some, nil): throw BenchError.usage("--cert needs --key (the certificate's private key)")
+        case (nil, .some): throw BenchError.usage("--key needs --cert")
+        case (.some(let cert), .some(let key)):
+            if caOut != nil { throw BenchError.usage("--ca-out writes the generated CA; with --cert/--key none is generated") }
+            func read(_ path: String) throws -> String {
+                guard let data = FileManager.default.contents(atPath: path) else { throw BenchError.data("\(path): does not exist or cannot be read") }
+                return String(decoding: data, as: UTF8.self)
+            }
+            do {
+                return RunCredentials(identity: try PEMIdentity.checked(certificateChainPEM: try read(cert), certificateFile: cert,
+                                                                        privateKeyPEM: try read(key), keyFile: key))
+            } catch let e as PEMIdentity.FileProblem { throw BenchError.data("\(e)") }
+        }
+    }
+
+    func certificateLine(_ c: RunCredentials, hosts: [String], caOut: String?) -> String {
+        guard let cert else {
+            return "CA certificate: \(caOut.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? "not written (give --ca-out FILE)")"
+        }
+        let uncovered = c.identities.first?.hostNamesNotCovered(hosts) ?? []
+        return "certificate: \(cert)" + (uncovered.isEmpty ? " (covers every origin)" : " (does not cover \(uncovered.joined(separator: ", ")): clients verifying those names fail)")
     }
 
     /// The page to open and the flags that make Chromium trust and reach this server.

@@ -14,6 +14,8 @@ public struct ReplayCatalog: Sendable {
     /// An `Alt-Svc` value sent with every resource (e.g. `h3=":8443"; ma=86400` when the same port
     /// also serves HTTP/3), so browsers switch to h3 as they do with real sites; nil: none.
     public var altSvc: String?
+    /// What `GET /.well-known/netbench` answers (`netbench serve`); nil: that path is a 404 as any other.
+    public var serverDescription: ServerDescription?
 
     /// `renderingPagesFor`: the port browsers reach the server at; given, browsers get real pages
     /// (bulk transfers stay filler: they are no page).
@@ -93,6 +95,13 @@ public struct ReplayCatalog: Sendable {
         }
         guard request.method == "GET" || request.method == "HEAD" else {
             return ServerResponse(status: 405, headers: [("allow", "GET, HEAD"), ("content-type", "text/plain")], bodyLength: 0)
+        }
+        if let d = serverDescription, ServerDescription.isDescriptionPath(request.path) {
+            let body = d.jsonBody()
+            var response = ServerResponse(status: 200, headers: [("content-type", "application/json"), ("cache-control", "no-store")] + d.headers,
+                                          bodyLength: request.method == "HEAD" ? 0 : Int64(body.count))
+            if request.method != "HEAD" { response.prefix = body }
+            return response
         }
         guard let r = resource(host: request.authority, path: request.path) else {
             return ServerResponse(status: 404, headers: [("content-type", "text/plain")], bodyLength: 0)

@@ -62,6 +62,14 @@ public struct ScenarioExport: Sendable {
         self.notes = notes
     }
 
+    /// Relative paths that two or more origins export: a server with one document root for every
+    /// host (ngtcp2's gtlsserver, for h3) cannot serve both; empty when the merged tree is faithful.
+    public var pathsOnSeveralOrigins: [String] {
+        var hosts: [String: Set<String>] = [:]
+        for f in files { hosts[f.relativePath, default: []].insert(f.host) }
+        return hosts.filter { $0.value.count > 1 }.keys.sorted()
+    }
+
     /// The file for a URL path: percent-decoded as a server maps it, "index.html" for a directory.
     static func filePath(forURLPath path: String) -> String {
         var p = ReplayCatalog.percentDecoded(path)

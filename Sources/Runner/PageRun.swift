@@ -58,7 +58,8 @@ struct PageRun {
         defer { register(nil) }
                 var tlsContext: TLSClientContext? = sharedTLSContext
         if transport != .h3 && tlsContext == nil {
-            var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [transport.alpn])
+            var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [transport.alpn])
+            cfg.systemRoots = credentials.systemRoots
             if let v = tlsVersion { cfg.force(v) }
             cfg.keyLogFile = keyLogFile
             cfg.resumption = false

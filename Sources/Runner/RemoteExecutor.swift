@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import BenchCore
 import BenchModel
 import Transport
@@ -21,24 +22,54 @@ public final class RemoteExecutor: PageExecutor {
     public var hasPathEvents: Bool { false }
     public static let profileName = "network"
 
-    public init(endpoint: RemoteEndpoint, scenarios: [Scenario], trustedRootsPEM: String, tlsVersion: TLSVersion? = nil,
+    /// Who answered the description request (`identify`); recorded with every run.
+    public private(set) var identity: RemoteServerIdentity?
+
+    public init(endpoint: RemoteEndpoint, scenarios: [Scenario], credentials: RunCredentials, tlsVersion: TLSVersion? = nil,
                 quic: QUICConfiguration = QUICConfiguration()) throws {
         self.endpoint = endpoint; self.scenarios = scenarios; self.tlsVersion = tlsVersion; self.quic = quic
-        credentials = RunCredentials(caPEM: trustedRootsPEM)
-        var a = in_addr()
-        guard inet_pton(AF_INET, endpoint.host == "localhost" ? "127.0.0.1" : endpoint.host, &a) == 1 else {
-            throw RemoteEndpointError.invalid(endpoint.description, "the built-in client needs an IPv4 address")
-        }
-        address = Endpoint(address: UInt32(bigEndian: a.s_addr), port: endpoint.port)
+        self.credentials = credentials
+        address = Endpoint(address: try RemoteRTTProbe.ipv4Address(endpoint), port: endpoint.port)
     }
 
-    /// Before the first run: one verified TLS handshake per origin name; throws `RemoteCertificateCheck.Failure`.
-    public func verifyCertificates() throws {
-        let ctx = try TLSClientContext(TLSClientConfiguration(trustedRootsPEM: credentials.caPEM))
+    private var originNames: [String] {
         var seen = Set<String>()
-        for s in scenarios { for o in s.origins where seen.insert(o.host).inserted {
-            try RemoteCertificateCheck.verify(hostName: o.host, at: endpoint, context: ctx)
-        } }
+        return scenarios.flatMap { $0.origins.map(\.host) }.filter { seen.insert($0).inserted }
+    }
+
+    /// Before the first run: per origin name, one verified handshake over TCP+TLS (h1/h2 in the plan)
+    /// and one over QUIC (h3 in the plan), each carrying a GET of the description; throws
+    /// `RemoteCertificateCheck.Failure` naming the name, the endpoint and the TLS library's reason.
+    public func verifyCertificates(transports: [TransportKind]) throws {
+        let stacks = [transports.first { $0 != .h3 }, transports.contains(.h3) ? .h3 : nil].compactMap { $0 }
+        for transport in stacks {
+            for host in originNames {
+                do {
+                    _ = try RemoteServerProbe.get(ServerDescription.path, over: transport, at: address, serverName: host,
+                                                  credentials: credentials, tlsVersion: tlsVersion, quic: quic)
+                } catch {
+                    throw RemoteCertificateCheck.Failure(hostName: host, endpoint: "\(endpoint)" + (transport == .h3 ? " (QUIC)" : ""), reason: "\(error)")
+                }
+            }
+        }
+    }
+
+    /// Before the first run, after `verifyCertificates`: asks the server for its description over
+    /// `transport`. netbench serve of another scenario throws `ScenarioDigest.Mismatch`; a server
+    /// without the description (404) is recorded as not identified.
+    public func identify(over transport: TransportKind, scenarioFiles: [(file: String, name: String, bytes: [UInt8])]) throws -> RemoteServerIdentity {
+        let host = scenarios.first?.origins.first?.host ?? endpoint.host
+        let head: RemoteServerProbe.Head
+        do {
+            head = try RemoteServerProbe.get(ServerDescription.path, over: transport, at: address, serverName: host,
+                                             credentials: credentials, tlsVersion: tlsVersion, quic: quic)
+        } catch {
+            throw BenchError.run("--server \(endpoint): GET https://\(host)\(ServerDescription.path) over \(transport.rawValue) failed: \(error)")
+        }
+        let id = try RemoteServerIdentity.judge(status: head.status, description: ServerDescription(headers: head.headers),
+                                                scenarios: scenarioFiles, server: endpoint.description)
+        identity = id
+        return id
     }
 
     public func execute(_ run: RunSpec, register: (StopFlag?) -> Void) -> RunRecord {
@@ -48,9 +79,11 @@ public final class RemoteExecutor: PageExecutor {
         if run.index < 0 { record.warmup = true }
         record.client = run.client
         record.startedAt = BenchmarkRunner.utcTimestamp()
+        record.server = ServerRecord(address: endpoint.description, identity: identity?.description)
         var rttMs: Double?
+        var rttProblem: String?
+        do { rttMs = try RemoteRTTProbe.measure(endpoint).inMilliseconds } catch { rttProblem = "\(error)" }
         do {
-            rttMs = try RemoteRTTProbe.measure(endpoint).inMilliseconds
             let page = PageRun(scenario: scenario, scenarioName: scenario.name, transport: run.transport,
                                serverEndpoints: ServerHost.Endpoints(tcp: address, udp: address), credentials: credentials,
                                clientNamespace: nil, clientAddress: nil, timeout: run.timeout ?? .seconds(60),
@@ -59,12 +92,21 @@ public final class RemoteExecutor: PageExecutor {
             record.requests = outcome.requests
             record.connections = outcome.connections
             record.metrics = outcome.metrics
-            if let f = outcome.failure { record.status = .failed; record.error = f }
+            if let f = outcome.failure {
+                // A short or long body ends the load early; the check against the scenario names the resource.
+                record.status = .failed
+                record.error = Self.mismatch(scenario, record.requests, ignoringMissing: true).map { "\($0)" } ?? f
+            }
             if record.status == .ok, let bad = Self.mismatch(scenario, record.requests) {
                 record.status = .failed; record.error = "\(bad)"
             }
         } catch {
             record.status = .failed; record.error = "\(error)"
+        }
+        // A UDP-only server (an h3 server such as gtlsserver) refuses TCP: QUIC's own minimum RTT stands in.
+        if rttMs == nil, run.transport == .h3 {
+            rttMs = record.connections.compactMap { $0.quic?.minRttMs }.min()
+            if rttMs != nil { rttProblem = nil; record.metrics.rttSource = "QUIC minimum RTT (no TCP connect completed)" }
         }
         record.metrics.rttMs = rttMs
         if let rttMs {
@@ -72,15 +114,16 @@ public final class RemoteExecutor: PageExecutor {
             record.metrics.idealTtfbMs = ideal.ttfbMs(scenario)
             if let missing = ideal.missingBound(scenario) { record.metrics.idealNote = missing } else { record.metrics.idealPltMs = ideal.pltMs(scenario) }
         } else {
-            record.metrics.idealNote = "RTT unknown: the TCP connects to \(endpoint) failed"
+            record.metrics.idealNote = "RTT unknown: \(rttProblem ?? "the TCP connects to \(endpoint) failed")"
         }
         return record
     }
 
     /// The first resource whose response is missing, not 200, or not exactly its scenario size.
-    static func mismatch(_ scenario: Scenario, _ requests: [RequestRecord]) -> RemoteResponseCheck.Mismatch? {
+    static func mismatch(_ scenario: Scenario, _ requests: [RequestRecord], ignoringMissing: Bool = false) -> RemoteResponseCheck.Mismatch? {
         for r in scenario.resources {
             guard let got = requests.first(where: { $0.id == r.id }) else {
+                if ignoringMissing { continue }
                 return RemoteResponseCheck.Mismatch(resourceID: r.id, url: r.path, what: "never loaded")
             }
             if let m = RemoteResponseCheck.check(r, in: scenario, status: got.status ?? 0, bodyBytes: got.bytes) { return m }
@@ -96,11 +139,21 @@ public final class RemoteExecutor: PageExecutor {
 public final class RemoteExecutorFactory: PageExecutorFactory {
     let executor: RemoteExecutor
 
-    public init(endpoint: RemoteEndpoint, request: RunRequest, trustedRootsPEM: String) throws {
+    /// Who the server is, as `identify` found it.
+    public var identity: RemoteServerIdentity? { executor.identity }
+
+    /// Verifies the certificates (a failure: `BenchError.run`, exit 2), then identifies the server
+    /// (another scenario: `BenchError.data`, exit 65).
+    public init(endpoint: RemoteEndpoint, request: RunRequest, credentials: RunCredentials) throws {
         executor = try RemoteExecutor(endpoint: endpoint, scenarios: request.scenarios.map(\.scenario),
-                                      trustedRootsPEM: trustedRootsPEM, tlsVersion: request.tlsVersion)
-        do { try executor.verifyCertificates() } catch { throw BenchError.run("\(error)") }
+                                      credentials: credentials, tlsVersion: request.tlsVersion)
+        do { try executor.verifyCertificates(transports: request.transports) } catch { throw BenchError.run("\(error)") }
+        let files = request.scenarios.map { (file: $0.path, name: $0.scenario.name, bytes: Self.contents($0.path)) }
+        do { _ = try executor.identify(over: request.transports.first ?? .h2, scenarioFiles: files) }
+        catch let e as ScenarioDigest.Mismatch { throw BenchError.data("\(e)") }
     }
+
+    static func contents(_ path: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path) ?? Data()) }
 
     public static let profile = Profile(name: RemoteExecutor.profileName, description: "the real network to --server (RTT: minimum of TCP connects before each run)",
                                         source: "--server", emulated: false)

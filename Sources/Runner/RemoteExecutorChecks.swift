@@ -30,21 +30,17 @@ public enum ScenarioDigest {
         SHA256.hex(fileBytes)
     }
 
-    /// A server serving another scenario (exit 65 at the caller): names the file, the server and both digests.
+    /// A server serving another scenario (exit 65 at the caller): names the file, the server, and
+    /// the scenario and digest expected and served.
     public struct Mismatch: Error, CustomStringConvertible, Equatable {
         public var scenarioFile: String
         public var server: String
+        public var expectedName: String
         public var expected: String
+        /// The served scenarios as "'name' (sha256 hex)", comma-separated.
         public var served: String
         public var description: String {
-            "\(scenarioFile): scenarioDigest: the server \(server) serves scenario digest \(served), this file's is \(expected)"
-        }
-    }
-
-    public static func compare(scenarioFile: String, fileBytes: [UInt8], server: String, servedDigest: String) throws {
-        let expected = of(fileBytes: fileBytes)
-        guard expected == servedDigest.lowercased() else {
-            throw Mismatch(scenarioFile: scenarioFile, server: server, expected: expected, served: servedDigest)
+            "\(scenarioFile): the server \(server) does not serve this scenario: expected '\(expectedName)' (sha256 \(expected)), it serves \(served.isEmpty ? "none" : served)"
         }
     }
 }

@@ -88,6 +88,8 @@ public final class ServerHost: @unchecked Sendable {
         public var lateBinding: LateBinding = .standard
         /// With TCP and QUIC on one port: advertise h3 on the TCP responses (`Alt-Svc`).
         public var advertiseHTTP3 = false
+        /// Per scenario: what `GET /.well-known/netbench` answers (`netbench serve`); nil: a 404 there.
+        public var descriptions: [ServerDescription]? = nil
         public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
                     alpn: [String] = ["h2", "http/1.1"]) {
             self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile; self.quic = quic; self.alpn = alpn
@@ -135,6 +137,7 @@ public final class ServerHost: @unchecked Sendable {
                         catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: udp.port)
                     }
                 }
+                if let d = options.descriptions, i < d.count { catalog.value.serverDescription = d[i] }
                 endpoints.append(Endpoints(tcp: tcpEndpoint, udp: udpEndpoint))
             }
         } catch {
@@ -185,9 +188,22 @@ final class CatalogBox {
 public struct RunCredentials: Sendable {
     public var caPEM: String
     public var identities: [PEMIdentity]
+    /// Clients trust the system store (`run --server` without `--ca`): TCP through OpenSSL's default
+    /// verify paths, QUIC through `caPEM`, which then holds the default CA file's certificates.
+    public var systemRoots = false
 
     /// A client-only set (`run --server`): trust these roots; no identities to serve.
     public init(caPEM: String) { self.caPEM = caPEM; identities = [] }
+
+    /// A client-only set that trusts the system store (`SystemTrustStore`).
+    public static func systemStore() throws -> RunCredentials {
+        var c = RunCredentials(caPEM: try SystemTrustStore.defaultFilePEM())
+        c.systemRoots = true
+        return c
+    }
+
+    /// The user's own certificate and key (`netbench serve --cert --key`): served for every name; no CA.
+    public init(identity: PEMIdentity) { caPEM = ""; identities = [identity] }
 
     public init(hosts: [String]) throws {
         let ca = try CertificateAuthority(commonName: "netbench run CA")

@@ -13,7 +13,8 @@ public final class TLSClientContext: @unchecked Sendable {
     private let keyLog: KeyLogWriter?
 
     public init(_ configuration: TLSClientConfiguration) throws {
-        let roots = try Certificate.all(fromPEM: configuration.trustedRootsPEM, what: "the trusted roots")
+        let roots = configuration.systemRoots && configuration.trustedRootsPEM.isEmpty ? []
+            : try Certificate.all(fromPEM: configuration.trustedRootsPEM, what: "the trusted roots")
         let alpn = try alpnWireFormat(configuration.alpn)
         keyLog = try configuration.keyLogFile.map { try KeyLogWriter(path: $0) }
         sessions = configuration.resumption ? ClientSessionCache() : nil
@@ -28,6 +29,9 @@ public final class TLSClientContext: @unchecked Sendable {
         }
         for root in roots {
             try check(X509_STORE_add_cert(store, root.pointer) == 1, .configuration, "adding a trusted root")
+        }
+        if configuration.systemRoots {
+            try check(SSL_CTX_set_default_verify_paths(ctx) == 1, .configuration, "loading OpenSSL's default verify paths")
         }
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
         if !alpn.isEmpty {

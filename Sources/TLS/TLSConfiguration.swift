@@ -89,6 +89,9 @@ public struct TLSClientConfiguration: TLSEndpointConfiguration, Sendable {
     public var options: TLSProtocolOptions
     /// Keep the newest session per server name and offer it on the next connection to that name.
     public var resumption: Bool
+    /// Also trust the system store: OpenSSL's default verify paths (its default CA file and
+    /// directory, or `SSL_CERT_FILE` / `SSL_CERT_DIR`). `trustedRootsPEM` may then be empty.
+    public var systemRoots = false
 
     public init(trustedRootsPEM: String, minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13,
                 alpn: [String] = [], keyLogFile: String? = nil, resumption: Bool = true,

@@ -24,6 +24,15 @@ final class ScenarioValidationTests: XCTestCase {
         XCTAssertEqual(s.root?.id, "html")
     }
 
+    func testDescriptionPathIsReserved() {
+        let m = errorMessage { _ = try loadScenario(page(resources: [
+            #"{"id": "html", "origin": "www", "path": "/", "bytes": 1000, "type": "document"}"#,
+            #"{"id": "x", "origin": "www", "path": "/.well-known/netbench?v=1", "bytes": 5, "type": "xhr", "parent": "html"}"#,
+        ]), file: "page.json") }
+        XCTAssertEqual(m, "page.json: resources[1].path: '/.well-known/netbench?v=1' is reserved for netbench serve's description (/.well-known/netbench)")
+        XCTAssertFalse(ServerDescription.isDescriptionPath("/.well-known/netbench-other"))
+    }
+
     func testUnknownParent() {
         let m = errorMessage { _ = try loadScenario(page(resources: [
             #"{"id": "html", "origin": "www", "path": "/", "bytes": 1000, "type": "document"}"#,

@@ -20,6 +20,18 @@ final class ScenarioExportTests: XCTestCase {
         XCTAssertTrue(conf.contains("listen 8443 ssl http2;"))
     }
 
+    /// A server with one document root (gtlsserver) can serve the merged tree only when no two origins share a path.
+    func testPathsOnSeveralOrigins() throws {
+        let shipped = try Scenario.load(from: packageRoot + "/Scenarios/pages/mobile-median.json")
+        XCTAssertEqual(ScenarioExport(scenario: shipped).pathsOnSeveralOrigins, [])
+        let s = Scenario(name: "two", origins: [.init(id: "a", host: "a.test"), .init(id: "b", host: "b.test")], resources: [
+            .init(id: "doc", origin: "a", path: "/", bytes: 100, type: .document),
+            .init(id: "other", origin: "b", path: "/", bytes: 10, type: .document, parent: "doc"),
+            .init(id: "img", origin: "b", path: "/i.png", bytes: 10, type: .image, parent: "doc"),
+        ])
+        XCTAssertEqual(ScenarioExport(scenario: s).pathsOnSeveralOrigins, ["index.html"])
+    }
+
     func testQueriesAndPercentEncodingMapToFilesAndSaySo() {
         let s = Scenario(name: "q", origins: [.init(id: "o", host: "o.test")], resources: [
             .init(id: "doc", origin: "o", path: "/", bytes: 100, type: .document),

@@ -23,10 +23,17 @@ final class RemoteChecksTests: XCTestCase {
         XCTAssertEqual(ScenarioDigest.of(fileBytes: Array("abc".utf8)),
                        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         let bytes = Array("{}".utf8)
-        XCTAssertNoThrow(try ScenarioDigest.compare(scenarioFile: "x.json", fileBytes: bytes, server: "h:1",
-                                                     servedDigest: ScenarioDigest.of(fileBytes: bytes).uppercased()))
-        XCTAssertThrowsError(try ScenarioDigest.compare(scenarioFile: "x.json", fileBytes: bytes, server: "h:1", servedDigest: "00")) { e in
-            XCTAssertTrue("\(e)".contains("x.json") && "\(e)".contains("h:1"), "\(e)")
+        let digest = ScenarioDigest.of(fileBytes: bytes)
+        let served = ServerDescription(netbenchVersion: "9.9", scenarios: [.init(name: "other, é", sha256: digest)])
+        let parsed = try XCTUnwrap(ServerDescription(headers: served.headers))
+        XCTAssertEqual(parsed, served, "the headers carry the description")
+        XCTAssertEqual(try RemoteServerIdentity.judge(status: 200, description: parsed, scenarios: [("x.json", "x", bytes)], server: "h:1"),
+                       .netbench(version: "9.9"))
+        XCTAssertEqual(try RemoteServerIdentity.judge(status: 404, description: nil, scenarios: [("x.json", "x", bytes)], server: "h:1"),
+                       .unidentified(status: 404))
+        XCTAssertThrowsError(try RemoteServerIdentity.judge(status: 200, description: parsed, scenarios: [("y.json", "y", Array("[]".utf8))], server: "h:1")) { e in
+            let text = "\(e)"
+            XCTAssertTrue(text.contains("y.json") && text.contains("h:1") && text.contains("'y'") && text.contains("'other, é'") && text.contains(digest), text)
         }
     }
 }

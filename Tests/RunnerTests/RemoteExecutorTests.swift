@@ -3,7 +3,7 @@ import BenchCore
 import BenchModel
 @testable import Runner
 
-/// `RemoteExecutor` against a real netbench replay server on loopback (its own CA), h1 and h2.
+/// `RemoteExecutor` against a real netbench replay server on loopback (its own CA), h1, h2 and h3 on one port.
 final class RemoteExecutorTests: XCTestCase {
     let scenario = Scenario(name: "remote", origins: [.init(id: "a", host: "a.example"), .init(id: "b", host: "b.example")],
                             resources: [.init(id: "doc", origin: "a", path: "/", bytes: 20_000, type: .document),
@@ -11,14 +11,25 @@ final class RemoteExecutorTests: XCTestCase {
 
     func testLoadsEveryResourceWithExactBytesAndFailsOnWrongSize() throws {
         let credentials = try RunCredentials(hosts: scenario.origins.map(\.host))
+        var options = ServerHost.ServerOptions()
+        let fileBytes = Array("the scenario file".utf8)
+        options.descriptions = [ServerDescription(netbenchVersion: "test", scenarios: [.init(name: "remote", sha256: ScenarioDigest.of(fileBytes: fileBytes))])]
         let host = try ServerHost(scenarios: [scenario], credentials: credentials, address: Endpoint.loopbackAddress,
-                                  namespace: nil, withQUIC: false)
+                                  namespace: nil, withQUIC: true, options: options)
         defer { host.stop() }
         let port = try XCTUnwrap(host.endpoints[0].tcp?.port)
         let endpoint = RemoteEndpoint(host: "127.0.0.1", port: port)
-        let exec = try RemoteExecutor(endpoint: endpoint, scenarios: [scenario], trustedRootsPEM: credentials.caPEM)
-        XCTAssertNoThrow(try exec.verifyCertificates())
-        for t in [TransportKind.h1, .h2] {
+        XCTAssertEqual(host.endpoints[0].udp?.port, port, "h3 on the same port")
+        let trusted = RunCredentials(caPEM: credentials.caPEM)
+        let exec = try RemoteExecutor(endpoint: endpoint, scenarios: [scenario], credentials: trusted)
+        XCTAssertNoThrow(try exec.verifyCertificates(transports: [.h1, .h2, .h3]))
+        for t in [TransportKind.h2, .h3] {
+            XCTAssertEqual(try exec.identify(over: t, scenarioFiles: [("s.json", "remote", fileBytes)]), .netbench(version: "test"))
+        }
+        XCTAssertThrowsError(try exec.identify(over: .h1, scenarioFiles: [("other.json", "remote", Array("edited".utf8))])) {
+            XCTAssertTrue($0 is ScenarioDigest.Mismatch && "\($0)".contains("other.json"), "\($0)")
+        }
+        for t in [TransportKind.h1, .h2, .h3] {
             let r = exec.execute(RunSpec(scenarioIndex: 0, transport: t, index: 0), register: { _ in })
             XCTAssertEqual(r.status, .ok, "\(t): \(r.error ?? "")")
             XCTAssertEqual(r.profile, "network")
@@ -30,13 +41,16 @@ final class RemoteExecutorTests: XCTestCase {
         // The user's scenario says 70,001 bytes; the server sends 70,000.
         var wrong = scenario
         wrong.resources[1].bytes = 70_001
-        let bad = try RemoteExecutor(endpoint: endpoint, scenarios: [wrong], trustedRootsPEM: credentials.caPEM)
+        let bad = try RemoteExecutor(endpoint: endpoint, scenarios: [wrong], credentials: trusted)
         let r = bad.execute(RunSpec(scenarioIndex: 0, transport: .h2, index: 0), register: { _ in })
         XCTAssertEqual(r.status, .failed)
         XCTAssertTrue(r.error?.contains("img") == true, r.error ?? "")
         // Another CA: the pre-flight check names the first origin.
         let other = try RunCredentials(hosts: ["a.example"])
-        let untrusted = try RemoteExecutor(endpoint: endpoint, scenarios: [scenario], trustedRootsPEM: other.caPEM)
-        XCTAssertThrowsError(try untrusted.verifyCertificates()) { XCTAssertTrue("\($0)".contains("a.example"), "\($0)") }
+        let untrusted = try RemoteExecutor(endpoint: endpoint, scenarios: [scenario], credentials: RunCredentials(caPEM: other.caPEM))
+        XCTAssertThrowsError(try untrusted.verifyCertificates(transports: [.h2])) { XCTAssertTrue("\($0)".contains("a.example"), "\($0)") }
+        XCTAssertThrowsError(try untrusted.verifyCertificates(transports: [.h3])) {
+            XCTAssertTrue("\($0)".contains("a.example") && "\($0)".contains("QUIC") && "\($0)".contains("certificate"), "\($0)")
+        }
     }
 }
