@@ -45,6 +45,10 @@ let package = Package(
             "Replay", "HTTPCodec",
         ]),
         .executableTarget(name: "netbench", dependencies: ["NetbenchCommands"]),
+        // Fuzz entries (file parsers, HTTP/1.1, the HTTP/3 server's datagram input) and their
+        // driver: libFuzzer with scripts/fuzz.sh (-D FUZZING), else a replayer of saved inputs.
+        .target(name: "FuzzEntries", dependencies: ["BenchModel", "LinkModel", "HTTPCodec", "QUIC", "TLS", "Reporters"]),
+        .executableTarget(name: "netbench-fuzz", dependencies: ["FuzzEntries"]),
 
         // Test prerequisites: skipped with a reason outside CI, failed under CI.
         .target(name: "TestSupport", path: "Tests/Support"),
@@ -66,6 +70,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TLS", "QUIC", "BenchCore"]),
         // The scheduler with stand-in executors (no sockets) and the append-only results log.
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "BenchModel", "BenchCore", "SystemIO", "Transport", "Statistics"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzEntries"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CLITests", dependencies: ["CommandLineKit", "NetbenchCommands", "Runner", "BenchCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -14,6 +14,10 @@ trap 'rm -rf "$smoke"' EXIT
 .build/debug/netbench check "$smoke/run" --baseline results/baseline --max-regression 400% \
     --thresholds Scenarios/suites/ci-smoke.json --junit "$smoke/junit.xml" | tail -n 3
 
+# Fuzzing: every parser's libFuzzer harness (AddressSanitizer) a few seconds on the shipped seeds; a
+# trap or a broken error contract fails here (scripts/fuzz.sh --seconds N fuzzes longer).
+scripts/fuzz.sh --seconds 4 --work "$smoke/fuzz"
+
 swift test 2>&1
 
 # The engine recipes (Kubernetes manifests, GitHub workflow, a real single-node Slurm array that

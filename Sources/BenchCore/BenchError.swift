@@ -28,3 +28,22 @@ public struct BenchError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { message }
 }
+
+extension String {
+    /// The text with control characters written as escapes (`\n`, `\r`, `\t`, `\u{7}`), so that a
+    /// value quoted from a bad file (a key, a host name) cannot break a one-line error message.
+    public var escapingControlCharacters: String {
+        guard unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return self }
+        var out = ""
+        for s in unicodeScalars {
+            switch s {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if s.properties.generalCategory == .control { out += "\\u{\(String(s.value, radix: 16))}" } else { out.unicodeScalars.append(s) }
+            }
+        }
+        return out
+    }
+}

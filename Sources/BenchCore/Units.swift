@@ -77,6 +77,8 @@ public enum Units {
     /// Fixed-point formatting without Foundation, trailing zeros trimmed.
     public static func format(_ value: Double, _ decimals: Int) -> String {
         guard value.isFinite else { return value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf") }
+        // Beyond 2^53 (or when scaling would leave Int64) there are no fraction digits to show.
+        guard abs(value) < 9e15 / max(1, pow10(decimals)) else { return "\(value.rounded())" }
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
         let scaled = (abs(value) * scale).rounded()
@@ -90,6 +92,12 @@ public enum Units {
             text += "." + digits
         }
         return text
+    }
+
+    private static func pow10(_ n: Int) -> Double {
+        var p = 1.0
+        for _ in 0..<max(0, n) { p *= 10 }
+        return p
     }
 
     private static func split(_ text: String) -> (Double, String)? {

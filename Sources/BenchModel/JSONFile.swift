@@ -18,9 +18,9 @@ public enum JSONFile {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let e as DecodingError {
-            throw BenchError.data("\(file): \(describe(e))")
+            throw BenchError.data("\(file): \(describe(e).escapingControlCharacters)")
         } catch {
-            throw BenchError.data("\(file): \(error.localizedDescription)")
+            throw BenchError.data("\(file): \(error.localizedDescription.escapingControlCharacters)")
         }
     }
 

@@ -193,6 +193,7 @@ public struct Profile: Codable, Hashable, Sendable {
         }
         if crossTraffic != nil && !isEmulated { bad("crossTraffic", "needs an emulated profile (the flows share its bottleneck)") }
         if crossTraffic != nil && (paths != nil || events != nil) { bad("crossTraffic", "cannot be combined with paths or events (yet)") }
+        if case .bytes(let b)? = queue, b <= 0 { bad("queue", "\(b) bytes: a queue holds at least one packet") }
         for (i, o) in (outages ?? []).enumerated() where o.end.nanoseconds <= o.start.nanoseconds {
             bad("outages[\(i)].end", "\(o.end) is not after start \(o.start)")
         }
@@ -206,7 +207,7 @@ public struct Profile: Codable, Hashable, Sendable {
             guard let t else { return nil }
             let full = t.hasPrefix("/") ? t : dir.appendingPathComponent(t).standardizedFileURL.path
             guard FileManager.default.fileExists(atPath: full) else {
-                throw BenchError.data("\(path): \(key): trace file '\(t)' not found (looked at \(full))")
+                throw BenchError.data("\(path): \(key): trace file '\(t.escapingControlCharacters)' not found (looked at \(full))")
             }
             return full
         }

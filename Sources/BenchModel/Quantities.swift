@@ -11,14 +11,25 @@ public struct DurationValue: Codable, Hashable, Sendable, CustomStringConvertibl
         let c = try decoder.singleValueContainer()
         if let d = try? c.decode(Double.self) {
             guard d >= 0, d.isFinite else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "duration \(d) must be ≥ 0") }
+            guard d <= DurationValue.largest.milliseconds else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "duration \(d) ms is longer than \(DurationValue.largestText)")
+            }
             nanoseconds = .milliseconds(d); return
         }
         let s = try c.decode(String.self)
         guard let ns = Units.parseDuration(s) else {
             throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a duration (e.g. 40, \"40ms\", \"1.5s\")")
         }
+        guard ns <= DurationValue.largest.nanoseconds else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is longer than \(DurationValue.largestText)")
+        }
         nanoseconds = ns
     }
+
+    /// The longest duration a file may give (an RTT, an event offset, a suite's budget): a week.
+    /// Longer is a typo, and sums of such values must stay far from `Int64` nanoseconds' end.
+    public static let largest = DurationValue(nanoseconds: 7 * 86_400 * 1_000_000_000)
+    static let largestText = "7 days (604800000 ms)"
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()
@@ -37,14 +48,20 @@ public struct BitrateValue: Codable, Hashable, Sendable, CustomStringConvertible
         let c = try decoder.singleValueContainer()
         if let d = try? c.decode(Double.self) {
             guard d > 0, d.isFinite else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "rate \(d) must be > 0") }
+            guard d <= BitrateValue.largest else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "rate \(d) bit/s is above 1 Tbit/s") }
             bitsPerSecond = d; return
         }
         let s = try c.decode(String.self)
         guard let r = Units.parseBitrate(s), r > 0 else {
             throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a rate (e.g. \"1.6Mbit\", \"384kbit\")")
         }
+        guard r <= BitrateValue.largest else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is above 1 Tbit/s") }
         bitsPerSecond = r
     }
+
+    /// The fastest rate a file may give: 1 Tbit/s, beyond any link netbench emulates (per-byte
+    /// times stay representable in nanoseconds).
+    public static let largest = 1e12
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()

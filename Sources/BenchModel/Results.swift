@@ -37,10 +37,15 @@ public struct ResultsFile: Codable, Sendable {
 
     /// Loads a results file, refusing other schema versions with a clear message.
     public static func load(from path: String) throws -> ResultsFile {
-        struct VersionOnly: Decodable { var schemaVersion: Int? }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw BenchError.data("\(path): does not exist or cannot be read")
         }
+        return try decode(data, file: path)
+    }
+
+    /// The results in `data` (the text of `file`), refusing other schema versions.
+    public static func decode(_ data: Data, file path: String) throws -> ResultsFile {
+        struct VersionOnly: Decodable { var schemaVersion: Int? }
         let v = try JSONFile.decode(VersionOnly.self, from: data, file: path)
         guard let version = v.schemaVersion else { throw BenchError.data("\(path): missing required key 'schemaVersion' (is this a netbench results.json?)") }
         guard version == currentSchemaVersion else {

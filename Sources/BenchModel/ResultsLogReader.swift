@@ -55,7 +55,7 @@ extension ResultsLog {
                 throw BenchError.data("\(path): cannot be read: \(error.localizedDescription)")
             }
             do { out[i] = try decoder.decode(RunRecord.self, from: bytes) } catch let e as DecodingError {
-                throw BenchError.data("\(path): run \(i + 1): \(JSONFile.describe(e))")
+                throw BenchError.data("\(path): run \(i + 1): \(JSONFile.describe(e).escapingControlCharacters)")
             }
         }
         return out
@@ -102,7 +102,7 @@ extension ResultsLog {
             if bytes.isEmpty { return }
             let json = skimming ? RecordSkimmer.emptying(["requests", "connections"], in: bytes).map { Data($0) } : nil
             do { runs.append(try decoder.decode(RunRecord.self, from: json ?? Data(buffer: bytes))) } catch let e as DecodingError {
-                throw BenchError.data("\(file):\(lineNumber): \(JSONFile.describe(e))")
+                throw BenchError.data("\(file):\(lineNumber): \(JSONFile.describe(e).escapingControlCharacters)")
             }
             lines.append(LineRange(offset: offset, length: bytes.count))
         }
@@ -112,7 +112,7 @@ extension ResultsLog {
             struct Probe: Decodable { var format: String?; var schemaVersion: Int? }
             let probe = try JSONFile.decode(Probe.self, from: line, file: "\(file):1")
             guard probe.format == formatName else {
-                throw BenchError.data("\(file):1: format is \(probe.format.map { "'\($0)'" } ?? "missing"); expected '\(formatName)' (is this a netbench runs.jsonl?)")
+                throw BenchError.data("\(file):1: format is \(probe.format.map { "'\($0.escapingControlCharacters)'" } ?? "missing"); expected '\(formatName)' (is this a netbench runs.jsonl?)")
             }
             guard probe.schemaVersion == ResultsFile.currentSchemaVersion else {
                 throw BenchError.data("\(file):1: schemaVersion is \(probe.schemaVersion.map(String.init) ?? "missing"); this netbench reads results of version \(ResultsFile.currentSchemaVersion)")

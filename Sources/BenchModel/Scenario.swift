@@ -126,9 +126,13 @@ extension Scenario {
             if !ids.insert(r.id).inserted { bad("resources[\(i)].id", "duplicate resource id '\(r.id)'") }
             if !originIDs.contains(r.origin) { bad("resources[\(i)].origin", "unknown origin '\(r.origin)'") }
             if r.bytes < 0 { bad("resources[\(i)].bytes", "negative size \(r.bytes)") }
+            if r.bytes > Scenario.largestBody { bad("resources[\(i)].bytes", "\(r.bytes) is above 1 TB") }
             if !r.path.hasPrefix("/") { bad("resources[\(i)].path", "'\(r.path)' must start with '/'") }
             if ServerDescription.isDescriptionPath(r.path) { bad("resources[\(i)].path", "'\(r.path)' is reserved for netbench serve's description (\(ServerDescription.path))") }
             if let t = r.thinkTimeMs, !(t >= 0 && t.isFinite) { bad("resources[\(i)].thinkTimeMs", "\(t) must be ≥ 0") }
+            if let t = r.thinkTimeMs, t > Scenario.longestThinkTimeMs {
+                bad("resources[\(i)].thinkTimeMs", "\(t) is above one hour (\(Int(Scenario.longestThinkTimeMs)) ms)")
+            }
             if let n = r.revealAfterBytes, n < 0 { bad("resources[\(i)].revealAfterBytes", "negative offset \(n)") }
         }
         let byID = Dictionary(resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -172,8 +176,15 @@ extension Scenario {
             }
         }
         if let b = bulk, b.bytes <= 0 { bad("bulk.bytes", "\(b.bytes) must be > 0") }
+        if let b = bulk, b.bytes > Scenario.largestBody { bad("bulk.bytes", "\(b.bytes) is above 1 TB") }
         try problems.throwIfAny()
     }
+
+    /// The largest body a file may give (1 TB): sums over a page's resources then stay far from
+    /// `Int64`'s end, and no benchmark moves more.
+    public static let largestBody: Int64 = 1_000_000_000_000
+    /// The longest server think time (one hour); the client gives up long before.
+    public static let longestThinkTimeMs = 3_600_000.0
 
     static func isValidHost(_ h: String) -> Bool {
         guard !h.isEmpty, h.count <= 253 else { return false }

@@ -13,7 +13,9 @@ struct ValidationProblems {
         if schemaVersion != current { add("schemaVersion", "is \(schemaVersion); this netbench reads version \(current)") }
     }
 
-    mutating func add(_ keyPath: String, _ what: String) { messages.append("\(file): \(keyPath): \(what)") }
+    mutating func add(_ keyPath: String, _ what: String) {
+        messages.append("\(file): \(keyPath.escapingControlCharacters): \(what.escapingControlCharacters)")
+    }
 
     func throwIfAny() throws {
         if !messages.isEmpty { throw BenchError.data(messages.joined(separator: "\n")) }

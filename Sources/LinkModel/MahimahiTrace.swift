@@ -1,3 +1,5 @@
+import BenchCore
+
 /// A Mahimahi packet-delivery trace: one integer per line, the millisecond offset of one
 /// 1,500-byte delivery opportunity; repeated lines are several opportunities in the same
 /// millisecond; offsets never decrease; the trace wraps, its period being the last offset.
@@ -73,6 +75,6 @@ public struct TraceError: Error, Sendable, Equatable, CustomStringConvertible {
     public var value: String
     public var problem: String
     public var description: String {
-        line == 0 ? "trace: \(problem)" : "trace line \(line): \"\(value)\": \(problem)"
+        line == 0 ? "trace: \(problem)" : "trace line \(line): \"\(value.prefix(80).description.escapingControlCharacters)\": \(problem)"
     }
 }

@@ -20,6 +20,12 @@ struct ImportHARCommand: ParsableCommand {
             are followed and listed, data: URLs skipped, duplicate URLs imported once, non-GET requests \
             imported as GETs and noted. Multi-page HARs: the first page.
 
+            Shapes of recorded pages, counted per kind in the report: cache hits (_fromCache) and 304s, CORS \
+            preflights (OPTIONS) and requests started after the page's onLoad are not imported; service-worker \
+            responses are replayed from the network; HTTP/2 pseudo-headers are ignored; -1 timings count as 0; \
+            non-ASCII characters and spaces in URLs are percent-encoded as UTF-8; fragments are dropped; URLs \
+            that differ only in their query are separate resources.
+
             Prints what was imported and, per entry index, what was not and why. Without -o the scenario goes \
             to stdout and the report to stderr. When the HAR cannot be read (bad JSON, truncated, a required \
             field missing) the message names the entry, e.g. 'log.entries[12].request.url: missing'.
@@ -67,6 +73,10 @@ struct ImportHARCommand: ParsableCommand {
                 out += "  log.entries[\(d.entry)]: \(d.status) \(d.from) → \(d.to)"
                 out += d.targetEntry.map { " (log.entries[\($0)])\n" } ?? " (target not in the HAR)\n"
             }
+        }
+        if !rep.shapes.lines.isEmpty {
+            out += "shapes of recorded pages:\n"
+            for line in rep.shapes.lines { out += "  \(line)\n" }
         }
         if !rep.skipped.isEmpty {
             out += "not imported:\n"

@@ -28,6 +28,28 @@ struct HARArchive: Decodable {
     struct Page: Decodable {
         var id: String?
         var title: String?
+        var startedDateTime: String?
+        var pageTimings: PageTimings?
+
+        enum CodingKeys: String, CodingKey { case id, title, startedDateTime, pageTimings }
+
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            id = try? c.decodeIfPresent(String.self, forKey: .id)
+            title = try? c.decodeIfPresent(String.self, forKey: .title)
+            startedDateTime = try? c.decodeIfPresent(String.self, forKey: .startedDateTime)
+            pageTimings = try? c.decodeIfPresent(PageTimings.self, forKey: .pageTimings)
+        }
+    }
+
+    /// `onLoad`: ms from the page's start to the load event; -1 or absent: unknown.
+    struct PageTimings: Decodable {
+        var onLoad: Double?
+        enum CodingKeys: String, CodingKey { case onLoad }
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            onLoad = c.lenientDouble(.onLoad).flatMap { $0 >= 0 ? $0 : nil }
+        }
     }
 
     struct Entry: Decodable {
@@ -41,11 +63,13 @@ struct HARArchive: Decodable {
         var resourceType: String?
         /// Chrome's fetch priority (`VeryHigh`, `High`, `Medium`, `Low`, `VeryLow`).
         var priority: String?
+        /// Chrome's `_fromCache` (`"memory"`, `"disk"`; some tools write `true`): no network transfer.
+        var fromCache: String?
 
         enum CodingKeys: String, CodingKey {
             case pageref, startedDateTime, time, request, response, timings
             case initiator = "_initiator", initiatorType = "_initiator_type", resourceType = "_resourceType"
-            case priority = "_priority"
+            case priority = "_priority", fromCache = "_fromCache"
         }
 
         init(from decoder: Decoder) throws {
@@ -58,6 +82,8 @@ struct HARArchive: Decodable {
             timings = try? c.decodeIfPresent(Timings.self, forKey: .timings)
             resourceType = try? c.decodeIfPresent(String.self, forKey: .resourceType)
             priority = try? c.decodeIfPresent(String.self, forKey: .priority)
+            if let s = try? c.decodeIfPresent(String.self, forKey: .fromCache), !s.isEmpty { fromCache = s }
+            else if (try? c.decodeIfPresent(Bool.self, forKey: .fromCache)) == true { fromCache = "true" }
             if let object = try? c.decodeIfPresent(Initiator.self, forKey: .initiator) {
                 initiator = object
             } else if let url = try? c.decodeIfPresent(String.self, forKey: .initiator), !url.isEmpty {
@@ -71,14 +97,16 @@ struct HARArchive: Decodable {
         var method: String
         var url: String
         var bodySize: Double?
+        var headers: [Header]?
 
-        enum CodingKeys: String, CodingKey { case method, url, bodySize }
+        enum CodingKeys: String, CodingKey { case method, url, bodySize, headers }
 
         init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             method = (try? c.decodeIfPresent(String.self, forKey: .method)) ?? "GET"
             url = try c.decode(String.self, forKey: .url)
             bodySize = c.lenientDouble(.bodySize)
+            headers = try? c.decodeIfPresent([Header].self, forKey: .headers)
         }
     }
 
@@ -89,9 +117,13 @@ struct HARArchive: Decodable {
         var transferSize: Double?
         var content: Content?
         var headers: [Header]?
+        /// Chrome: answered by a service worker (`_fetchedViaServiceWorker`, or a
+        /// `_serviceWorkerResponseSource` such as `"cache-storage"` or `"network"`).
+        var serviceWorker: String?
 
         enum CodingKeys: String, CodingKey {
             case status, redirectURL, bodySize, content, headers, transferSize = "_transferSize"
+            case fetchedViaServiceWorker = "_fetchedViaServiceWorker", serviceWorkerSource = "_serviceWorkerResponseSource"
         }
 
         init(from decoder: Decoder) throws {
@@ -102,12 +134,17 @@ struct HARArchive: Decodable {
                 }
                 throw DecodingError.keyNotFound(CodingKeys.status, .init(codingPath: c.codingPath, debugDescription: "missing"))
             }
+            guard s >= 0, s < 1000 else {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.status], debugDescription: "\(s) is not an HTTP status code"))
+            }
             status = Int(s)
             redirectURL = try? c.decodeIfPresent(String.self, forKey: .redirectURL)
             bodySize = c.lenientDouble(.bodySize)
             transferSize = c.lenientDouble(.transferSize)
             content = try? c.decodeIfPresent(Content.self, forKey: .content)
             headers = try? c.decodeIfPresent([Header].self, forKey: .headers)
+            if let s = try? c.decodeIfPresent(String.self, forKey: .serviceWorkerSource), !s.isEmpty { serviceWorker = s }
+            else if (try? c.decodeIfPresent(Bool.self, forKey: .fetchedViaServiceWorker)) == true { serviceWorker = "fetched via service worker" }
         }
 
         /// `redirectURL`, or the `Location` header when a tool left `redirectURL` empty.
@@ -135,17 +172,25 @@ struct HARArchive: Decodable {
         }
     }
 
-    /// Phase durations in ms; `-1` (not applicable) becomes nil.
+    /// Phase durations in ms; `-1` (not applicable) becomes nil and its name is kept.
     struct Timings: Decodable {
         var blocked, dns, connect, ssl, send, wait, receive: Double?
+        /// The phases recorded as -1 (or any negative value): "not applicable" in HAR 1.2.
+        var notApplicable: [String] = []
 
         enum CodingKeys: String, CodingKey { case blocked, dns, connect, ssl, send, wait, receive }
 
         init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            func v(_ k: CodingKeys) -> Double? { c.lenientDouble(k).flatMap { $0 >= 0 ? $0 : nil } }
+            var negative: [String] = []
+            func v(_ k: CodingKeys) -> Double? {
+                guard let d = c.lenientDouble(k) else { return nil }
+                if d < 0 { negative.append(k.stringValue); return nil }
+                return d
+            }
             blocked = v(.blocked); dns = v(.dns); connect = v(.connect); ssl = v(.ssl)
             send = v(.send); wait = v(.wait); receive = v(.receive)
+            notApplicable = negative
         }
 
         /// Time from the request's start to the first response byte.

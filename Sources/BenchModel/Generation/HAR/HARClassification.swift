@@ -46,11 +46,22 @@ enum HARClassification {
     /// one of them is 0 (a 204, an empty body); else Chrome's `_transferSize` if ≥ 0 (it counts
     /// the headers too, so it is the last resort); nil when no field is present and ≥ 0 (-1 is
     /// "unknown" in HAR).
-    static func bytes(of e: HARArchive.Entry) -> Int64? {
-        let body = [e.response.bodySize, e.response.content?.size].compactMap { $0 }.filter { $0 >= 0 && $0.isFinite }
-        if let positive = body.first(where: { $0 > 0 }) { return Int64(positive.rounded()) }
-        if !body.isEmpty { return 0 }
-        if let t = e.response.transferSize, t >= 0, t.isFinite { return Int64(t.rounded()) }
+    static func bytes(of e: HARArchive.Entry) -> Int64? { size(of: e)?.bytes }
+
+    /// Where a body size came from.
+    enum SizeSource { case bodySize, contentSize, transferSize }
+
+    /// `bytes(of:)` and the field it came from.
+    static func size(of e: HARArchive.Entry) -> (bytes: Int64, source: SizeSource)? {
+        // Sizes beyond a scenario's largest body are damage, not data: treated as unknown.
+        let plausible = Double(Scenario.largestBody)
+        func usable(_ d: Double?) -> Double? { d.flatMap { $0 >= 0 && $0 <= plausible ? $0 : nil } }
+        let body = usable(e.response.bodySize), content = usable(e.response.content?.size)
+        if let b = body, b > 0 { return (Int64(b.rounded()), .bodySize) }
+        if let c = content, c > 0 { return (Int64(c.rounded()), .contentSize) }
+        if body != nil { return (0, .bodySize) }
+        if content != nil { return (0, .contentSize) }
+        if let t = usable(e.response.transferSize) { return (Int64(t.rounded()), .transferSize) }
         return nil
     }
 }

@@ -18,6 +18,9 @@ import BenchCore
 ///   is recorded in the report. `data:` and other non-HTTP URLs are skipped, duplicate URLs
 ///   imported once, non-GET requests imported as GETs and noted, failed requests (status 0)
 ///   skipped. Multi-page HARs: the first page's entries.
+/// - Shapes of recorded pages (`HARShapes`, counted in `Report.shapes`): cache hits and 304s, CORS
+///   preflights and requests after the page's onLoad are left out; non-ASCII URLs are
+///   percent-encoded; the rest (service workers, pseudo-headers, -1 timings, size fields) noted.
 /// - Errors: a HAR that cannot be read (bad JSON, truncation, missing required field) is a
 ///   `BenchError.data` naming the file and the key path (`log.entries[12].request.url: missing`).
 public enum HARImporter {
@@ -34,7 +37,7 @@ public enum HARImporter {
         public var entry: Int?
         public var message: String
         public init(entry: Int?, _ message: String) { self.entry = entry; self.message = message }
-        public var description: String { (entry.map { "log.entries[\($0)]: " } ?? "") + message }
+        public var description: String { (entry.map { "log.entries[\($0)]: " } ?? "") + message.escapingControlCharacters }
     }
 
     public struct Redirect: Sendable, Hashable {
@@ -55,6 +58,9 @@ public enum HARImporter {
         /// Entries imported with a caveat (non-GET, a port dropped, …).
         public var notes: [Note]
         public var redirects: [Redirect]
+        /// Real-world shapes met (cached entries, preflights, beacons after onLoad, …), per kind,
+        /// with what was done with them.
+        public var shapes: HARShapes
         /// The recorded round trip subtracted from `timings.wait`, in ms (nil: none found).
         public var roundTripMs: Double?
         public var parentsFromInitiator: Int
@@ -88,14 +94,14 @@ public enum HARImporter {
     /// brackets) by the path where the text breaks off, a missing or mistyped field by its path.
     static func decode(_ data: Data, file: String) throws -> HARArchive {
         if let (path, problem) = JSONLocator.structuralError(in: data) {
-            throw BenchError.data("\(file): \(path): \(problem)")
+            throw BenchError.data("\(file): \(path.escapingControlCharacters): \(problem)")
         }
         do {
             return try JSONDecoder().decode(HARArchive.self, from: data)
         } catch let e as DecodingError {
-            throw BenchError.data("\(file): \(describe(e, data))")
+            throw BenchError.data("\(file): \(describe(e, data).escapingControlCharacters)")
         } catch {
-            throw BenchError.data("\(file): not a HAR file: \(error.localizedDescription)")
+            throw BenchError.data("\(file): not a HAR file: \(error.localizedDescription.escapingControlCharacters)")
         }
     }
 

@@ -57,7 +57,7 @@ extension HARScenarioBuilder {
         try scenario.validate(file: file + " (imported)")
         let report = HARImporter.Report(
             creator: creator.isEmpty ? nil : creator, entries: har.log.entries.count, imported: resources.count,
-            skipped: skipped.sorted { ($0.entry ?? -1) < ($1.entry ?? -1) }, notes: notes, redirects: redirects,
+            skipped: skipped.sorted { ($0.entry ?? -1) < ($1.entry ?? -1) }, notes: notes, redirects: redirects, shapes: shapes,
             roundTripMs: options.subtractRoundTrip ? rtt : nil,
             parentsFromInitiator: links.filter(\.fromInitiator).count,
             parentsFromTiming: links.dropFirst().filter { !$0.fromInitiator }.count)

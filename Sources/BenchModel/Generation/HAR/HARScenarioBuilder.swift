@@ -11,6 +11,7 @@ struct HARScenarioBuilder {
     var skipped: [Note] = []
     var notes: [Note] = []
     var redirects: [HARImporter.Redirect] = []
+    var shapes = HARShapes()
 
     init(har: HARArchive, file: String, options: HARImporter.Options) {
         self.har = har; self.file = file; self.options = options
@@ -29,7 +30,7 @@ struct HARScenarioBuilder {
 
     /// `host/path?query`, lowercased host, no scheme, port or fragment: how URLs are matched.
     static func key(_ url: String) -> String? {
-        guard let c = URLComponents(string: url), let host = c.host?.lowercased(), !host.isEmpty else { return nil }
+        guard let c = URLComponents(string: HARShapes.encodedURL(url)), let host = c.host?.lowercased(), !host.isEmpty else { return nil }
         let path = c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath
         return host + path + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
     }
@@ -62,13 +63,15 @@ struct HARScenarioBuilder {
             skipped.append(Note(entry: i, "unsupported URL scheme '\(scheme)' (\(url.prefix(60)))")); return nil
         }
         guard let start = HARTime.milliseconds(e.startedDateTime) else {
-            throw BenchError.data("\(file): log.entries[\(i)].startedDateTime: '\(e.startedDateTime)' is not an ISO 8601 date-time")
+            throw BenchError.data("\(file): log.entries[\(i)].startedDateTime: '\(e.startedDateTime.escapingControlCharacters)' is not an ISO 8601 date-time")
         }
-        guard let c = URLComponents(string: url), let host = c.host?.lowercased(), let key = Self.key(url) else {
+        let encoded = HARShapes.encodedURL(url)
+        guard let c = URLComponents(string: encoded), let host = c.host?.lowercased(), let key = Self.key(url) else {
             skipped.append(Note(entry: i, "URL '\(url.prefix(80))' cannot be parsed")); return nil
         }
         guard Scenario.isValidHost(host) else { skipped.append(Note(entry: i, "host '\(host)' is not a host name netbench can serve")); return nil }
         if e.response.status == 0 { skipped.append(Note(entry: i, "no response (status 0: blocked, aborted or failed)")); return nil }
+        if excludedByShape(i, e, start: start) { return nil }
         if (300..<400).contains(e.response.status), let target = e.response.redirectTarget, !target.isEmpty {
             let absolute = URL(string: target, relativeTo: URL(string: url))?.absoluteString ?? target
             redirects.append(.init(entry: i, status: e.response.status, from: url, to: absolute, targetEntry: nil))
@@ -78,15 +81,16 @@ struct HARScenarioBuilder {
         if let j = firstByKey[key] {
             skipped.append(Note(entry: i, "duplicate of log.entries[\(j)] (same URL \(url.prefix(80))); imported once")); return nil
         }
-        guard let bytes = HARClassification.bytes(of: e) else {
-            skipped.append(Note(entry: i, "no response size (bodySize, content.size and _transferSize all missing or -1)")); return nil
+        guard let (bytes, source) = HARClassification.size(of: e) else {
+            skipped.append(Note(entry: i, "no response size (bodySize, content.size and _transferSize all missing, -1 or above 1 TB)")); return nil
         }
         firstByKey[key] = i
+        noteShapes(i, e, url: c, encoded: encoded != url, sizeSource: source)
         if let port = c.port, port != (scheme == "http" ? 80 : 443) {
             notes.append(Note(entry: i, "port \(port) dropped: netbench serves every origin on one port"))
         }
         if e.request.method.uppercased() != "GET" {
-            let body = e.request.bodySize.flatMap { $0 > 0 ? " (its \(Int64($0))-byte request body is not replayed)" : nil } ?? ""
+            let body = e.request.bodySize.flatMap { $0 > 0 && $0 < 1e15 ? " (its \(Int64($0))-byte request body is not replayed)" : nil } ?? ""
             notes.append(Note(entry: i, "\(e.request.method.uppercased()) request imported as a GET\(body)"))
         }
         let path = (c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath) + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
@@ -95,6 +99,37 @@ struct HARScenarioBuilder {
         let untilFirstByte = min(total, t?.untilFirstByte ?? max(0, total - (t?.receive ?? 0)))
         return Candidate(index: i, key: key, host: host, path: path, type: HARClassification.type(of: e, path: path),
                          bytes: bytes, start: start, firstByte: start + untilFirstByte, end: start + total, entry: e)
+    }
+
+    /// Entries whose shape keeps them out of the page (cached, preflights, after onLoad); each is
+    /// counted under its kind.
+    mutating func excludedByShape(_ i: Int, _ e: HARArchive.Entry, start: Double) -> Bool {
+        if e.fromCache != nil || e.response.status == 304 { shapes.note(.cached, entry: i); return true }
+        if e.request.method.uppercased() == "OPTIONS" || e.resourceType?.lowercased() == "preflight" {
+            shapes.note(.preflight, entry: i); return true
+        }
+        if let onLoad = pageOnLoad, start > onLoad { shapes.note(.afterOnLoad, entry: i); return true }
+        return false
+    }
+
+    /// The shapes of an imported entry that changed nothing but are worth saying.
+    mutating func noteShapes(_ i: Int, _ e: HARArchive.Entry, url: URLComponents, encoded: Bool,
+                             sizeSource: HARClassification.SizeSource) {
+        if e.response.serviceWorker != nil { shapes.note(.serviceWorker, entry: i) }
+        if HARShapes.hasPseudoHeaders(e) { shapes.note(.pseudoHeaders, entry: i) }
+        if !(e.timings?.notApplicable ?? []).isEmpty { shapes.note(.notApplicableTimings, entry: i) }
+        if sizeSource == .contentSize { shapes.note(.sizeFromContent, entry: i) }
+        if sizeSource == .transferSize { shapes.note(.sizeFromTransfer, entry: i) }
+        if url.percentEncodedQuery != nil { shapes.note(.query, entry: i) }
+        if url.fragment != nil { shapes.note(.fragment, entry: i) }
+        if encoded { shapes.note(.encodedURL, entry: i) }
+    }
+
+    /// The first page's load event in ms since the epoch (its start plus `pageTimings.onLoad`).
+    var pageOnLoad: Double? {
+        guard let page = har.log.pages?.first, let onLoad = page.pageTimings?.onLoad,
+              let started = page.startedDateTime.flatMap(HARTime.milliseconds) else { return nil }
+        return started + onLoad
     }
 
     /// Follows redirect and duplicate aliases to the key that was imported.
