@@ -92,11 +92,11 @@ final class H2ServerSession: ServerSession {
 
     /// Moves frames from nghttp2 to TLS while the socket keeps up.
     private func pump() {
+        // With late binding, take no more than may wait unsent: the rest stays in nghttp2, where a
+        // more urgent stream can still overtake it. Sized once per pump (one TCP_INFO read), not per frame.
+        let room = stream.lateBindingChunk.map { UnsafeMutableRawBufferPointer(rebasing: outbound[0..<min(outbound.count, $0)]) } ?? outbound
         while stream.acceptsMore && h2.wantsWrite {
             let n: Int
-            // With late binding, take no more than may wait unsent: the rest stays in nghttp2,
-            // where a more urgent stream can still overtake it.
-            let room = stream.lateBindingChunk.map { UnsafeMutableRawBufferPointer(rebasing: outbound[0..<min(outbound.count, $0)]) } ?? outbound
             do { n = try h2.takeOutbound(into: room, endingAtHeaderBlock: endsRecordAfterHeaders) } catch { stream.close(); return }
             if n == 0 { break }
             stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))

@@ -13,25 +13,8 @@ final class CommandLineTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             try missingPrerequisite("netbench binary not built at \(binary): run `swift build` first")
         }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: CommandLineTests.root)
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // Read both pipes while the process runs so a full pipe cannot block it.
-        let outData = DataBox(), errData = DataBox()
-        let group = DispatchGroup()
-        group.enter(); DispatchQueue.global().async { outData.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter(); DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let deadline = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        if p.isRunning { p.terminate(); p.waitUntilExit(); XCTFail("netbench \(args) timed out") }
-        group.wait()
-        p.waitUntilExit()
-        return Outcome(status: p.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self), stderr: String(decoding: errData.data, as: UTF8.self))
+        let r = try execute(binary, args, timeout: timeout)
+        return Outcome(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     func tempDir() -> String {

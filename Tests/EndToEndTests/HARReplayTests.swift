@@ -90,22 +90,7 @@ final class HARReplayEndToEndTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: NetbenchBinary.path) else {
             try missingPrerequisite("netbench binary not built at \(NetbenchBinary.path): run `swift build` first")
         }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let outData = DataBox(), errData = DataBox()
-        let group = DispatchGroup()
-        group.enter(); DispatchQueue.global().async { outData.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter(); DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let deadline = Date().addingTimeInterval(120)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        if p.isRunning { p.terminate(); XCTFail("netbench \(args) timed out") }
-        group.wait()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: outData.data, as: UTF8.self), String(decoding: errData.data, as: UTF8.self))
+        let r = try execute(NetbenchBinary.path, args, timeout: 120)
+        return (r.status, r.stdout, r.stderr)
     }
 }
