@@ -64,6 +64,10 @@ struct ChromiumPageRun {
             if screencast {
                 _ = try devtools.call("Page.startScreencast", ["format": "jpeg", "quality": 50, "maxWidth": 400, "maxHeight": 300],
                                       session: session, deadline: Instant.now() + Self.setupAllowance)
+                // The strip starts with what showed before navigation (the blank tab): wait for that first
+                // frame, or a fast page's first paint can be the first frame the browser sends.
+                do { try devtools.run(until: Instant.now() + .seconds(5), "the blank tab's first frame") { film.count > 0 } }
+                catch DevToolsPipe.Failure.timedOut {}
             }
             let navigationStart = Instant.now()
             let deadline = navigationStart + timeout
@@ -262,6 +266,7 @@ extension NetworkBlock {
 /// sending), placed on the page's clock afterwards.
 final class ScreencastFrames {
     private var captured: [(epochSeconds: Double, jpeg: String)] = []
+    var count: Int { captured.count }
 
     func handle(_ e: DevToolsPipe.Event, _ devtools: DevToolsPipe) {
         guard let data = e.params["data"] as? String else { return }
