@@ -11,7 +11,9 @@ public struct CrossFlowSpec: Codable, Hashable, Sendable {
     public var name: String?
     /// h2 (or h1): a TCP+TLS connection; h3: a QUIC connection. One request on one connection.
     public var transport: TransportKind
-    /// Only `download` is implemented (the server sends; its congestion control is the flow's).
+    /// `download` (default: the server sends, with the flow's congestion control) or `upload` (the
+    /// client POSTs an endless body; its congestion control is the run's, `--tcp-cc` / QUIC cubic,
+    /// and the flow counts what the server acknowledged).
     public var direction: Scenario.Bulk.Direction?
     /// The sender's congestion control. TCP: a kernel name (`cubic`, `bbr`, `reno`), set on the
     /// flow's own listener and read back from the accepted socket; QUIC: ngtcp2's `reno`, `cubic`,
@@ -41,9 +43,6 @@ public struct CrossFlowSpec: Codable, Hashable, Sendable {
     /// Problems with this flow, as (key below `crossTraffic[i]`, message) pairs.
     func problems() -> [(String, String)] {
         var out: [(String, String)] = []
-        if direction == .upload {
-            out.append(("direction", "'upload' cross traffic is not implemented (only 'download': the client cannot yet count bytes it sent over time)"))
-        }
         if startBefore != nil && startAfter != nil { out.append(("startAfter", "give startBefore or startAfter, not both")) }
         if stopAfter != nil && duration != nil { out.append(("duration", "give stopAfter or duration, not both")) }
         if let d = duration, d.nanoseconds <= 0 { out.append(("duration", "\(d) must be positive")) }

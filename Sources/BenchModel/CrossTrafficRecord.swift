@@ -13,8 +13,13 @@ public struct CrossTrafficRecord: Codable, Sendable, Hashable {
     /// fairness index are computed over it; nil with fewer than two flows or no common window.
     public var shareWindowStartMs: Double?
     public var shareWindowEndMs: Double?
-    /// Jain's fairness index of the flows' rates over the share window (1: equal; 1/n: one takes all).
+    /// Jain's fairness index of the download flows' rates over the share window (1: equal; 1/n:
+    /// one takes all). Downloads and uploads queue on different links: each direction has its own.
     public var jainIndex: Double?
+    /// The same for upload flows (two or more), over their own window.
+    public var uploadShareWindowStartMs: Double?
+    public var uploadShareWindowEndMs: Double?
+    public var uploadJainIndex: Double?
     public init(binMs: Double, originMs: Double, flows: [CrossFlowRecord]) {
         self.binMs = binMs; self.originMs = originMs; self.flows = flows
     }
@@ -33,13 +38,15 @@ public struct CrossFlowRecord: Codable, Sendable, Hashable {
     /// Planned start and actual stop, ms from the page's navigation start.
     public var startMs: Double
     public var stopMs: Double
-    /// Application bytes received over the flow's life.
+    /// Application bytes over the flow's life: downloads count body bytes the client received;
+    /// uploads the bytes the server acknowledged (TCP: tcpi_bytes_acked after the request was
+    /// sent, TLS framing included; QUIC: STREAM bytes acknowledged, HTTP/3 framing included).
     public var bytes: Int64
     /// bytes × 8 / (stop − start), Mbit/s.
     public var goodputMbps: Double?
     /// Application bytes received per bin (bin k covers originMs + k·binMs …).
     public var bins: [Int64]
-    /// This flow's part of all flows' bytes over the share window (0…1).
+    /// This flow's part of the bytes of all flows in its direction over that direction's share window (0…1).
     public var share: Double?
     /// Why the flow failed or ended early (connection refused, reset…).
     public var error: String?

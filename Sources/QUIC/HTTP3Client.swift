@@ -115,6 +115,9 @@ public final class HTTP3Client {
     public var earlyDataAccepted: Bool { connection.client.earlyDataAccepted }
     /// Available after the server's NewSessionTicket (`.resumptionStateAvailable`).
     public var resumptionState: QUICResumptionState? { connection.client.resumption }
+    /// STREAM bytes the server acknowledged so far (request bodies, plus HTTP/3 frame and header
+    /// bytes): what an upload delivered.
+    public var streamBytesAcknowledged: Int64 { connection.streamBytesAcknowledged }
     /// True once the connection is over and, after a local error, its CONNECTION_CLOSE has
     /// been handed to `emit` (so keep calling `write` after a `.closed` event until then).
     public var isClosed: Bool { connection.isClosed }

@@ -60,13 +60,17 @@ final class CrossTrafficSession: @unchecked Sendable {
         } else {
             options.tcpCongestionControl = congestionControl
         }
-        return try ServerHost(scenarios: [bulkScenario], credentials: credentials, address: network.serverAddress,
+        return try ServerHost(scenarios: [flow.direction == .upload ? uploadScenario : bulkScenario], credentials: credentials, address: network.serverAddress,
                               namespace: network.serverNamespace, withTCP: flow.transport != .h3, withQUIC: flow.transport == .h3, options: options)
     }
 
     /// The bulk flows' catalog: one endless body at `BulkFlowClient.path`.
     static let bulkScenario = Scenario(name: "cross-traffic", origins: [.init(id: "cross", host: serverName)],
                                        resources: [.init(id: "bulk", origin: "cross", path: BulkFlowClient.path, bytes: BulkFlowClient.bodyBytes, type: .other)])
+
+    /// The upload flows' catalog: an endless POST body at `Scenario.bulkPath`, never answered.
+    static let uploadScenario = Scenario(name: "cross-traffic-upload", origins: [.init(id: "cross", host: serverName)], resources: [],
+                                         bulk: .init(direction: .upload, bytes: BulkFlowClient.bodyBytes))
 
     func close() { for s in servers { s.stop() } }
 
@@ -82,7 +86,7 @@ final class CrossTrafficSession: @unchecked Sendable {
         let origin = navigationStart + plan.origin
         clients = flows.indices.map { i in
             let ep = servers[i].endpoints[0]
-            return BulkFlowClient(transport: flows[i].transport, remote: (flows[i].transport == .h3 ? ep.udp : ep.tcp)!,
+            return BulkFlowClient(transport: flows[i].transport, direction: flows[i].direction ?? .download, remote: (flows[i].transport == .h3 ? ep.udp : ep.tcp)!,
                                   serverName: Self.serverName, binOrigin: origin, binWidth: Self.binWidth)
         }
         let t = Thread { [self] in runFlows(); finished.signal() }
@@ -101,12 +105,18 @@ final class CrossTrafficSession: @unchecked Sendable {
         let nav = pageNavigationStart ?? navigationStart
         var results: [CrossTrafficSummary.Flow] = []
         for (i, c) in clients.enumerated() {
-            var r = CrossTrafficSummary.Flow(name: flows[i].displayName(index: i), transport: flows[i].transport,
+            var r = CrossTrafficSummary.Flow(name: flows[i].displayName(index: i), transport: flows[i].transport, direction: c.direction,
                                              startMs: (navigationStart + plan.timings[i].start).milliseconds(since: nav),
                                              stopMs: (c.stoppedAt ?? end).milliseconds(since: nav), bins: c.bins.bins)
             r.congestionControl = requestedCC[i]
             let accepted = servers[i].takeAcceptedCongestionControls()
-            r.congestionControlReadBack = flows[i].transport == .h3 ? requestedCC[i] : (accepted.isEmpty ? nil : accepted.joined(separator: ","))
+            if flows[i].transport == .h3 {
+                r.congestionControlReadBack = requestedCC[i]
+            } else if c.direction == .upload {
+                r.congestionControlReadBack = c.connection?.info.congestionControl
+            } else {
+                r.congestionControlReadBack = accepted.isEmpty ? nil : accepted.joined(separator: ",")
+            }
             r.error = c.error
             results.append(r)
         }
@@ -131,6 +141,14 @@ final class CrossTrafficSession: @unchecked Sendable {
                 let start = navigationStart + plan.timings[i].start
                 if c.startedAt == nil, now >= start {
                     var s = settings
+                    if flows[i].direction == .upload {
+                        // An upload's sender is the client: the flow's congestion control goes on its socket.
+                        if flows[i].transport == .h3 {
+                            if let cc = QUICCongestionControl(rawValue: requestedCC[i]) { s.quic.congestionControl = cc }
+                        } else {
+                            s.tcp.congestionControl = requestedCC[i]
+                        }
+                    }
                     if flows[i].transport != .h3 {
                         if contexts[flows[i].transport] == nil {
                             contexts[flows[i].transport] = try? TLSClientContext(TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [flows[i].transport.alpn]))
@@ -139,6 +157,7 @@ final class CrossTrafficSession: @unchecked Sendable {
                     }
                     c.start(loop: loop, settings: s, namespace: network.clientNamespace, local: local)
                 }
+                if c.isRunning { c.sample(now: now) }
                 if c.isRunning, let stop = stopInstant(i, pageEnd: end), now >= stop { c.stop() }
             }
             if !allStopped(end) { _ = loop.schedule(after: tick, step) }

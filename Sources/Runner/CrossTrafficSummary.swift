@@ -9,6 +9,7 @@ enum CrossTrafficSummary {
     struct Flow {
         var name: String
         var transport: TransportKind
+        var direction: Scenario.Bulk.Direction = .download
         var startMs: Double
         var stopMs: Double
         var bins: [Int64]
@@ -19,7 +20,7 @@ enum CrossTrafficSummary {
 
     static func record(flows: [Flow], originMs: Double, binMs: Double) -> CrossTrafficRecord {
         var out = CrossTrafficRecord(binMs: binMs, originMs: originMs, flows: flows.map { f in
-            var r = CrossFlowRecord(name: f.name, transport: f.transport, direction: .download, startMs: f.startMs, stopMs: f.stopMs,
+            var r = CrossFlowRecord(name: f.name, transport: f.transport, direction: f.direction, startMs: f.startMs, stopMs: f.stopMs,
                                     bytes: f.bins.reduce(0, +), bins: f.bins)
             r.congestionControl = f.congestionControl
             r.congestionControlReadBack = f.congestionControlReadBack
@@ -28,13 +29,23 @@ enum CrossTrafficSummary {
             if seconds > 0 { r.goodputMbps = Double(r.bytes) * 8 / seconds / 1e6 }
             return r
         })
-        guard flows.count >= 2, let window = shareWindow(flows, originMs: originMs, binMs: binMs) else { return out }
-        let bytes = flows.map { f in Double(f.bins.dropFirst(window.lowerBound).prefix(window.count).reduce(0, +)) }
-        guard let shares = Fairness.shares(bytes) else { return out }
-        for i in out.flows.indices { out.flows[i].share = shares[i] }
-        out.jainIndex = Fairness.jainIndex(bytes)
-        out.shareWindowStartMs = originMs + Double(window.lowerBound) * binMs
-        out.shareWindowEndMs = originMs + Double(window.upperBound) * binMs
+        // Downloads share the downlink's queue, uploads the uplink's: shares and fairness are
+        // computed among the flows of one direction.
+        for direction in [Scenario.Bulk.Direction.download, .upload] {
+            let members = flows.indices.filter { flows[$0].direction == direction }
+            let group = members.map { flows[$0] }
+            guard group.count >= 2, let window = shareWindow(group, originMs: originMs, binMs: binMs) else { continue }
+            let bytes = group.map { f in Double(f.bins.dropFirst(window.lowerBound).prefix(window.count).reduce(0, +)) }
+            guard let shares = Fairness.shares(bytes) else { continue }
+            for (k, i) in members.enumerated() { out.flows[i].share = shares[k] }
+            let jain = Fairness.jainIndex(bytes)
+            let start = originMs + Double(window.lowerBound) * binMs, end = originMs + Double(window.upperBound) * binMs
+            if direction == .download {
+                out.jainIndex = jain; out.shareWindowStartMs = start; out.shareWindowEndMs = end
+            } else {
+                out.uploadJainIndex = jain; out.uploadShareWindowStartMs = start; out.uploadShareWindowEndMs = end
+            }
+        }
         return out
     }
 

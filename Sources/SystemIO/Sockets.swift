@@ -111,6 +111,12 @@ public enum Socket {
         Sys.tcpInfo(fd).map(TCPSenderStatistics.init)
     }
 
+    /// Payload bytes the peer acknowledged on a TCP socket (tcpi_bytes_acked: TLS records and the
+    /// handshake included); nil if unknown.
+    public static func bytesAcknowledged(_ fd: FileDescriptor) -> Int64? {
+        Sys.tcpInfo(fd).map { Int64($0.bytes_acked) }
+    }
+
     public static func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> IOStatus {
         try Sys.read(fd, buffer)
     }

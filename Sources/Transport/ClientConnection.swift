@@ -100,5 +100,8 @@ public protocol ClientConnection: AnyObject {
     var onStateChange: (() -> Void)? { get set }
     /// Reacts to a change of the client's network (QUIC migrates or rebinds; TCP may be aborted).
     func networkChanged(_ change: NetworkChange)
+    /// Bytes the server acknowledged so far (TCP: tcpi_bytes_acked, TLS framing and handshake
+    /// included; QUIC: STREAM bytes acknowledged); nil if unknown. Upload goodput.
+    var bytesAcknowledged: Int64? { get }
     func close()
 }

@@ -13,6 +13,7 @@ final class H1ClientConnection: ClientConnection {
     private var bodyRemaining: Int64 = 0
     private var closed = false
     var onStateChange: (() -> Void)?
+    var bytesAcknowledged: Int64? { stream.bytesAcknowledged }
 
     init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext, tcp: Socket.TCPOptions) throws {
         info = ConnectionInfo(kind: .h1, connectStart: Instant.now(), remote: remote)

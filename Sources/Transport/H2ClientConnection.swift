@@ -15,6 +15,7 @@ final class H2ClientConnection: ClientConnection {
     private var chain = PriorityChain()
     private var outbound: UnsafeMutableRawBufferPointer
     var onStateChange: (() -> Void)?
+    var bytesAcknowledged: Int64? { stream.bytesAcknowledged }
 
     init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext, tcp: Socket.TCPOptions) throws {
         info = ConnectionInfo(kind: .h2, connectStart: Instant.now(), remote: remote)

@@ -31,6 +31,7 @@ final class H3ClientConnection: ClientConnection {
     private var validations: [(challenge: Instant?, validated: Instant?)] = []
     private var io = DatagramIO()
     var onStateChange: (() -> Void)?
+    var bytesAcknowledged: Int64? { client.streamBytesAcknowledged }
 
     init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, trustedRootsPEM: String,
          config: QUICConfiguration, resumptionCache: QUICResumptionCache? = nil, namespace: String? = nil) throws {

@@ -13,6 +13,8 @@ final class SecureStream {
     let loop: EventLoop
     let tls: TLSConnection
     private(set) var phase: Phase
+    /// Payload bytes the peer acknowledged (TCP_INFO) while the socket is open; nil otherwise.
+    var bytesAcknowledged: Int64? { phase == .closed ? nil : Socket.bytesAcknowledged(fd) }
     /// Ciphertext for the kernel: bytes `outboxStart..<outboxEnd` of `outbox` (grown as needed).
     private var outbox: UnsafeMutableRawBufferPointer
     private var outboxStart = 0

@@ -43,16 +43,17 @@ final class CrossTrafficPlanTests: XCTestCase {
             CrossFlowSpec(transport: .h3, congestionControl: "vegas"),
             CrossFlowSpec(transport: .h2, startBefore: .ms(1), startAfter: .ms(1)),
             CrossFlowSpec(transport: .h2, startAfter: .ms(2000), stopAfter: .ms(1000)),
-            CrossFlowSpec(transport: .h2, direction: .upload),
+            CrossFlowSpec(transport: .h2, direction: .upload, duration: .ms(0)),
         ]
         XCTAssertThrowsError(try p.validate(file: "p.json")) { e in
             let m = "\(e)"
             XCTAssertTrue(m.contains("p.json: crossTraffic[0].congestionControl: 'vegas'"), m)
             XCTAssertTrue(m.contains("crossTraffic[1].startAfter"), m)
             XCTAssertTrue(m.contains("crossTraffic[2].stopAfter"), m)
-            XCTAssertTrue(m.contains("crossTraffic[3].direction"), m)
+            XCTAssertTrue(m.contains("crossTraffic[3].duration"), m)
         }
-        p.crossTraffic = [CrossFlowSpec(transport: .h3, congestionControl: "bbr2"), CrossFlowSpec(transport: .h2, congestionControl: "bbr")]
+        p.crossTraffic = [CrossFlowSpec(transport: .h3, congestionControl: "bbr2"), CrossFlowSpec(transport: .h2, congestionControl: "bbr"),
+                          CrossFlowSpec(transport: .h2, direction: .upload), CrossFlowSpec(transport: .h3, direction: .upload)]
         XCTAssertNoThrow(try p.validate(file: "p.json"))
     }
 

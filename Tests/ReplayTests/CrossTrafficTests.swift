@@ -57,4 +57,52 @@ final class CrossTrafficTests: XCTestCase {
         let shares = cross.flows.compactMap(\.share)
         XCTAssertEqual(shares.reduce(0, +), 1, accuracy: 1e-9)
     }
+
+    /// Uploads queue on the uplink, downloads on the downlink: on a 10 Mbit/s down, 4 Mbit/s up
+    /// link, two uploads (TCP cubic from the client's socket, QUIC cubic) fill the uplink between
+    /// them (≥ 85%, neither above it) while a download runs on the downlink, below its rate; each
+    /// direction has its own shares and fairness index.
+    func testUploadsShareTheUplinkWhileADownloadUsesTheDownlink() throws {
+        try require(getuid() == 0, "emulated runs need root (network namespaces and TUN devices)")
+        var profile = try library.profile("interop")
+        profile.name = "asymmetric-cross"
+        profile.up = BitrateValue(bitsPerSecond: 4e6)
+        profile.crossTraffic = [
+            CrossFlowSpec(name: "down-tcp", transport: .h2, congestionControl: "cubic", stopAfter: .ms(3000)),
+            CrossFlowSpec(name: "up-tcp", transport: .h2, direction: .upload, congestionControl: "cubic", stopAfter: .ms(3000)),
+            CrossFlowSpec(name: "up-quic", transport: .h3, direction: .upload, congestionControl: "cubic", stopAfter: .ms(3000)),
+        ]
+        try profile.validate(file: "test")
+        let page = Scenario(name: "tiny", origins: [.init(id: "a", host: "a.netbench.test")],
+                            resources: [.init(id: "doc", origin: "a", path: "/", bytes: 20_000, type: .document)])
+        let out = NSTemporaryDirectory() + "netbench-cross-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var request = RunRequest(suiteName: "cross-test", scenarios: [("inline", page)], profiles: [profile],
+                                 transports: [.h2], runs: 1, outputDirectory: out)
+        request.library = library
+        request.timeoutPerRun = .seconds(30)
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let run = try XCTUnwrap(results.runs.first)
+        XCTAssertEqual(run.status, .ok, run.error ?? "")
+        let cross = try XCTUnwrap(run.crossTraffic)
+        XCTAssertEqual(cross.flows.map(\.direction), [.download, .upload, .upload])
+        for f in cross.flows {
+            XCTAssertNil(f.error, "\(f.name): \(f.error ?? "")")
+            XCTAssertGreaterThan(f.bins.count, 40, f.name)
+        }
+        let down = cross.flows[0], ups = Array(cross.flows[1...])
+        let downRate = try XCTUnwrap(down.goodputMbps)
+        XCTAssertLessThanOrEqual(downRate, 10, "download above the downlink")
+        // Its ACKs wait behind the uploads on the uplink: it need not fill the downlink, but it runs.
+        XCTAssertGreaterThan(downRate, 2, "download \(downRate) Mbit/s")
+        let upRates = try ups.map { try XCTUnwrap($0.goodputMbps, $0.name) }
+        for (f, g) in zip(ups, upRates) { XCTAssertLessThanOrEqual(g, 4, "\(f.name) above the uplink") }
+        XCTAssertGreaterThanOrEqual(upRates.reduce(0, +), 0.85 * 4, "uploads together \(upRates) Mbit/s")
+        XCTAssertLessThanOrEqual(upRates.reduce(0, +), 4)
+        XCTAssertEqual(ups[0].congestionControlReadBack, "cubic", "read back from the client's socket")
+        XCTAssertNil(down.share, "a lone download has no share")
+        XCTAssertNil(cross.jainIndex)
+        XCTAssertNotNil(cross.uploadJainIndex)
+        XCTAssertEqual(ups.compactMap(\.share).reduce(0, +), 1, accuracy: 1e-9)
+    }
 }

@@ -33,4 +33,25 @@ final class CrossTrafficSummaryTests: XCTestCase {
         let b = CrossTrafficSummary.Flow(name: "b", transport: .h2, startMs: 120, stopMs: 400, bins: [0, 5, 5, 5])
         XCTAssertNil(CrossTrafficSummary.record(flows: [a, b], originMs: 0, binMs: 100).jainIndex)
     }
+
+    /// Uploads and downloads queue on different links: each direction's flows share among
+    /// themselves, over their own window, with their own Jain's index.
+    func testEachDirectionSharesItsOwnLink() {
+        let d1 = CrossTrafficSummary.Flow(name: "d1", transport: .h2, startMs: 0, stopMs: 1000, bins: Array(repeating: 1000, count: 10))
+        let d2 = CrossTrafficSummary.Flow(name: "d2", transport: .h3, startMs: 0, stopMs: 1000, bins: Array(repeating: 1000, count: 10))
+        var u1 = CrossTrafficSummary.Flow(name: "u1", transport: .h2, startMs: 200, stopMs: 800, bins: [0, 0] + Array(repeating: 100, count: 6))
+        var u2 = CrossTrafficSummary.Flow(name: "u2", transport: .h3, startMs: 200, stopMs: 800, bins: [0, 0] + Array(repeating: 300, count: 6))
+        u1.direction = .upload; u2.direction = .upload
+        let r = CrossTrafficSummary.record(flows: [d1, u1, d2, u2], originMs: 0, binMs: 100)
+        XCTAssertEqual(r.flows.map(\.direction), [.download, .upload, .download, .upload])
+        XCTAssertEqual(r.flows[0].share!, 0.5, accuracy: 1e-12)
+        XCTAssertEqual(r.flows[2].share!, 0.5, accuracy: 1e-12)
+        XCTAssertEqual(r.jainIndex!, 1, accuracy: 1e-12)
+        XCTAssertEqual(r.shareWindowStartMs, 0)
+        XCTAssertEqual(r.flows[1].share!, 0.25, accuracy: 1e-12)
+        XCTAssertEqual(r.flows[3].share!, 0.75, accuracy: 1e-12)
+        XCTAssertEqual(r.uploadJainIndex!, 0.8, accuracy: 1e-12)
+        XCTAssertEqual(r.uploadShareWindowStartMs, 200)
+        XCTAssertEqual(r.uploadShareWindowEndMs, 800)
+    }
 }

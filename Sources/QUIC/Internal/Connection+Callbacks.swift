@@ -43,6 +43,7 @@ func makeCallbacks(server: Bool) -> ngtcp2_callbacks {
     }
     cb.acked_stream_data_offset = { _, stream, _, length, ud, _ in
         let c = QUICConnection.from(ud)
+        c.streamBytesAcknowledged += Int64(length)
         guard let h3 = c.h3 else { return 0 }
         return nghttp3_conn_add_ack_offset(h3, stream, length) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE
     }

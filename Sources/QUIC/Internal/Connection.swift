@@ -77,6 +77,8 @@ final class QUICConnection {
     /// The `now` of the last `handleExpiry` (see `expiry`).
     var handledExpiryAt: Instant?
     var statistics = QUICStatistics()
+    /// STREAM bytes the peer acknowledged, all streams (HTTP/3 frame headers included).
+    var streamBytesAcknowledged: Int64 = 0
     let staticSecret: [UInt8]
     var keyLog: (any DiagnosticsSink)?
     /// Objects the C session points into (credentials, TLS context): released only after `deinit`
