@@ -178,6 +178,7 @@ extension QUICConnection {
             consume(stream, length)
             return 0
         }
+        if let tap = server?.onStreamData { tap(stream, UnsafeRawBufferPointer(start: data, count: length), fin) }
         guard let h3 else { return 0 }
         streams.held[stream, default: 0] += length
         streams.heldTotal += length
