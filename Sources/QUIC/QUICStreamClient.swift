@@ -7,7 +7,7 @@ import BenchCore
 public final class QUICStreamClient {
     private let connection: QUICConnection
 
-    /// What the peer did, in order.
+    /// What the peer did: each call returns the stream data first, then the other events, each kind in order.
     public enum Event: Sendable, Equatable {
         case handshakeCompleted
         /// Bytes the peer sent on a stream (`fin`: the stream's last).
