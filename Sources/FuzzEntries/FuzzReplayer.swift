@@ -19,7 +19,7 @@ public enum FuzzReplayer {
         }
         guard args.count >= 2, let target = FuzzTarget(rawValue: args[0]) else {
             let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")
-            FileHandle.standardError.write(Data("usage: netbench-fuzz \(names) FILE_OR_DIR...  (or --list)\n".utf8))
+            FileHandle.standardError.write(Data("usage: netbench-fuzz \(names) FILE_OR_DIR...  (or --list, or --seeds TARGET DIR)\n".utf8))
             return 64
         }
         var violations = 0
