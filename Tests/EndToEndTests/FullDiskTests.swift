@@ -106,4 +106,28 @@ final class FullDiskTests: XCTestCase {
             XCTAssertEqual(runs.split(separator: "\n").count, 2, "the header and the one run that was made: \(runs)")
         }
     }
+
+    /// The same through the emulator (profile FIOS, namespaces of its own): the disk fills after a
+    /// few runs, netbench stops with the one line, the runs are kept, and its namespaces are gone.
+    func testFullDiskDuringAnEmulatedSuiteRemovesItsNamespaces() throws {
+        try require(FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") || FileManager.default.isExecutableFile(atPath: "/sbin/ip"),
+                    "iproute2 (ip) is not installed")
+        let r = try underTinyFilesystem(size: "16k", fill: false, """
+        "$NB" run \(ServedNetbench.scenario) -p FIOS -t h2 -n 50 --timeout 30s -o "$MNT/out" -q &
+        pid=$!
+        wait $pid
+        echo $? > "$HOST/status"
+        echo $pid > "$HOST/pid"
+        ip netns list | grep -c "^nb-$pid-" > "$HOST/left"
+        cp "$MNT/out/runs.jsonl" "$HOST/runs.jsonl"
+        """)
+        XCTAssertEqual(r.file("status"), "2\n", r.stderr)
+        XCTAssertEqual(r.errorLines.count, 1, r.stderr)
+        let line = r.errorLines.first ?? ""
+        XCTAssertTrue(line.contains("/out/runs.jsonl: cannot append a run: No space left on device (errno 28); the "), line)
+        let kept = Int(line.components(separatedBy: "; the ").last?.split(separator: " ").first ?? "") ?? -1
+        XCTAssertGreaterThan(kept, 0, line)
+        XCTAssertEqual(r.file("runs.jsonl").split(separator: "\n").count, kept + 1)
+        XCTAssertEqual(r.file("left"), "0\n", "namespaces of netbench pid \(r.file("pid")) left behind")
+    }
 }
