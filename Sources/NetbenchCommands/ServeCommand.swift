@@ -108,6 +108,10 @@ struct ServeCommand: ParsableCommand {
         stop.wait()
         interrupt.remove()
         host.stop()
+        // A --keylog the disk could not take: said once, at the end (the server kept serving).
+        if let failure = DiagnosticWriteFailure.message {
+            FileHandle.standardError.write(Data("netbench serve: warning: \(failure)\n".utf8))
+        }
         if let c = host.finalCounters {
             // Scripts and tests read this line to see what the limits did.
             let line = "netbench serve: \(c.requests) requests on \(c.connectionsAccepted) connections; \(c.malformed) malformed, "
