@@ -53,6 +53,7 @@ final class ServerTLSContext {
     let credentials: gnutls_certificate_credentials_t
     let ticketKey: UnsafeMutablePointer<gnutls_datum_t>
     let antiReplay: gnutls_anti_replay_t
+    static let antiReplayWindowMs: UInt32 = 86_400_000
 
     init(credentials list: [QUICServerCredentials]) throws {
         guard !list.isEmpty else { throw QUICError.configuration("no server certificate given") }
@@ -73,6 +74,13 @@ final class ServerTLSContext {
         // Every ClientHello counts as fresh: a benchmark replays nothing on purpose, and a
         // database of seen tickets would only add cost (GnuTLS still checks the ticket age).
         gnutls_anti_replay_set_add_function(ar) { _, _, _, _ in 0 }
+        // GnuTLS's window (10 s by default) also bounds a ticket's usefulness: once a 0-RTT
+        // ClientHello arrives more than a window after the recording started, GnuTLS restarts the
+        // recording, rejects that early data, and rejects every ticket issued before the restart.
+        // A repeat-view load seconds after the priming one (any weak-network page) would then
+        // measure 0-RTT rejected, which a browser meeting a real server with a ticket database
+        // does not see. One day covers any suite; the ticket age check stays in place.
+        gnutls_anti_replay_set_window(ar, Self.antiReplayWindowMs)
 
         for item in list {
             let rv = withDatum(item.certificateChainPEM) { cert in
