@@ -2,8 +2,9 @@
 # Fuzzes netbench's input parsers with libFuzzer (Swift's -sanitize=fuzzer, with AddressSanitizer):
 #   scripts/fuzz.sh [--seconds N] [--work DIR] [TARGET...]     (default: every target, 60 s each)
 # Targets: `.build/debug/netbench-fuzz --list` (scenario, profile, suite, results, report, runs-log, har, trace,
-# http1-request, http1-response, quic-server). Seed corpora come from the shipped files (Scenarios/,
-# results/baseline, Tests fixtures) and from saved regression inputs, generated into the work directory
+# http1-request, http1-response, quic-server, h3-streams). Seed corpora come from the shipped files (Scenarios/,
+# results/baseline, Tests fixtures), from real protocol bytes the entry makes itself (h3-streams: requests of
+# netbench's HTTP/3 client) and from saved regression inputs, generated into the work directory
 # (default .build/fuzz-work, kept between runs so a corpus grows). Prints one line per target:
 # seconds, executions, corpus size and findings. Each finding (crash-*, timeout-*, oom-*, leak-*) is
 # left in WORK/findings/TARGET/; replay it with `.build/debug/netbench-fuzz TARGET FILE` and keep it as
@@ -17,12 +18,12 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds="$2"; shift 2 ;;
         --work) work="$2"; shift 2 ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 64 ;;
         *) targets+=("$1"); shift ;;
     esac
 done
-all=(scenario profile suite results report runs-log har trace http1-request http1-response quic-server)
+all=(scenario profile suite results report runs-log har trace http1-request http1-response quic-server h3-streams)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 for t in "${targets[@]}"; do
     [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: unknown target '$t' (one of ${all[*]})" >&2; exit 64; }
@@ -79,6 +80,10 @@ printf '\x00\x00\x01\x00\x31\x00\x01\x00\xf2\x00\x04\x00\x00\x00\x01' > "$work/s
 printf '\x08\x00\x10\x41\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$work/seeds/quic-server/live-short-header"
 printf '\x04\x00\x05\xc0\xff\x00\x00\x1d' > "$work/seeds/quic-server/raw-long-header"
 mkdir -p "$work/seeds/report" && cp "$work/seeds/results"/* "$work/seeds/report/"
+# h3-streams records: [control][length:2][payload]; the entry writes its seeds itself (the stream bytes a
+# server in memory received from netbench's HTTP/3 client: control stream, QPACK encoder stream, requests).
+NETBENCH_FUZZ_TARGET=h3-streams NETBENCH_FUZZ_WRITE_SEEDS="$work/seeds/h3-streams" "$fuzzer" >/dev/null 2>&1 \
+    || { echo "fuzz.sh: netbench-fuzz could not write the h3-streams seeds" >&2; exit 2; }
 for t in "${all[@]}"; do seed "$t" Tests/FuzzRegressionTests/Fixtures/"$t"/*; done
 
 # Dictionaries: the JSON keys of the seeds (libFuzzer splices them in), HTTP tokens.
@@ -87,6 +92,7 @@ for t in scenario profile suite results report runs-log har; do
     grep -ohE '"[A-Za-z_][A-Za-z0-9_]*"' "$work/seeds/$t"/* 2>/dev/null | sort -u | sed 's/"/\\"/g; s/^/"/; s/$/"/' > "$work/dict/$t"
     printf '"-1"\n"1e308"\n"9223372036854775807"\n"-9223372036854775808"\n"null"\n"true"\n"\\\\u0000"\n"%%"\n' >> "$work/dict/$t"
 done
+printf '"\\x01"\n"\\x04"\n"\\x00\\x00"\n"\\xD1\\xD7\\xC1"\n"\\x3F\\xE1\\x1F"\n' > "$work/dict/h3-streams"
 printf '"HTTP/1.1"\n"HTTP/1.0"\n"\\x0D\\x0A"\n"Content-Length: "\n"Transfer-Encoding: chunked"\n"Connection: close"\n"Host: "\n"Range: bytes="\n"9223372036854775807"\n' > "$work/dict/http1-request"
 cp "$work/dict/http1-request" "$work/dict/http1-response"
 

@@ -1,7 +1,8 @@
 import Foundation
 
 /// `netbench-fuzz TARGET FILE...` without libFuzzer: runs an entry over saved inputs (files, or
-/// every file of a directory) and prints one line per input. Exit 0 when no input broke the
+/// every file of a directory) and prints one line per input; `--seeds TARGET DIR` writes the seeds
+/// an entry makes itself. Exit 0 when no input broke the
 /// contract, 1 when one did, 64 for a usage error.
 public enum FuzzReplayer {
     public static func main(_ args: [String]) -> Int32 {
@@ -9,9 +10,16 @@ public enum FuzzReplayer {
             for t in FuzzTarget.allCases { print("\(t.rawValue)\t\(t.summary)") }
             return 0
         }
+        if args.first == "--seeds" {
+            guard args.count == 3, let target = FuzzTarget(rawValue: args[1]) else {
+                FileHandle.standardError.write(Data("usage: netbench-fuzz --seeds TARGET DIR\n".utf8))
+                return 64
+            }
+            return writeSeeds(target, to: args[2])
+        }
         guard args.count >= 2, let target = FuzzTarget(rawValue: args[0]) else {
             let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")
-            FileHandle.standardError.write(Data("usage: netbench-fuzz \(names) FILE_OR_DIR...  (or --list)\n".utf8))
+            FileHandle.standardError.write(Data("usage: netbench-fuzz \(names) FILE_OR_DIR...  (or --list, or --seeds TARGET DIR)\n".utf8))
             return 64
         }
         var violations = 0
@@ -29,6 +37,18 @@ public enum FuzzReplayer {
             }
         }
         return violations == 0 ? 0 : 1
+    }
+
+    /// Writes the seeds `target` makes itself into `dir` (created); 0, or 1 when a file cannot be written.
+    public static func writeSeeds(_ target: FuzzTarget, to dir: String) -> Int32 {
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (name, bytes) in target.generatedSeeds {
+            guard FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(bytes)) else {
+                FileHandle.standardError.write(Data("netbench-fuzz: \(dir)/\(name): cannot be written\n".utf8))
+                return 1
+            }
+        }
+        return 0
     }
 
     private static func inputs(_ paths: ArraySlice<String>) -> [String] {

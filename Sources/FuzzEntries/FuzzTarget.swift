@@ -16,6 +16,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case http1Request = "http1-request"
     case http1Response = "http1-response"
     case quicServer = "quic-server"
+    case h3Streams = "h3-streams"
 
     /// The name the inputs are reported under (errors must start with it).
     public var fileName: String {
@@ -27,7 +28,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .runsLog: "fuzz-runs.jsonl"
         case .har: "fuzz.har"
         case .trace: "fuzz.trace"
-        case .http1Request, .http1Response, .quicServer: "(network)"
+        case .http1Request, .http1Response, .quicServer, .h3Streams: "(network)"
         }
     }
 
@@ -45,6 +46,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .http1Request: "HTTP/1.1 request parser (server side), fed in pieces"
         case .http1Response: "HTTP/1.1 response parser (client side), fed in pieces"
         case .quicServer: "HTTP/3 server: datagrams from several peers, writes and timers"
+        case .h3Streams: "HTTP/3 server past decryption: stream bytes (control, QPACK, requests) after an in-memory handshake"
         }
     }
 }
@@ -76,7 +78,13 @@ extension FuzzTarget {
         case .http1Request: CodecEntries.http1Request(bytes)
         case .http1Response: CodecEntries.http1Response(bytes)
         case .quicServer: QUICServerEntry.run(bytes)
+        case .h3Streams: HTTP3StreamEntry.run(bytes)
         }
+    }
+
+    /// Seed inputs the entry makes itself (real protocol bytes); empty for entries seeded from files.
+    public var generatedSeeds: [(name: String, bytes: [UInt8])] {
+        self == .h3Streams ? HTTP3StreamEntry.seeds() : []
     }
 
     /// The contract of a file parser's error: exit class 65, every line naming `file`, no line empty.

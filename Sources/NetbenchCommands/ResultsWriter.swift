@@ -23,7 +23,7 @@ enum ResultsWriter {
             }
             let path = URL(fileURLWithPath: directory).appendingPathComponent("results.json").path
             do { try AppendOnlyFile.replace(path) { write in try results.encodeJSON(in: write) } } catch let e as SystemError {
-                throw BenchError.run("\(path): cannot write: \(e)")
+                throw BenchError.run("\(path): cannot write: \(e.reason)")
             }
             written.append(path)
         }
@@ -47,6 +47,8 @@ final class ResultsLogSink: RunSink {
     /// Recorded in the header (the runner's header does not know the checkout).
     var source: SourceInfo?
     private var file: AppendOnlyFile?
+    /// Runs appended by this process (a resumed log holds more).
+    private var appended = 0
     /// Bytes of a cut-off line removed when a resumed log was opened.
     private(set) var truncatedBytes: Int64 = 0
 
@@ -73,8 +75,16 @@ final class ResultsLogSink: RunSink {
 
     func append(_ record: RunRecord) throws {
         guard let file else { throw BenchError.run("\(path): results log not open") }
-        do { try file.append(try ResultsLog.recordLine(record)) } catch {
-            throw BenchError.run("\(path): cannot append the run: \(error)")
+        do { try file.append(try ResultsLog.recordLine(record)) } catch let e as SystemError {
+            // One line that says what is kept: the log ends with the last whole run (append cuts a
+            // partial one away), and --resume continues from it once there is room.
+            let kept = resuming ? "the runs before it are kept" : "the \(appended) run(s) before it are kept"
+            throw BenchError.run("\(path): cannot append a run: \(e.reason); \(kept) (free space, then --resume \(directory))")
+        }
+        appended += 1
+        // A key log or qlog that could not be written stops the suite after the run it belongs to.
+        if let failure = DiagnosticWriteFailure.message {
+            throw BenchError.run("\(failure); the runs so far are kept in \(path)")
         }
     }
 }

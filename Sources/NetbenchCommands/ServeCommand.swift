@@ -54,7 +54,7 @@ struct ServeCommand: ParsableCommand {
     @Option("--handshake-timeout", value: "D", help: "a TLS or QUIC handshake must complete within D (default 60s, as nginx; QUIC: ngtcp2's 10s)", parse: .duration()) var handshakeTimeout: Nanoseconds?
     @Option("--header-timeout", value: "D", help: "an HTTP/1.1 request head must complete within D of its first byte, an HTTP/2 connection must send its first request within D (default 60s, as nginx)", parse: .duration()) var headerTimeout: Nanoseconds?
     @Option("--idle-timeout", value: "D", help: "close a TCP connection with no request in flight after D (default 120s); for h3 the QUIC max_idle_timeout (default 30s)", parse: .duration()) var idleTimeout: Nanoseconds?
-    @Option("--max-header-list", value: "SIZE", help: "largest request head: HTTP/1.1 bytes, HTTP/2 and HTTP/3 decoded fields + 32 each (default 64KiB); HTTP/1.1 gets 431, HTTP/2 a reset stream, HTTP/3 a closed connection", parse: .size) var maxHeaderList: Int64?
+    @Option("--max-header-list", value: "SIZE", help: "largest request head: HTTP/1.1 bytes, HTTP/2 and HTTP/3 decoded fields + 32 each (default 64KiB); HTTP/1.1 gets 431, HTTP/2 a reset stream, HTTP/3 a closed connection (H3_EXCESSIVE_LOAD)", parse: .size) var maxHeaderList: Int64?
     @Option("--h2-max-resets", value: "N", help: "RST_STREAM frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 200; rapid reset, CVE-2023-44487)", parse: .int(1...1_000_000)) var maxResets: Int?
     @Option("--h2-max-control-frames", value: "N", help: "SETTINGS and PING frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 500)", parse: .int(1...1_000_000)) var maxControlFrames: Int?
     @Option("--quic-retry", value: "WHEN", help: "validate QUIC client addresses with a Retry: under-load (default: once half of --max-handshakes are in use), always, never", parse: .choice()) var quicRetry: QUICRetryPolicy?
@@ -108,6 +108,10 @@ struct ServeCommand: ParsableCommand {
         stop.wait()
         interrupt.remove()
         host.stop()
+        // A --keylog the disk could not take: said once, at the end (the server kept serving).
+        if let failure = DiagnosticWriteFailure.message {
+            FileHandle.standardError.write(Data("netbench serve: warning: \(failure)\n".utf8))
+        }
         if let c = host.finalCounters {
             // Scripts and tests read this line to see what the limits did.
             let line = "netbench serve: \(c.requests) requests on \(c.connectionsAccepted) connections; \(c.malformed) malformed, "

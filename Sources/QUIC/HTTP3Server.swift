@@ -34,6 +34,10 @@ public final class HTTP3Server {
     /// Sees every request body chunk once, in stream order, while it is received (the bytes are
     /// valid only during the call); the server itself only counts them. Set before connections open.
     public var onRequestBody: ((HTTP3ConnectionHandle, _ stream: Int64, UnsafeRawBufferPointer) -> Void)?
+    /// Sees every stream byte a client sends (control, QPACK and request streams), in the order
+    /// QUIC delivers it and before HTTP/3 reads it: real clients' bytes for fuzz seeds and tests.
+    /// Set before connections open.
+    public var onStreamData: ((HTTP3ConnectionHandle, _ stream: Int64, UnsafeRawBufferPointer, _ fin: Bool) -> Void)?
 
     /// - Parameters:
     ///   - credentials: certificate chains and keys; GnuTLS serves the one whose names match the
@@ -183,6 +187,10 @@ public final class HTTP3Server {
         if let sink = onRequestBody {
             let handle = sc.handle
             quic.server?.onRequestBody = { stream, bytes in sink(handle, stream, bytes) }
+        }
+        if let tap = onStreamData {
+            let handle = sc.handle
+            quic.server?.onStreamData = { stream, bytes, fin in tap(handle, stream, bytes, fin) }
         }
         quic.server?.onNewConnectionID = { [unowned self, unowned sc] key in self.register(key, sc) }
         quic.server?.onRetireConnectionID = { [unowned self, unowned sc] key in

@@ -7,6 +7,7 @@ import BenchModel
 import Transport
 import QUIC
 import TLS
+import SystemIO
 
 /// `run --server`: every origin of the scenarios loaded from one real server over the real network
 /// (no local servers, no emulator). The profile is recorded as "network"; its RTT is the minimum of
@@ -19,6 +20,9 @@ public final class RemoteExecutor: PageExecutor {
     let credentials: RunCredentials
     let tlsVersion: TLSVersion?
     let quic: QUICConfiguration
+    /// `--keylog` and `--qlog` for the page loads (not for the probes before the first run).
+    var keyLogFile: String?
+    var diagnostics: DiagnosticFiles?
     public var hasPathEvents: Bool { false }
     public static let profileName = "network"
 
@@ -87,7 +91,7 @@ public final class RemoteExecutor: PageExecutor {
             let page = PageRun(scenario: scenario, scenarioName: scenario.name, transport: run.transport,
                                serverEndpoints: ServerHost.Endpoints(tcp: address, udp: address), credentials: credentials,
                                clientNamespace: nil, clientAddress: nil, timeout: run.timeout ?? .seconds(60),
-                               keyLogFile: nil, tlsVersion: tlsVersion, quic: quic)
+                               keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic.with { $0.diagnostics = diagnostics ?? $0.diagnostics })
             let outcome = try page.execute(register: register)
             record.requests = outcome.requests
             record.connections = outcome.connections
@@ -147,6 +151,11 @@ public final class RemoteExecutorFactory: PageExecutorFactory {
     public init(endpoint: RemoteEndpoint, request: RunRequest, credentials: RunCredentials) throws {
         executor = try RemoteExecutor(endpoint: endpoint, scenarios: request.scenarios.map(\.scenario),
                                       credentials: credentials, tlsVersion: request.tlsVersion)
+        // Checked before the first run, as for emulated runs (a qlog directory that is missing is a usage error).
+        executor.keyLogFile = request.keyLogFile
+        if request.qlogDirectory != nil || request.keyLogFile != nil {
+            executor.diagnostics = try DiagnosticFiles(qlogDirectory: request.qlogDirectory, keyLogPath: request.keyLogFile)
+        }
         do { try executor.verifyCertificates(transports: request.transports) } catch { throw BenchError.run("\(error)") }
         let files = request.scenarios.map { (file: $0.path, name: $0.scenario.name, bytes: Self.contents($0.path)) }
         do { _ = try executor.identify(over: request.transports.first ?? .h2, scenarioFiles: files) }

@@ -28,16 +28,24 @@ public final class AppendOnlyFile {
     deinit { Sys.close(fd) }
 
     /// Writes all of `bytes` at the end of the file and, with `sync`, waits until they are on disk.
+    /// A write that fails part way (a full disk) is cut away again, so the file keeps ending
+    /// where the last whole record ended.
     public func append(_ bytes: [UInt8], sync: Bool = true) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let status = try bytes.withUnsafeBytes { raw in
-                try Sys.write(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))
+        let end = try Sys.lseekEnd(fd)
+        do {
+            var offset = 0
+            while offset < bytes.count {
+                let status = try bytes.withUnsafeBytes { raw in
+                    try Sys.write(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                }
+                guard case .bytes(let n) = status, n > 0 else { throw SystemError(call: "write(\(path))", errno: EIO) }
+                offset += n
             }
-            guard case .bytes(let n) = status, n > 0 else { throw SystemError(call: "write(\(path))", errno: EIO) }
-            offset += n
+            if sync { try Sys.fsync(fd) }
+        } catch {
+            try? Sys.ftruncate(fd, end)
+            throw error
         }
-        if sync { try Sys.fsync(fd) }
     }
 
     /// Waits until everything appended is on disk.

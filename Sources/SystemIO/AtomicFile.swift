@@ -11,16 +11,11 @@ public enum AtomicFile {
         do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
             throw BenchError.run("\(dir): cannot create the directory: \(error.localizedDescription)")
         }
-        let tmp = dir + "/." + url.lastPathComponent + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: tmp, contents: data) else {
-            throw BenchError.run("\(tmp): cannot write (directory not writable or disk full?)")
-        }
-        let fd = open(tmp, O_RDONLY)
-        if fd >= 0 { fsync(fd); close(fd) }
-        if rename(tmp, path) != 0 {
-            let err = String(cString: strerror(errno))
-            unlink(tmp)
-            throw BenchError.run("\(path): rename failed: \(err)")
+        do {
+            try AppendOnlyFile.replace(path) { write in try write([UInt8](data)) }
+        } catch let e as SystemError {
+            // The file asked for, not the temporary one beside it (which `replace` removed).
+            throw BenchError.run("\(path): cannot write: \(e.reason)")
         }
     }
 }

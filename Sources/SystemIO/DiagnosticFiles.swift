@@ -27,7 +27,7 @@ public final class DiagnosticFiles: DiagnosticsSink, @unchecked Sendable {
             guard fd >= 0 else {
                 throw BenchError.usage("key log file \(path): cannot be opened for appending: \(String(cString: strerror(errno)))")
             }
-            keyLog = Mutex(FileStream(fd: fd))
+            keyLog = Mutex(FileStream(fd: fd, name: "key log file \(path)"))
         } else {
             keyLog = Mutex(nil)
         }
@@ -37,8 +37,13 @@ public final class DiagnosticFiles: DiagnosticsSink, @unchecked Sendable {
 
     public func qlogStream(name: String) -> (any ByteStream)? {
         guard let dir = qlogDirectory else { return nil }
-        let fd = open("\(dir)/\(name).sqlog", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        return fd >= 0 ? FileStream(fd: fd) : nil
+        let path = "\(dir)/\(name).sqlog"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            DiagnosticWriteFailure.record("qlog file \(path)", errno: errno)
+            return nil
+        }
+        return FileStream(fd: fd, name: "qlog file \(path)")
     }
 
     public var wantsKeyLog: Bool { keyLogPath != nil }
@@ -53,10 +58,13 @@ public final class DiagnosticFiles: DiagnosticsSink, @unchecked Sendable {
     }
 }
 
-/// A file descriptor written to in full (short writes and EINTR retried), closed once.
+/// A file descriptor written to in full (short writes and EINTR retried), closed once. A write
+/// that fails (a full disk) is recorded in `DiagnosticWriteFailure` under `name`, and the stream
+/// writes nothing more.
 public final class FileStream: ByteStream {
     private var fd: Int32
-    public init(fd: Int32) { self.fd = fd }
+    private let name: String
+    public init(fd: Int32, name: String) { self.fd = fd; self.name = name }
     deinit { close() }
 
     public func write(_ bytes: UnsafeRawBufferPointer) {
@@ -64,7 +72,12 @@ public final class FileStream: ByteStream {
         var left = bytes.count
         while left > 0 {
             let n = Glibc.write(fd, p, left)
-            if n < 0 { if errno == EINTR { continue }; return }
+            if n < 0 {
+                if errno == EINTR { continue }
+                DiagnosticWriteFailure.record(name, errno: errno)
+                close()
+                return
+            }
             left -= n
             p += n
         }

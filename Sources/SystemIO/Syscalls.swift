@@ -8,7 +8,9 @@ import BenchCore
 public struct SystemError: Error, CustomStringConvertible, Sendable {
     public var call: String
     public var errno: Int32
-    public var description: String { "\(call): \(String(cString: strerror(errno))) (errno \(errno))" }
+    public var description: String { "\(call): \(reason)" }
+    /// The errno text and number, e.g. `No space left on device (errno 28)`.
+    public var reason: String { "\(String(cString: strerror(errno))) (errno \(errno))" }
 }
 
 /// An open file descriptor. Ownership is explicit: whoever holds it calls `close()`.

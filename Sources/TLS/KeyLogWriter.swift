@@ -1,4 +1,6 @@
 internal import COpenSSL
+import BenchCore
+import Glibc
 import Synchronization
 
 /// Appends NSS key-log lines (`CLIENT_HANDSHAKE_TRAFFIC_SECRET <random> <secret>`, ...) to a file,
@@ -29,8 +31,13 @@ final class KeyLogWriter: Sendable {
         var bytes = Array(UnsafeBufferPointer(start: line, count: cStringLength(line)))
         bytes.append(CChar(UInt8(ascii: "\n")))
         file.withLock { bio in
-            _ = BIO_write(bio, bytes, Int32(bytes.count))
-            _ = BIO_ctrl(bio, BIO_CTRL_FLUSH, 0, nil)
+            // BIO_new_file buffers: a full disk shows at the flush (errno is still the write's).
+            errno = 0
+            let written = BIO_write(bio, bytes, Int32(bytes.count))
+            let flushed = BIO_ctrl(bio, BIO_CTRL_FLUSH, 0, nil)
+            if written != Int32(bytes.count) || flushed != 1 {
+                DiagnosticWriteFailure.record("key log file \(path)", errno: errno == 0 ? EIO : errno)
+            }
         }
     }
 

@@ -109,6 +109,9 @@ public final class QUICServerEndpoint {
                 }
             case .pathChanged(_, _, let remote):
                 pathChanges.append((Instant.now(), remote))
+            case .connectionClosed(_, .http3?):
+                // The peer's HTTP/3 was refused (a QPACK bomb past --max-header-list, broken frames).
+                counters.malformed += 1
             case .handshakeCompleted, .connectionClosed:
                 break
             }

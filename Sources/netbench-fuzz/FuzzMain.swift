@@ -31,6 +31,10 @@ private func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
 /// is never pulled in: this is that entry point, handing over to libFuzzer's driver.
 @_cdecl("netbench_fuzz_main")
 public func netbenchFuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    // scripts/fuzz.sh asks for the seeds an entry makes itself (real protocol bytes) this way.
+    if let dir = getenv("NETBENCH_FUZZ_WRITE_SEEDS").map({ String(cString: $0) }) {
+        return FuzzReplayer.writeSeeds(selectedTarget, to: dir)
+    }
     var count = argc
     var vector = argv
     return runFuzzerDriver(&count, &vector) { data, size in fuzzOneInput(data, size) }

@@ -70,3 +70,48 @@ final class FuzzFindingTests: XCTestCase {
                            #"trace line 3: "3\u{1}\r4": expected a millisecond offset (a non-negative integer below 2^32)"#)
     }
 }
+
+/// The HTTP/3 stream entry: its seeds are real requests that reach the server through a real
+/// handshake in memory (else the fuzzer would only ever exercise the handshake).
+final class HTTP3StreamEntryTests: XCTestCase {
+    func testSeedsAreRequestsTheServerAnswers() throws {
+        let seeds = HTTP3StreamEntry.seeds()
+        XCTAssertEqual(seeds.map(\.name), ["one-get", "page-of-six", "upload"])
+        for (name, bytes) in seeds {
+            let r = HTTP3StreamEntry.replay(bytes)
+            XCTAssertEqual(r.outcome, .accepted, name)
+            XCTAssertEqual(r.requests, name == "page-of-six" ? 6 : 1, name)
+        }
+    }
+
+    /// A header block past the limit (a literal field of 70 KB) ends the connection before any
+    /// request is reported; the entry accepts that (the limit held) and no connection is left.
+    /// The same block with a 30 KB field is a request.
+    func testAnOversizedHeaderBlockIsRefused() throws {
+        XCTAssertEqual(HTTP3StreamEntry.replay(Self.requestWithField(bytes: 30_000)).requests, 1)
+        let r = HTTP3StreamEntry.replay(Self.requestWithField(bytes: 70_000))
+        XCTAssertEqual(r.outcome, .accepted)
+        XCTAssertEqual(r.requests, 0)
+    }
+
+    /// Records for one request stream: a HEADERS frame for `GET https://www.shop.test/` with one
+    /// literal field `x` of `bytes` bytes, then FIN.
+    static func requestWithField(bytes: Int) -> [UInt8] {
+        // QPACK: prefix (no dynamic table), static :method GET, :scheme https, :path /, :authority
+        // with a literal value, then literal name "x" with a 7-bit-prefix length.
+        var section: [UInt8] = [0x00, 0x00, 0xD1, 0xD7, 0xC1, 0x50, 0x01, UInt8(ascii: "a"), 0x21, UInt8(ascii: "x"), 0x7F]
+        var rest = bytes - 127
+        while rest >= 128 { section.append(UInt8(rest & 0x7F) | 0x80); rest >>= 7 }
+        section += [UInt8(rest)] + [UInt8](repeating: UInt8(ascii: "v"), count: bytes)
+        let frame: [UInt8] = [0x01, 0x80 | UInt8(section.count >> 24), UInt8(section.count >> 16 & 0xFF),
+                              UInt8(section.count >> 8 & 0xFF), UInt8(section.count & 0xFF)] + section
+        var input: [UInt8] = []
+        var offset = 0
+        while offset < frame.count {
+            let n = min(0xFFFF, frame.count - offset)
+            input += [offset + n == frame.count ? 0x0C : 0x04, UInt8(n >> 8), UInt8(n & 0xFF)] + frame[offset..<(offset + n)]
+            offset += n
+        }
+        return input
+    }
+}

@@ -60,13 +60,19 @@ func makeCallbacks(server: Bool) -> ngtcp2_callbacks {
     cb.stream_reset = { _, stream, _, code, ud, _ in
         QUICConnection.from(ud).streamWasReset(stream, code)
     }
-    cb.stream_stop_sending = { _, stream, _, ud, _ in
+    cb.stream_stop_sending = { _, stream, code, ud, _ in
         let c = QUICConnection.from(ud)
+        if let raw = c.raw {
+            // RFC 9000 §3.5: answer STOP_SENDING with RESET_STREAM.
+            raw.drop(stream)
+            return ngtcp2_conn_shutdown_stream_write(c.conn, stream, code) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE
+        }
         guard let h3 = c.h3 else { return 0 }
         return nghttp3_conn_shutdown_stream_read(h3, stream) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE
     }
     cb.extend_max_stream_data = { _, stream, _, ud, _ in
         let c = QUICConnection.from(ud)
+        c.raw?.unblock(stream)
         guard let h3 = c.h3 else { return 0 }
         return nghttp3_conn_unblock_stream(h3, stream) == 0 ? 0 : NGTCP2_ERR_CALLBACK_FAILURE
     }
@@ -136,7 +142,7 @@ extension QUICConnection {
 
     /// Client: once 1-RTT keys exist, HTTP/3 can start (unless 0-RTT already started it).
     func clientReceivedKey(_ level: ngtcp2_crypto_level) -> Int32 {
-        guard level == NGTCP2_CRYPTO_LEVEL_APPLICATION else { return 0 }
+        guard level == NGTCP2_CRYPTO_LEVEL_APPLICATION, raw == nil else { return 0 }
         if !client.earlyDataAttempted || ngtcp2_conn_get_early_data_rejected(conn) != 0 {
             do { try setUpHTTP3() } catch { return NGTCP2_ERR_CALLBACK_FAILURE }
             return openPendingRequestsInCallback()
@@ -168,27 +174,55 @@ extension QUICConnection {
     }
 
     func receivedStreamData(_ stream: Int64, _ data: UnsafePointer<UInt8>?, _ length: Int, fin: Bool) -> Int32 {
+        if let raw {
+            raw.received.append((stream, data.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? [], fin))
+            consume(stream, length)
+            return 0
+        }
+        if let tap = server?.onStreamData { tap(stream, UnsafeRawBufferPointer(start: data, count: length), fin) }
         guard let h3 else { return 0 }
+        streams.held[stream, default: 0] += length
+        streams.heldTotal += length
         let consumed = nghttp3_conn_read_stream(h3, stream, data, length, fin ? 1 : 0)
         if consumed < 0 {
             var ccerr = ngtcp2_connection_close_error()
             ngtcp2_connection_close_error_set_application_error(
                 &ccerr, nghttp3_err_infer_quic_app_error_code(Int32(consumed)), nil, 0)
-            // read_pkt fails with NGTCP2_ERR_CALLBACK_FAILURE next; remember the real reason.
-            callbackFailure = (ccerr, http3Error(Int32(consumed), "nghttp3_conn_read_stream"))
+            // read_pkt fails with NGTCP2_ERR_CALLBACK_FAILURE next; remember the real reason
+            // (unless one of our nghttp3 callbacks already gave it).
+            callbackFailure = callbackFailure ?? (ccerr, http3Error(Int32(consumed), "nghttp3_conn_read_stream"))
             return NGTCP2_ERR_CALLBACK_FAILURE
         }
         consume(stream, consumed)
+        if isServer && streams.heldTotal > heldBytesLimit {
+            // nghttp3 keeps the bytes of a stream whose header block waits for a QPACK insert;
+            // a peer that never sends the insert would pin a whole flow-control window.
+            var ccerr = ngtcp2_connection_close_error()
+            ngtcp2_connection_close_error_set_application_error(&ccerr, UInt64(NGHTTP3_H3_EXCESSIVE_LOAD), nil, 0)
+            callbackFailure = (ccerr, .http3(code: NGHTTP3_ERR_CALLBACK_FAILURE,
+                                             message: "\(streams.heldTotal) bytes held for QPACK-blocked streams (limit \(heldBytesLimit))"))
+            return NGTCP2_ERR_CALLBACK_FAILURE
+        }
         return 0
     }
+
+    /// What a server lets its peer's QPACK-blocked streams hold at once: a blocked header section
+    /// waits one round trip for its insert (a few KB), so 16 sections at the limit or 1 MiB.
+    var heldBytesLimit: Int { max(1 << 20, 16 * config.maxHeaderListSize) }
 
     /// Returns flow-control credit for bytes HTTP/3 has consumed.
     func consume(_ stream: Int64, _ count: Int) {
         ngtcp2_conn_extend_max_stream_offset(conn, stream, UInt64(count))
         ngtcp2_conn_extend_max_offset(conn, UInt64(count))
+        if let held = streams.held[stream] {
+            let taken = min(held, count)
+            streams.held[stream] = held - taken
+            streams.heldTotal -= taken
+        }
     }
 
     func streamDidClose(_ stream: Int64, _ code: UInt64) -> Int32 {
+        if let held = streams.held.removeValue(forKey: stream) { streams.heldTotal -= held }
         if streams.openBidi.remove(stream) != nil {
             statistics.streamFramesLost += UInt64(ngtcp2_conn_get_stream_loss_count(conn, stream))
         }

@@ -188,7 +188,15 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
         // A QPACK bomb (a large table entry referenced again and again) ends the connection
         // instead of growing a header list without bound.
         let total = c.streams.headerBytes[stream, default: 0] + field.0.utf8.count + field.1.utf8.count + 32
-        guard total <= c.config.maxHeaderListSize else { return NGHTTP3_ERR_CALLBACK_FAILURE }
+        guard total <= c.config.maxHeaderListSize else {
+            // H3_EXCESSIVE_LOAD rather than the H3_INTERNAL_ERROR a failed callback implies: the
+            // peer ignored the SETTINGS_MAX_FIELD_SECTION_SIZE we sent.
+            var ccerr = ngtcp2_connection_close_error()
+            ngtcp2_connection_close_error_set_application_error(&ccerr, UInt64(NGHTTP3_H3_EXCESSIVE_LOAD), nil, 0)
+            c.callbackFailure = (ccerr, .http3(code: NGHTTP3_ERR_CALLBACK_FAILURE,
+                                               message: "stream \(stream): header section over \(c.config.maxHeaderListSize) bytes"))
+            return NGHTTP3_ERR_CALLBACK_FAILURE
+        }
         c.streams.headerBytes[stream] = total
         c.streams.headers[stream, default: []].append(field)
         return 0

@@ -86,6 +86,8 @@ extension QUICConnection {
                     return
                 }
                 count = n
+            } else if raw != nil {
+                count = nextRawPiece(&streamID, &fin)
             }
             var accepted: ngtcp2_ssize = -1
             var flags = UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE)
@@ -95,13 +97,13 @@ extension QUICConnection {
             if n < 0 {
                 switch Int32(n) {
                 case NGTCP2_ERR_STREAM_DATA_BLOCKED:
-                    nghttp3_conn_block_stream(h3, streamID)
+                    if let h3 { nghttp3_conn_block_stream(h3, streamID) } else { raw?.block(streamID) }
                     continue
                 case NGTCP2_ERR_STREAM_SHUT_WR:
-                    nghttp3_conn_shutdown_stream_write(h3, streamID)
+                    if let h3 { nghttp3_conn_shutdown_stream_write(h3, streamID) } else { raw?.drop(streamID) }
                     continue
                 case NGTCP2_ERR_WRITE_MORE:
-                    if !addWriteOffset(streamID, accepted, &batch, emit) { return }
+                    if !addWriteOffset(streamID, accepted, fin: fin != 0, &batch, emit) { return }
                     continue
                 default:
                     batch.flush(base, emit)
@@ -112,7 +114,7 @@ extension QUICConnection {
                     return
                 }
             }
-            if accepted >= 0, !addWriteOffset(streamID, accepted, &batch, emit) { return }
+            if accepted >= 0, !addWriteOffset(streamID, accepted, fin: fin != 0, &batch, emit) { return }
             if n == 0 {
                 ngtcp2_conn_update_pkt_tx_time(conn, ts)
                 return
@@ -141,8 +143,9 @@ extension QUICConnection {
         }
     }
 
-    private func addWriteOffset(_ streamID: Int64, _ accepted: ngtcp2_ssize, _ batch: inout PacketBatch,
+    private func addWriteOffset(_ streamID: Int64, _ accepted: ngtcp2_ssize, fin: Bool, _ batch: inout PacketBatch,
                                 _ emit: BatchSink) -> Bool {
+        if let raw, streamID >= 0 { raw.advance(streamID, by: Int(accepted), fin: fin) }
         guard let h3, streamID >= 0 else { return true }
         let rv = nghttp3_conn_add_write_offset(h3, streamID, Int(accepted))
         if rv != 0 {

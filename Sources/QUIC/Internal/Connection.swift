@@ -27,6 +27,10 @@ struct StreamBook {
     var headers: [Int64: [(String, String)]] = [:]
     /// Decoded bytes of each header section being received (names + values + 32 each, RFC 9114 §4.2.2).
     var headerBytes: [Int64: Int] = [:]
+    /// Bytes received on each stream and not yet consumed by nghttp3 (it holds a stream's bytes
+    /// while its header block waits for a QPACK insert), and their sum.
+    var held: [Int64: Int] = [:]
+    var heldTotal = 0
 }
 
 /// The CONNECTION_CLOSE this side wrote, and whether it is due to go out (again: RFC 9000 §10.2.1
@@ -89,6 +93,8 @@ final class QUICConnection {
     var handshakeCompletedAt: Instant?
 
     var streams = StreamBook()
+    /// Set on a client that writes raw stream bytes instead of running HTTP/3 (`QUICStreamClient`).
+    var raw: RawStreams?
 
     /// Bodies this side sends (server: responses; client: uploads).
     let bodies: OutgoingBodies
@@ -130,9 +136,10 @@ final class QUICConnection {
     /// A client connection; `resumption` turns on 0-RTT.
     static func client(config: QUICConfiguration, credentials: ClientTLSCredentials, serverName: String,
                        local: Endpoint, remote: Endpoint, resumption: QUICResumptionState?,
-                       now: Instant) throws -> QUICConnection {
+                       now: Instant, rawStreams: Bool = false) throws -> QUICConnection {
         let c = try QUICConnection(role: .client(ClientRole(serverName: serverName)), config: config,
                                    filler: FillerBuffer(), now: now, staticSecret: randomBytes(32))
+        if rawStreams { c.raw = RawStreams() }
         c.retained.append(credentials)
         var dcid = ngtcp2_cid(), scid = ngtcp2_cid()
         fillRandomCID(&dcid, length: 18)

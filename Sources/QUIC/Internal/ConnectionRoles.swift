@@ -67,6 +67,8 @@ final class ServerRole {
     var requestBodyBytes: [Int64: Int64] = [:]
     /// Sees each request body chunk once, in order (for digests in tests).
     var onRequestBody: ((Int64, UnsafeRawBufferPointer) -> Void)?
+    /// Sees every stream byte the client sends, before HTTP/3 reads it.
+    var onStreamData: ((Int64, UnsafeRawBufferPointer, Bool) -> Void)?
 }
 
 extension QUICConnection {
