@@ -133,6 +133,8 @@ extension H1ServerSession {
 }
 
 func hostOnly(_ authority: String) -> String {
-    if authority.hasPrefix("[") { return authority }
-    return authority.split(separator: ":", maxSplits: 1).first.map(String.init) ?? authority
+    // Per request on the server's hot path: one byte scan, no substring array.
+    let utf8 = authority.utf8
+    guard utf8.first != UInt8(ascii: "["), let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return authority }
+    return String(authority[..<colon])
 }

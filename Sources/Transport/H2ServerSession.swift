@@ -94,13 +94,20 @@ final class H2ServerSession: ServerSession {
     private func pump() {
         // With late binding, take no more than may wait unsent: the rest stays in nghttp2, where a
         // more urgent stream can still overtake it. Sized once per pump (one TCP_INFO read), not per frame.
-        let room = stream.lateBindingChunk.map { UnsafeMutableRawBufferPointer(rebasing: outbound[0..<min(outbound.count, $0)]) } ?? outbound
-        while stream.acceptsMore && h2.wantsWrite {
-            let n: Int
-            do { n = try h2.takeOutbound(into: room, endingAtHeaderBlock: endsRecordAfterHeaders) } catch { stream.close(); return }
-            if n == 0 { break }
-            stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
+        var failed = false
+        if stream.phase == .open && h2.wantsWrite {
+            let room = stream.lateBindingChunk.map { UnsafeMutableRawBufferPointer(rebasing: outbound[0..<min(outbound.count, $0)]) } ?? outbound
+            let limit = stream.acceptanceLimit()
+            stream.batched {
+                while stream.phase == .open && stream.backlog < limit && h2.wantsWrite {
+                    let n: Int
+                    do { n = try h2.takeOutbound(into: room, endingAtHeaderBlock: endsRecordAfterHeaders) } catch { failed = true; return }
+                    if n == 0 { break }
+                    stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
+                }
+            }
         }
+        if failed { stream.close(); return }
         settleSentStreams()
         // Stopped by late binding with frames to send: resume when the kernel drains.
         if stream.phase == .open && h2.wantsWrite && !stream.acceptsMore { stream.waitForRoom() }

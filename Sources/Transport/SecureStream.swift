@@ -61,11 +61,29 @@ final class SecureStream {
     }
 
     /// Whether the layer above should hand over more now: the outbox has room and, with late
-    /// binding, nothing is buffered here and the kernel's unsent queue is below the limit.
+    /// binding, what waits here and in the kernel's unsent queue together is below the limit (so
+    /// the small records of one batch leave in one write, and no more than the limit waits).
     var acceptsMore: Bool {
         guard phase == .open else { return false }
-        guard let limit = unsentLimit else { return backlog < 256 * 1024 }
-        return backlog == 0 && (Socket.unsentBytes(fd) ?? 0) < limit
+        return backlog < acceptanceLimit()
+    }
+
+    /// While nothing is flushed (inside `batched`), the layer above may go on handing over while
+    /// `backlog` stays below this: 256 KiB, or with late binding the limit less what the kernel
+    /// holds unsent (one ioctl; the kernel's queue only shrinks until the next flush).
+    func acceptanceLimit() -> Int {
+        guard let limit = unsentLimit else { return 256 * 1024 }
+        return limit - (Socket.unsentBytes(fd) ?? 0)
+    }
+
+    /// Writes made inside `body` leave in one flush at its end (one system call for the many small
+    /// TLS records of a batch of responses), as they do inside an event-loop turn.
+    func batched(_ body: () -> Void) {
+        if inTurn { return body() }
+        inTurn = true
+        body()
+        inTurn = false
+        flush()
     }
 
     /// With late binding, how much the layer above should hand over per turn: the limit, or the

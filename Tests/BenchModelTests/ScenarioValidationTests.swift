@@ -31,6 +31,12 @@ final class ScenarioValidationTests: XCTestCase {
         ]), file: "page.json") }
         XCTAssertEqual(m, "page.json: resources[1].path: '/.well-known/netbench?v=1' is reserved for netbench serve's description (/.well-known/netbench)")
         XCTAssertFalse(ServerDescription.isDescriptionPath("/.well-known/netbench-other"))
+        for p in ["/.well-known/netbench", "/.well-known/netbench/", "/.well-known/netbench?v=1", "/.well-known/netbench/?v=1"] {
+            XCTAssertTrue(ServerDescription.isDescriptionPath(p), p)
+        }
+        for p in ["/", "/.well-known/netbenc", "/.well-known/netbench//", "/x/.well-known/netbench"] {
+            XCTAssertFalse(ServerDescription.isDescriptionPath(p), p)
+        }
     }
 
     func testUnknownParent() {
