@@ -98,7 +98,7 @@ final class ShippedFilesTests: XCTestCase {
         let paths = try files("suites")
         XCTAssertEqual(Set(paths.map { URL(fileURLWithPath: $0).lastPathComponent }),
                        ["default.json", "weak-network.json", "throughput.json", "ci-smoke.json", "migration.json",
-                        "quic-claim.json", "quic-claim-repeat.json", "quic-claim-chromium.json", "interop-goodput.json", "wolsing2019.json"])
+                        "quic-claim.json", "quic-claim-repeat.json", "quic-claim-chromium.json", "interop-goodput.json", "interop-crosstraffic.json", "wolsing2019.json"])
         for path in paths {
             let s = try Suite.load(from: path)
             XCTAssertNotNil(s.seed, "\(path): fixed seed")

@@ -41,6 +41,16 @@ final class StudyFilesTests: XCTestCase {
         XCTAssertEqual(sat.rtt?.milliseconds, 760)
         let interop = try Suite.load(from: scenarios.appendingPathComponent("suites/interop-goodput.json").path)
         XCTAssertEqual(try Scenario.load(from: interop.scenarios[0]).bulk, .init(direction: .download, bytes: 10 * 1024 * 1024))
+        // The runner's cross-traffic measurement: 25 MiB against one TCP cubic flow on the same link.
+        let cross = try Suite.load(from: scenarios.appendingPathComponent("suites/interop-crosstraffic.json").path)
+        XCTAssertEqual(try Scenario.load(from: cross.scenarios[0]).bulk, .init(direction: .download, bytes: 25 * 1024 * 1024))
+        XCTAssertEqual(cross.runs, 5)
+        let link = try Profile.load(from: scenarios.appendingPathComponent("profiles/interop-crosstraffic.json").path)
+        XCTAssertEqual(link.queue, .packets(25))
+        XCTAssertEqual(link.rtt?.milliseconds, 30)
+        XCTAssertEqual(link.crossTraffic?.map(\.transport), [.h2])
+        XCTAssertEqual(link.crossTraffic?.first?.congestionControl, "cubic")
+        XCTAssertEqual(link.crossTraffic?.first?.direction ?? .download, .download)
     }
 
     func suite(claims: String) throws -> Suite {
