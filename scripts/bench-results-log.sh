@@ -49,4 +49,5 @@ done
 done
 timed "report json (results.json)  $bin" "$bin" report "$work/big" --format json --out "$work/a"
 [ -n "$other" ] && timed "report json (results.json)  $other" "$other" report "$work/big" --format json --out "$work/b"
+[ -n "$other" ] && { cmp -s "$work/a/results.json" "$work/b/results.json" && echo "same bytes: results.json" || echo "DIFFERENT: results.json"; }
 true

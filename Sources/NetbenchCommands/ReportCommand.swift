@@ -39,10 +39,11 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws -> ExitCode {
         let formats = ReportFormat.parse(formatText ?? (push == nil ? "html,csv,md" : "")).formats
-        // Reports without results.json draw requests and connections of a few runs only: the log is
-        // skimmed and those runs read whole (the time and memory of a report of thousands of runs).
-        let (results, dir) = try ResultsInput.load(input, forReports: !formats.contains(.json))
-        for path in try ResultsWriter.write(results, to: out ?? dir, formats: formats) {
+        // Reports draw requests and connections of a few runs only: the log is skimmed and those runs
+        // read whole, and results.json is pretty-printed from the log's lines as they are read (the
+        // time and memory of a report of thousands of runs).
+        let (results, dir, log) = try ResultsInput.loadWithLog(input, forReports: true)
+        for path in try ResultsWriter.write(results, to: out ?? dir, formats: formats, log: log) {
             print("wrote \(path)")
         }
         if let push, let target = MetricsPush.parse(push) {
@@ -62,25 +63,37 @@ enum ResultsInput {
     /// A cut-off last line of a log (a run killed mid-write) is dropped, and said on standard error.
     /// `forReports`: a log's runs are skimmed, whole only where `ResultsAnalysis.runsDrawnWhole` says.
     static func load(_ path: String, role: String = "results", forReports: Bool = false) throws -> (ResultsFile, String) {
+        let (results, dir, _) = try loadWithLog(path, role: role, forReports: forReports)
+        return (results, dir)
+    }
+
+    /// `load`, and when the results came from a log, where each run's line lies in it.
+    static func loadWithLog(_ path: String, role: String = "results", forReports: Bool = false) throws -> (ResultsFile, String, ResultsWriter.LogLines?) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw BenchError.data("\(path): \(role) not found (give a results directory, its runs.jsonl or its results.json)")
         }
         if isDirectory.boolValue {
             let log = URL(fileURLWithPath: path).appendingPathComponent(ResultsLog.fileName).path
-            if FileManager.default.fileExists(atPath: log) { return (try loadLog(log, forReports: forReports).withFilmstrips(from: path), path) }
+            if FileManager.default.fileExists(atPath: log) {
+                let (results, lines) = try loadLog(log, forReports: forReports)
+                return (results.withFilmstrips(from: path), path, ResultsWriter.LogLines(path: log, lines: lines))
+            }
             let file = URL(fileURLWithPath: path).appendingPathComponent("results.json").path
             guard FileManager.default.fileExists(atPath: file) else {
                 throw BenchError.data("\(path): no runs.jsonl or results.json in this directory (\(role))")
             }
-            return (try ResultsFile.load(from: file), path)
+            return (try ResultsFile.load(from: file), path, nil)
         }
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        if path.hasSuffix(".jsonl") { return (try loadLog(path, forReports: forReports).withFilmstrips(from: dir), dir) }
-        return (try ResultsFile.load(from: path), dir)
+        if path.hasSuffix(".jsonl") {
+            let (results, lines) = try loadLog(path, forReports: forReports)
+            return (results.withFilmstrips(from: dir), dir, ResultsWriter.LogLines(path: path, lines: lines))
+        }
+        return (try ResultsFile.load(from: path), dir, nil)
     }
 
-    static func loadLog(_ path: String, forReports: Bool = false) throws -> ResultsFile {
+    static func loadLog(_ path: String, forReports: Bool = false) throws -> (ResultsFile, [ResultsLog.LineRange]) {
         let contents = try ResultsLog.load(from: path, skimming: forReports)
         if contents.droppedBytes > 0 {
             writeError("netbench: note: \(path): the last line was cut off (\(contents.droppedBytes) bytes, a run interrupted mid-write): dropped; \(contents.runs.count) full run(s) read")
@@ -90,7 +103,7 @@ enum ResultsInput {
             let whole = try ResultsLog.details(of: ResultsAnalysis.runsDrawnWhole(results), in: contents, path: path)
             for (i, run) in whole { results.runs[i] = run }
         }
-        return results
+        return (results, contents.lines)
     }
 }
 

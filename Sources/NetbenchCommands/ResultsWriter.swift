@@ -15,14 +15,23 @@ enum ResultsWriter {
     /// Every file of `formats` into `directory` (created if missing), atomically; the paths written.
     /// results.json is produced a run at a time, so it is never whole in memory.
     @discardableResult
-    static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.allCases) throws -> [String] {
+    static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.allCases,
+                      log: LogLines? = nil) throws -> [String] {
         var written: [String] = []
         if formats.contains(.json) {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
                 throw BenchError.run("\(directory): cannot create the directory: \(error.localizedDescription)")
             }
             let path = URL(fileURLWithPath: directory).appendingPathComponent("results.json").path
-            do { try AppendOnlyFile.replace(path) { write in try results.encodeJSON(in: write) } } catch let e as SystemError {
+            do {
+                try AppendOnlyFile.replace(path) { write in
+                    if let log, log.lines.count == results.runs.count {
+                        try results.encodeJSON(log: log.path, lines: log.lines, in: write)
+                    } else {
+                        try results.encodeJSON(in: write)
+                    }
+                }
+            } catch let e as SystemError {
                 throw BenchError.run("\(path): cannot write: \(e.reason)")
             }
             written.append(path)
@@ -34,6 +43,13 @@ enum ResultsWriter {
             try AtomicFile.write(data, to: path)
             return path
         })
+    }
+
+    /// Where the runs of results read from a log lie in it: results.json is then pretty-printed from
+    /// those lines instead of encoded from decoded runs.
+    struct LogLines {
+        var path: String
+        var lines: [ResultsLog.LineRange]
     }
 
     static func terminalSummary(_ results: ResultsFile) -> String { TextSummary.render(results) }

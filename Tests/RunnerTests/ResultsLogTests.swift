@@ -89,6 +89,44 @@ final class ResultsLogTests: XCTestCase {
         XCTAssertEqual(whole[2]?.error, c.runs[2].error)
     }
 
+    /// results.json pretty-printed from the log's lines (never decoded) is byte for byte the
+    /// encoding of the decoded runs: awkward strings (quotes, backslashes, brackets, a key name,
+    /// non-ASCII, control characters), empty and nested arrays, odd numbers, a cut-off last line.
+    func testResultsFromTheLogsLinesEqualEncodingTheDecodedRuns() throws {
+        let file = try AppendOnlyFile(path: path)
+        try file.append(ResultsLog.headerLine(header()))
+        for i in 0..<4 {
+            var r = record(i)
+            r.error = i == 1 ? nil : #"x "requests":[{ ] } \ / é 😀 "# + "\u{1}\u{7f}\t\n\(i)"
+            r.metrics.pltMs = [0.1 + 0.2, 1e-7, 12_345_678_901.25, 100][i]
+            r.connections = i == 2 ? [] : [ConnectionRecord(id: i, origin: "a.example", transport: .h1, connectStart: 0.5)]
+            r.requests = i == 3 ? [] : r.requests
+            try file.append(ResultsLog.recordLine(r), sync: false)
+        }
+        // A line another tool wrote: spaces after separators, keys out of order, 100.0 for 100.
+        try file.append(Array(#"{"transport": "h1", "status": "ok", "scenario": "s", "profile": "loopback", "index": 7, "metrics": {"pltMs": 100.0}, "requests": [], "connections": [], "pathEvents": []}"#.utf8) + [0x0A], sync: false)
+        try file.append(Array(try ResultsLog.recordLine(record(9)).prefix(40)), sync: false)   // cut off mid-write
+        let whole = try ResultsLog.load(from: path)
+        let skimmed = try ResultsLog.load(from: path, skimming: true)
+        XCTAssertEqual(whole.runs.count, 5)
+        XCTAssertEqual(skimmed.lines.count, 5)
+        var fromLines: [UInt8] = []
+        try skimmed.resultsFile.encodeJSON(log: path, lines: skimmed.lines) { fromLines += $0 }
+        let expected = try JSONFile.encode(whole.resultsFile)
+        XCTAssertEqual(String(decoding: fromLines, as: UTF8.self), String(decoding: expected, as: UTF8.self))
+        XCTAssertEqual(fromLines, [UInt8](expected))
+    }
+
+    func testPrettyPrintingMatchesFoundation() throws {
+        struct Odd: Codable { var a: [Int] = []; var b: [String: Int] = [:]; var c = [[Int]](arrayLiteral: [], [3]); var d = [["x": 1.5]]; var e = "q\"\\/é\u{1}:,{}[]"; var f = -0.0; var g: [String: [String: Int]] = ["k": [:]] }
+        let compact = JSONEncoder(); compact.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let bytes = try compact.encode(Odd())
+        var out: [UInt8] = []
+        bytes.withUnsafeBytes { JSONPretty.append($0, depth: 0, to: &out) }
+        out.append(0x0A)
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), String(decoding: try JSONFile.encode(Odd()), as: UTF8.self))
+    }
+
     func testKillBetweenWritesLosesNothing() throws {
         try write(0..<2)
         // A new process (the next write after a kill) appends to the same log.
