@@ -64,7 +64,7 @@ public enum StudyReport {
         }
         out += table(header, body, format: format)
         out += (format == .md ? "\n" : "") + "goodput = 8 × body bytes / (first → last response byte at the client), in kbit/s; mean and sample sd over the runs"
-        out += " (the runner: 8 × 10 MiB / first → last 1-RTT server packet sniffed at the client, 5 repetitions)\n"
+        out += " (the runner: 8 × file size / first → last 1-RTT server packet sniffed at the client, 5 repetitions)\n"
         return out
     }
 
