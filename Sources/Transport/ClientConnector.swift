@@ -48,8 +48,12 @@ public enum ClientConnector {
 
 /// QUIC resumption states kept between the connections of a block of runs (repeat views).
 public final class QUICResumptionCache: @unchecked Sendable {
+    /// By origin, as a browser keeps them: the server name and the server's address and port. Two
+    /// servers under one name (a suite serves each page from its own listener, with its own ticket
+    /// key) do not get each other's tickets, which they could resume at best without 0-RTT.
     private var states: [String: QUICResumptionState] = [:]
     public init() {}
-    public func state(for serverName: String) -> QUICResumptionState? { states[serverName] }
-    public func store(_ state: QUICResumptionState, for serverName: String) { states[serverName] = state }
+    public func state(for serverName: String, at server: Endpoint) -> QUICResumptionState? { states[Self.key(serverName, server)] }
+    public func store(_ state: QUICResumptionState, for serverName: String, at server: Endpoint) { states[Self.key(serverName, server)] = state }
+    private static func key(_ name: String, _ server: Endpoint) -> String { "\(name) \(server.address):\(server.port)" }
 }

@@ -38,7 +38,7 @@ final class H3ClientConnection: ClientConnection {
         self.loop = loop
         self.resumptionCache = resumptionCache
         self.serverName = serverName
-        let resumption = resumptionCache?.state(for: serverName)
+        let resumption = resumptionCache?.state(for: serverName, at: remote)
         self.namespace = namespace
         state = ConnectionInfo(kind: .h3, connectStart: Instant.now(), remote: remote)
         let bindTo = local ?? Endpoint(address: remote.address == Endpoint.loopbackAddress ? Endpoint.loopbackAddress : 0, port: 0)
@@ -183,7 +183,7 @@ final class H3ClientConnection: ClientConnection {
                     validations.append((challenge: nil, validated: ok ? t : nil))
                 }
             case .resumptionStateAvailable:
-                if let cache = resumptionCache, let state = client.resumptionState { cache.store(state, for: serverName) }
+                if let cache = resumptionCache, let state = client.resumptionState { cache.store(state, for: serverName, at: self.state.remote) }
             case .closed(let error):
                 finish(reason: "\(error)")
                 return
