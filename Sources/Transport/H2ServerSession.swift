@@ -95,17 +95,24 @@ final class H2ServerSession: ServerSession {
         // With late binding, take no more than may wait unsent: the rest stays in nghttp2, where a
         // more urgent stream can still overtake it. Sized once per pump (one TCP_INFO read), not per frame.
         var failed = false
-        if stream.phase == .open && h2.wantsWrite {
+        var full = true
+        // A batch stops at the limit; once flushed (outside an event-loop turn) the kernel may have
+        // room again at once, and nothing else would wake this pump: go on until nghttp2 has nothing
+        // ready or the kernel holds the limit (then `waitForRoom`). Each round writes ≥ the limit.
+        while full && stream.phase == .open && h2.wantsWrite && stream.acceptsMore {
+            full = false
             let room = stream.lateBindingChunk.map { UnsafeMutableRawBufferPointer(rebasing: outbound[0..<min(outbound.count, $0)]) } ?? outbound
             let limit = stream.acceptanceLimit()
             stream.batched {
-                while stream.phase == .open && stream.backlog < limit && h2.wantsWrite {
+                while stream.phase == .open && h2.wantsWrite {
+                    if stream.backlog >= limit { full = true; break }
                     let n: Int
                     do { n = try h2.takeOutbound(into: room, endingAtHeaderBlock: endsRecordAfterHeaders) } catch { failed = true; return }
                     if n == 0 { break }
                     stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
                 }
             }
+            if failed { break }
         }
         if failed { stream.close(); return }
         settleSentStreams()
