@@ -8,12 +8,16 @@
 #
 #   scripts/bench-server.sh [--pairs 5] [--requests 50000] [--clients 10] [--streams 10]
 #                           [--body 1024] [--netbench .build/release/netbench] [--only h2|h1]
+#                           [--serve-args "--tls-records 16k --late-binding off"]
+#
+# --serve-args passes options to `netbench serve` (word-split), e.g. to compare like with like:
+# nghttpd and nginx size no TLS records dynamically and do no late binding, netbench does both by default.
 #
 # Needs h2load (nghttp2-client), nghttpd (nghttp2-server), nginx and openssl
 # (scripts/bootstrap.sh --test installs them). Exit 2 when a server fails to start or a request fails.
 set -euo pipefail
 
-pairs=5 requests=50000 clients=10 streams=10 body=1024 only=""
+pairs=5 requests=50000 clients=10 streams=10 body=1024 only="" serve_args=""
 here=$(cd "$(dirname "$0")/.." && pwd)
 netbench="$here/.build/release/netbench"
 while [ $# -gt 0 ]; do
@@ -25,7 +29,8 @@ while [ $# -gt 0 ]; do
     --body) body=$2; shift 2 ;;
     --netbench) netbench=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --serve-args) serve_args=$2; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "bench-server: unknown option '$1' (try --help)" >&2; exit 64 ;;
   esac
 done
@@ -57,7 +62,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # The start_* functions run in this shell (so that cleanup knows their pids) and leave the port in $port.
 # Starts `netbench serve` over $1; its port is read from its banner.
 start_netbench() {
-  "$netbench" serve "$work/scenario.json" --transport "$1" --listen 127.0.0.1:0 > "$work/netbench-$1.out" 2>&1 &
+  # shellcheck disable=SC2086  # --serve-args is a list of options
+  "$netbench" serve "$work/scenario.json" --transport "$1" --listen 127.0.0.1:0 $serve_args > "$work/netbench-$1.out" 2>&1 &
   pids+=($!)
   for _ in $(seq 100); do
     port=$(sed -n 's/.* on 127\.0\.0\.1:\([0-9]*\) (TCP).*/\1/p' "$work/netbench-$1.out")
@@ -134,7 +140,7 @@ compare() {
   printf '  %-5s %14s %14s   netbench / %s = %s\n\n' median "$mo" "$mt" "$3" "$(awk -v a="$mo" -v b="$mt" 'BEGIN {printf "%.2f", a / b}')"
 }
 
-echo "netbench $("$netbench" --version 2>/dev/null | head -1), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "netbench $("$netbench" --version 2>/dev/null | head -1) serve ${serve_args:-(defaults)}, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$only" != h1 ]; then
   start_netbench h2; nb=$port; start_nghttpd; ng=$port; wait_listening "$ng" nghttpd
   compare "HTTP/2" "$nb" nghttpd "$ng" "" "$streams"
