@@ -60,7 +60,21 @@ public final class PageLoader {
         /// on a fresh connection): after a NAT rebinding every older connection is silently dead.
         var notBefore: Instant?
         var redownloaded: Int64 = 0
+        /// Sent and not yet ended (a request queued again after a lost connection is not).
+        var inFlight = false
     }
+
+    /// Blink's "tight" throttling (`ResourceLoadScheduler`, `kTightLimitForRendererSideResourceScheduler`):
+    /// until the parser inserts the root document's `<body>`, at most this many requests below
+    /// Blink's "High" (`net::MEDIUM`: images, async scripts, non-blocking stylesheets) are in flight
+    /// at once; more urgent ones are not held. Chromium on the 4G profile requests the page's large
+    /// images only as its head's scripts and stylesheets arrive, two at a time, and so does this loader.
+    static let tightModeLimit = 2
+    /// Set once the root document's head is through: the loader has left the tight mode.
+    private var bodyReached = false
+    /// The render-blocking stylesheets and scripts in the root document's `<head>` as
+    /// `PageRenderer` writes it for browsers: the parser reaches `<body>` once they are in.
+    private let headBlocking: [String]
 
     public init(scenario: Scenario, kind: TransportKind, localAddress: UInt32? = nil, connector: @escaping Connector) {
         self.scenario = scenario
@@ -69,7 +83,14 @@ public final class PageLoader {
         self.connector = connector
         maxConnectionsPerOrigin = kind == .h1 ? 6 : 1
         byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        childrenOf = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
+        let children = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
+        childrenOf = children
+        let positioned = scenario.root.map { root in
+            (children[root.id] ?? []).filter { $0.revealAfterBytes != nil }.enumerated()
+                .sorted { ($0.element.revealAfterBytes!, $0.offset) < ($1.element.revealAfterBytes!, $1.offset) }.map(\.element)
+        } ?? []
+        headBlocking = positioned.prefix(PageRenderer.headCount(positioned))
+            .filter { ($0.type == .stylesheet || $0.type == .script) && $0.renderBlocking == true }.map(\.id)
     }
 
     public var isFinished: Bool { failure != nil || finishedCount == scenario.resources.count }
@@ -120,10 +141,36 @@ public final class PageLoader {
         return PageLoader.priority(r, parent: r.parent.flatMap { byID[$0] })
     }
 
+    /// Whether the parser has reached the root document's `<body>`: the root's first bytes are in
+    /// and every render-blocking stylesheet and script of its `<head>` (where the parser waits for
+    /// each) has been revealed and has ended. Once true it stays true.
+    private func leftTightMode() -> Bool {
+        if bodyReached { return true }
+        guard let root = scenario.root, states[root.id]?.firstByte != nil,
+              headBlocking.allSatisfy({ states[$0]?.done == true }) else { return false }
+        bodyReached = true
+        return true
+    }
+
+    /// In the tight mode, which of the pending requests below `net::MEDIUM` may start now: the most
+    /// urgent, then the earliest discovered, across origins, up to the limit less those in flight.
+    private func tightModeAllowance() -> Set<String>? {
+        guard !leftTightMode() else { return nil }
+        let throttled = { (id: String) in self.priority(of: id) < .medium }
+        let inFlight = states.values.filter { $0.inFlight && throttled($0.resource.id) }.count
+        let room = max(PageLoader.tightModeLimit - inFlight, 0)
+        let waiting = pending.values.joined().filter(throttled).sorted { a, b in
+            let pa = priority(of: a), pb = priority(of: b)
+            return pa != pb ? pa > pb : states[a]!.order < states[b]!.order
+        }
+        return Set(waiting.prefix(room))
+    }
+
     /// Sends what can be sent: per origin, highest priority first, onto free connections, opening
-    /// new ones up to the per-origin limit.
+    /// new ones up to the per-origin limit; in the tight mode low-priority requests wait their turn.
     private func dispatch() {
         guard failure == nil else { return }
+        let allowed = tightModeAllowance()
         for origin in pending.keys.sorted() {
             guard var queue = pending[origin], !queue.isEmpty else { continue }
             queue.sort { a, b in
@@ -132,6 +179,10 @@ public final class PageLoader {
             }
             var waiting: [String] = []
             for id in queue {
+                if let allowed, priority(of: id) < .medium, !allowed.contains(id) {
+                    waiting.append(id)
+                    continue
+                }
                 guard failure == nil, let (index, fresh) = connectionWithSlot(origin: origin, openedAfter: states[id]?.notBefore) else {
                     waiting.append(id)
                     continue
@@ -171,6 +222,7 @@ public final class PageLoader {
     }
 
     private func send(_ id: String, on index: Int, fresh: Bool) {
+        states[id]!.inFlight = true
         states[id]!.connection = index
         states[id]!.connectionWasNew = fresh
         let r = states[id]!.resource
@@ -216,6 +268,7 @@ public final class PageLoader {
             if st.firstByte == nil { st.firstByte = t }
             if st.lastByte == nil { st.lastByte = t }
             st.done = true
+            st.inFlight = false
             finishedCount += 1
             if st.bytes != st.resource.bytes && st.error == nil {
                 st.error = "received \(st.bytes) bytes, expected \(st.resource.bytes)"
@@ -231,6 +284,7 @@ public final class PageLoader {
                 _ = t
                 st.attempts += 1
                 st.sent = nil
+                st.inFlight = false
                 st.notBefore = t
                 states[id] = st
                 pending[st.resource.origin, default: []].append(id)
@@ -239,6 +293,7 @@ public final class PageLoader {
             }
             st.error = reason
             st.done = true
+            st.inFlight = false
             states[id] = st
             abort("\(st.resource.path): \(reason)")
             return

@@ -87,7 +87,8 @@ final class H2ServerSession: ServerSession {
         counters { $0.bodyBytesSent += response.bodyLength }
     }
 
-    /// Whether a response's head goes out at the end of a TLS record of its own (each `write` ends one).
+    /// Whether a response's head goes out at the end of its TLS record (each `write` ends one), or
+    /// in a record that fits one packet with the frames after it: never behind bytes it must wait for.
     private var endsRecordAfterHeaders: Bool { stream.recordSizer?.policy.endsRecordAfterHeaders ?? false }
 
     /// Moves frames from nghttp2 to TLS while the socket keeps up.
@@ -107,7 +108,10 @@ final class H2ServerSession: ServerSession {
                 while stream.phase == .open && h2.wantsWrite {
                     if stream.backlog >= limit { full = true; break }
                     let n: Int
-                    do { n = try h2.takeOutbound(into: room, endingAtHeaderBlock: endsRecordAfterHeaders) } catch { failed = true; return }
+                    do {
+                        n = try h2.takeOutbound(into: room, endingAtHeaderBlock: endsRecordAfterHeaders,
+                                                sharedHeaderRecord: endsRecordAfterHeaders ? TLSRecordSizer.onePacketPlaintext : 0)
+                    } catch { failed = true; return }
                     if n == 0 { break }
                     stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
                 }

@@ -145,10 +145,15 @@ public final class HTTP2Connection {
     /// - Parameter endingAtHeaderBlock: stop right after the frame that ends a header block
     ///   (HEADERS or CONTINUATION with END_HEADERS), so that the caller can close a TLS record
     ///   there and the peer can decode the head without the DATA behind it.
+    /// - Parameter sharedHeaderRecord: with `endingAtHeaderBlock`, a header block may share its
+    ///   record with the frames after it while the bytes taken stay within this many (a record that
+    ///   fits one packet arrives whole, so the head waits for nothing): many small responses then go
+    ///   out in a few records instead of one per head. The frame that would go past it is kept for
+    ///   the next call.
     public func takeOutbound(into buffer: UnsafeMutableRawBufferPointer,
-                             endingAtHeaderBlock: Bool = false) throws(HTTP2Error) -> Int {
+                             endingAtHeaderBlock: Bool = false, sharedHeaderRecord: Int = 0) throws(HTTP2Error) -> Int {
         var written = 0
-        try produce(limit: buffer.count, endingAtHeaderBlock: endingAtHeaderBlock) { chunk in
+        try produce(limit: buffer.count, endingAtHeaderBlock: endingAtHeaderBlock, sharedHeaderRecord: sharedHeaderRecord) { chunk in
             (buffer.baseAddress! + written).copyMemory(from: chunk.baseAddress!, byteCount: chunk.count)
             written += chunk.count
         }
@@ -163,10 +168,18 @@ public final class HTTP2Connection {
     }
 
     /// Hands `consume` the next bytes to send, at most `limit` in all, in order.
-    private func produce(limit: Int, endingAtHeaderBlock: Bool = false,
+    private func produce(limit: Int, endingAtHeaderBlock: Bool = false, sharedHeaderRecord: Int = 0,
                          _ consume: (UnsafeRawBufferPointer) -> Void) throws(HTTP2Error) {
         if let failure { throw failure }
         var remaining = limit
+        // Once a header block has been taken and the bytes stay within `sharedHeaderRecord`,
+        // further frames may join it only while the total stays within that too.
+        var sharing = false
+        /// Whether to stop at the end of a header block, `limit - remaining` bytes taken.
+        func stopsAtHeaderBlock() -> Bool {
+            if limit - remaining <= sharedHeaderRecord { sharing = true; return false }
+            return true
+        }
         if overflowStart < overflow.count {
             let n = min(remaining, overflow.count - overflowStart)
             overflow.withUnsafeBytes { consume(UnsafeRawBufferPointer(rebasing: $0[overflowStart..<overflowStart + n])) }
@@ -175,7 +188,7 @@ public final class HTTP2Connection {
             if overflowStart == overflow.count {
                 overflow.removeAll(keepingCapacity: true)
                 overflowStart = 0
-                if endingAtHeaderBlock && overflowEndsHeaderBlock { return }
+                if endingAtHeaderBlock && overflowEndsHeaderBlock && stopsAtHeaderBlock() { return }
             }
         }
         while remaining > 0 {
@@ -189,16 +202,22 @@ public final class HTTP2Connection {
             }
             if n == 0 { break }
             let frame = UnsafeRawBufferPointer(start: pointer, count: n)
+            let endsHeaderBlock = Self.endsHeaderBlock(frame)
+            if sharing && limit - remaining + n > sharedHeaderRecord {
+                // It would take the head's record past one packet: it starts the next call.
+                overflow.append(contentsOf: frame)
+                overflowEndsHeaderBlock = endsHeaderBlock
+                return
+            }
             let fit = min(n, remaining)
             consume(UnsafeRawBufferPointer(rebasing: frame[0..<fit]))
             remaining -= fit
             // nghttp2 hands out one frame (one buffer of a HEADERS + CONTINUATION chain) per call.
-            let endsHeaderBlock = Self.endsHeaderBlock(frame)
             if fit < n {
                 // nghttp2's pointer dies at the next mem_send: keep the tail ourselves.
                 overflow.append(contentsOf: frame[fit...])
                 overflowEndsHeaderBlock = endsHeaderBlock
-            } else if endingAtHeaderBlock && endsHeaderBlock {
+            } else if endingAtHeaderBlock && endsHeaderBlock && stopsAtHeaderBlock() {
                 return
             }
         }
