@@ -276,6 +276,7 @@ public final class PageLoader {
             states[id] = st
             if let e = st.error { abort("\(st.resource.path): \(e)"); return }
             revealChildren(of: id, at: t, final: true)
+            parserMovedOn(after: st.resource, at: t)
             dispatch()
             return
         case .failed(let reason, let t):
@@ -306,13 +307,33 @@ public final class PageLoader {
         var any = false
         for k in kids where !st.revealed.contains(k.id) {
             let due = final || (k.revealAfterBytes.map { st.bytes >= $0 } ?? false)
-            if due {
+            if due && !waitsForParser(k, in: id) {
                 states[id]!.revealed.insert(k.id)
                 discover(k, at: t)
                 any = true
             }
         }
         if any && !final { dispatch() }
+    }
+
+    /// Whether `k`, due in `parent`'s body, still waits for the parser: a stylesheet that does not
+    /// block rendering is written `media="print"`, which Chromium's preload scanner skips (its media
+    /// does not match), so it is asked for only when the parser reaches its tag — after every
+    /// parser-blocking script of the root document before it has arrived.
+    private func waitsForParser(_ k: Scenario.Resource, in parent: String) -> Bool {
+        guard parent == scenario.root?.id, k.type == .stylesheet, k.renderBlocking == false else { return false }
+        let at = k.revealAfterBytes ?? .max
+        for s in childrenOf[parent] ?? [] where s.type == .script && s.renderBlocking == true && (s.revealAfterBytes ?? .max) < at {
+            if states[s.id]?.done != true { return true }
+        }
+        return false
+    }
+
+    /// A parser-blocking script of the root ended: what the parser held behind it may be due now.
+    private func parserMovedOn(after r: Scenario.Resource, at t: Instant) {
+        guard let root = scenario.root, r.parent == root.id, r.type == .script, r.renderBlocking == true,
+              let rs = states[root.id] else { return }
+        revealChildren(of: root.id, at: t, final: rs.done)
     }
 
     /// The client's network changed: new connections use `change.localAddress`; open ones react
