@@ -62,6 +62,23 @@ final class TightModeTests: XCTestCase {
         XCTAssertNil(loader.failure)
     }
 
+    /// A stylesheet that does not block rendering (written `media="print"`) is not preloaded: the
+    /// parser asks for it when it reaches its tag, after the parser-blocking script before it.
+    func testANonBlockingStylesheetWaitsForTheScriptBeforeIt() {
+        let conn = Fake()
+        var s = page()
+        s.resources.append(.init(id: "print", origin: "o", path: "/p.css", bytes: 100, type: .stylesheet, parent: "html",
+                                 revealAfterBytes: 300, renderBlocking: false))
+        let loader = PageLoader(scenario: s, kind: .h2) { _, _ in conn }
+        loader.start()
+        conn.finish("/", bytes: 10_000)
+        XCTAssertFalse(conn.paths.contains("/p.css"), "the parser waits for /a.js: \(conn.paths)")
+        conn.finish("/a.js", bytes: 100)
+        XCTAssertFalse(conn.paths.contains("/p.css"), "reached, but the tight mode holds it (two images out): \(conn.paths)")
+        conn.finish("/a.css", bytes: 100)
+        XCTAssertTrue(conn.paths.contains("/p.css"), "the head is through: \(conn.paths)")
+    }
+
     func testAHeadWithNothingBlockingHoldsNothing() {
         let conn = Fake()
         var s = page(headScript: false)
