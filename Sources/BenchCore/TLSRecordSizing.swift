@@ -39,6 +39,10 @@ public enum TLSRecordPolicy: Hashable, Sendable, CustomStringConvertible {
     /// Whether the HTTP/2 server ends a record after each HEADERS frame, so a response's head can
     /// be decrypted without the DATA that follows it. Fixed policies reproduce servers that do not.
     public var endsRecordAfterHeaders: Bool { self == .dynamic }
+
+    /// With `endsRecordAfterHeaders`, how many bytes a record holding a response head may carry
+    /// after all: one that fits one packet arrives whole, so the head waits for nothing in it.
+    public var sharedHeaderRecord: Int { endsRecordAfterHeaders ? TLSRecordSizer.onePacketPlaintext : 0 }
 }
 
 /// The record sizes of one connection under a `TLSRecordPolicy`. Pure: the caller passes `now`.

@@ -83,13 +83,8 @@ public final class PageLoader {
         self.connector = connector
         maxConnectionsPerOrigin = kind == .h1 ? 6 : 1
         byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let children = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
-        childrenOf = children
-        let positioned = scenario.root.map { root in
-            (children[root.id] ?? []).filter { $0.revealAfterBytes != nil }.enumerated()
-                .sorted { ($0.element.revealAfterBytes!, $0.offset) < ($1.element.revealAfterBytes!, $1.offset) }.map(\.element)
-        } ?? []
-        headBlocking = positioned.prefix(PageRenderer.headCount(positioned))
+        childrenOf = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
+        headBlocking = (scenario.root.map { PageRenderer.headResources(of: $0.id, in: scenario) } ?? [])
             .filter { ($0.type == .stylesheet || $0.type == .script) && $0.renderBlocking == true }.map(\.id)
     }
 

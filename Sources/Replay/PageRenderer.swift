@@ -150,7 +150,7 @@ public struct PageRenderer: Sendable {
             + "<style>img{display:block}</style>\n"
         let bodyStart = Array(("</head><body>\n" + hooks(forDocument: r.id)).utf8)
         let tail = "</body></html>\n"
-        let positioned = refs.filter { $0.revealAt != nil }.sorted { $0.revealAt! < $1.revealAt! }
+        let positioned = Self.positioned(refs)
         let inHead = Self.headCount(positioned.map(\.resource))
         let atEnd = refs.filter { $0.revealAt == nil }.map { let t = htmlTag($0); return t.start + t.rest }.joined()
         let target = r.bytes
@@ -173,6 +173,17 @@ public struct PageRenderer: Sendable {
         if gap > 0 { out += PageText.html(Int(gap), from: out.count) }
         out += Array(atEnd.utf8) + Array(tail.utf8)
         return Body(bytes: out, scenarioBytes: target)
+    }
+
+    /// A document's references that have a place in its body, in reveal order.
+    static func positioned(_ refs: [Reference]) -> [Reference] {
+        refs.filter { $0.revealAt != nil }.sorted { $0.revealAt! < $1.revealAt! }
+    }
+
+    /// The resources the `<head>` of document `id` references, in order, as `document` writes it.
+    static func headResources(of id: String, in s: Scenario) -> [Scenario.Resource] {
+        let positioned = Self.positioned(plan(s).references[id] ?? []).map(\.resource)
+        return Array(positioned.prefix(headCount(positioned)))
     }
 
     /// How many of the positioned children (in reveal order) go in the head: up to the last

@@ -90,6 +90,7 @@ final class H2ServerSession: ServerSession {
     /// Whether a response's head goes out at the end of its TLS record (each `write` ends one), or
     /// in a record that fits one packet with the frames after it: never behind bytes it must wait for.
     private var endsRecordAfterHeaders: Bool { stream.recordSizer?.policy.endsRecordAfterHeaders ?? false }
+    private var sharedHeaderRecord: Int { stream.recordSizer?.policy.sharedHeaderRecord ?? 0 }
 
     /// Moves frames from nghttp2 to TLS while the socket keeps up.
     private func pump() {
@@ -110,7 +111,7 @@ final class H2ServerSession: ServerSession {
                     let n: Int
                     do {
                         n = try h2.takeOutbound(into: room, endingAtHeaderBlock: endsRecordAfterHeaders,
-                                                sharedHeaderRecord: endsRecordAfterHeaders ? TLSRecordSizer.onePacketPlaintext : 0)
+                                                sharedHeaderRecord: sharedHeaderRecord)
                     } catch { failed = true; return }
                     if n == 0 { break }
                     stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
