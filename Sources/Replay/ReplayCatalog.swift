@@ -6,38 +6,52 @@ import Transport
 /// path-only fallback when the host is not one of the scenario's (an IP address, say).
 public struct ReplayCatalog: Sendable {
     public let scenario: Scenario
-    /// Resources by origin id, then by path.
-    private let byOriginPath: [String: [String: Scenario.Resource]]
-    private let byPath: [String: Scenario.Resource]
+    /// Indices into `scenario.resources` by origin id, then by path.
+    private let byOriginPath: [String: [String: Int]]
+    private let byPath: [String: Int]
     private let originByHost: [String: String]
-    /// Pages for browsers (see `PageRenderer`), by origin + path; nil: filler bodies for everyone.
-    private let rendered: [String: PageRenderer.Body]?
+    /// Pages for browsers (see `PageRenderer`), by resource index (nil where a resource has none);
+    /// nil: filler bodies for everyone.
+    private let rendered: [PageRenderer.Body?]?
     /// An `Alt-Svc` value sent with every resource (e.g. `h3=":8443"; ma=86400` when the same port
     /// also serves HTTP/3), so browsers switch to h3 as they do with real sites; nil: none.
-    public var altSvc: String?
+    public var altSvc: String? {
+        didSet { heads = Self.heads(scenario.resources, altSvc: altSvc) }
+    }
     /// What `GET /.well-known/netbench` answers (`netbench serve`); nil: that path is a 404 as any other.
     public var serverDescription: ServerDescription?
+    /// Each resource's response fields for netbench's client and for browsers, built once: a
+    /// response then costs no field list of its own (the server's per-request work, issue 13).
+    private var heads: [(client: [(String, String)], browser: [(String, String)])]
 
     /// `renderingPagesFor`: the port browsers reach the server at; given, browsers get real pages
     /// (bulk transfers stay filler: they are no page).
     public init(scenario: Scenario, renderingPagesFor port: UInt16? = nil) {
         self.scenario = scenario
-        var op: [String: [String: Scenario.Resource]] = [:]
-        var p: [String: Scenario.Resource] = [:]
-        for r in scenario.resources {
-            op[r.origin, default: [:]][r.path] = r
-            if p[r.path] == nil { p[r.path] = r }
+        var op: [String: [String: Int]] = [:]
+        var p: [String: Int] = [:]
+        for (i, r) in scenario.resources.enumerated() {
+            op[r.origin, default: [:]][r.path] = i
+            if p[r.path] == nil { p[r.path] = i }
         }
         byOriginPath = op
         byPath = p
         originByHost = Dictionary(scenario.origins.map { ($0.host.lowercased(), $0.id) }, uniquingKeysWith: { a, _ in a })
         if let port, scenario.bulk == nil {
             let bodies = PageRenderer(scenario: scenario, port: port).renderAll()
-            rendered = Dictionary(uniqueKeysWithValues: scenario.resources.compactMap { r in
-                bodies[r.id].map { (r.origin + "\u{0}" + r.path, $0) }
-            })
+            rendered = scenario.resources.map { bodies[$0.id] }
         } else {
             rendered = nil
+        }
+        heads = Self.heads(scenario.resources, altSvc: nil)
+    }
+
+    private static func heads(_ resources: [Scenario.Resource], altSvc: String?) -> [(client: [(String, String)], browser: [(String, String)])] {
+        resources.map { r in
+            var client: [(String, String)] = [("content-type", ReplayCatalog.contentType(r.type)), ("cache-control", "no-store"),
+                                              ("accept-ranges", "bytes")]
+            if let altSvc { client.append(("alt-svc", altSvc)) }
+            return (client, client + [("access-control-allow-origin", "*"), ("timing-allow-origin", "*")])
         }
     }
 
@@ -48,14 +62,18 @@ public struct ReplayCatalog: Sendable {
     /// the encoded form `PageRenderer` wrote), then without its query for scenarios whose paths
     /// have none (a cache-busting parameter).
     public func resource(host: String, path: String) -> Scenario.Resource? {
+        resourceIndex(host: host, path: path).map { scenario.resources[$0] }
+    }
+
+    private func resourceIndex(host: String, path: String) -> Int? {
         let plain = !host.utf8.contains { $0 == UInt8(ascii: ":") || ($0 >= 0x41 && $0 <= 0x5A) }
         let origin = plain ? originByHost[host] : originByHost[Self.hostKey(host)]
-        let paths = origin.map { byOriginPath[$0] ?? [:] } ?? byPath
+        let lookup: (String) -> Int? = { key in origin.map { byOriginPath[$0]?[key] } ?? byPath[key] }
         if !path.utf8.contains(where: { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") }) {
-            return paths[path]
+            return lookup(path)
         }
         for key in Self.lookupKeys(path) {
-            if let r = paths[key] { return r }
+            if let r = lookup(key) { return r }
         }
         return nil
     }
@@ -113,48 +131,39 @@ public struct ReplayCatalog: Sendable {
             if request.method != "HEAD" { response.prefix = body }
             return response
         }
-        guard let r = resource(host: request.authority, path: request.path) else {
+        guard let index = resourceIndex(host: request.authority, path: request.path) else {
             return ServerResponse(status: 404, headers: [("content-type", "text/plain")], bodyLength: 0)
         }
-        var headers: [(String, String)] = [("content-type", ReplayCatalog.contentType(r.type)), ("cache-control", "no-store"),
-                                           ("accept-ranges", "bytes")]
-        if let altSvc { headers.append(("alt-svc", altSvc)) }
-        let head = request.method == "HEAD"
+        let length = scenario.resources[index].bytes, thinkTime = scenario.resources[index].thinkTime
         // Browsers send a User-Agent, netbench's own client none: it keeps its filler bodies.
         if let rendered, request.header("user-agent") != nil {
-            return browserResponse(r, rendered[r.origin + "\u{0}" + r.path], request: request, headers: headers)
+            return browserResponse(length: length, thinkTime: thinkTime, rendered[index], request: request, headers: heads[index].browser)
         }
-        if let range = request.header("range"), let start = ReplayCatalog.parseOpenRange(range) {
-            guard start < r.bytes else {
-                headers.append(("content-range", "bytes */\(r.bytes)"))
-                return ServerResponse(status: 416, headers: headers, bodyLength: 0, delay: r.thinkTime)
-            }
-            headers.append(("content-range", "bytes \(start)-\(r.bytes - 1)/\(r.bytes)"))
-            return ServerResponse(status: 206, headers: headers, bodyLength: head ? 0 : r.bytes - start, delay: r.thinkTime)
+        return rangeResponse(length: length, thinkTime: thinkTime, request: request, headers: heads[index].client).response
+    }
+
+    /// 200 with the whole body, 206 from the start a `Range: bytes=N-` asks for, or 416 past the end;
+    /// `start` is where the body sent begins.
+    private func rangeResponse(length: Int64, thinkTime: Nanoseconds, request: ServerRequest,
+                               headers: [(String, String)]) -> (response: ServerResponse, start: Int64) {
+        let head = request.method == "HEAD"
+        guard let range = request.header("range"), let start = ReplayCatalog.parseOpenRange(range) else {
+            return (ServerResponse(status: 200, headers: headers, bodyLength: head ? 0 : length, delay: thinkTime), 0)
         }
-        return ServerResponse(status: 200, headers: headers, bodyLength: head ? 0 : r.bytes, delay: r.thinkTime)
+        guard start < length else {
+            return (ServerResponse(status: 416, headers: headers + [("content-range", "bytes */\(length)")], bodyLength: 0, delay: thinkTime), 0)
+        }
+        return (ServerResponse(status: 206, headers: headers + [("content-range", "bytes \(start)-\(length - 1)/\(length)")],
+                               bodyLength: head ? 0 : length - start, delay: thinkTime), start)
     }
 
     /// A browser's answer: cross-origin fetches and Resource Timing details allowed, the rendered
     /// page (if the resource has one) as the body, whatever its size.
-    private func browserResponse(_ r: Scenario.Resource, _ page: PageRenderer.Body?, request: ServerRequest,
-                                 headers base: [(String, String)]) -> ServerResponse {
-        var headers = base + [("access-control-allow-origin", "*"), ("timing-allow-origin", "*")]
-        let head = request.method == "HEAD"
-        let length = page.map { Int64($0.bytes.count) } ?? r.bytes
-        var start: Int64 = 0
-        var status = 200
-        if let range = request.header("range"), let s = ReplayCatalog.parseOpenRange(range) {
-            guard s < length else {
-                headers.append(("content-range", "bytes */\(length)"))
-                return ServerResponse(status: 416, headers: headers, bodyLength: 0, delay: r.thinkTime)
-            }
-            headers.append(("content-range", "bytes \(s)-\(length - 1)/\(length)"))
-            start = s
-            status = 206
-        }
-        var response = ServerResponse(status: status, headers: headers, bodyLength: head ? 0 : length - start, delay: r.thinkTime)
-        if let page, !head { response.prefix = start == 0 ? page.bytes : Array(page.bytes[Int(start)...]) }
+    private func browserResponse(length: Int64, thinkTime: Nanoseconds, _ page: PageRenderer.Body?, request: ServerRequest,
+                                 headers: [(String, String)]) -> ServerResponse {
+        let length = page.map { Int64($0.bytes.count) } ?? length
+        var (response, start) = rangeResponse(length: length, thinkTime: thinkTime, request: request, headers: headers)
+        if let page, response.bodyLength > 0 { response.prefix = start == 0 ? page.bytes : Array(page.bytes[Int(start)...]) }
         return response
     }
 

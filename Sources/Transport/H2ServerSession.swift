@@ -82,7 +82,7 @@ final class H2ServerSession: ServerSession {
     }
 
     private func submit(_ id: Int32, _ response: ServerResponse) {
-        try? h2.submitResponse(stream: id, status: response.status, headers: HTTPHeaders(response.headers),
+        try? h2.submitResponse(stream: id, status: response.status, fields: response.headers,
                                bodyLength: response.bodyLength, prefix: response.prefix, suffix: response.suffix)
         counters { $0.bodyBytesSent += response.bodyLength }
     }

@@ -240,6 +240,47 @@ final class HTTP2ConnectionTests: XCTestCase {
         XCTAssertEqual(logs[stream]?.closedWith, .noError)
     }
 
+    /// A request head larger than a frame (HEADERS + CONTINUATION) reaching the server 7 bytes
+    /// at a time, between other streams' requests: every field arrives whole, on its stream (the
+    /// block being received is kept apart from the other streams until it ends). The response
+    /// drops connection-specific fields and lowercases names.
+    func testAHeaderBlockSplitOverFramesAndReadsArrivesWhole() throws {
+        let pair = try HTTP2Pair()
+        pair.chunk = 7
+        let cookie = String(repeating: "c", count: 40_000)
+        let small = try pair.client.submitRequest(authority: "a.test", path: "/small")
+        let big = try pair.client.submitRequest(authority: "b.test", path: "/big?q=1", headers: ["cookie": cookie, "x-Mixed": "1"])
+        let after = try pair.client.submitRequest(authority: "c.test", path: "/after")
+        var heads: [Int32: HTTPRequestHead] = [:]
+        var logs: [Int32: StreamLog] = [:]
+        var responseHeaders: [Int32: HTTPHeaders] = [:]
+        try pair.run(client: { event in
+            if case let .response(id, _, headers, _) = event { responseHeaders[id] = headers }
+            StreamLog.record(event, into: &logs)
+        }, server: { event in
+            guard case let .request(id, head, _) = event else { return }
+            heads[id] = head
+            try pair.server.submitResponse(stream: id, status: 200, fields: [("Content-Type", "text/plain"), ("connection", "close"),
+                                                                             ("transfer-encoding", "chunked"), ("X-Stream", String(id))],
+                                           bodyLength: 10)
+        })
+        XCTAssertEqual(heads[small]?.authority, "a.test")
+        XCTAssertEqual(heads[small]?.target, "/small")
+        XCTAssertEqual(heads[big]?.authority, "b.test")
+        XCTAssertEqual(heads[big]?.target, "/big?q=1")
+        XCTAssertEqual(heads[big]?.headers["cookie"], cookie)
+        XCTAssertEqual(heads[big]?.headers["x-mixed"], "1")
+        XCTAssertEqual(heads[after]?.target, "/after")
+        XCTAssertEqual(heads[after]?.headers["cookie"], nil, "no field leaks into the next stream")
+        for id in [small, big, after] {
+            XCTAssertEqual(logs[id]?.status, 200)
+            XCTAssertEqual(logs[id]?.bytes, 10)
+            let fields = try XCTUnwrap(responseHeaders[id])
+            XCTAssertEqual(fields.map(\.name), ["content-length", "content-type", "x-stream"])
+            XCTAssertEqual(fields["x-stream"], String(id))
+        }
+    }
+
     func testGoAwayEndsTheConnection() throws {
         let pair = try HTTP2Pair()
         let stream = try pair.client.submitRequest(authority: "a", path: "/size/100")

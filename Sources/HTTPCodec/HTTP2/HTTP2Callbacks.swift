@@ -11,8 +11,8 @@ enum HTTP2Callbacks {
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
             let state = HTTP2SessionState.from(userData)
             let kept = state.header(stream: frame!.pointee.hd.stream_id,
-                                    name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-                                    value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+                                    name: UnsafeBufferPointer(start: name, count: nameLength),
+                                    value: UnsafeBufferPointer(start: value, count: valueLength))
             // Temporal failure: nghttp2 resets this stream and skips the rest of its header block.
             return kept ? 0 : Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }

@@ -23,6 +23,8 @@ public final class HTTP2Connection {
     /// Whether the frame whose tail is in `overflow` ends a header block.
     private var overflowEndsHeaderBlock = false
     private var failure: HTTP2Error?
+    /// The fields of the message being submitted (reused: a message allocates no list of its own).
+    private var fields = NameValueList()
 
     /// Creates the session and queues our SETTINGS (and, for a client, the connection preface)
     /// so that `wantsWrite` is true from the start.
@@ -240,7 +242,7 @@ public final class HTTP2Connection {
                               bodyLength: Int64 = 0) throws(HTTP2Error) -> Int32
     {
         precondition(role == .client, "submitRequest on a server connection")
-        var fields = NameValueList()
+        fields.removeAll()
         fields.add(":method", method)      // Chrome's pseudo-header order
         fields.add(":authority", authority)
         fields.add(":scheme", scheme)
@@ -274,15 +276,33 @@ public final class HTTP2Connection {
     public func submitResponse(stream: Int32, status: Int, headers: HTTPHeaders = [:],
                                bodyLength: Int64, prefix: [UInt8] = [], suffix: [UInt8] = []) throws(HTTP2Error)
     {
+        try submitResponse(stream: stream, status: status, hasContentLength: headers.contains("content-length"),
+                           addFields: { $0.addRegular(headers) }, bodyLength: bodyLength, prefix: prefix, suffix: suffix)
+    }
+
+    /// `submitResponse` with the fields as name-value pairs (the replay server's, which keeps no
+    /// `HTTPHeaders` of its own per response).
+    public func submitResponse(stream: Int32, status: Int, fields pairs: [(String, String)],
+                               bodyLength: Int64, prefix: [UInt8] = [], suffix: [UInt8] = []) throws(HTTP2Error)
+    {
+        let hasContentLength = pairs.contains { $0.0.utf8.count == 14 && HTTPHeaders.namesEqual($0.0, "content-length") }
+        try submitResponse(stream: stream, status: status, hasContentLength: hasContentLength,
+                           addFields: { $0.addRegular(pairs) }, bodyLength: bodyLength, prefix: prefix, suffix: suffix)
+    }
+
+    private func submitResponse(stream: Int32, status: Int, hasContentLength: Bool, addFields: (inout NameValueList) -> Void,
+                                bodyLength: Int64, prefix: [UInt8], suffix: [UInt8]) throws(HTTP2Error)
+    {
         precondition(role == .server, "submitResponse on a client connection")
         guard isOpen(stream) else { throw .streamNotOpen(stream) }
-        var fields = NameValueList()
+        fields.removeAll()
         fields.add(":status", String(status))
-        if !HTTPStatus.forbidsBody(status) && !headers.contains("content-length") {
+        if !HTTPStatus.forbidsBody(status) && !hasContentLength {
             fields.add("content-length", String(bodyLength))
         }
-        fields.addRegular(headers)
+        addFields(&fields)
         var provider = Self.bodyProvider
+        let session = self.session
         let result = fields.withNameValues { nva, count in
             withUnsafePointer(to: &provider) { providerPointer in
                 nghttp2_submit_response(session, stream, nva, count, bodyLength > 0 ? providerPointer : nil)

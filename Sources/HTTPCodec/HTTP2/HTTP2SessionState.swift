@@ -55,6 +55,10 @@ final class HTTP2SessionState {
     let isServer: Bool
     var events: [HTTP2Event] = []
     var inbound: [Int32: InboundStream] = [:]
+    /// The header block being received, out of `inbound` until it ends, so that a field costs no
+    /// dictionary lookup (RFC 9113 §6.10: a block's frames are never interleaved with other frames,
+    /// so one block at a time is all nghttp2 can be in).
+    private var block: (stream: Int32, state: InboundStream)?
     var outbound: [Int32: OutboundBody] = [:]
     /// Streams with DATA bytes received in a frame that has not ended yet.
     private var partialData: [Int32] = []
@@ -82,6 +86,11 @@ final class HTTP2SessionState {
     }
 
     func takeEvents() -> [HTTP2Event] {
+        if let stream = block?.stream, block!.state.unreportedData > 0 {
+            // Body bytes counted before a trailer block that has not ended yet.
+            events.append(.data(stream: stream, count: block!.state.unreportedData, endStream: false))
+            block!.state.unreportedData = 0
+        }
         for stream in partialData {
             guard let count = inbound[stream]?.unreportedData, count > 0 else { continue }
             inbound[stream]!.unreportedData = 0
@@ -95,31 +104,45 @@ final class HTTP2SessionState {
     // MARK: receiving
 
     func beginHeaders(stream: Int32) {
-        var state = inbound[stream] ?? InboundStream()
+        endBlock()
+        var state = inbound.removeValue(forKey: stream) ?? InboundStream()
         state.method = nil; state.path = nil; state.authority = nil; state.scheme = nil; state.status = nil
         state.headers = HTTPHeaders()
         state.headerListBytes = 0
+        block = (stream, state)
+    }
+
+    /// Puts the block being received back with the other streams (it ended, or another began).
+    private func endBlock() {
+        guard let (stream, state) = block else { return }
+        block = nil
         inbound[stream] = state
     }
 
     /// Records one header field; false once the block is over `limits.maxHeaderListSize` (the
     /// stream is then reset and the rest of its block dropped, so an HPACK bomb is never stored).
-    func header(stream: Int32, name: String, value: String) -> Bool {
-        if let max = limits?.maxHeaderListSize, inbound[stream] != nil {
-            inbound[stream]!.headerListBytes += name.utf8.count + value.utf8.count + 32
-            if inbound[stream]!.headerListBytes > max {
+    func header(stream: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard block?.stream == stream else { return true }
+        if let max = limits?.maxHeaderListSize {
+            block!.state.headerListBytes += name.count + value.count + 32
+            if block!.state.headerListBytes > max {
                 lastLibraryMessage = "header list of stream \(stream) over \(max) bytes"
-                inbound[stream] = nil
+                block = nil
                 return false
             }
         }
-        switch name {
-        case ":method": inbound[stream]?.method = value
-        case ":path": inbound[stream]?.path = value
-        case ":authority": inbound[stream]?.authority = value
-        case ":scheme": inbound[stream]?.scheme = value
-        case ":status": inbound[stream]?.status = Int(value)
-        default: inbound[stream]?.headers.add(name: name, value: value)
+        let value = String(decoding: value, as: UTF8.self)
+        guard name.first == UInt8(ascii: ":") else {
+            block!.state.headers.add(name: String(decoding: name, as: UTF8.self), value: value)
+            return true
+        }
+        switch String(decoding: name, as: UTF8.self) {
+        case ":method": block!.state.method = value
+        case ":path": block!.state.path = value
+        case ":authority": block!.state.authority = value
+        case ":scheme": block!.state.scheme = value
+        case ":status": block!.state.status = Int(value)
+        case let other: block!.state.headers.add(name: other, value: value)
         }
         return true
     }
@@ -147,6 +170,7 @@ final class HTTP2SessionState {
     }
 
     func headersComplete(stream: Int32, isRequest: Bool, endStream: Bool) {
+        if block?.stream == stream { endBlock() }
         guard var state = inbound[stream] else { return }
         defer { inbound[stream] = state }
         if isServer && isRequest {
@@ -179,6 +203,7 @@ final class HTTP2SessionState {
     }
 
     func streamClosed(stream: Int32, errorCode: UInt32) {
+        if block?.stream == stream { endBlock() }
         if let count = inbound.removeValue(forKey: stream)?.unreportedData, count > 0 {
             events.append(.data(stream: stream, count: count, endStream: false))
         }
