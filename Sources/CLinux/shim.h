@@ -112,11 +112,12 @@ static inline long netbench_sendmsg_segmented(int fd, const void *buf, size_t le
 
 // recvmsg(2) that also reports the UDP_GRO segment size: after UDP_GRO is enabled the kernel may
 // hand over several datagrams of `*segment` bytes (the last may be shorter) in one buffer;
-// `*segment` is 0 when it did not coalesce. Returns what recvmsg returns.
+// `*segment` is 0 when it did not coalesce. With SO_TIMESTAMPNS on, `*stamp` is the kernel's
+// receive time (CLOCK_REALTIME ns; 0 when none was attached). Returns what recvmsg returns.
 static inline long netbench_recvmsg_coalesced(int fd, void *buf, size_t len, struct sockaddr_in *from,
-                                              int *segment) {
+                                              int *segment, int64_t *stamp) {
     struct iovec iov = { .iov_base = buf, .iov_len = len };
-    union { char bytes[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control;
+    union { char bytes[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct timespec))]; struct cmsghdr align; } control;
     struct msghdr msg;
     memset(&msg, 0, sizeof(msg));
     msg.msg_name = from;
@@ -126,10 +127,16 @@ static inline long netbench_recvmsg_coalesced(int fd, void *buf, size_t len, str
     msg.msg_control = control.bytes;
     msg.msg_controllen = sizeof(control.bytes);
     *segment = 0;
+    *stamp = 0;
     long n = recvmsg(fd, &msg, 0);
     if (n < 0) return n;
     for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
         if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) memcpy(segment, CMSG_DATA(cm), sizeof(int));
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+            *stamp = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
     }
     return n;
 }

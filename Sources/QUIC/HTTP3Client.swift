@@ -21,7 +21,7 @@ public final class HTTP3Client {
     public init(config: QUICConfiguration, trustedRootsPEM: String, serverName: String,
                 local: Endpoint, remote: Endpoint, resumption: QUICResumptionState? = nil,
                 now: Instant) throws {
-        let credentials = try ClientTLSCredentials(trustedRootsPEM: trustedRootsPEM)
+        let credentials = try ClientTLSCredentials.shared(trustedRootsPEM: trustedRootsPEM)
         connection = try QUICConnection.client(config: config, credentials: credentials,
                                                serverName: serverName, local: local, remote: remote,
                                                resumption: resumption, now: now)
@@ -29,9 +29,11 @@ public final class HTTP3Client {
 
     /// Processes one received UDP payload. Garbage and stray packets are ignored; a fatal
     /// problem ends the connection with a `.closed` event.
+    /// `arrival`: when the kernel received the datagram (SO_TIMESTAMPNS), if known: the engine's
+    /// RTT and ACK-delay clock for it (see `QUICConnection.receive`).
     public func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint,
-                        now: Instant) -> [HTTP3ClientEvent] {
-        connection.receive(datagram, local: local, remote: remote, now: now)
+                        now: Instant, arrival: Instant? = nil) -> [HTTP3ClientEvent] {
+        connection.receive(datagram, local: local, remote: remote, now: now, arrival: arrival)
         return takeEvents()
     }
 

@@ -11,7 +11,7 @@ internal import CNgtcp2
 public final class HTTP3Server {
     private let config: QUICConfiguration
     private let tls: ServerTLSContext
-    private let filler = FillerBuffer()
+    private let filler = FillerBuffer.shared
     private let staticSecret = randomBytes(32)
     private var routes: [ConnectionIDKey: ServerConnection] = [:]
     private var connections: [HTTP3ConnectionHandle: ServerConnection] = [:]
@@ -54,8 +54,9 @@ public final class HTTP3Server {
     public var pendingHandshakeCount: Int { pendingHandshakes }
 
     /// Processes one received UDP payload; never fails on bad input from the network.
+    /// `arrival`: when the kernel received the datagram, if known (see `HTTP3Client.receive`).
     public func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint,
-                        now: Instant) -> [HTTP3ServerEvent] {
+                        now: Instant, arrival: Instant? = nil) -> [HTTP3ServerEvent] {
         guard let base = datagram.baseAddress?.assumingMemoryBound(to: UInt8.self), datagram.count > 0
         else { return [] }
         var vc = ngtcp2_version_cid()
@@ -68,7 +69,7 @@ public final class HTTP3Server {
         }
         let key = ConnectionIDKey(bytes: vc.dcid, count: vc.dcidlen)
         if let sc = routes[key] {
-            sc.quic.receive(datagram, local: local, remote: remote, now: now)
+            sc.quic.receive(datagram, local: local, remote: remote, now: now, arrival: arrival)
             collect(sc)
             compact()
         } else {

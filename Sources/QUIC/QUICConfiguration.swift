@@ -38,6 +38,12 @@ public struct QUICConfiguration: Sendable {
     /// handshake flight by cwnd/initial_rtt and stalls short handshakes, hence 100 ms.
     public var initialRTT: Nanoseconds = .milliseconds(100)
     public var congestionControl: QUICCongestionControl = .cubic
+    /// Pacing rate in slow start, as a multiple of cwnd/smoothed RTT, for cubic and reno (BBR sets
+    /// its own rate). ngtcp2 0.12 paces at 1.25 × cwnd/srtt in every phase; the senders HTTP/3 and
+    /// HTTP/2 are compared against pace slow start at 2× (Chromium's QUIC `TcpCubicSenderBytes`,
+    /// Linux TCP's `tcp_pacing_ss_ratio` = 200%) and 1.25× / 1.2× after it, as RFC 9002 §7.7
+    /// allows. 1.25 keeps ngtcp2's own pacing.
+    public var slowStartPacingGain: Double = 2
     /// `max_idle_timeout` transport parameter; the connection closes after this much silence.
     public var idleTimeout: Nanoseconds = .seconds(30)
     /// Gives up a handshake that has not completed after this long (`nil`: ngtcp2's default).

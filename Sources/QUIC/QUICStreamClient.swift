@@ -19,7 +19,7 @@ public final class QUICStreamClient {
 
     public init(config: QUICConfiguration, trustedRootsPEM: String, serverName: String,
                 local: Endpoint, remote: Endpoint, now: Instant) throws {
-        let credentials = try ClientTLSCredentials(trustedRootsPEM: trustedRootsPEM)
+        let credentials = try ClientTLSCredentials.shared(trustedRootsPEM: trustedRootsPEM)
         connection = try QUICConnection.client(config: config, credentials: credentials, serverName: serverName,
                                                local: local, remote: remote, resumption: nil, now: now, rawStreams: true)
     }

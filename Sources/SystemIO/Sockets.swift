@@ -168,12 +168,17 @@ public enum Socket {
     }
 
     /// What one receive returned: `count` bytes from one sender, holding datagrams of
-    /// `segmentSize` bytes each (the last may be shorter; one datagram when not coalesced), or
-    /// nil when nothing is waiting.
+    /// `segmentSize` bytes each (the last may be shorter; one datagram when not coalesced), and
+    /// when the kernel received them (after `enableReceiveTimestamps`, on the monotonic clock,
+    /// never after now; else nil), or nil when nothing is waiting.
     public static func receiveDatagrams(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws
-        -> (count: Int, from: Endpoint, segmentSize: Int)? {
-        guard let (n, from, segment) = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
-        return (n, from, segment > 0 ? segment : max(n, 1))
+        -> (count: Int, from: Endpoint, segmentSize: Int, arrival: Instant?)? {
+        guard let (n, from, segment, realtime) = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
+        let arrival = realtime.map { stamp -> Instant in
+            let (rt, mono) = Sys.clockGettimeRealtimeMonotonic()
+            return Instant(nanoseconds: UInt64(max(0, min(mono, stamp - (rt - mono)))))
+        }
+        return (n, from, segment > 0 ? segment : max(n, 1), arrival)
     }
 
     public static func shutdownWrite(_ fd: FileDescriptor) { Sys.shutdownWrite(fd) }

@@ -229,14 +229,18 @@ enum Sys {
         return r != nil
     }
 
-    /// recvmsg(2) reading the UDP_GRO segment size: nil when nothing is waiting; the size is 0
-    /// when the kernel delivered a single datagram.
-    static func recvmsgCoalesced(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint, Int)? {
+    /// recvmsg(2) reading the UDP_GRO segment size and the SO_TIMESTAMPNS receive time: nil when
+    /// nothing is waiting; the size is 0 when the kernel delivered a single datagram, the time
+    /// (CLOCK_REALTIME ns) nil when the kernel attached none.
+    static func recvmsgCoalesced(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint, Int, Int64?)? {
         var sa = sockaddr_in()
         var segment: Int32 = 0
-        let r = try check("recvmsg(UDP_GRO)") { netbench_recvmsg_coalesced(fd.rawValue, buf.baseAddress, buf.count, &sa, &segment) }
+        var stamp: Int64 = 0
+        let r = try check("recvmsg(UDP_GRO)") {
+            netbench_recvmsg_coalesced(fd.rawValue, buf.baseAddress, buf.count, &sa, &segment, &stamp)
+        }
         guard let r else { return nil }
-        return (r, Endpoint(sa), Int(segment))
+        return (r, Endpoint(sa), Int(segment), stamp > 0 ? stamp : nil)
     }
 
     /// shutdown(2) for writing: sends FIN after queued data.

@@ -16,9 +16,11 @@ struct DatagramIO {
     private(set) var segmentedSends = 0
     private(set) var segmentedDatagrams = 0
 
-    /// Prepares a freshly bound socket: asks for receive coalescing (unless NETBENCH_UDP_GSO=0).
+    /// Prepares a freshly bound socket: asks for receive coalescing (unless NETBENCH_UDP_GSO=0)
+    /// and for the kernel's receive time of each datagram (see `receive`).
     static func prepare(_ fd: FileDescriptor) {
         if UDPOffload.enabled { Socket.enableReceiveCoalescing(fd) }
+        try? Socket.enableReceiveTimestamps(fd)
     }
 
     /// Sends `bytes`, datagrams of `segmentSize` bytes laid back to back (the last may be shorter).
@@ -44,16 +46,23 @@ struct DatagramIO {
         }
     }
 
-    /// Receives what is waiting (up to `limit` system calls) and hands each datagram to `body`;
-    /// false when the socket had nothing or failed.
+    /// Receives what is waiting (up to `limit` system calls) and hands each datagram to `body`
+    /// with the time the kernel received it (nil when the kernel attached none); `body` returns
+    /// false to stop.
+    ///
+    /// The QUIC engines are given that time rather than the moment the process got round to the
+    /// datagram, as production QUIC servers take it from the kernel: the time a datagram waited in
+    /// the socket for a busy thread then counts as the receiver's ACK delay, which the peer takes
+    /// out of its RTT samples, instead of inflating the RTT estimate (and slowing the pacing that
+    /// derives from it) the way no TCP RTT estimate is inflated, since the kernel handles TCP's.
     static func receive(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, limit: Int = 64,
-                        _ body: (UnsafeRawBufferPointer, Endpoint) -> Bool) {
+                        _ body: (UnsafeRawBufferPointer, Endpoint, Instant?) -> Bool) {
         for _ in 0..<limit {
             guard let got = try? Socket.receiveDatagrams(fd, into: buffer) else { return }
             var offset = 0
             while offset < got.count {
                 let n = min(got.segmentSize, got.count - offset)
-                guard body(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + n)]), got.from) else { return }
+                guard body(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + n)]), got.from, got.arrival) else { return }
                 offset += n
             }
         }

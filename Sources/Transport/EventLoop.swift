@@ -14,6 +14,8 @@ public final class EventLoop {
     private var timers = TimerHeap()
     private var timerCallbacks: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 1
+    /// Work queued by handlers to run once every handler of the current turn has run.
+    private var afterIO: [() -> Void] = []
     private static let wakeupToken = UInt64.max
 
     public init() throws {
@@ -59,6 +61,15 @@ public final class EventLoop {
         schedule(at: Instant.now() + max(0, delay), callback)
     }
 
+    /// Runs `task` once every I/O handler ready in this turn has run (queued from a timer: once
+    /// the due timers have run). A QUIC client queues the page loader's work on
+    /// what arrived here, after acknowledging it, so that the ACKs of every connection ready in a
+    /// turn leave before any of that work, as a browser's network stack sends them while the
+    /// renderer parses.
+    public func runAfterIO(_ task: @escaping () -> Void) {
+        afterIO.append(task)
+    }
+
     public func cancel(_ timer: TimerID?) {
         guard let timer else { return }
         timerCallbacks[timer.raw] = nil
@@ -70,6 +81,7 @@ public final class EventLoop {
             let now = Instant.now()
             if let d = deadline, now >= d { return }
             fireDueTimers(now)
+            runQueuedAfterIO()
             if stopFlag.isSet || done() { return }
             var timeout: Nanoseconds? = nil
             if let next = nextLiveDeadline() { timeout = max(0, Nanoseconds(bitPattern: next &- Instant.now().nanoseconds)) }
@@ -81,11 +93,21 @@ public final class EventLoop {
                 if token == EventLoop.wakeupToken { wakeup.drain(); return }
                 handlers[Int32(bitPattern: UInt32(truncatingIfNeeded: token))]?(ready)
             }
+            runQueuedAfterIO()
         }
     }
 
     /// Stops the loop at the end of the current turn.
     public func stop() { stopFlag.set() }
+
+    private func runQueuedAfterIO() {
+        var i = 0
+        while i < afterIO.count {   // a task may queue more: they run in this turn too
+            afterIO[i]()
+            i += 1
+        }
+        afterIO.removeAll(keepingCapacity: true)
+    }
 
     private func nextLiveDeadline() -> UInt64? {
         while let top = timers.peek() {

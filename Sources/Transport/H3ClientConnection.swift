@@ -123,16 +123,37 @@ final class H3ClientConnection: ClientConnection {
     }
 
     private func readable(_ socket: FileDescriptor, _ at: Endpoint) {
-        DatagramIO.receive(socket, into: receiveBuffer) { datagram, from in
+        var arrived: [(event: HTTP3ClientEvent, at: Instant)] = []
+        DatagramIO.receive(socket, into: receiveBuffer) { datagram, from, arrival in
             guard !closed else { return false }
-            // A fresh timestamp per datagram: handling one may write (a request the loader sends when
-            // a response ends) with a later time, and ngtcp2 needs its timestamps never to go back:
-            // an older one left its pacer waiting with no timer set, and requests never went out.
+            // A fresh timestamp per datagram: it is when that datagram's bytes were taken in, and
+            // ngtcp2 needs its timestamps never to go back.
             let now = Instant.now()
-            handle(client.receive(datagram, local: at, remote: from, now: now), now)
-            return !closed
+            for event in client.receive(datagram, local: at, remote: from, now: now, arrival: arrival) {
+                // Body bytes of one stream in consecutive datagrams of this read are one arrival
+                // (at the first one's time), as the TCP clients report a read's bytes: the loader's
+                // work per event would otherwise grow with the number of packets, not of reads.
+                if case .data(let stream, let count) = event, let last = arrived.last,
+                   case .data(stream, let before) = last.event {
+                    arrived[arrived.count - 1].event = .data(stream: stream, count: before + count)
+                } else {
+                    arrived.append((event, now))
+                }
+            }
+            return true
         }
+        // ACKs leave before the page loader reacts to what arrived (parses a page, opens
+        // connections), and that reaction waits for the other connections ready in this turn to
+        // send theirs, as in a browser, whose network stack acknowledges packets while another
+        // process parses: otherwise a server waiting for an ACK to open its window waits for the
+        // parser too (on loopback, the rest of the root page ~2 ms later).
         flush()
+        guard !arrived.isEmpty else { return }
+        loop.runAfterIO { [weak self] in
+            guard let self else { return }
+            for (event, at) in arrived where !self.closed { self.handle([event], at) }
+            self.flush()
+        }
     }
 
     /// Lets the engine send, then re-arms the timer.

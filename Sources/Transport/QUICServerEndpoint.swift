@@ -52,9 +52,21 @@ public final class QUICServerEndpoint {
     }
 
     private func readable() {
-        DatagramIO.receive(fd, into: buffer) { datagram, from in
+        // Established connections' sends before handshakes: a long-header datagram (Initial,
+        // Handshake) costs key agreement and a signature; what the datagrams before it released
+        // (ACKs that open a window, requests) leaves first, as the kernel clocks TCP's data out
+        // while the server thread computes other handshakes.
+        var sinceFlush = false
+        DatagramIO.receive(fd, into: buffer) { datagram, from, arrival in
             guard !isClosed else { return false }
-            handle(server.receive(datagram, local: endpoint, remote: from, now: Instant.now()))
+            let longHeader = datagram.first.map { $0 & 0x80 != 0 } ?? false
+            if longHeader && sinceFlush {
+                flush()
+                sinceFlush = false
+                guard !isClosed else { return false }
+            }
+            handle(server.receive(datagram, local: endpoint, remote: from, now: Instant.now(), arrival: arrival))
+            if !longHeader { sinceFlush = true }
             return !isClosed
         }
         counters.connectionsRefused = server.initialsDropped

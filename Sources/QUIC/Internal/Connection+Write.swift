@@ -64,6 +64,7 @@ extension QUICConnection {
             return
         }
         let ts = now.nanoseconds
+        engineTime = max(engineTime, ts)
         let maxUDP = ngtcp2_conn_get_max_tx_udp_payload_size(conn)
         let maxPackets = min(PacketBuffers.maxBatch, max(1, ngtcp2_conn_get_send_quantum(conn) / max(maxUDP, 1)))
         let base = buffers.send
@@ -72,6 +73,8 @@ extension QUICConnection {
         var batch = PacketBatch()
         defer { batch.flush(base, emit) }
         var packets = 0
+        var written = 0
+        defer { if written > 0 { updatePacing(written: written, ts: ts) } }
         while true {
             if batch.end + maxUDP > PacketBuffers.sendSize { batch.flush(base, emit) }
             var streamID: Int64 = -1
@@ -115,20 +118,32 @@ extension QUICConnection {
                 }
             }
             if accepted >= 0, !addWriteOffset(streamID, accepted, fin: fin != 0, &batch, emit) { return }
-            if n == 0 {
-                ngtcp2_conn_update_pkt_tx_time(conn, ts)
-                return
-            }
+            if n == 0 { return }
             guard let remote = Endpoint(path.pointee.remote), let local = Endpoint(path.pointee.local) else { continue }
             statistics.datagramsSent += 1
             statistics.bytesSent += UInt64(n)
             batch.append(Int(n), remote: remote, local: local, base, emit)
             packets += 1
-            if packets >= maxPackets {
-                ngtcp2_conn_update_pkt_tx_time(conn, ts)
-                return
-            }
+            written += Int(n)
+            if packets >= maxPackets { return }
         }
+    }
+
+    /// Sets ngtcp2's pacer after `written` bytes left at `ts`: it waits written / (1.25 × cwnd/srtt)
+    /// before the next packet. In slow start, under cubic and reno, the wait is scaled to
+    /// `config.slowStartPacingGain` (2: Chromium's and Linux's slow-start pacing) by handing ngtcp2
+    /// an earlier `ts` for this computation only (it keeps nothing else of it).
+    private func updatePacing(written: Int, ts: UInt64) {
+        var cs = ngtcp2_conn_stat()
+        netbench_ngtcp2_conn_get_conn_stat(conn, &cs)
+        let gain = config.slowStartPacingGain
+        guard gain > 0, gain != 1.25, cs.pacing_rate == 0, cs.cwnd < cs.ssthresh, cs.cwnd > 0, cs.smoothed_rtt > 0 else {
+            return ngtcp2_conn_update_pkt_tx_time(conn, ts)
+        }
+        let ngtcp2Wait = Double(written) * Double(cs.smoothed_rtt) / (Double(cs.cwnd) * 1.25)
+        let shift = ngtcp2Wait * (1 - 1.25 / gain)   // negative (a later ts) for a gain below 1.25
+        let adjusted = shift >= 0 ? ts - min(ts, UInt64(shift)) : ts + UInt64(-shift)
+        ngtcp2_conn_update_pkt_tx_time(conn, adjusted)
     }
 
     /// The same, one datagram per call (tests and simple drivers).

@@ -72,6 +72,8 @@ final class QUICConnection {
     let buffers = PacketBuffers()
     /// Time of the call being processed, for callbacks that record timestamps.
     var now: Instant
+    /// The latest timestamp ngtcp2 was given (reads may give it a datagram's earlier arrival).
+    var engineTime: UInt64 = 0
     var events: [ConnectionEvent] = []
     var state: ConnectionState = .open
     /// CONNECTION_CLOSE to send (again) while closing.
@@ -106,6 +108,7 @@ final class QUICConnection {
         if case .server = role { isServer = true } else { isServer = false }
         self.config = config
         self.now = now
+        engineTime = now.nanoseconds   // ngtcp2's initial_ts: no read goes before it
         self.staticSecret = staticSecret
         connRef = .allocate(capacity: 1)
         connRef.initialize(to: ngtcp2_crypto_conn_ref(
@@ -138,7 +141,7 @@ final class QUICConnection {
                        local: Endpoint, remote: Endpoint, resumption: QUICResumptionState?,
                        now: Instant, rawStreams: Bool = false) throws -> QUICConnection {
         let c = try QUICConnection(role: .client(ClientRole(serverName: serverName)), config: config,
-                                   filler: FillerBuffer(), now: now, staticSecret: randomBytes(32))
+                                   filler: .shared, now: now, staticSecret: randomBytes(32))
         if rawStreams { c.raw = RawStreams() }
         c.retained.append(credentials)
         var dcid = ngtcp2_cid(), scid = ngtcp2_cid()
@@ -270,7 +273,11 @@ final class QUICConnection {
     }
 
     /// Feeds one datagram to ngtcp2.
-    func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint, now: Instant) {
+    /// `arrival` (the kernel's receive time) is the timestamp ngtcp2 gets for the datagram when
+    /// given: its ACK delay then covers the time the datagram waited for this thread, and the RTT
+    /// samples it takes measure the path, not the two processes' backlogs. Never before a time
+    /// ngtcp2 was already given (its clock must not go back); `now` stays the time of everything else.
+    func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint, now: Instant, arrival: Instant? = nil) {
         self.now = now
         switch state {
         case .open: break
@@ -281,8 +288,10 @@ final class QUICConnection {
         statistics.datagramsReceived += 1
         statistics.bytesReceived += UInt64(datagram.count)
         let path = buffers.rxPath.set(local: local, remote: remote)
+        let ts = min(now.nanoseconds, max(arrival?.nanoseconds ?? now.nanoseconds, engineTime))
+        engineTime = ts
         let rv = netbench_ngtcp2_conn_read_pkt(conn, path, base.assumingMemoryBound(to: UInt8.self),
-                                               datagram.count, now.nanoseconds)
+                                               datagram.count, ts)
         if rv != 0 { handleReadError(rv) }
     }
 
@@ -335,6 +344,7 @@ final class QUICConnection {
         switch state {
         case .open:
             handledExpiryAt = now
+            engineTime = max(engineTime, now.nanoseconds)
             let rv = ngtcp2_conn_handle_expiry(conn, now.nanoseconds)
             guard rv != 0 else { return }
             switch rv {

@@ -67,6 +67,15 @@ final class VirtualNetwork {
     var batches = 0
     var largestBatch = 0
     var batchViolations: [String] = []
+    /// A busy client: datagrams to it are taken in this long after they arrived (its `now` is
+    /// later than their arrival); with `reportArrival`, it is told the arrival time too, as the
+    /// event loop passes the kernel's receive time.
+    var readLag: Nanoseconds = 0
+    /// Only every `lagEvery`-th datagram is read late (and those queued behind it with it).
+    var lagEvery = 1
+    var reportArrival = false
+    /// Given: the arrival time every endpoint is told instead (a clock that went wrong).
+    var arrivalOverride: Instant?
 
     init(server: HTTP3Server, at endpoint: Endpoint, oneWayDelay: Nanoseconds = .milliseconds(10)) {
         self.server = server
@@ -128,10 +137,22 @@ final class VirtualNetwork {
         }
     }
 
+    /// A client with a datagram waiting to be read late is busy elsewhere: it neither reads nor
+    /// writes until it gets to it.
+    private func busy(_ probe: ClientProbe) -> Bool {
+        guard readLag > 0 else { return false }
+        var i = head
+        while i < queue.count, queue[i].deliverAt <= now {
+            if probes[queue[i].to] === probe { return true }
+            i += 1
+        }
+        return false
+    }
+
     /// Lets every endpoint write what it can.
     func flush() {
         if batched {
-            for probe in allProbes where !probe.client.isClosed {
+            for probe in allProbes where !probe.client.isClosed && !busy(probe) {
                 probe.record(probe.client.writeBatched(now: now) { p, segment, remote, local in
                     self.takeBatch(p, segment, from: local, to: remote)
                 })
@@ -143,7 +164,7 @@ final class VirtualNetwork {
             }
             return
         }
-        for probe in allProbes where !probe.client.isClosed {
+        for probe in allProbes where !probe.client.isClosed && !busy(probe) {
             probe.record(probe.client.write(now: now) { p, remote, local in
                 self.enqueue(p, from: local, to: remote)
             })
@@ -155,18 +176,25 @@ final class VirtualNetwork {
         }
     }
 
+    /// Clients read late (the server never): every `lagEvery`-th datagram to a client.
+    private func lag(_ index: Int) -> Nanoseconds {
+        readLag > 0 && queue[index].to != serverEndpoint && delivered % lagEvery == 0 ? readLag : 0
+    }
+
     private func deliverDue() {
-        while head < queue.count, queue[head].deliverAt <= now {
+        while head < queue.count, queue[head].deliverAt + lag(head) <= now {
             let p = queue[head]
             head += 1
             delivered += 1
             p.bytes.withUnsafeBytes { raw in
                 if p.to == serverEndpoint {
                     if serverAlive {
-                        handleServerEvents(server.receive(raw, local: p.to, remote: p.from, now: now))
+                        handleServerEvents(server.receive(raw, local: p.to, remote: p.from, now: now,
+                                                          arrival: arrivalOverride ?? (reportArrival ? p.deliverAt : nil)))
                     }
                 } else if let probe = probes[p.to], !probe.client.isClosed {
-                    probe.record(probe.client.receive(raw, local: p.to, remote: p.from, now: now))
+                    probe.record(probe.client.receive(raw, local: p.to, remote: p.from, now: now,
+                                                      arrival: arrivalOverride ?? (reportArrival ? p.deliverAt : nil)))
                 }
             }
         }
@@ -177,7 +205,7 @@ final class VirtualNetwork {
     }
 
     private func nextEventTime() -> Instant? {
-        var next: Instant? = head < queue.count ? queue[head].deliverAt : nil
+        var next: Instant? = head < queue.count ? queue[head].deliverAt + lag(head) : nil
         func consider(_ t: Instant?) { if let t, next == nil || t < next! { next = t } }
         for probe in allProbes where !probe.client.isClosed { consider(probe.client.expiry) }
         if serverAlive { consider(server.expiry) }
