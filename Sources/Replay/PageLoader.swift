@@ -75,6 +75,8 @@ public final class PageLoader {
     /// The render-blocking stylesheets and scripts in the root document's `<head>` as
     /// `PageRenderer` writes it for browsers: the parser reaches `<body>` once they are in.
     private let headBlocking: [String]
+    /// Each resource's `priority(_:parent:)`, by id (fixed by the scenario; dispatch sorts by it often).
+    private let priorities: [String: RequestPriority]
 
     public init(scenario: Scenario, kind: TransportKind, localAddress: UInt32? = nil, connector: @escaping Connector) {
         self.scenario = scenario
@@ -84,6 +86,7 @@ public final class PageLoader {
         maxConnectionsPerOrigin = kind == .h1 ? 6 : 1
         byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         childrenOf = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
+        priorities = byID.mapValues { [byID] r in PageLoader.priority(r, parent: r.parent.flatMap { byID[$0] }) }
         headBlocking = (scenario.root.map { PageRenderer.headResources(of: $0.id, in: scenario) } ?? [])
             .filter { ($0.type == .stylesheet || $0.type == .script) && $0.renderBlocking == true }.map(\.id)
     }
@@ -131,9 +134,12 @@ public final class PageLoader {
         }
     }
 
-    private func priority(of id: String) -> RequestPriority {
-        let r = states[id]!.resource
-        return PageLoader.priority(r, parent: r.parent.flatMap { byID[$0] })
+    private func priority(of id: String) -> RequestPriority { priorities[id]! }
+
+    /// The order requests are sent in: the most urgent first, then the earliest discovered.
+    private func sendsBefore(_ a: String, _ b: String) -> Bool {
+        let pa = priority(of: a), pb = priority(of: b)
+        return pa != pb ? pa > pb : states[a]!.order < states[b]!.order
     }
 
     /// Whether the parser has reached the root document's `<body>`: the root's first bytes are in
@@ -154,10 +160,7 @@ public final class PageLoader {
         let throttled = { (id: String) in self.priority(of: id) < .medium }
         let inFlight = states.values.filter { $0.inFlight && throttled($0.resource.id) }.count
         let room = max(PageLoader.tightModeLimit - inFlight, 0)
-        let waiting = pending.values.joined().filter(throttled).sorted { a, b in
-            let pa = priority(of: a), pb = priority(of: b)
-            return pa != pb ? pa > pb : states[a]!.order < states[b]!.order
-        }
+        let waiting = pending.values.joined().filter(throttled).sorted(by: sendsBefore)
         return Set(waiting.prefix(room))
     }
 
@@ -168,10 +171,7 @@ public final class PageLoader {
         let allowed = tightModeAllowance()
         for origin in pending.keys.sorted() {
             guard var queue = pending[origin], !queue.isEmpty else { continue }
-            queue.sort { a, b in
-                let pa = priority(of: a), pb = priority(of: b)
-                return pa != pb ? pa > pb : states[a]!.order < states[b]!.order
-            }
+            queue.sort(by: sendsBefore)
             var waiting: [String] = []
             for id in queue {
                 if let allowed, priority(of: id) < .medium, !allowed.contains(id) {

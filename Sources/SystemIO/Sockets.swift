@@ -136,15 +136,18 @@ public enum Socket {
     }
 
     /// One datagram with the instant the kernel received it (after `enableReceiveTimestamps`),
-    /// converted to the monotonic clock; nil when none is waiting. The conversion uses the
-    /// realtime−monotonic offset read right after receiving, so a clock step in between would show.
+    /// converted to the monotonic clock; nil when none is waiting (the socket does not coalesce).
     public static func receiveDatagramTimestamped(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint, Instant?)? {
-        guard let (n, from, realtime) = try Sys.recvmsgTimestamp(fd, buffer) else { return nil }
-        let at = realtime.map { stamp -> Instant in
-            let (rt, mono) = Sys.clockGettimeRealtimeMonotonic()
-            return Instant(nanoseconds: UInt64(max(0, stamp - (rt - mono))))
-        }
-        return (n, from, at)
+        guard let (n, from, _, realtime) = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
+        return (n, from, realtime.map { monotonic(realtime: $0).arrival })
+    }
+
+    /// A kernel receive time (CLOCK_REALTIME ns) on the monotonic clock, beside the monotonic now.
+    /// The conversion uses the realtime−monotonic offset read right after receiving, so a clock
+    /// step in between would show.
+    private static func monotonic(realtime stamp: Int64) -> (arrival: Instant, now: Int64) {
+        let (rt, mono) = Sys.clockGettimeRealtimeMonotonic()
+        return (Instant(nanoseconds: UInt64(max(0, stamp - (rt - mono)))), mono)
     }
 
     /// Sends one datagram; false when the socket buffer is full (the datagram was not sent).
@@ -175,8 +178,8 @@ public enum Socket {
         -> (count: Int, from: Endpoint, segmentSize: Int, arrival: Instant?)? {
         guard let (n, from, segment, realtime) = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
         let arrival = realtime.map { stamp -> Instant in
-            let (rt, mono) = Sys.clockGettimeRealtimeMonotonic()
-            return Instant(nanoseconds: UInt64(max(0, min(mono, stamp - (rt - mono)))))
+            let (at, now) = monotonic(realtime: stamp)
+            return Instant(nanoseconds: min(at.nanoseconds, UInt64(max(0, now))))
         }
         return (n, from, segment > 0 ? segment : max(n, 1), arrival)
     }

@@ -160,50 +160,6 @@ enum Sys {
         return (r, Endpoint(sa))
     }
 
-    /// recvmsg(2) with a control buffer, for SCM_TIMESTAMPNS: nil when nothing is waiting; the
-    /// timestamp (CLOCK_REALTIME nanoseconds) is nil when the kernel attached none.
-    static func recvmsgTimestamp(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint, Int64?)? {
-        var sa = sockaddr_in()
-        var iov = iovec(iov_base: buf.baseAddress, iov_len: buf.count)
-        // Room for one cmsghdr (16 bytes) and a timespec (16 bytes), 8-byte aligned, with slack.
-        var control = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        var msg = msghdr()
-        let r: Int? = try withUnsafeMutablePointer(to: &sa) { saPtr in
-            try withUnsafeMutablePointer(to: &iov) { iovPtr in
-                try withUnsafeMutableBytes(of: &control) { ctl in
-                    msg.msg_name = UnsafeMutableRawPointer(saPtr)
-                    msg.msg_namelen = socklen_t(MemoryLayout<sockaddr_in>.size)
-                    msg.msg_iov = iovPtr
-                    msg.msg_iovlen = 1
-                    msg.msg_control = ctl.baseAddress
-                    msg.msg_controllen = ctl.count
-                    return try check("recvmsg") { Glibc.recvmsg(fd.rawValue, &msg, 0) }
-                }
-            }
-        }
-        guard let r else { return nil }
-        // Walk the cmsghdrs by hand (CMSG_* are macros): {size_t len; int level; int type; data…},
-        // each starting at an 8-byte boundary.
-        var stamp: Int64? = nil
-        withUnsafeBytes(of: &control) { ctl in
-            var offset = 0
-            let end = min(Int(msg.msg_controllen), ctl.count)
-            while offset + 16 <= end {
-                let len = Int(ctl.loadUnaligned(fromByteOffset: offset, as: Int.self))
-                let level = ctl.loadUnaligned(fromByteOffset: offset + 8, as: Int32.self)
-                let type = ctl.loadUnaligned(fromByteOffset: offset + 12, as: Int32.self)
-                guard len >= 16 else { break }
-                if level == SOL_SOCKET, type == SCM_TIMESTAMPNS, offset + 32 <= end {
-                    let sec = ctl.loadUnaligned(fromByteOffset: offset + 16, as: Int64.self)
-                    let nsec = ctl.loadUnaligned(fromByteOffset: offset + 24, as: Int64.self)
-                    stamp = sec * 1_000_000_000 + nsec
-                }
-                offset += (len + 7) & ~7
-            }
-        }
-        return (r, Endpoint(sa), stamp)
-    }
-
     /// clock_gettime(2) CLOCK_REALTIME and CLOCK_MONOTONIC, read back to back, in nanoseconds.
     static func clockGettimeRealtimeMonotonic() -> (Int64, Int64) {
         var rt = timespec(), mono = timespec()
@@ -236,7 +192,7 @@ enum Sys {
         var sa = sockaddr_in()
         var segment: Int32 = 0
         var stamp: Int64 = 0
-        let r = try check("recvmsg(UDP_GRO)") {
+        let r = try check("recvmsg") {
             netbench_recvmsg_coalesced(fd.rawValue, buf.baseAddress, buf.count, &sa, &segment, &stamp)
         }
         guard let r else { return nil }

@@ -131,18 +131,14 @@ final class HTTP2SessionState {
                 return false
             }
         }
-        let value = String(decoding: value, as: UTF8.self)
-        guard name.first == UInt8(ascii: ":") else {
-            block!.state.headers.add(name: String(decoding: name, as: UTF8.self), value: value)
-            return true
-        }
-        switch String(decoding: name, as: UTF8.self) {
+        let name = String(decoding: name, as: UTF8.self), value = String(decoding: value, as: UTF8.self)
+        switch name {
         case ":method": block!.state.method = value
         case ":path": block!.state.path = value
         case ":authority": block!.state.authority = value
         case ":scheme": block!.state.scheme = value
         case ":status": block!.state.status = Int(value)
-        case let other: block!.state.headers.add(name: other, value: value)
+        default: block!.state.headers.add(name: name, value: value)
         }
         return true
     }
