@@ -176,10 +176,9 @@ final class ProfileTestbed {
             client = try factory.makeLoad(context)
         }
         backgroundTraffic?.begin()
-        let cpuBefore = (client: CPUTime.currentThreadMs(), server: servers.cpuMs, process: CPUTime.processMs())
+        let cpuBefore = (server: servers.cpuMs, process: CPUTime.processMs())
         let outcome = try client.execute(register: register)
         record.crossTraffic = backgroundTraffic?.end(outcome)
-        let clientCPU = run.client == .builtin ? CPUTime.currentThreadMs() - cpuBefore.client : nil
         let serverCPU = cpuBefore.server.flatMap { before in servers.cpuMs.map { $0 - before } }
         let processCPU = CPUTime.processMs() - cpuBefore.process
         // Before the emulator stops: the client's FINs must still reach the server.
@@ -200,7 +199,6 @@ final class ProfileTestbed {
             return c
         }
         record.metrics = outcome.metrics
-        record.metrics.clientCPUMs = clientCPU
         record.metrics.serverCPUMs = serverCPU
         record.metrics.processCPUMs = processCPU
         if let f = outcome.failure { record.status = .failed; record.error = f }
