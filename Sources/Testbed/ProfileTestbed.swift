@@ -157,15 +157,7 @@ final class ProfileTestbed {
     private func load(_ context: PageLoadContext, _ run: RunSpec, into record: inout RunRecord,
                       register: (StopFlag?) -> Void) throws {
         var page = builtinLoad(context)
-        if let network {
-            let schedule = run.withEvents ? try emulatorSchedule(network) : []
-            try network.start(schedule: schedule)
-            page.eventsOrigin = Instant.now()
-            try resetPaths(network)
-            if run.withEvents { page.networkEvents = try clientChanges(network) }
-            page.expectsTrouble = run.withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
-            page.recoveryRateBitsPerSecond = recoveryRate(network)
-        }
+        if let network { try startNetwork(network, for: &page, withEvents: run.withEvents) }
         let client: PageLoad
         if run.client == .builtin {
             client = page
@@ -183,7 +175,6 @@ final class ProfileTestbed {
         let processCPU = CPUTime.processMs() - cpuBefore.process
         // Before the emulator stops: the client's FINs must still reach the server.
         let serverTCP = takeServerTCP(outcome.connections)
-        record.pathEvents = outcome.pathEvents
         if let network {
             let report = try network.stop()
             record.emulator = emulatorRecord(report, network)
@@ -191,17 +182,21 @@ final class ProfileTestbed {
                 record.error = "emulator fell behind: " + report.flagReasons.joined(separator: "; ")
             }
         }
-        record.frames = outcome.frames
-        record.requests = outcome.requests
-        record.connections = outcome.connections.map { c in
-            var c = c
-            c.serverTCP = c.localAddress.flatMap { serverTCP[$0] }.map(TCPSenderRecord.init)
-            return c
-        }
-        record.metrics = outcome.metrics
+        record.take(outcome, serverTCP: serverTCP)
         record.metrics.serverCPUMs = serverCPU
         record.metrics.processCPUMs = processCPU
-        if let f = outcome.failure { record.status = .failed; record.error = f }
+    }
+
+    /// Starts the emulator, every path up and the first one active; with events, the emulator's part
+    /// of them is scheduled and the client's part handed to the built-in client.
+    private func startNetwork(_ network: EmulatedNetwork, for page: inout PageRun, withEvents: Bool) throws {
+        let schedule = withEvents ? try emulatorSchedule(network) : []
+        try network.start(schedule: schedule)
+        page.eventsOrigin = Instant.now()
+        try resetPaths(network)
+        if withEvents { page.networkEvents = try clientChanges(network) }
+        page.expectsTrouble = withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
+        page.recoveryRateBitsPerSecond = recoveryRate(network)
     }
 
     /// netbench's own client for a run of this block (repeat views carry TLS sessions and QUIC tickets).
@@ -355,5 +350,25 @@ extension TCPSenderRecord {
                   bytesSent: Int64(s.bytesSent), bytesRetransmitted: Int64(s.bytesRetransmitted),
                   cwndSegments: Int64(s.congestionWindowSegments), ssthreshSegments: s.slowStartThresholdSegments.map(Int64.init),
                   minRttMs: Double(s.minimumRTTMicroseconds) / 1000, smoothedRttMs: Double(s.smoothedRTTMicroseconds) / 1000)
+    }
+}
+
+extension RunRecord {
+    /// A client's outcome as the run's records, each h1/h2 connection with the server's TCP sender
+    /// statistics of it (by the client's address).
+    mutating func take(_ outcome: PageLoadOutcome, serverTCP: [String: TCPSenderStatistics]) {
+        pathEvents = outcome.pathEvents
+        frames = outcome.frames
+        requests = outcome.requests
+        connections = outcome.connections.map { c in
+            var c = c
+            c.serverTCP = c.localAddress.flatMap { serverTCP[$0] }.map(TCPSenderRecord.init)
+            return c
+        }
+        metrics = outcome.metrics
+        if let f = outcome.failure {
+            status = .failed
+            error = f
+        }
     }
 }
