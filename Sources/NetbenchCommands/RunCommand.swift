@@ -58,16 +58,10 @@ struct RunCommand: ParsableCommand {
     @Option("--out", "-o", value: "DIR", help: "output directory (default: results/<UTC time>-<suite>/)", parse: .directory) var out: String?
     @Option("--seed", value: "N", help: "seed for loss and other random choices (default: the suite's, else 1)", parse: .uint64) var seed: UInt64?
     @Option("--timeout", value: "D", help: "limit per run, e.g. 30s (default: 10 × the ideal load time + 30 s)", parse: .duration()) var timeout: Nanoseconds?
-    @Option("--tls", value: "V", help: "force TLS 1.2 or 1.3 for h1/h2 (default: 1.3 negotiated)", parse: .choice(TLSVersion.self)) var tls: TLSVersion?
-    @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
-    @Option("--qlog", value: "DIR", help: "write a qlog file per QUIC connection (<client|server>-<scid>.sqlog)", parse: .directory) var qlog: String?
+    @OptionGroup var serverOptions: ServerOptionGroup
+    @OptionGroup var diagnostics: DiagnosticOptionGroup
     @Flag("--repeat-view", help: "keep TLS sessions and QUIC tickets between runs: later runs resume (QUIC 0-RTT); each connection records resumed / earlyDataAccepted (use --warmup 1)") var repeatView: Bool
-    @Flag("--emulator-realtime", help: "kept for compatibility: the emulator's packet loop runs under SCHED_FIFO by default now (see 'netbench calibrate --normal-scheduler')") var emulatorRealtime: Bool
     @Flag("--emulator-precise", help: "the emulator's precise mode: its loop, under SCHED_FIFO, stops sleeping shortly before each release and polls (release lateness below the timer floor, at the cost of CPU the endpoints may need; see 'netbench calibrate --precise')") var emulatorPrecise: Bool
-    @Option("--tcp-cc", value: "NAME", help: "TCP congestion control on every socket (default cubic; recorded per connection)", parse: .nonEmpty) var tcpCC: String?
-    @Option("--late-binding", value: "SIZE", help: "HTTP/2 server: at most SIZE bytes wait unsent in the kernel (TCP_NOTSENT_LOWAT) so stream priorities choose what is sent next, as h2o does (default 16KiB); off: the kernel queues whatever the server writes, as nginx does", parse: .lateBinding) var lateBinding: LateBinding?
-    @Option("--tls-records", value: "R", help: "server TLS record sizing: dynamic (one packet per record at first and after an idle second, 16 KiB after 1 MB; default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
-    @Option("--quic-cc", value: "NAME", help: "QUIC congestion control", parse: .choice(QUICCongestionControl.self)) var quicCC: QUICCongestionControl?
     @Option("--client", value: "LIST", help: "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)", parse: .clients) var clients: [RunClient]?
     @Flag("--filmstrip", help: "with --client chromium: after each profile's runs, one more browser load per scenario and transport, capturing what it paints; the report shows the frames every 100 ms side by side per transport (not a measured run: capturing costs CPU)") var filmstrip: Bool
     @Option("--label", value: "TEXT", help: "a name for this run recorded with the results (source.label), beside the git commit and branch of the working directory when it is a repository; 'history' and '--push' use it", parse: .nonEmpty) var label: String?

@@ -81,17 +81,17 @@ struct RunPlanInput {
                                  outputDirectory: c.out ?? defaultOutputDirectory(suiteName))
         request.adaptive = adaptive
         request.timeoutPerRun = c.timeout
-        request.tlsVersion = c.tls
-        request.keyLogFile = c.keylog ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
-        request.qlogDirectory = c.qlog
+        let server = c.serverOptions
+        request.tlsVersion = server.tlsVersion
+        request.keyLogFile = c.diagnostics.keyLogFile
+        request.qlogDirectory = c.diagnostics.qlog
         request.clients = clients
-        if let cc = c.tcpCC { request.tcpCongestionControl = cc }
+        if let cc = server.tcpCongestionControl { request.tcpCongestionControl = cc }
         request.repeatView = c.repeatView || suiteRepeatView
-        request.emulatorRealtime = c.emulatorRealtime
-        request.tlsRecords = c.tlsRecords ?? tlsRecords
-        request.lateBinding = c.lateBinding ?? .standard
+        request.tlsRecords = server.tlsRecords ?? tlsRecords
+        request.lateBinding = server.lateBinding ?? .standard
         request.emulatorPrecise = c.emulatorPrecise
-        if let q = c.quicCC { request.quicCongestionControl = q }
+        if let q = server.quicCongestionControl { request.quicCongestionControl = q }
         var input = RunPlanInput(request: request, suiteName: suiteName)
         if let shard = c.shard {
             input.request.shard = shard

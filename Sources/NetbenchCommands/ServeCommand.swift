@@ -46,9 +46,8 @@ struct ServeCommand: ParsableCommand {
     @Option("--ca-out", value: "FILE", help: "where to write the CA certificate (PEM); without it no file is written", parse: .file("pem")) var caOut: String?
     @Option("--cert", value: "FILE", help: "your own certificate chain (PEM, leaf first) for every origin instead of a generated CA; needs --key", parse: .file("pem")) var cert: String?
     @Option("--key", value: "FILE", help: "the unencrypted private key (PEM) of --cert", parse: .file("pem")) var key: String?
-    @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
-    @Option("--late-binding", value: "SIZE", help: "HTTP/2 server: at most SIZE bytes wait unsent in the kernel (TCP_NOTSENT_LOWAT) so stream priorities choose what is sent next, as h2o does (default 16KiB); off: the kernel queues whatever the server writes, as nginx does", parse: .lateBinding) var lateBinding: LateBinding?
-    @Option("--tls-records", value: "R", help: "TLS record sizing: dynamic (default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
+    @OptionGroup var serverOptions: ServerOptionGroup
+    @OptionGroup var diagnostics: DiagnosticOptionGroup
     @Option("--max-connections", value: "N", help: "TCP connections held at once, and QUIC connections (default 4096); at the limit the connection idle longest is closed, as nginx does", parse: .int(1...1_000_000)) var maxConnections: Int?
     @Option("--max-handshakes", value: "N", help: "connections whose TLS/QUIC handshake is not done (default 1024); past it the oldest TCP one is closed, new QUIC Initials dropped", parse: .int(1...1_000_000)) var maxHandshakes: Int?
     @Option("--handshake-timeout", value: "D", help: "a TLS or QUIC handshake must complete within D (default 60s, as nginx; QUIC: ngtcp2's 10s)", parse: .duration()) var handshakeTimeout: Nanoseconds?
@@ -64,26 +63,17 @@ struct ServeCommand: ParsableCommand {
         let (transports, listen, caOut, pages) = (self.transports, self.listen, self.caOut, self.pages)
         let withTCP = transports.contains(.h1) || transports.contains(.h2)
         let withQUIC = transports.contains(.h3)
-        let keylog = self.keylog ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
         let scenario = try Scenario.load(from: file)
         let credentials = try makeCredentials(hosts: scenario.origins.map(\.host))
+        var options = try makeServerOptions(withTCP: withTCP, withQUIC: withQUIC)
         if let caOut {
             do { try credentials.caPEM.write(toFile: caOut, atomically: true, encoding: .utf8) } catch {
                 throw BenchError.run("\(caOut): cannot write the CA certificate: \(error.localizedDescription)")
             }
         }
-        // h2 alone still answers HTTP/1.1 clients by ALPN, as servers do; h1 alone offers only HTTP/1.1.
-        var options = ServerHost.ServerOptions(keyLogFile: keylog, alpn: transports.contains(.h2) ? ["h2", "http/1.1"] : ["http/1.1"])
-        options.advertiseHTTP3 = withTCP && withQUIC
-        options.renderPages = pages
-        options.tlsRecords = tlsRecords ?? .dynamic
-        options.limits = try limits()
-        if let t = idleTimeout { options.quic.idleTimeout = t }
-        if let t = handshakeTimeout { options.quic.handshakeTimeout = t }
-        if let r = quicRetry { options.quic.retry = r }
-        options.lateBinding = lateBinding ?? .standard
         let digest = ScenarioDigest.of(fileBytes: [UInt8](FileManager.default.contents(atPath: file) ?? Data()))
-        options.descriptions = [ServerDescription(netbenchVersion: netbenchVersion, scenarios: [.init(name: scenario.name, sha256: digest)])]
+        options.descriptions = [ServerDescription(netbenchVersion: netbenchVersion,
+                                                  scenarios: [.init(name: scenario.name, sha256: digest)])]
         let host: ServerHost
         do {
             host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,
@@ -121,6 +111,29 @@ struct ServeCommand: ParsableCommand {
             FileHandle.standardOutput.write(line.data(using: .utf8)!)
         }
         return .success
+    }
+
+    /// The server's settings: the shared server and diagnostics groups, then serve's own limits.
+    private func makeServerOptions(withTCP: Bool, withQUIC: Bool) throws -> ServerHost.ServerOptions {
+        let shared = serverOptions
+        let keylog = diagnostics.keyLogFile
+        // h2 alone still answers HTTP/1.1 clients by ALPN, as servers do; h1 alone offers only HTTP/1.1.
+        var options = ServerHost.ServerOptions(tlsVersion: shared.tlsVersion, keyLogFile: keylog,
+                                               alpn: transports.contains(.h2) ? ["h2", "http/1.1"] : ["http/1.1"])
+        options.advertiseHTTP3 = withTCP && withQUIC
+        options.renderPages = pages
+        options.tlsRecords = shared.tlsRecords ?? .dynamic
+        options.lateBinding = shared.lateBinding ?? .standard
+        options.tcpCongestionControl = shared.tcpCongestionControl
+        if let cc = shared.quicCongestionControl { options.quic.congestionControl = cc }
+        if let dir = diagnostics.qlog {
+            options.quic.diagnostics = try DiagnosticFiles(qlogDirectory: dir, keyLogPath: keylog)
+        }
+        options.limits = try limits()
+        if let t = idleTimeout { options.quic.idleTimeout = t }
+        if let t = handshakeTimeout { options.quic.handshakeTimeout = t }
+        if let r = quicRetry { options.quic.retry = r }
+        return options
     }
 
     /// The limits asked for, with the connection limit kept under the descriptor limit (raised
