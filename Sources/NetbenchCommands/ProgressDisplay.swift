@@ -2,6 +2,10 @@ import Foundation
 import BenchCore
 import BenchModel
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 
 /// Progress on standard error: one line per run with its outcome, so long runs show where they are
 /// and a log of the run remains.

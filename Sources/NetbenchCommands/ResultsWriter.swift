@@ -3,6 +3,10 @@ import BenchCore
 import BenchModel
 import Reporters
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 import SystemIO
 
 /// Writes a run's files: every run is appended to `runs.jsonl` as it ends (one durable line: a

@@ -3,6 +3,10 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 
 /// Recorded TCP congestion control is what the kernel reports (getsockopt), on both ends, and a
 /// name the kernel refuses is an error rather than a silently different run.

@@ -3,6 +3,10 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 
 /// Real servers and clients over loopback: every resource arrives with its exact size, every
 /// timestamp is ordered, and the connection rules hold (6 per origin for h1, 1 per origin for h2).
@@ -15,7 +19,7 @@ final class LoopbackPageLoadTests: XCTestCase {
         var request = RunRequest(suiteName: "test", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
                                  transports: transports, runs: runs, outputDirectory: out)
         request.timeoutPerRun = .seconds(60)
-        let runner = BenchmarkRunner(request: request, netbenchVersion: "test")
+        let runner = try BenchmarkRunner(request: request, netbenchVersion: "test")
         var persisted = 0
         let results = try runner.execute(observer: QuietObserver()) { r in
             persisted += 1

@@ -3,6 +3,10 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 
 /// Each h1/h2 connection of a run carries what the server's kernel sender counted on it (TCP_INFO
 /// as it closed): bytes and segments sent, retransmissions, the congestion state it ended in. These

@@ -1,7 +1,9 @@
 import Foundation
 import Synchronization
 import BenchCore
+import Runner
 import BenchModel
+import Testbed
 import SystemIO
 import Transport
 import TLS

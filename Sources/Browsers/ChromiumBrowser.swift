@@ -1,6 +1,8 @@
 import Foundation
 import BenchCore
 import BenchModel
+import Testbed
+import Runner
 import SystemIO
 
 /// One headless Chromium for one run: a fresh profile in a temporary directory, DevTools over

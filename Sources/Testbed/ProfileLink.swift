@@ -1,13 +1,14 @@
 import Foundation
 import BenchCore
 import BenchModel
+import Runner
 import LinkModel
 
 /// Turns a profile (the user's JSON) into the link emulator's path configuration.
 ///
 /// RTT convention: `rtt` is the round trip; each direction gets half of it as one-way delay.
-enum ProfileLink {
-    static func path(named name: String, from p: Profile) throws -> PathConfiguration {
+package enum ProfileLink {
+    package static func path(named name: String, from p: Profile) throws -> PathConfiguration {
         let rtt = p.rtt?.nanoseconds ?? 0
         let downRate = try rate(p.down, trace: p.downTrace, key: "downTrace", profile: p)
         let upRate = try rate(p.up, trace: p.upTrace, key: "upTrace", profile: p)
@@ -48,7 +49,7 @@ enum ProfileLink {
 
     /// Every client path of a profile: its `paths` (each from the profile it names), or the
     /// profile itself as one path named "wifi".
-    static func paths(of profile: Profile, library: Library) throws -> [PathConfiguration] {
+    package static func paths(of profile: Profile, library: Library) throws -> [PathConfiguration] {
         guard let specs = profile.paths else { return [try path(named: "wifi", from: profile)] }
         return try specs.enumerated().map { i, spec in
             let p: Profile
@@ -61,5 +62,5 @@ enum ProfileLink {
     }
 
     /// The bottleneck downlink rate the ideal is computed with (a trace's mean rate).
-    static func downlinkBitsPerSecond(_ path: PathConfiguration) -> Double? { path.downlink.rate.meanBitsPerSecond }
+    package static func downlinkBitsPerSecond(_ path: PathConfiguration) -> Double? { path.downlink.rate.meanBitsPerSecond }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import BenchCore
 import BenchModel
+import Runner
 import SystemIO
 import Transport
 import Replay
@@ -12,7 +13,11 @@ import Synchronization
 /// for every scenario one TCP listener (h1 + h2 by ALPN) and, when QUIC is wanted, one UDP one (h3).
 /// Sockets are created inside `namespace` when given (the emulated network's server side).
 public final class ServerHost: @unchecked Sendable {
-    public struct Endpoints: Sendable { public var tcp: Endpoint?; public var udp: Endpoint? }
+    public struct Endpoints: Sendable {
+        public var tcp: Endpoint?
+        public var udp: Endpoint?
+        public init(tcp: Endpoint?, udp: Endpoint?) { self.tcp = tcp; self.udp = udp }
+    }
 
     private var thread: Thread?
     private let started = DispatchSemaphore(value: 0)

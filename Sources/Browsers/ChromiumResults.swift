@@ -1,6 +1,8 @@
 import BenchCore
 import Foundation
 import BenchModel
+import Testbed
+import Runner
 import Replay
 
 /// What the browser reported about one page load, as read over DevTools: the Resource Timing

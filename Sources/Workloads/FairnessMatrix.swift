@@ -1,5 +1,7 @@
 import BenchCore
+import Runner
 import BenchModel
+import Testbed
 import Statistics
 
 /// The fairness suite's plan and table: pairs of bulk flows on a link, several runs each, and

@@ -1,9 +1,11 @@
 import Foundation
 import BenchCore
 import BenchModel
+import Runner
 import SystemIO
 import Transport
 import Replay
+import Testbed
 
 /// One page load by a real browser: a fresh headless Chromium (fresh profile: a cold first view)
 /// navigates to the scenario's root document on the replay server, which serves it real pages
@@ -12,23 +14,24 @@ import Replay
 ///
 /// The browser is stopped (and killed if it does not exit at once) when the run ends, times out or
 /// is interrupted.
-struct ChromiumPageRun {
-    var scenario: Scenario
-    var transport: TransportKind
+struct ChromiumPageRun: PageLoad {
+    var context: PageLoadContext
     /// The replay server of this scenario: its address and the port of its TCP and UDP listeners.
     var server: Endpoint
-    var credentials: RunCredentials
-    /// The emulated client's namespace; nil on loopback.
-    var clientNamespace: String?
-    var timeout: Nanoseconds
     var executable: String
+
+    var scenario: Scenario { context.scenario }
+    var transport: TransportKind { context.transport }
+    var credentials: RunCredentials { context.credentials }
+    var clientNamespace: String? { context.clientNamespace }
+    var timeout: Nanoseconds { context.timeout }
     /// Capture the frames the page paints (a filmstrip run: never a measured one, capturing costs CPU).
-    var screencast = false
+    var screencast: Bool { context.screencast }
 
     /// Startup (launch, first target, session) gets its own allowance, outside the page's limit.
     static let setupAllowance: Nanoseconds = .seconds(30)
 
-    func execute(register: (StopFlag?) -> Void = { _ in }) throws -> PageRun.Outcome {
+    func execute(register: (StopFlag?) -> Void = { _ in }) throws -> PageLoadOutcome {
         guard scenario.bulk == nil else {
             return Self.failed("bulk transfers are measured with the built-in client only (--client builtin)")
         }
@@ -93,7 +96,7 @@ struct ChromiumPageRun {
         }
         let results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
         let r = results.records(report)
-        var outcome = PageRun.Outcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        var outcome = PageLoadOutcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
         if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
         return outcome
     }
@@ -189,9 +192,7 @@ struct ChromiumPageRun {
         return out
     }
 
-    static func failed(_ why: String) -> PageRun.Outcome {
-        PageRun.Outcome(requests: [], connections: [], metrics: RunMetrics(), failure: why)
-    }
+    static func failed(_ why: String) -> PageLoadOutcome { .failed(why) }
 
     static func dottedQuad(_ a: UInt32) -> String { "\(a >> 24).\((a >> 16) & 255).\((a >> 8) & 255).\(a & 255)" }
 }
@@ -247,18 +248,6 @@ final class NetworkTracker {
         if missing.isEmpty { return "the load event never fired" }
         return "\(missing.count) of \(urls.count) resources not loaded (\(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", …" : ""))"
             + (loadEventFired ? "" : "; no load event")
-    }
-}
-
-extension NetworkBlock {
-    /// The browser's run of `scenario` over `transport` in this block (its servers, its client side).
-    func chromiumRun(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, limit: Nanoseconds,
-                     screencast: Bool = false) throws -> ChromiumPageRun {
-        guard let executable = ChromiumBrowser.locate() else { throw BenchError.run("Chromium is not installed: " + ChromiumBrowser.installHint) }
-        let e = servers.endpoints[scenarioIndex]
-        guard let server = e.tcp ?? e.udp else { throw BenchError.run("no server endpoint for \(scenario.name)") }
-        return ChromiumPageRun(scenario: scenario, transport: transport, server: server, credentials: credentials,
-                               clientNamespace: network?.clientNamespace, timeout: limit, executable: executable, screencast: screencast)
     }
 }
 

@@ -1,5 +1,7 @@
 import BenchCore
+import Runner
 import BenchModel
+import Testbed
 import Statistics
 
 /// Turns the flows' raw bins into the run's cross-traffic record: goodput per flow, and with two

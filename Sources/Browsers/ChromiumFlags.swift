@@ -1,5 +1,7 @@
 import BenchCore
 import BenchModel
+import Testbed
+import Runner
 
 /// The command line of one run's browser: headless, quiet (no background traffic of its own),
 /// trusting the run's certificates by their public keys, every origin host mapped to the replay

@@ -1,5 +1,7 @@
 import BenchCore
+import Runner
 import BenchModel
+import Testbed
 import LinkModel
 
 /// A queue size for `netbench responsiveness`, relative to the profile's link: a multiple of its

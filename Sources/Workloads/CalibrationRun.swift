@@ -1,6 +1,8 @@
 import Foundation
 import BenchCore
+import Runner
 import BenchModel
+import Testbed
 import LinkModel
 import LinkEmulator
 

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import BenchCore
+import Testbed
+import Runner
 
 /// `--server HOST:PORT` of `netbench run`: where every origin of the scenario is reached.
 public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {

@@ -1,6 +1,8 @@
 import Foundation
 import BenchCore
 import BenchModel
+import Testbed
+import Runner
 
 /// The emulator while a page loads through it: `netbench calibrate`'s third phase, beside the idle
 /// probes and the saturating TCP transfer. A page load is what the emulator meets in a benchmark:
@@ -31,7 +33,9 @@ public enum CalibrationPageLoad {
         request.library = library
         request.emulatorPrecise = precise
         request.emulatorNormalScheduler = !realtime
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "calibrate").execute(observer: Silent()) { _ in }
+        let runner = BenchmarkRunner(request: request, netbenchVersion: "calibrate",
+                                     executors: try TestbedFactory(request: request))
+        let results = try runner.execute(observer: Silent()) { _ in }
         return transports.map { t in
             let runs = results.runs.filter { $0.transport == t && $0.warmup != true }
             let finished = runs.filter { $0.status == .ok || $0.emulator?.flagged == true }

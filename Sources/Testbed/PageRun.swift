@@ -1,6 +1,7 @@
 import Foundation
 import BenchCore
 import BenchModel
+import Runner
 import SystemIO
 import Transport
 import Replay
@@ -9,16 +10,8 @@ import QUIC
 
 /// One page load (or bulk transfer) on the calling thread: a fresh event loop, fresh TLS state
 /// (a cold first view), the browser-like loader, then the run's records.
-struct PageRun {
-    var scenario: Scenario
-    var scenarioName: String
-    var transport: TransportKind
-    var serverEndpoints: ServerHost.Endpoints
-    var credentials: RunCredentials
-    /// The client's namespace and source address in an emulated network; nil on loopback.
-    var clientNamespace: String?
-    var clientAddress: UInt32?
-    var timeout: Nanoseconds
+package struct PageRun: PageLoad {
+    var context: PageLoadContext
     var keyLogFile: String?
     var tlsVersion: TLSVersion?
     var quic: QUICConfiguration
@@ -33,6 +26,13 @@ struct PageRun {
     var sharedTLSContext: TLSClientContext?
     var quicResumption: QUICResumptionCache?
 
+    package init(context: PageLoadContext, keyLogFile: String?, tlsVersion: TLSVersion?, quic: QUICConfiguration) {
+        self.context = context
+        self.keyLogFile = keyLogFile
+        self.tlsVersion = tlsVersion
+        self.quic = quic
+    }
+
     /// A change of the client's network at an offset, with its record for results.json.
     struct ScheduledChange {
         var at: Nanoseconds
@@ -43,24 +43,13 @@ struct PageRun {
         var detail: String?
     }
 
-    struct Outcome {
-        var requests: [RequestRecord]
-        var connections: [ConnectionRecord]
-        var metrics: RunMetrics
-        var failure: String?
-        var pathEvents: [PathEventRecord] = []
-        /// A browser's painted frames (`ChromiumPageRun.screencast`); nil otherwise.
-        var frames: [FilmstripRecord.Frame]? = nil
-        /// When the loader started (the origin of every time in the records).
-        var navigationStart: Instant?
-    }
-
     /// `register` receives the loop's stop handle, so an interrupt can end the run at once.
-    func execute(register: (StopFlag?) -> Void = { _ in }) throws -> Outcome {
+    package func execute(register: (StopFlag?) -> Void = { _ in }) throws -> PageLoadOutcome {
+        let c = context, transport = c.transport, credentials = c.credentials
         let loop = try EventLoop()
         register(loop.stopper)
         defer { register(nil) }
-                var tlsContext: TLSClientContext? = sharedTLSContext
+        var tlsContext: TLSClientContext? = sharedTLSContext
         if transport != .h3 && tlsContext == nil {
             var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [transport.alpn])
             cfg.systemRoots = credentials.systemRoots
@@ -74,12 +63,12 @@ struct PageRun {
             quicConfig.diagnostics = try DiagnosticFiles(qlogDirectory: nil, keyLogPath: keyLogFile)
         }
         var settings = ClientSettings(tls: tlsContext, tcp: tcpOptions, quic: quicConfig, trustedRootsPEM: credentials.caPEM)
-        settings.namespace = clientNamespace
+        settings.namespace = c.clientNamespace
         settings.quicResumption = quicResumption
-        let remote = transport == .h3 ? serverEndpoints.udp : serverEndpoints.tcp
+        let remote = transport == .h3 ? c.serverEndpoints.udp : c.serverEndpoints.tcp
         guard let remote else { throw BenchError.run("no \(transport.rawValue) server endpoint") }
-        let loader = PageLoader(scenario: scenario, kind: transport, localAddress: clientAddress) { origin, address in
-            try NetworkNamespace.with(clientNamespace) {
+        let loader = PageLoader(scenario: c.scenario, kind: transport, localAddress: c.clientAddress) { origin, address in
+            try NetworkNamespace.with(c.clientNamespace) {
                 try ClientConnector.open(transport, loop: loop, remote: remote, local: address.map { Endpoint(address: $0, port: 0) },
                                          serverName: origin.host, settings: settings)
             }
@@ -97,16 +86,19 @@ struct PageRun {
                 if let change = e.change { loader.networkChanged(change) } else { loader.networkEventObserved() }
             }
         }
-        let deadline = loader.navigationStart + timeout
+        let deadline = loader.navigationStart + c.timeout
         try loop.run(until: deadline) { loader.isFinished }
         if !loader.isFinished {
-            loader.abort("timed out after \(Units.format(timeout.inMilliseconds / 1000, 1)) s")
+            loader.abort("timed out after \(Units.format(c.timeout.inMilliseconds / 1000, 1)) s")
         }
         let (requests, connections, metrics) = loader.records()
         loader.closeConnections()
         // Let close_notify frames leave before the loop goes away.
         try? loop.run(until: Instant.now() + .milliseconds(20))
-        return Outcome(requests: requests, connections: connections, metrics: metrics, failure: loader.failure, pathEvents: pathEvents,
-                       navigationStart: loader.navigationStart)
+        var outcome = PageLoadOutcome(requests: requests, connections: connections, metrics: metrics,
+                                      failure: loader.failure)
+        outcome.pathEvents = pathEvents
+        outcome.navigationStart = loader.navigationStart
+        return outcome
     }
 }

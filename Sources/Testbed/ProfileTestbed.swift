@@ -1,6 +1,7 @@
 import Foundation
 import BenchCore
 import BenchModel
+import Runner
 import SystemIO
 import Transport
 import TLS
@@ -8,9 +9,10 @@ import QUIC
 import LinkModel
 import LinkEmulator
 
-/// The network and servers of one profile's block of runs: loopback, or an emulated network whose
-/// namespaces and emulator live exactly as long as the block.
-final class NetworkBlock {
+/// The testbed of one profile's block of runs: loopback, or an emulated network whose namespaces
+/// and emulator live exactly as long as the block; the replay servers; the profile's background
+/// traffic; and a client per run (netbench's own `PageRun`, or a `PageLoadFactory`'s).
+final class ProfileTestbed {
     let profile: Profile
     let scenarios: [Scenario]
     let credentials: RunCredentials
@@ -18,10 +20,11 @@ final class NetworkBlock {
     let tlsVersion: TLSVersion?
     let keyLogFile: String?
     /// The RTT the ideal is computed with: configured (emulated) or measured (loopback), in ms;
-    /// nil when the loopback probe failed (the ideal is then unknown, and `rttProblem` says why).
-    let rttMs: Double?
-    let rttProblem: String?
-    let downlinkBitsPerSecond: Double?
+    /// nil when the loopback probe failed (the ideal is then unknown, and the record says why).
+    var rttMs: Double? { finishing.rttMs }
+    var downlinkBitsPerSecond: Double? { finishing.downlinkBitsPerSecond }
+    /// Finishes every run's record (ideal, lateness bound, goodput) with this block's RTT and rate.
+    let finishing: RunFinishing
     let quic: QUICConfiguration
     /// The emulated network of this block; nil on loopback.
     let network: EmulatedNetwork?
@@ -35,14 +38,18 @@ final class NetworkBlock {
     /// Repeat views: state carried from run to run within this block, per transport.
     let repeatView: Bool
     /// Competing flows on the bottleneck during every run (profiles with `crossTraffic`).
-    var crossTraffic: CrossTrafficSession?
+    var backgroundTraffic: BackgroundTraffic?
+    /// The clients other than netbench's own, by kind.
+    let clients: [RunClient: PageLoadFactory]
     private var tlsContexts: [TransportKind: TLSClientContext] = [:]
     private let quicResumption = QUICResumptionCache()
 
     init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
          tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
          library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic, emulatorPrecise: Bool = false,
-         emulatorNormalScheduler: Bool = false, lateBinding: LateBinding = .standard) throws {
+         emulatorNormalScheduler: Bool = false, lateBinding: LateBinding = .standard,
+         clients: [RunClient: PageLoadFactory] = [:], background: BackgroundTrafficFactory? = nil) throws {
+        self.clients = clients
         self.profile = profile
         self.scenarios = scenarios
         self.credentials = credentials
@@ -70,13 +77,12 @@ final class NetworkBlock {
             servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
                                      withQUIC: withQUIC, options: serverOptions)
             do {
-                rttMs = try RTTProbe.tcpConnectMinimum(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)
-                rttProblem = nil
+                let rtt = try RTTProbe.tcpConnectMinimum(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)
+                finishing = RunFinishing(rttMs: rtt, configuredTLS12: tlsVersion == .tls12)
             } catch {
-                rttMs = nil
-                rttProblem = "RTT unknown (the loopback probe failed: \(error)), so the ideal is unknown"
+                finishing = RunFinishing(rttMs: nil, rttProblem: "RTT unknown (the loopback probe failed: \(error)), "
+                                         + "so the ideal is unknown", configuredTLS12: tlsVersion == .tls12)
             }
-            downlinkBitsPerSecond = nil
             return
         }
         let privileges = EmulationPrivileges.check()
@@ -101,108 +107,133 @@ final class NetworkBlock {
         }
         network = net
         clientAddress = net.paths[0].address
-        rttMs = (profile.rtt?.nanoseconds ?? 0).inMilliseconds
-        rttProblem = nil
-        downlinkBitsPerSecond = ProfileLink.downlinkBitsPerSecond(path)
-        try startCrossTraffic(net)
+        finishing = RunFinishing(rttMs: (profile.rtt?.nanoseconds ?? 0).inMilliseconds,
+                                 downlinkBitsPerSecond: ProfileLink.downlinkBitsPerSecond(path),
+                                 configuredTLS12: tlsVersion == .tls12)
+        try startBackgroundTraffic(net, background)
     }
 
     /// Stops the servers and removes the emulated network (namespaces, TUN devices).
     func close() {
-        crossTraffic?.close()
+        backgroundTraffic?.close()
         servers.stop()
         network?.teardown()
     }
 
-    func runOnce(scenario: Scenario, scenarioIndex: Int, transport: TransportKind, index: Int, timeout: Nanoseconds?,
-                         withEvents: Bool, client: RunClient, filmstrip: Bool = false, register: (StopFlag?) -> Void) -> RunRecord {
-        let planned = rttMs.map { IdealPageLoad(rttMs: $0, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport,
-                                                tls12: tlsVersion == .tls12) }
-        let limit = timeout ?? min(.seconds(600), .milliseconds((planned?.pltMs(scenario) ?? 0) * 10) + .seconds(30))
-        var page = PageRun(scenario: scenario, scenarioName: scenario.name, transport: transport,
-                           serverEndpoints: servers.endpoints[scenarioIndex], credentials: credentials,
-                           clientNamespace: network?.clientNamespace, clientAddress: clientAddress, timeout: limit, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
-        var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: transport, index: max(index, 0), status: .ok)
-        if index < 0 { record.warmup = true }
-        record.client = client
+    func runOnce(_ run: RunSpec, register: (StopFlag?) -> Void) -> RunRecord {
+        let scenario = scenarios[run.scenarioIndex]
+        let planned = finishing.plannedIdeal(run.transport)
+        let limit = run.timeout ?? min(.seconds(600), .milliseconds((planned?.pltMs(scenario) ?? 0) * 10) + .seconds(30))
+        var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: run.transport,
+                               index: max(run.index, 0), status: .ok)
+        if run.index < 0 { record.warmup = true }
+        record.client = run.client
         record.server = ServerRecord(tlsRecords: tlsRecords.description)
-        if transport == .h2 { record.server?.lateBinding = lateBinding.description }
+        if run.transport == .h2 { record.server?.lateBinding = lateBinding.description }
         _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
         record.startedAt = BenchmarkRunner.utcTimestamp()
-        page.tcpOptions = tcpOptions
-        if repeatView {
-            page.quicResumption = quicResumption
-            page.sharedTLSContext = try? sharedTLSContext(for: transport)
-        }
+        var context = PageLoadContext(scenario: scenario, transport: run.transport,
+                                      serverEndpoints: servers.endpoints[run.scenarioIndex],
+                                      credentials: credentials, timeout: limit)
+        context.clientNamespace = network?.clientNamespace
+        context.clientAddress = clientAddress
+        context.screencast = run.filmstrip
         do {
-            if let network {
-                let schedule = withEvents ? try emulatorSchedule(network) : []
-                try network.start(schedule: schedule)
-                page.eventsOrigin = Instant.now()
-                try resetPaths(network)
-                if withEvents { page.networkEvents = try clientChanges(network) }
-                page.expectsTrouble = withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
-                page.recoveryRateBitsPerSecond = recoveryRate(network)
-            }
-            let load: PageLoad = client == .chromium
-                ? try chromiumRun(scenario: scenario, scenarioIndex: scenarioIndex, transport: transport, limit: limit, screencast: filmstrip)
-                : page
-            beginCrossTraffic()
-            let cpuBefore = (client: CPUTime.currentThreadMs(), server: servers.cpuMs, process: CPUTime.processMs())
-            let outcome = try load.execute(register: register)
-            record.crossTraffic = endCrossTraffic(outcome)
-            let clientCPU = client == .builtin ? CPUTime.currentThreadMs() - cpuBefore.client : nil
-            let serverCPU = cpuBefore.server.flatMap { before in servers.cpuMs.map { $0 - before } }
-            let processCPU = CPUTime.processMs() - cpuBefore.process
-            // Before the emulator stops: the client's FINs must still reach the server.
-            let serverTCP = takeServerTCP(outcome.connections)
-            record.pathEvents = outcome.pathEvents
-            if let network {
-                let report = try network.stop()
-                record.emulator = emulatorRecord(report, network)
-                if record.emulator?.flagged == true, record.error == nil {
-                    record.error = "emulator fell behind: " + report.flagReasons.joined(separator: "; ")
-                }
-            }
-            record.frames = outcome.frames
-            record.requests = outcome.requests
-            record.connections = outcome.connections.map { c in
-                var c = c
-                c.serverTCP = c.localAddress.flatMap { serverTCP[$0] }.map(TCPSenderRecord.init)
-                return c
-            }
-            record.metrics = outcome.metrics
-            record.metrics.clientCPUMs = clientCPU
-            record.metrics.serverCPUMs = serverCPU
-            record.metrics.processCPUMs = processCPU
-            record.applyLatenessBound(scenario: scenario, transport: transport,
-                                      zeroRTT: record.connections.first?.earlyDataAccepted == true,
-                                      downlinkBitsPerSecond: downlinkBitsPerSecond)
-            if let f = outcome.failure { record.status = .failed; record.error = f }
+            try load(context, run, into: &record, register: register)
         } catch {
-            if crossTraffic?.isRunning == true { record.crossTraffic = crossTraffic?.finish(pageEnd: Instant.now()) }
+            if let traffic = backgroundTraffic { record.crossTraffic = traffic.abandon() }
             if let network, network.isRunning { _ = try? network.stop() }
             record.status = .failed
             record.error = "\(error)"
         }
         let serverCC = servers.takeAcceptedCongestionControls()
         if !serverCC.isEmpty { record.server?.congestionControl = serverCC.joined(separator: ",") }
-        setIdeal(&record, scenario)
-        noteCrossTraffic(&record)
-        if let bulk = scenario.bulk, record.status == .ok, let req = record.requests.first {
-            // Download: body bytes over first → last byte. Upload: body bytes over request sent →
-            // the server's answer, which leaves only once the last body byte arrived.
-            let window = bulk.direction == .download
-                ? (req.lastByte ?? 0) - (req.firstByte ?? 0)
-                : (req.firstByte ?? 0) - (req.requestSent ?? 0)
-            if window > 0 { record.metrics.goodputMbps = Double(bulk.bytes) * 8 / (window / 1000) / 1e6 }
-            if bulk.direction == .upload { record.metrics.bytes = bulk.bytes }
-        }
+        finishing.finish(&record, scenario: scenario)
         return record
+    }
+
+    /// Starts the emulator (with the run's network events), has the run's client load the page
+    /// beside the background traffic, stops the emulator, and fills the record.
+    private func load(_ context: PageLoadContext, _ run: RunSpec, into record: inout RunRecord,
+                      register: (StopFlag?) -> Void) throws {
+        var page = builtinLoad(context)
+        if let network {
+            let schedule = run.withEvents ? try emulatorSchedule(network) : []
+            try network.start(schedule: schedule)
+            page.eventsOrigin = Instant.now()
+            try resetPaths(network)
+            if run.withEvents { page.networkEvents = try clientChanges(network) }
+            page.expectsTrouble = run.withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
+            page.recoveryRateBitsPerSecond = recoveryRate(network)
+        }
+        let client: PageLoad
+        if run.client == .builtin {
+            client = page
+        } else {
+            guard let factory = clients[run.client] else {
+                throw BenchError.run("no \(run.client.rawValue) client was given to the testbed")
+            }
+            client = try factory.makeLoad(context)
+        }
+        backgroundTraffic?.begin()
+        let cpuBefore = (client: CPUTime.currentThreadMs(), server: servers.cpuMs, process: CPUTime.processMs())
+        let outcome = try client.execute(register: register)
+        record.crossTraffic = backgroundTraffic?.end(outcome)
+        let clientCPU = run.client == .builtin ? CPUTime.currentThreadMs() - cpuBefore.client : nil
+        let serverCPU = cpuBefore.server.flatMap { before in servers.cpuMs.map { $0 - before } }
+        let processCPU = CPUTime.processMs() - cpuBefore.process
+        // Before the emulator stops: the client's FINs must still reach the server.
+        let serverTCP = takeServerTCP(outcome.connections)
+        record.pathEvents = outcome.pathEvents
+        if let network {
+            let report = try network.stop()
+            record.emulator = emulatorRecord(report, network)
+            if record.emulator?.flagged == true, record.error == nil {
+                record.error = "emulator fell behind: " + report.flagReasons.joined(separator: "; ")
+            }
+        }
+        record.frames = outcome.frames
+        record.requests = outcome.requests
+        record.connections = outcome.connections.map { c in
+            var c = c
+            c.serverTCP = c.localAddress.flatMap { serverTCP[$0] }.map(TCPSenderRecord.init)
+            return c
+        }
+        record.metrics = outcome.metrics
+        record.metrics.clientCPUMs = clientCPU
+        record.metrics.serverCPUMs = serverCPU
+        record.metrics.processCPUMs = processCPU
+        if let f = outcome.failure { record.status = .failed; record.error = f }
+    }
+
+    /// netbench's own client for a run of this block (repeat views carry TLS sessions and QUIC tickets).
+    private func builtinLoad(_ context: PageLoadContext) -> PageRun {
+        var page = PageRun(context: context, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
+        page.tcpOptions = tcpOptions
+        if repeatView {
+            page.quicResumption = quicResumption
+            page.sharedTLSContext = try? sharedTLSContext(for: context.transport)
+        }
+        return page
+    }
+
+    /// Starts the profile's cross traffic; on failure the block's network and servers are removed
+    /// before the error is thrown.
+    private func startBackgroundTraffic(_ net: EmulatedNetwork, _ factory: BackgroundTrafficFactory?) throws {
+        guard let flows = profile.crossTraffic, !flows.isEmpty else { return }
+        do {
+            guard let factory else { throw BenchError.run("no cross-traffic workload was given to the testbed") }
+            backgroundTraffic = try factory.start(flows: flows, network: net, credentials: credentials, quic: quic,
+                                                  tcpCongestionControl: tcpCongestionControl)
+        } catch {
+            servers.stop()
+            net.teardown()
+            throw BenchError.run("profile '\(profile.name)': cannot start its cross traffic: \(error)")
+        }
     }
 }
 
-extension NetworkBlock {
+extension ProfileTestbed {
     /// The server's TCP sender statistics of a run's h1/h2 connections, by the client's address
     /// (the server's peer), once the server has seen each close: within a round trip and a margin
     /// of the client closing them. A browser's connections are not known by address: none.
@@ -317,65 +348,6 @@ extension NetworkBlock {
         e.tcpCongestionControl = servers.tcpCongestionControl
         e.record(report, timerFloor: timerFloor)
         return e
-    }
-}
-
-/// Measures round-trip time as the minimum time of TCP connects (SYN → SYN-ACK = one round trip):
-/// a bound wants the path's own delay, and scheduling on a busy machine only ever adds to it.
-enum RTTProbe {
-    /// No connect of the probe completed; `reason` is the last one's error.
-    struct Failure: Error, CustomStringConvertible {
-        var remote: Endpoint
-        var reason: String
-        var description: String { "RTT probe: no connection to \(remote) completed: \(reason)" }
-    }
-
-    /// The fastest of `samples` connects in milliseconds; a connect that fails (refused, timed out)
-    /// is not a round trip and is left out.
-    static func tcpConnectMinimum(to remote: Endpoint, namespace: String?, samples: Int) throws -> Double {
-        let loop = try EventLoop()
-        var times: [Double] = []
-        var lastError = "timed out after 5 s"
-        for _ in 0..<samples {
-            let start = Instant.now()
-            let fd: FileDescriptor
-            do { fd = try NetworkNamespace.with(namespace) { try Socket.connectTCP(to: remote) } } catch {
-                lastError = "\(error)"
-                continue
-            }
-            var done = false
-            try loop.register(fd, .write) { _ in done = true }
-            try loop.run(until: start + .seconds(5)) { done }
-            let end = Instant.now()
-            loop.unregister(fd)
-            if done {
-                if let err = try? Socket.connectResult(fd) { lastError = "\(err)" } else { times.append(end.milliseconds(since: start)) }
-            }
-            Socket.close(fd)
-        }
-        guard let fastest = times.min() else { throw Failure(remote: remote, reason: lastError) }
-        return fastest
-    }
-}
-
-extension NetworkBlock {
-    /// The run's bounds, from what its document connection negotiated (read back, not requested):
-    /// QUIC 0-RTT accepted: 1 RTT; TLS 1.2: 4 RTT, resumed 3; TLS 1.3: 3 RTT, resumed too (no
-    /// TLS early data here). Unknown when the RTT is; no PLT bound for a bulk transfer without a
-    /// bottleneck rate (`IdealPageLoad.missingBound`).
-    func setIdeal(_ record: inout RunRecord, _ scenario: Scenario) {
-        record.metrics.rttMs = rttMs
-        guard let rttMs else { record.metrics.idealNote = rttProblem; return }
-        let doc = record.requests.first?.connection.flatMap { i in record.connections.first { $0.id == i } }
-        let tls12 = doc?.tlsVersion.map { $0.hasSuffix("1.2") } ?? (tlsVersion == .tls12)
-        let ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: record.transport,
-                                  zeroRTT: doc?.earlyDataAccepted == true, tls12: tls12, resumed: doc?.resumed == true)
-        record.metrics.idealTtfbMs = ideal.ttfbMs(scenario)
-        if let missing = ideal.missingBound(scenario) {
-            record.metrics.idealNote = missing
-        } else {
-            record.metrics.idealPltMs = ideal.pltMs(scenario)
-        }
     }
 }
 

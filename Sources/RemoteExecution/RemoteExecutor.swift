@@ -8,6 +8,8 @@ import Transport
 import QUIC
 import TLS
 import SystemIO
+import Runner
+import Testbed
 
 /// `run --server`: every origin of the scenarios loaded from one real server over the real network
 /// (no local servers, no emulator). The profile is recorded as "network"; its RTT is the minimum of
@@ -88,10 +90,11 @@ public final class RemoteExecutor: PageExecutor {
         var rttProblem: String?
         do { rttMs = try RemoteRTTProbe.measure(endpoint).inMilliseconds } catch { rttProblem = "\(error)" }
         do {
-            let page = PageRun(scenario: scenario, scenarioName: scenario.name, transport: run.transport,
-                               serverEndpoints: ServerHost.Endpoints(tcp: address, udp: address), credentials: credentials,
-                               clientNamespace: nil, clientAddress: nil, timeout: run.timeout ?? .seconds(60),
-                               keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic.with { $0.diagnostics = diagnostics ?? $0.diagnostics })
+            let context = PageLoadContext(scenario: scenario, transport: run.transport,
+                                          serverEndpoints: ServerHost.Endpoints(tcp: address, udp: address),
+                                          credentials: credentials, timeout: run.timeout ?? .seconds(60))
+            let page = PageRun(context: context, keyLogFile: keyLogFile, tlsVersion: tlsVersion,
+                               quic: quic.with { $0.diagnostics = diagnostics ?? $0.diagnostics })
             let outcome = try page.execute(register: register)
             record.requests = outcome.requests
             record.connections = outcome.connections
@@ -112,14 +115,9 @@ public final class RemoteExecutor: PageExecutor {
             rttMs = record.connections.compactMap { $0.quic?.minRttMs }.min()
             if rttMs != nil { rttProblem = nil; record.metrics.rttSource = "QUIC minimum RTT (no TCP connect completed)" }
         }
-        record.metrics.rttMs = rttMs
-        if let rttMs {
-            let ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: nil, transport: run.transport)
-            record.metrics.idealTtfbMs = ideal.ttfbMs(scenario)
-            if let missing = ideal.missingBound(scenario) { record.metrics.idealNote = missing } else { record.metrics.idealPltMs = ideal.pltMs(scenario) }
-        } else {
-            record.metrics.idealNote = "RTT unknown: \(rttProblem ?? "the TCP connects to \(endpoint) failed")"
-        }
+        let unknown = "RTT unknown: \(rttProblem ?? "the TCP connects to \(endpoint) failed")"
+        RunFinishing(rttMs: rttMs, rttProblem: rttMs == nil ? unknown : nil,
+                     configuredTLS12: tlsVersion == .tls12).finish(&record, scenario: scenario)
         return record
     }
 
@@ -149,6 +147,12 @@ public final class RemoteExecutorFactory: PageExecutorFactory {
     /// Verifies the certificates (a failure: `BenchError.run`, exit 2), then identifies the server
     /// (another scenario: `BenchError.data`, exit 65).
     public init(endpoint: RemoteEndpoint, request: RunRequest, credentials: RunCredentials) throws {
+        // Only netbench's own client loads from a remote server: a run labelled with a browser that
+        // never loaded the page would be false data.
+        if let other = request.clients.first(where: { $0 != .builtin }) {
+            throw BenchError.usage("--server loads pages with the built-in client only; --client \(other.rawValue) "
+                                   + "needs netbench's own replay server (drop --server)")
+        }
         executor = try RemoteExecutor(endpoint: endpoint, scenarios: request.scenarios.map(\.scenario),
                                       credentials: credentials, tlsVersion: request.tlsVersion)
         // Checked before the first run, as for emulated runs (a qlog directory that is missing is a usage error).

@@ -1,6 +1,8 @@
 import Foundation
 import BenchCore
+import Runner
 import BenchModel
+import Testbed
 import SystemIO
 import Transport
 import TLS

@@ -1,5 +1,7 @@
 import BenchCore
 import BenchModel
+import Runner
+import Testbed
 import Transport
 import TLS
 import QUIC

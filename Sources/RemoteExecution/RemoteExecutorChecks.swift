@@ -1,5 +1,7 @@
 import BenchCore
 import BenchModel
+import Runner
+import Testbed
 
 /// What `run --server` checks of every response against the scenario: the status and the exact
 /// body byte count. A mismatch fails the run naming the resource.
