@@ -81,10 +81,10 @@ struct RunCommand: ParsableCommand {
         let plan = try RunPlanInput.resolve(self)
         var (request, suiteName) = (plan.request, plan.suiteName)
         if filmstrip {
-            guard request.clients.contains(.chromium) else {
+            guard request.pageLoads.clients.contains(.chromium) else {
                 throw BenchError.usage("--filmstrip needs --client chromium (the built-in client paints nothing)")
             }
-            request.filmstrip = true
+            request.pageLoads.filmstrip = true
         }
         var executors: PageExecutorFactory?
         var serverLine: String?
@@ -114,7 +114,7 @@ struct RunCommand: ParsableCommand {
         let progress = ProgressDisplay(silent: mode != .table)
         let interrupt = InterruptHandler { runner.cancel() }
         defer { interrupt.remove() }
-        let c = request.clients
+        let c = request.pageLoads.clients
         progress.line("netbench \(netbenchVersion): \(suiteName): \(request.scenarios.count) scenario(s) × \(request.profiles.count) profile(s) × \(request.transports.map(\.rawValue).joined(separator: ",")) × \(request.adaptive.map { "auto (≤ \($0.maxRuns))" } ?? String(request.runs)) run(s)\(c == [.builtin] ? "" : " × " + c.map(\.rawValue).joined(separator: ","))\(request.warmupRuns > 0 ? " + \(request.warmupRuns) warm-up" : "") → \(out)")
         // Leftovers of dead runs (their lock is free) go before this run starts; a live run beside
         // this one shares the CPUs, which its figures and ours will feel.

@@ -117,22 +117,17 @@ struct ServeCommand: ParsableCommand {
         return .success
     }
 
-    /// The server's settings: the shared server and diagnostics groups, then serve's own limits.
+    /// The server's settings: the shared server and diagnostics groups over `serve`'s defaults (the
+    /// system's TCP congestion control), then serve's own limits.
     private func makeServerOptions(withTCP: Bool, withQUIC: Bool) throws -> ServerHost.ServerOptions {
-        let shared = serverOptions
-        let keylog = diagnostics.keyLogFile
+        let diagnostics = self.diagnostics.settings
         // h2 alone still answers HTTP/1.1 clients by ALPN, as servers do; h1 alone offers only HTTP/1.1.
-        var options = ServerHost.ServerOptions(tlsVersion: shared.tlsVersion, keyLogFile: keylog,
+        var options = ServerHost.ServerOptions(settings: serverOptions.merged(over: ServerSettings()),
+                                               keyLogFile: diagnostics.keyLogFile,
                                                alpn: transports.contains(.h2) ? ["h2", "http/1.1"] : ["http/1.1"])
         options.advertiseHTTP3 = withTCP && withQUIC
         options.renderPages = pages
-        options.tlsRecords = shared.tlsRecords ?? .dynamic
-        options.lateBinding = shared.lateBinding ?? .standard
-        options.tcpCongestionControl = shared.tcpCongestionControl
-        if let cc = shared.quicCongestionControl { options.quic.congestionControl = cc }
-        if let dir = diagnostics.qlog {
-            options.quic.diagnostics = try DiagnosticFiles(qlogDirectory: dir, keyLogPath: keylog)
-        }
+        options.quic.diagnostics = try diagnostics.open()
         options.limits = try limits()
         if let t = idleTimeout { options.quic.idleTimeout = t }
         if let t = handshakeTimeout { options.quic.handshakeTimeout = t }
