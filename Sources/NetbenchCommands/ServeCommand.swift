@@ -127,7 +127,8 @@ struct ServeCommand: ParsableCommand {
                                                alpn: transports.contains(.h2) ? ["h2", "http/1.1"] : ["http/1.1"])
         options.advertiseHTTP3 = withTCP && withQUIC
         options.renderPages = pages
-        options.quic.diagnostics = try diagnostics.open()
+        // A key log alone is opened by the listeners (a file they cannot open: "cannot listen", exit 2).
+        if diagnostics.qlogDirectory != nil { options.quic.diagnostics = try diagnostics.open() }
         options.limits = try limits()
         if let t = idleTimeout { options.quic.idleTimeout = t }
         if let t = handshakeTimeout { options.quic.handshakeTimeout = t }
