@@ -19,7 +19,7 @@ enum ResultsWriter {
     /// Every file of `formats` into `directory` (created if missing), atomically; the paths written.
     /// results.json is produced a run at a time, so it is never whole in memory.
     @discardableResult
-    static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.allCases,
+    static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.standard,
                       log: LogLines? = nil) throws -> [String] {
         var written: [String] = []
         if formats.contains(.json) {

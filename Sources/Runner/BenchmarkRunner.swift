@@ -29,6 +29,16 @@ public struct RunProgress: Sendable {
     /// Seconds the remaining runs should take, from each cell's own measured run time (or its
     /// ideal page load before its first run); nil when nothing can be estimated yet.
     public var etaSeconds: Double?
+    /// `--runs auto`: `total` and `etaSeconds` are upper bounds (`--max-runs`, `--budget`); cells
+    /// that reach their precision stop sooner.
+    public var isUpperBound = false
+
+    public init(position: Int, total: Int, etaSeconds: Double?, isUpperBound: Bool = false) {
+        self.position = position
+        self.total = total
+        self.etaSeconds = etaSeconds
+        self.isUpperBound = isUpperBound
+    }
 }
 
 /// Where the runs go as they finish: `begin` once with the results' header (no runs), then
