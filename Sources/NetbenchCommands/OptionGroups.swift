@@ -24,7 +24,8 @@ struct ServerOptionGroup: ParsableArguments {
             help: "TCP congestion control on every socket netbench opens (default: cubic for run, whose results "
                 + "record it per connection; the system's for serve)",
             parse: .nonEmpty) var tcpCongestionControl: String?
-    @Option("--quic-cc", value: "NAME", help: "QUIC congestion control (default cubic)",
+    @Option("--quic-cc", value: "NAME",
+            help: "QUIC congestion control: reno, cubic (the default), bbr or bbr2 (ngtcp2's)",
             parse: .choice(QUICCongestionControl.self)) var quicCongestionControl: QUICCongestionControl?
 }
 
@@ -33,7 +34,9 @@ struct ServerOptionGroup: ParsableArguments {
 struct DiagnosticOptionGroup: ParsableArguments {
     static var title: String? { "diagnostics" }
 
-    @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)",
+    @Option("--keylog", value: "FILE",
+            help: "append the TLS secrets of TCP+TLS and QUIC in NSS key-log format, for Wireshark "
+                + "(default: $SSLKEYLOGFILE)",
             parse: .file()) var keylog: String?
     @Option("--qlog", value: "DIR",
             help: "write a qlog file per QUIC connection into DIR, which must exist (<client|server>-<scid>.sqlog)",
