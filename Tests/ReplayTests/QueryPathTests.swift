@@ -40,7 +40,7 @@ final class QueryPathTests: XCTestCase {
         try JSONFile.encode(Self.scenario).write(to: URL(fileURLWithPath: path))
         var request = RunRequest(suiteName: "queries", scenarios: [(path, Self.scenario)], profiles: [.loopback],
                                  transports: [.h1, .h2, .h3], runs: 1, outputDirectory: dir + "/out")
-        request.timeoutPerRun = .seconds(30)
+        request.pageLoads.timeout = .seconds(30)
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         XCTAssertEqual(results.runs.count, 3)
         for run in results.runs {
