@@ -133,27 +133,7 @@ struct RunCommand: ParsableCommand {
             }
             request.pageLoads.filmstrip = true
         }
-        var executors: PageExecutorFactory?
-        var serverLine: String?
-        if let server {
-            let endpoint: RemoteEndpoint
-            do { endpoint = try RemoteEndpoint(parsing: server) } catch { throw BenchError.usage("\(error)") }
-            let credentials: RunCredentials
-            if let ca {
-                guard let pem = FileManager.default.contents(atPath: ca).flatMap({ String(data: $0, encoding: .utf8) }), pem.contains("BEGIN CERTIFICATE") else {
-                    throw BenchError.data("\(ca): not a readable PEM certificate file")
-                }
-                credentials = RunCredentials(caPEM: pem)
-            } else {
-                do { credentials = try RunCredentials.systemStore() } catch { throw BenchError.run("--server without --ca trusts the system store: \(error)") }
-            }
-            request.profiles = [RemoteExecutorFactory.profile]
-            let factory = try RemoteExecutorFactory(endpoint: endpoint, request: request, credentials: credentials)
-            serverLine = factory.identity.map { "server \(endpoint): \($0)" }
-            executors = factory
-        } else if ca != nil {
-            throw BenchError.usage("--ca needs --server")
-        }
+        let (executors, serverLine) = try remoteExecutors(&request)
         if request.profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
         let out = request.outputDirectory
         let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion,
@@ -161,17 +141,8 @@ struct RunCommand: ParsableCommand {
         let progress = ProgressDisplay(silent: mode != .table)
         let interrupt = InterruptHandler { runner.cancel() }
         defer { interrupt.remove() }
-        let c = request.pageLoads.clients
-        progress.line("netbench \(netbenchVersion): \(suiteName): \(request.scenarios.count) scenario(s) × \(request.profiles.count) profile(s) × \(request.transports.map(\.rawValue).joined(separator: ",")) × \(request.adaptive.map { "auto (≤ \($0.maxRuns))" } ?? String(request.runs)) run(s)\(c == [.builtin] ? "" : " × " + c.map(\.rawValue).joined(separator: ","))\(request.warmupRuns > 0 ? " + \(request.warmupRuns) warm-up" : "") → \(out)")
-        // Leftovers of dead runs (their lock is free) go before this run starts; a live run beside
-        // this one shares the CPUs, which its figures and ours will feel.
-        if getuid() == 0 {
-            let removed = EmulatedNetwork.cleanupStale()
-            if !removed.isEmpty { progress.line("removed \(removed.count) namespace(s) left by netbench runs that died: \(removed.joined(separator: ", "))") }
-        }
-        for other in RunLock.liveOthers() {
-            writeError("netbench: warning: another netbench run (pid \(other.pid.map(String.init) ?? "unknown")) is emulating a network on this machine: both share the CPUs, and both runs' figures feel it")
-        }
+        progress.line(planLine(request, suiteName: suiteName))
+        prepareMachine(progress)
         if let serverLine { progress.line(serverLine) }
         if let shard = request.shard { progress.line("shard \(shard) (\(plan.shardSource)), plan \(request.planDigest ?? "")") }
         if plan.resuming { progress.line("resuming \(out): \(request.finishedRuns.count) run(s) kept") }
@@ -182,15 +153,7 @@ struct RunCommand: ParsableCommand {
         // A resumed run keeps the source its log's header recorded.
         if plan.resuming, let logged = try? ResultsLog.load(from: sink.path).header.source { results.source = logged } else { results.source = source }
         try ResultsWriter.writeFinal(results, to: out)
-        switch mode {
-        case .table:
-            print(ResultsWriter.terminalSummary(results), terminator: "")
-            print("results: \(out)/results.json\nsummary: \(out)/summary.csv\nreport:  \(out)/report.html")
-        case .json:
-            try OutputMode.printJSON(RunSummaryJSON(results, directory: out, interrupted: runner.isCancelled))
-        case .quiet:
-            break
-        }
+        try printSummary(results, mode: mode, directory: out, interrupted: runner.isCancelled)
         if runner.isCancelled {
             if mode != .json { writeError("interrupted: \(results.runs.count) run(s) kept in \(out)/runs.jsonl (continue with --resume \(out))") }
             return .runFailed
@@ -198,6 +161,74 @@ struct RunCommand: ParsableCommand {
         let ok = results.runs.filter { $0.status == .ok }.count
         if ok == 0 && !results.runs.isEmpty { return .runFailed }
         return .success
+    }
+}
+
+extension RunCommand {
+    /// `--server`: the executor factory for a real server (certificates checked, server identified)
+    /// and the line that says who answered; nil without `--server`.
+    func remoteExecutors(_ request: inout RunRequest) throws -> (PageExecutorFactory?, String?) {
+        guard let server else {
+            if ca != nil { throw BenchError.usage("--ca needs --server") }
+            return (nil, nil)
+        }
+        let endpoint: RemoteEndpoint
+        do { endpoint = try RemoteEndpoint(parsing: server) } catch { throw BenchError.usage("\(error)") }
+        let credentials: RunCredentials
+        if let ca {
+            guard let pem = FileManager.default.contents(atPath: ca).flatMap({ String(data: $0, encoding: .utf8) }),
+                  pem.contains("BEGIN CERTIFICATE") else {
+                throw BenchError.data("\(ca): not a readable PEM certificate file")
+            }
+            credentials = RunCredentials(caPEM: pem)
+        } else {
+            do { credentials = try RunCredentials.systemStore() } catch {
+                throw BenchError.run("--server without --ca trusts the system store: \(error)")
+            }
+        }
+        request.profiles = [RemoteExecutorFactory.profile]
+        let factory = try RemoteExecutorFactory(endpoint: endpoint, request: request, credentials: credentials)
+        return (factory, factory.identity.map { "server \(endpoint): \($0)" })
+    }
+
+    /// The plan in one line: scenarios × profiles × transports × runs (× clients) + warm-ups → directory.
+    func planLine(_ request: RunRequest, suiteName: String) -> String {
+        let clients = request.pageLoads.clients
+        let runs = request.adaptive.map { "auto (≤ \($0.maxRuns))" } ?? String(request.runs)
+        let transports = request.transports.map(\.rawValue).joined(separator: ",")
+        let clientPart = clients == [.builtin] ? "" : " × " + clients.map(\.rawValue).joined(separator: ",")
+        let warmups = request.warmupRuns > 0 ? " + \(request.warmupRuns) warm-up" : ""
+        return "netbench \(netbenchVersion): \(suiteName): \(request.scenarios.count) scenario(s) × "
+            + "\(request.profiles.count) profile(s) × \(transports) × \(runs) run(s)\(clientPart)\(warmups) → "
+            + request.outputDirectory
+    }
+
+    /// Leftovers of dead runs (their lock is free) go before this run starts; a live run beside
+    /// this one shares the CPUs, which its figures and ours will feel.
+    func prepareMachine(_ progress: ProgressDisplay) {
+        if getuid() == 0 {
+            let removed = EmulatedNetwork.cleanupStale()
+            if !removed.isEmpty {
+                progress.line("removed \(removed.count) namespace(s) left by netbench runs that died: "
+                              + removed.joined(separator: ", "))
+            }
+        }
+        for other in RunLock.liveOthers() {
+            writeError("netbench: warning: another netbench run (pid \(other.pid.map(String.init) ?? "unknown")) "
+                       + "is emulating a network on this machine: both share the CPUs, and both runs' figures feel it")
+        }
+    }
+
+    func printSummary(_ results: ResultsFile, mode: OutputMode, directory out: String, interrupted: Bool) throws {
+        switch mode {
+        case .table:
+            print(ResultsWriter.terminalSummary(results), terminator: "")
+            print("results: \(out)/results.json\nsummary: \(out)/summary.csv\nreport:  \(out)/report.html")
+        case .json:
+            try OutputMode.printJSON(RunSummaryJSON(results, directory: out, interrupted: interrupted))
+        case .quiet:
+            break
+        }
     }
 }
 
