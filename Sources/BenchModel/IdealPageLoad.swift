@@ -21,6 +21,10 @@ public struct IdealPageLoad: Sendable {
     public var tls12: Bool
     /// The TLS session was resumed (TLS 1.2's abbreviated handshake takes one round trip).
     public var resumed: Bool
+    /// Whether the server waits each resource's `thinkTimeMs` before answering: netbench serve does;
+    /// a static server (nginx, caddy, a CDN) answers at once, and a bound that counted think times
+    /// would exceed what it measures.
+    public var thinkTimes = true
 
     public init(rttMs: Double, downlinkBitsPerSecond: Double?, transport: TransportKind, zeroRTT: Bool = false,
                 tls12: Bool = false, resumed: Bool = false) {
@@ -49,7 +53,7 @@ public struct IdealPageLoad: Sendable {
     /// Lower bound of TTFB of the document: handshake round trips plus its think time.
     public func ttfbMs(_ scenario: Scenario) -> Double {
         let hs = Double(handshakeRoundTrips) * rttMs
-        return hs + (scenario.root?.thinkTimeMs ?? 0)
+        return hs + think(scenario.root)
     }
 
     /// Lower bound of the page-load time (ms from navigation start to the last byte).
@@ -82,13 +86,21 @@ public struct IdealPageLoad: Sendable {
                 // The connection (handshake minus the request round trip) is usable from here on.
                 originOpenedAt[r.origin] = min(originOpenedAt[r.origin] ?? .infinity, discovered + hs - rttMs)
             }
-            let fb = discovered + setup + (r.thinkTimeMs ?? 0)
+            let fb = discovered + setup + think(r)
             firstByte[r.id] = fb
             finish[r.id] = fb + serializationMs(r.bytes)
         }
         // Serialization of the whole page at the bottleneck is a bound too.
         let total = serializationMs(scenario.totalBytes) + ttfbMs(scenario)
         return max(finish.values.max() ?? 0, total)
+    }
+
+    private func think(_ r: Scenario.Resource?) -> Double { thinkTimes ? (r?.thinkTimeMs ?? 0) : 0 }
+
+    /// Which model the bound follows, as each run records it (`RunMetrics.idealModel`).
+    public var modelDescription: String {
+        thinkTimes ? "critical path with the scenario's server think times"
+            : "critical path without server think times (a server that is not netbench serve answers at once)"
     }
 
     private func depth(of r: Scenario.Resource, _ byID: [String: Scenario.Resource]) -> Int {

@@ -179,6 +179,9 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     public var rttSource: String?
     /// Why `idealPltMs` / `idealTtfbMs` are missing (RTT unknown; no rate bound on loopback).
     public var idealNote: String?
+    /// Which model the bounds follow (`IdealPageLoad.modelDescription`): with the scenario's server
+    /// think times (netbench serve) or without (any other server); nil in files written before it.
+    public var idealModel: String?
     public var migration: MigrationMetrics?
     /// Browser clients: navigation start → the end of the document's load event.
     public var loadEventMs: Double?

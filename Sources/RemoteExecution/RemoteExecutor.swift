@@ -116,8 +116,11 @@ public final class RemoteExecutor: PageExecutor {
             if rttMs != nil { rttProblem = nil; record.metrics.rttSource = "QUIC minimum RTT (no TCP connect completed)" }
         }
         let unknown = "RTT unknown: \(rttProblem ?? "the TCP connects to \(endpoint) failed")"
-        RunFinishing(rttMs: rttMs, rttProblem: rttMs == nil ? unknown : nil,
-                     configuredTLS12: tlsVersion == .tls12).finish(&record, scenario: scenario)
+        // Only netbench serve waits the scenario's think times; any other server answers at once.
+        let thinks: Bool
+        if case .netbench = identity { thinks = true } else { thinks = false }
+        RunFinishing(rttMs: rttMs, rttProblem: rttMs == nil ? unknown : nil, configuredTLS12: tlsVersion == .tls12,
+                     serverThinks: thinks).finish(&record, scenario: scenario)
         return record
     }
 

@@ -17,20 +17,25 @@ public struct RunFinishing: Sendable {
     /// TLS 1.2 was asked for (`--tls-version 1.2`): what a run's bounds assume when its record does
     /// not say what the connection negotiated.
     public var configuredTLS12: Bool
+    /// Whether the server waits the scenario's think times (netbench serve) or answers at once.
+    public var serverThinks: Bool
 
     public init(rttMs: Double?, rttProblem: String? = nil, downlinkBitsPerSecond: Double? = nil,
-                configuredTLS12: Bool = false) {
+                configuredTLS12: Bool = false, serverThinks: Bool = true) {
         self.rttMs = rttMs
         self.rttProblem = rttProblem
         self.downlinkBitsPerSecond = downlinkBitsPerSecond
         self.configuredTLS12 = configuredTLS12
+        self.serverThinks = serverThinks
     }
 
     /// The bounds of a run of `transport` before it ran: a cold first view with the configured TLS.
     public func plannedIdeal(_ transport: TransportKind) -> IdealPageLoad? {
         rttMs.map {
-            IdealPageLoad(rttMs: $0, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport,
-                          tls12: configuredTLS12)
+            var ideal = IdealPageLoad(rttMs: $0, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport,
+                                      tls12: configuredTLS12)
+            ideal.thinkTimes = serverThinks
+            return ideal
         }
     }
 
@@ -56,9 +61,11 @@ public struct RunFinishing: Sendable {
         }
         let doc = record.requests.first?.connection.flatMap { i in record.connections.first { $0.id == i } }
         let tls12 = doc?.tlsVersion.map { $0.hasSuffix("1.2") } ?? configuredTLS12
-        let ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond,
+        var ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond,
                                   transport: record.transport, zeroRTT: doc?.earlyDataAccepted == true,
                                   tls12: tls12, resumed: doc?.resumed == true)
+        ideal.thinkTimes = serverThinks
+        record.metrics.idealModel = ideal.modelDescription
         record.metrics.idealTtfbMs = ideal.ttfbMs(scenario)
         if let missing = ideal.missingBound(scenario) {
             record.metrics.idealNote = missing

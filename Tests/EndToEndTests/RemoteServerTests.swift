@@ -104,6 +104,7 @@ final class RemoteServerTests: XCTestCase {
         XCTAssertTrue(runs.allSatisfy { $0["status"] as? String == "ok" && $0["profile"] as? String == "network" }, "\(runs.map { $0["error"] ?? "" })")
         let identity = (runs[0]["server"] as? [String: Any])?["identity"] as? String ?? ""
         XCTAssertTrue(identity.contains("not identified") && identity.contains("404"), identity)
+        assertBoundHolds(runs, server: "nginx")
 
         let (file, resource, bytes) = try firstExportedFile(dir, scenario: scenario)
         try Data(count: bytes - 1).write(to: URL(fileURLWithPath: file))
@@ -138,6 +139,21 @@ final class RemoteServerTests: XCTestCase {
             let metrics = run["metrics"] as? [String: Any]
             XCTAssertNotNil(metrics?["rttMs"])
             XCTAssertTrue((metrics?["rttSource"] as? String)?.contains("QUIC") == true)
+        }
+        assertBoundHolds(try resultRuns(dir + "/out"), server: "gtlsserver")
+    }
+
+    /// A static server answers at once: the bound leaves the scenario's think times out and stays at
+    /// or below the fastest run (small-page holds 90 ms of them, more than a loopback load takes).
+    func assertBoundHolds(_ runs: [[String: Any]], server: String, file: StaticString = #filePath,
+                          line: UInt = #line) {
+        let metrics = runs.compactMap { $0["metrics"] as? [String: Any] }
+        let fastest = metrics.compactMap { $0["pltMs"] as? Double }.min() ?? 0
+        for m in metrics {
+            let model = m["idealModel"] as? String ?? "none"
+            XCTAssertTrue(model.contains("without server think times"), "\(server): \(model)", file: file, line: line)
+            let bound = m["idealPltMs"] as? Double ?? .infinity
+            XCTAssertLessThanOrEqual(bound, fastest, "\(server): ideal above the fastest run", file: file, line: line)
         }
     }
 

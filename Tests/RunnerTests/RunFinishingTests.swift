@@ -44,6 +44,22 @@ final class RunFinishingTests: XCTestCase {
         XCTAssertEqual(configured12, tls12, accuracy: 1e-9)
     }
 
+    func testAServerThatIsNotNetbenchServeIsBoundWithoutThinkTimes() throws {
+        let thinking = Scenario(name: "t", origins: [.init(id: "a", host: "a.example")],
+                                resources: [.init(id: "doc", origin: "a", path: "/", bytes: 1_000, type: .document,
+                                                  thinkTimeMs: 50)])
+        var served = run(.h2), other = run(.h2)
+        RunFinishing(rttMs: 10).finish(&served, scenario: thinking)
+        RunFinishing(rttMs: 10, serverThinks: false).finish(&other, scenario: thinking)
+        XCTAssertEqual(try XCTUnwrap(served.metrics.idealTtfbMs) - (try XCTUnwrap(other.metrics.idealTtfbMs)), 50,
+                       accuracy: 1e-9)
+        XCTAssertEqual(try XCTUnwrap(served.metrics.idealPltMs) - (try XCTUnwrap(other.metrics.idealPltMs)), 50,
+                       accuracy: 1e-9)
+        XCTAssertTrue(served.metrics.idealModel?.contains("with the scenario's server think times") == true)
+        XCTAssertTrue(other.metrics.idealModel?.contains("without server think times") == true)
+        XCTAssertEqual(RunFinishing(rttMs: 10, serverThinks: false).plannedIdeal(.h2)?.thinkTimes, false)
+    }
+
     func testAnUnknownRTTLeavesTheBoundsUnknownAndSaysWhy() {
         var r = run(.h2)
         RunFinishing(rttMs: nil, rttProblem: "RTT unknown: probe failed").finish(&r, scenario: page)
