@@ -61,7 +61,7 @@ struct DispatchPolicy {
         var queue: ArraySlice<String> = []
     }
 
-    let maxConnectionsPerOrigin: Int
+    private let maxConnectionsPerOrigin: Int
     private let rootID: String?
     private let origins: Set<String>
     private let byID: [String: Scenario.Resource]

@@ -22,7 +22,8 @@ public final class PageLoader {
     private let connector: Connector
     private var policy: DispatchPolicy
     private var log = RequestLog()
-    /// The connections opened, in the order of `policy.connections`.
+    /// The connections opened, in the order of `policy.connections` (which holds one more when a
+    /// connect failed: that ends the load).
     private var connections: [ClientConnection] = []
     private(set) public var navigationStart = Instant(nanoseconds: 0)
     private(set) public var failure: String?
