@@ -1,0 +1,263 @@
+import BenchCore
+import BenchModel
+
+/// Which of a page's requests go out when, and on which connection, as Chromium decides: a child
+/// is discovered when its parent has revealed it (after N body bytes, or at the parent's end,
+/// unless the parser has not reached its tag); requests leave in the priority order Chromium gives
+/// them (`priority(_:parent:)`), at most `maxConnectionsPerOrigin` connections per origin; until
+/// the parser reaches the root document's `<body>`, Blink's tight mode holds requests below
+/// `net::MEDIUM`.
+///
+/// A value without sockets or a clock, after the QUIC and link engines: the loader tells it what
+/// happened (a body progressed, a request ended or was lost with its connection) and asks it,
+/// passing `now`, what to send next; tests drive it the same way on a virtual clock.
+struct DispatchPolicy {
+    /// A connection the policy decided to open: for which origin, and when.
+    struct Connection: Equatable {
+        let origin: String
+        let openedAt: Instant
+    }
+
+    /// What the policy needs to know of an open connection when it decides.
+    struct Status {
+        var isUsable: Bool
+        /// How many more requests it takes now.
+        var freeSlots: Int
+    }
+
+    /// A decision: send `id` on `connection` (an index into `connections`). When
+    /// `opensConnection`, the policy has just added that connection and the caller opens it.
+    struct Send: Equatable {
+        let id: String
+        let origin: String
+        let connection: Int
+        let opensConnection: Bool
+    }
+
+    /// Blink's "tight" throttling (`ResourceLoadScheduler`, `kTightLimitForRendererSideResourceScheduler`):
+    /// until the parser inserts the root document's `<body>`, at most this many requests below
+    /// Blink's "High" (`net::MEDIUM`: images, async scripts, non-blocking stylesheets) are in flight
+    /// at once; more urgent ones are not held. Chromium on the 4G profile requests the page's large
+    /// images only as its head's scripts and stylesheets arrive, two at a time, and so does this loader.
+    static let tightModeLimit = 2
+
+    private struct Request {
+        let order: Int
+        var revealed = Set<String>()
+        var inFlight = false
+        var ended = false
+        /// A request lost with its connection goes only on a connection opened after the loss (as
+        /// browsers retry on a fresh connection): after a NAT rebinding every older one is silently dead.
+        var notBefore: Instant?
+    }
+
+    /// One pass over the waiting requests: origin by origin (in id order), each origin's most
+    /// urgent first. The tight mode's allowance is fixed when the pass starts.
+    private struct Round {
+        let origins: [String]
+        let allowed: Set<String>?
+        var nextOrigin = 0
+        var origin = ""
+        var queue: ArraySlice<String> = []
+    }
+
+    private let maxConnectionsPerOrigin: Int
+    private let rootID: String?
+    private let origins: Set<String>
+    private let byID: [String: Scenario.Resource]
+    private let childrenOf: [String: [Scenario.Resource]]
+    /// Each resource's `priority(_:parent:)`, by id (fixed by the scenario; dispatch sorts by it often).
+    private let priorities: [String: RequestPriority]
+    /// The render-blocking stylesheets and scripts in the root document's `<head>` as
+    /// `PageRenderer` writes it for browsers: the parser reaches `<body>` once they are in.
+    private let headBlocking: [String]
+
+    private var requests: [String: Request] = [:]
+    /// Origin id → resource ids waiting to be sent.
+    private var pending: [String: [String]] = [:]
+    /// Every connection the policy opened, in opening order (the index a `Send` names).
+    private(set) var connections: [Connection] = []
+    private(set) var endedCount = 0
+    private var rootResponded = false
+    /// Set once the root document's head is through: the tight mode is over.
+    private var bodyReached = false
+    private var round: Round?
+
+    init(scenario: Scenario, maxConnectionsPerOrigin: Int) {
+        self.maxConnectionsPerOrigin = maxConnectionsPerOrigin
+        rootID = scenario.root?.id
+        origins = Set(scenario.origins.map(\.id))
+        let byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        self.byID = byID
+        childrenOf = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
+        priorities = byID.mapValues { r in DispatchPolicy.priority(r, parent: r.parent.flatMap { byID[$0] }) }
+        headBlocking = (scenario.root.map { PageRenderer.headResources(of: $0.id, in: scenario) } ?? [])
+            .filter { ($0.type == .stylesheet || $0.type == .script) && $0.renderBlocking == true }.map(\.id)
+    }
+
+    /// The priority Chromium gives the resource as `PageRenderer` presents it to a browser
+    /// (Blink's `ResourceFetcher::ComputeLoadPriority`, mapped to `net::RequestPriority`): the
+    /// document, stylesheets that block rendering and fonts "VeryHigh" → highest; parser-blocking
+    /// scripts, fetches and preloads "High" → medium; async scripts (also every script another
+    /// script inserts) and images "Low" → lowest; a stylesheet that does not block rendering is
+    /// rendered `media="print"` and swapped on load, "VeryLow" → idle. Left out: Chrome's boost of
+    /// the first five large images to "Medium" (the rendered images' sizes come from the scenario's
+    /// bytes, not from layout) and its later re-prioritisation of images in the viewport.
+    static func priority(_ r: Scenario.Resource, parent: Scenario.Resource?) -> RequestPriority {
+        switch r.type {
+        case .document, .font: return .highest
+        case .stylesheet: return r.renderBlocking == false ? .idle : .highest
+        case .script: return r.renderBlocking == true && parent?.type != .script ? .medium : .lowest
+        case .xhr, .other: return .medium
+        case .image: return .lowest
+        }
+    }
+
+    func priority(of id: String) -> RequestPriority { priorities[id]! }
+    func isInFlight(_ id: String) -> Bool { requests[id]?.inFlight == true }
+    func hasEnded(_ id: String) -> Bool { requests[id]?.ended == true }
+
+    // MARK: What happened
+
+    /// `r` is known now and waits to be sent; false if it was known already.
+    @discardableResult
+    mutating func discover(_ r: Scenario.Resource) -> Bool {
+        guard requests[r.id] == nil else { return false }
+        requests[r.id] = Request(order: requests.count + 1)
+        pending[r.origin, default: []].append(r.id)
+        return true
+    }
+
+    /// `id`'s body holds `bodyBytes` bytes (`final`: all of it). Its children that are due and
+    /// that the parser has reached are discovered; they are returned in the scenario's order.
+    mutating func reveal(childrenOf id: String, bodyBytes: Int64, final: Bool) -> [Scenario.Resource] {
+        guard let kids = childrenOf[id], requests[id] != nil else { return [] }
+        var found: [Scenario.Resource] = []
+        for k in kids where !requests[id]!.revealed.contains(k.id) {
+            let due = final || (k.revealAfterBytes.map { bodyBytes >= $0 } ?? false)
+            guard due && !waitsForParser(k, in: id) else { continue }
+            requests[id]!.revealed.insert(k.id)
+            if discover(k) { found.append(k) }
+        }
+        return found
+    }
+
+    /// The first bytes of `id`'s response are in (for the root: the tight mode may end).
+    mutating func responseBegan(_ id: String) {
+        if id == rootID { rootResponded = true }
+    }
+
+    /// `id` ended, or failed for good: it leaves the flight.
+    mutating func ended(_ id: String) {
+        guard let r = requests[id], !r.ended else { return }
+        requests[id]!.inFlight = false
+        requests[id]!.ended = true
+        endedCount += 1
+    }
+
+    /// `id` was lost with its connection at `t`: it waits again, for a connection opened after `t`.
+    mutating func lost(_ id: String, at t: Instant) {
+        guard requests[id]?.inFlight == true, let r = byID[id] else { return }
+        requests[id]!.inFlight = false
+        requests[id]!.notBefore = t
+        pending[r.origin, default: []].append(id)
+    }
+
+    /// The document whose parser waited for `id` (the root, when `id` is one of its
+    /// parser-blocking scripts): the children it held back may be due now.
+    func parserResumes(after id: String) -> String? {
+        guard let rootID, let r = byID[id], r.parent == rootID, r.type == .script, r.renderBlocking == true,
+              requests[rootID] != nil else { return nil }
+        return rootID
+    }
+
+    // MARK: What to send
+
+    /// The next request to send now, and on which connection (`status` tells how each open one
+    /// stands); nil when nothing more may go until something happens. A caller sends each
+    /// decision before asking for the next, so that `status` sees the slot taken.
+    mutating func nextSend(now: Instant, status: (Int) -> Status) -> Send? {
+        if round == nil { round = Round(origins: pending.keys.sorted(), allowed: tightModeAllowance()) }
+        while let id = nextCandidate() {
+            let origin = round!.origin
+            if let allowed = round!.allowed, priority(of: id) < .medium, !allowed.contains(id) { continue }
+            guard let (index, opens) = connection(for: id, origin: origin, now: now, status: status) else { continue }
+            requests[id]!.inFlight = true
+            if let i = pending[origin]?.firstIndex(of: id) { pending[origin]!.remove(at: i) }
+            return Send(id: id, origin: origin, connection: index, opensConnection: opens)
+        }
+        round = nil
+        return nil
+    }
+
+    /// The round's next waiting request, moving on to the next origin when one is through.
+    private mutating func nextCandidate() -> String? {
+        while round!.queue.isEmpty {
+            guard round!.nextOrigin < round!.origins.count else { return nil }
+            let origin = round!.origins[round!.nextOrigin]
+            round!.nextOrigin += 1
+            round!.origin = origin
+            round!.queue = (pending[origin] ?? []).sorted(by: sendsBefore)[...]
+        }
+        return round!.queue.popFirst()
+    }
+
+    /// A connection of `origin` with a free slot (for a lost request: one opened after the loss),
+    /// or a new one if the per-origin limit allows (a lost request may exceed it by one).
+    private mutating func connection(for id: String, origin: String, now: Instant,
+                                     status: (Int) -> Status) -> (Int, Bool)? {
+        let notBefore = requests[id]!.notBefore
+        var open = 0
+        for (i, c) in connections.enumerated() where c.origin == origin {
+            let s = status(i)
+            guard s.isUsable else { continue }
+            open += 1
+            if s.freeSlots > 0 && notBefore.map({ c.openedAt >= $0 }) ?? true { return (i, false) }
+        }
+        let limit = maxConnectionsPerOrigin + (notBefore == nil ? 0 : 1)
+        guard open < limit, origins.contains(origin) else { return nil }
+        connections.append(Connection(origin: origin, openedAt: now))
+        return (connections.count - 1, true)
+    }
+
+    /// The order requests are sent in: the most urgent first, then the earliest discovered.
+    private func sendsBefore(_ a: String, _ b: String) -> Bool {
+        let pa = priority(of: a), pb = priority(of: b)
+        return pa != pb ? pa > pb : requests[a]!.order < requests[b]!.order
+    }
+
+    // MARK: The parser
+
+    /// Whether the parser has reached the root document's `<body>`: the root's first bytes are in
+    /// and every render-blocking stylesheet and script of its `<head>` (where the parser waits for
+    /// each) has been revealed and has ended. Once true it stays true.
+    private mutating func leftTightMode() -> Bool {
+        if bodyReached { return true }
+        guard rootResponded, headBlocking.allSatisfy({ requests[$0]?.ended == true }) else { return false }
+        bodyReached = true
+        return true
+    }
+
+    /// In the tight mode, which of the waiting requests below `net::MEDIUM` may start now: the most
+    /// urgent, then the earliest discovered, across origins, up to the limit less those in flight.
+    private mutating func tightModeAllowance() -> Set<String>? {
+        guard !leftTightMode() else { return nil }
+        let inFlight = requests.filter { $0.value.inFlight && priority(of: $0.key) < .medium }.count
+        let room = max(DispatchPolicy.tightModeLimit - inFlight, 0)
+        let waiting = pending.values.joined().filter { priority(of: $0) < .medium }.sorted(by: sendsBefore)
+        return Set(waiting.prefix(room))
+    }
+
+    /// Whether `k`, due in `parent`'s body, still waits for the parser: a stylesheet that does not
+    /// block rendering is written `media="print"`, which Chromium's preload scanner skips (its media
+    /// does not match), so it is asked for only when the parser reaches its tag — after every
+    /// parser-blocking script of the root document before it has arrived.
+    private func waitsForParser(_ k: Scenario.Resource, in parent: String) -> Bool {
+        guard parent == rootID, k.type == .stylesheet, k.renderBlocking == false else { return false }
+        let at = k.revealAfterBytes ?? .max
+        for s in childrenOf[parent] ?? [] where s.type == .script && s.renderBlocking == true {
+            if (s.revealAfterBytes ?? .max) < at && requests[s.id]?.ended != true { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,240 @@
+import XCTest
+import BenchCore
+import BenchModel
+@testable import Replay
+
+/// `DispatchPolicy` driven in memory on a virtual clock, as the loader drives it: connections are
+/// slots (HTTP/1.1 carries one request at a time, HTTP/2 and HTTP/3 many), responses arrive when
+/// the test says, and no socket or clock is involved.
+struct PolicyDriver {
+    struct Connection { var usable = true; var busy = 0 }
+
+    var policy: DispatchPolicy
+    let multiplexed: Bool
+    let byID: [String: Scenario.Resource]
+    var now = Instant(nanoseconds: 10_000_000_000)
+    var connections: [Connection] = []
+    var sends: [DispatchPolicy.Send] = []
+    var bodyBytes: [String: Int64] = [:]
+    /// Checked on every send: the request was not in flight and has not ended.
+    var violations: [String] = []
+
+    init(_ scenario: Scenario, kind: TransportKind) {
+        policy = DispatchPolicy(scenario: scenario, maxConnectionsPerOrigin: kind == .h1 ? 6 : 1)
+        multiplexed = kind != .h1
+        byID = Dictionary(uniqueKeysWithValues: scenario.resources.map { ($0.id, $0) })
+        policy.discover(scenario.root!)
+        dispatch()
+    }
+
+    var sent: [String] { sends.map(\.id) }
+    var inFlight: [String] { byID.keys.filter { policy.isInFlight($0) }.sorted() }
+    func connection(of id: String) -> Int? { sends.last { $0.id == id }?.connection }
+
+    mutating func advance(ms: Double) { now = now + .milliseconds(ms) }
+
+    /// Sends what the policy lets go: each decision is carried out before the next is asked for.
+    mutating func dispatch() {
+        while true {
+            let conns = connections, multiplexed = multiplexed
+            let decision = policy.nextSend(now: now) { i in
+                let c = conns[i]
+                return .init(isUsable: c.usable, freeSlots: !c.usable ? 0 : multiplexed ? 1000 : c.busy > 0 ? 0 : 1)
+            }
+            guard let s = decision else { return }
+            if sends.contains(where: { $0.id == s.id }) && !lostSinceSent.contains(s.id) || policy.hasEnded(s.id) {
+                violations.append(s.id)
+            }
+            lostSinceSent.remove(s.id)
+            if s.opensConnection { connections.append(Connection()) }
+            connections[s.connection].busy += 1
+            sends.append(s)
+        }
+    }
+    private var lostSinceSent = Set<String>()
+    private(set) var lostRequests = 0
+
+    /// `bytes` more body bytes of `id` are in.
+    mutating func receive(_ id: String, bytes: Int64) {
+        policy.responseBegan(id)
+        bodyBytes[id, default: 0] += bytes
+        if !policy.reveal(childrenOf: id, bodyBytes: bodyBytes[id]!, final: false).isEmpty { dispatch() }
+    }
+
+    /// `id`'s response ends: its remaining bytes are in.
+    mutating func finish(_ id: String) {
+        bodyBytes[id] = byID[id]!.bytes
+        policy.responseBegan(id)
+        policy.ended(id)
+        if let c = connection(of: id) { connections[c].busy -= 1 }
+        _ = policy.reveal(childrenOf: id, bodyBytes: bodyBytes[id]!, final: true)
+        if let document = policy.parserResumes(after: id) {
+            let bytes = bodyBytes[document] ?? 0
+            _ = policy.reveal(childrenOf: document, bodyBytes: bytes, final: policy.hasEnded(document))
+        }
+        dispatch()
+    }
+
+    /// Connection `i` is lost now with every request on it (as HTTP/2 reports a close: one time
+    /// for all); `silently`: it still looks usable (a NAT rebinding).
+    mutating func lose(connection i: Int, silently: Bool = false) {
+        connections[i].usable = silently
+        for id in inFlight where connection(of: id) == i {
+            policy.lost(id, at: now)
+            lostSinceSent.insert(id)
+            connections[i].busy -= 1
+            lostRequests += 1
+        }
+        dispatch()
+    }
+}
+
+final class DispatchPolicyTests: XCTestCase {
+    private func resource(_ id: String, _ type: Scenario.ResourceType, at: Int64?, bytes: Int64 = 100,
+                          blocking: Bool? = nil, origin: String = "o") -> Scenario.Resource {
+        .init(id: id, origin: origin, path: "/\(id)", bytes: bytes, type: type, parent: "html",
+              revealAfterBytes: at, renderBlocking: blocking)
+    }
+
+    private func page(_ children: [Scenario.Resource], origins: [String] = ["o"]) -> Scenario {
+        let html = Scenario.Resource(id: "html", origin: origins[0], path: "/", bytes: 10_000, type: .document)
+        return Scenario(name: "policy", origins: origins.map { .init(id: $0, host: "\($0).test") },
+                        resources: [html] + children)
+    }
+
+    /// A head with a blocking stylesheet and script, then five images.
+    private func headAndImages() -> Scenario {
+        page([resource("css", .stylesheet, at: 100, blocking: true), resource("js", .script, at: 200, blocking: true)]
+             + (1...5).map { resource("img\($0)", .image, at: Int64(1000 * $0)) })
+    }
+
+    private func lowInFlight(_ d: PolicyDriver) -> Int {
+        d.inFlight.filter { d.policy.priority(of: $0) < .medium }.count
+    }
+
+    func testTheTightModeHoldsAtMostTwoRequestsBelowMediumUntilTheHeadIsThrough() {
+        var d = PolicyDriver(headAndImages(), kind: .h2)
+        XCTAssertEqual(d.sent, ["html"])
+        d.receive("html", bytes: 10_000)
+        XCTAssertEqual(d.sent, ["html", "css", "js", "img1", "img2"], "the head's resources, then two images")
+        XCTAssertEqual(lowInFlight(d), 2)
+        d.finish("img1")
+        XCTAssertEqual(d.sent.last, "img3", "one image ended, the next one starts")
+        XCTAssertEqual(lowInFlight(d), 2)
+        d.finish("css")
+        XCTAssertEqual(d.sent.count, 6, "the head's script is still out: \(d.sent)")
+        d.finish("js")
+        XCTAssertEqual(Array(d.sent.suffix(2)), ["img4", "img5"], "the body is reached: every image may go")
+        XCTAssertEqual(lowInFlight(d), 4)
+        XCTAssertEqual(d.violations, [])
+    }
+
+    func testTheTightModeNeverHoldsUrgentRequests() {
+        var s = headAndImages()
+        s.resources += [resource("font", .font, at: 9_000), resource("api", .xhr, at: 9_500)]
+        var d = PolicyDriver(s, kind: .h2)
+        d.receive("html", bytes: 10_000)
+        XCTAssertEqual(lowInFlight(d), 2)
+        XCTAssertTrue(d.sent.contains("font") && d.sent.contains("api"), "highest and medium are not held: \(d.sent)")
+        XCTAssertFalse(d.sent.contains("img3"))
+    }
+
+    /// The renderer's head ends before the first image: a blocking script after it is in the body
+    /// and does not keep the tight mode on.
+    func testTheHeadIsTheOneTheRendererWrites() {
+        let s = page([resource("css", .stylesheet, at: 100, blocking: true), resource("img1", .image, at: 200),
+                      resource("late", .script, at: 300, blocking: true)]
+                     + (2...4).map { resource("img\($0)", .image, at: Int64(400 * $0)) })
+        XCTAssertEqual(PageRenderer.headResources(of: "html", in: s).map(\.id), ["css"])
+        var d = PolicyDriver(s, kind: .h2)
+        d.receive("html", bytes: 10_000)
+        XCTAssertEqual(d.sent, ["html", "css", "late", "img1", "img2"])
+        d.finish("css")
+        XCTAssertTrue(d.policy.isInFlight("late"))
+        XCTAssertEqual(Array(d.sent.suffix(2)), ["img3", "img4"], "the head is through while `late` is out")
+    }
+
+    /// A stylesheet that does not block rendering (`media="print"`) is not preloaded: the parser
+    /// asks for it at its tag, after the parser-blocking script before it has arrived.
+    func testAParserBlockingScriptDelaysTheStylesheetAfterIt() {
+        let s = page([resource("css", .stylesheet, at: 100, blocking: true),
+                      resource("js", .script, at: 200, blocking: true),
+                      resource("print", .stylesheet, at: 300, blocking: false)])
+        var d = PolicyDriver(s, kind: .h2)
+        d.receive("html", bytes: 10_000)
+        XCTAssertEqual(d.sent, ["html", "css", "js"], "the parser waits for js")
+        d.finish("css")
+        XCTAssertEqual(d.sent, ["html", "css", "js"])
+        d.finish("js")
+        XCTAssertEqual(d.sent.last, "print", "the parser moved on")
+    }
+
+    /// Without a head to wait for: one dispatch sends every revealed request, most urgent first,
+    /// then in discovery order.
+    func testRequestsLeaveMostUrgentFirstThenInDiscoveryOrder() {
+        let s = page([resource("imgA", .image, at: 100), resource("font", .font, at: 200),
+                      resource("api", .xhr, at: 300),
+                      resource("async", .script, at: 400, blocking: false),
+                      resource("print", .stylesheet, at: 500, blocking: false),
+                      resource("imgB", .image, at: 600), resource("sync", .script, at: 700, blocking: true)])
+        var d = PolicyDriver(s, kind: .h2)
+        d.receive("html", bytes: 10_000)
+        XCTAssertEqual(d.sent, ["html", "font", "api", "sync", "imgA", "async", "imgB", "print"])
+        XCTAssertEqual(Set(d.sends.map(\.connection)), [0], "HTTP/2: one connection per origin")
+    }
+
+    func testHTTP1UsesAtMostSixConnectionsPerOriginEachOneRequestAtATime() throws {
+        let s = page((1...9).map { resource("img\($0)", .image, at: 100, origin: "cdn") }
+                     + [resource("api", .xhr, at: 100)], origins: ["o", "cdn"])
+        var d = PolicyDriver(s, kind: .h1)
+        d.finish("html")
+        XCTAssertEqual(d.policy.connections.filter { $0.origin == "cdn" }.count, 6)
+        XCTAssertEqual(d.sent, ["html", "img1", "img2", "img3", "img4", "img5", "img6", "api"],
+                       "origins in id order, 'cdn' before 'o'; img7 and on wait for a free connection")
+        XCTAssertEqual(d.connection(of: "api"), 0, "the root's connection is free again")
+        let freed = try XCTUnwrap(d.connection(of: "img2"))
+        d.finish("img2")
+        XCTAssertEqual(d.sends.last, .init(id: "img7", origin: "cdn", connection: freed, opensConnection: false))
+        XCTAssertEqual(d.policy.connections.count, 7)
+    }
+
+    /// A request lost with its connection goes only on a connection opened after the loss: after
+    /// a NAT rebinding, an older connection that still looks usable is dead.
+    func testALostRequestGoesOnlyOnAConnectionOpenedAfterTheLoss() {
+        var d = PolicyDriver(page([resource("api", .xhr, at: 100)]), kind: .h2)
+        d.advance(ms: 50)
+        d.lose(connection: 0, silently: true)
+        XCTAssertEqual(d.sends.last, .init(id: "html", origin: "o", connection: 1, opensConnection: true))
+        XCTAssertEqual(d.policy.connections.map(\.openedAt), [Instant(nanoseconds: 10_000_000_000), d.now])
+        d.receive("html", bytes: 500)
+        XCTAssertEqual(d.sends.last, .init(id: "api", origin: "o", connection: 0, opensConnection: false),
+                       "a request that was never lost takes the first usable connection")
+    }
+
+    /// Random arrivals, ends and lost connections over a generated page: no request is sent while
+    /// in flight or after its end, each is sent once plus once per loss, and the load completes.
+    func testARequestIsNeverSentTwice() throws {
+        for (seed, kind) in [(1, TransportKind.h1), (2, .h2), (3, .h3), (4, .h1)] as [(UInt64, TransportKind)] {
+            let s = try ScenarioGenerator(.init(requests: 60, origins: 4, seed: seed)).generate()
+            var d = PolicyDriver(s, kind: kind)
+            var rng = SeededRandom(seed: seed)
+            var losses = 0
+            for _ in 0..<10_000 where !d.inFlight.isEmpty {
+                d.advance(ms: Double(rng.next() % 20))
+                let id = d.inFlight[Int(rng.next() % UInt64(d.inFlight.count))]
+                switch rng.next() % 10 {
+                case 0 where losses < 5:
+                    losses += 1
+                    d.lose(connection: d.connection(of: id)!)
+                case 1...4: d.receive(id, bytes: max(1, d.byID[id]!.bytes / 4))
+                default: d.finish(id)
+                }
+            }
+            XCTAssertEqual(d.violations, [], "seed \(seed)")
+            XCTAssertEqual(d.policy.endedCount, s.resources.count, "seed \(seed): the load completes")
+            XCTAssertGreaterThan(d.lostRequests, 0, "seed \(seed)")
+            XCTAssertEqual(d.sends.count, s.resources.count + d.lostRequests, "seed \(seed): once, and once per loss")
+            XCTAssertEqual(Set(d.sent).count, s.resources.count, "seed \(seed): every request was sent")
+        }
+    }
+}
