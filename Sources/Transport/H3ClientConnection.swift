@@ -216,13 +216,17 @@ final class H3ClientConnection: ClientConnection {
         guard !closed else { return }
         closed = true
         snapshot()
-        state.closedAt = Instant.now()
+        // One time for the connection's end: every stream it leaves unfinished failed then (the loader
+        // retries a lost request only on a connection opened after its loss, so per-stream clock reads
+        // let the later streams of one failure miss the connection opened for the first).
+        let now = Instant.now()
+        state.closedAt = now
         if let reason, state.error == nil { state.error = reason }
         loop.cancel(timer)
         closeSockets()
         let pending = streams.values.map { $0 }
         streams.removeAll()
-        for cb in pending { cb(.failed(reason ?? "connection closed with the response incomplete", Instant.now())) }
+        for cb in pending { cb(.failed(reason ?? "connection closed with the response incomplete", now)) }
         onStateChange?()
     }
 
