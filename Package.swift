@@ -44,7 +44,7 @@ let package = Package(
             "CommandLineKit", "Runner", "Reporters", "BenchModel", "Statistics", "LinkEmulator", "SystemIO", "TLS", "QUIC",
             "Replay", "HTTPCodec",
         ]),
-        .executableTarget(name: "netbench", dependencies: ["NetbenchCommands"]),
+        .executableTarget(name: "netbench", dependencies: ["NetbenchCommands", "SystemIO"]),
         // Fuzz entries (file parsers, HTTP/1.1, the HTTP/3 server's datagram input) and their
         // driver: libFuzzer with scripts/fuzz.sh (-D FUZZING), else a replayer of saved inputs.
         .target(name: "FuzzEntries", dependencies: ["BenchModel", "LinkModel", "HTTPCodec", "QUIC", "TLS", "Reporters"]),
