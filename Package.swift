@@ -50,14 +50,15 @@ let package = Package(
         .target(name: "FuzzEntries", dependencies: ["BenchModel", "LinkModel", "HTTPCodec", "QUIC", "TLS", "Reporters"]),
         .executableTarget(name: "netbench-fuzz", dependencies: ["FuzzEntries"]),
 
-        // Test prerequisites: skipped with a reason outside CI, failed under CI.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        // What the tests share: prerequisites (skipped with a reason outside CI, failed under CI), the
+        // checkout's root, the built binary, and the pages several targets load (Fixtures).
+        .target(name: "TestSupport", path: "Tests/Support", resources: [.copy("Fixtures")]),
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
-        .testTarget(name: "BenchModelTests", dependencies: ["BenchModel"],
+        .testTarget(name: "BenchModelTests", dependencies: ["BenchModel", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "LinkModelTests", dependencies: ["LinkModel"]),
+        .testTarget(name: "LinkModelTests", dependencies: ["LinkModel", "TestSupport"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec", "BenchCore"]),
         .testTarget(name: "QUICTests", dependencies: ["QUIC", "TestSupport"]),
@@ -69,9 +70,13 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TLS", "QUIC", "BenchCore"]),
         // The scheduler with stand-in executors (no sockets) and the append-only results log.
-        .testTarget(name: "RunnerTests", dependencies: ["Runner", "BenchModel", "BenchCore", "SystemIO", "Transport", "Statistics"]),
+        .testTarget(name: "RunnerTests", dependencies: [
+            "Runner", "BenchModel", "BenchCore", "SystemIO", "Transport", "Statistics", "TestSupport",
+        ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzEntries"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CLITests", dependencies: ["CommandLineKit", "NetbenchCommands", "Runner", "BenchCore"]),
+        .testTarget(name: "CLITests", dependencies: [
+            "CommandLineKit", "NetbenchCommands", "Runner", "BenchCore", "TestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -39,7 +39,7 @@ final class ChromiumLoadTests: XCTestCase {
     }
 
     func testSmallPageOverH1H2AndH3() throws {
-        let path = fixture("small-page.json")
+        let path = Fixture.path("small-page.json")
         let scenario = try Scenario.load(from: path)
         let results = try load(path, transports: [.h1, .h2, .h3])
         XCTAssertEqual(results.suite.client, "chromium")
@@ -94,7 +94,7 @@ final class ChromiumLoadTests: XCTestCase {
     }
 
     func testARunThatTimesOutFailsAndItsBrowserIsGone() throws {
-        let results = try load(fixture("small-page.json"), transports: [.h2], timeout: .milliseconds(1))
+        let results = try load(Fixture.path("small-page.json"), transports: [.h2], timeout: .milliseconds(1))
         XCTAssertEqual(results.runs.count, 1)
         XCTAssertEqual(results.runs[0].status, .failed)
         XCTAssertTrue(results.runs[0].error?.contains("timed out") == true, results.runs[0].error ?? "")

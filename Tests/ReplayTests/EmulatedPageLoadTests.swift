@@ -10,7 +10,7 @@ import Runner
 /// never faster than its physical lower bound.
 final class EmulatedPageLoadTests: XCTestCase {
     override func setUpWithError() throws {
-        try require(getuid() == 0, "needs root (network namespaces and TUN devices)")
+        try requireRoot("needs root (network namespaces and TUN devices)")
     }
 
     func testSmallPageOverCableOnEveryTransport() throws {

@@ -4,15 +4,15 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Replay
+import TestSupport
 
 /// The built-in client asks for resources with Chromium's priorities, and the replay server's
 /// HTTP/2 decides late what to send (`--late-binding`), so a render-blocking stylesheet that a
 /// script asks for while a 1.5 MB image streams overtakes the image. Without late binding the
 /// stylesheet waits behind the image bytes already queued in the kernel, as behind nginx.
 final class LateBindingTests: XCTestCase {
-    private struct NeedsRoot: Error {}
-    private let page = packageRoot + "/Tests/Fixtures/late-binding-page.json"
-    private let link = packageRoot + "/Tests/Fixtures/late-binding-link.json"
+    private let page = Fixture.path("late-binding-page.json")
+    private let link = Fixture.path("late-binding-link.json")
 
     func testChromiumsPrioritiesPerResourceAsTheRendererPresentsThem() throws {
         let s = try Scenario.load(from: packageRoot + "/Scenarios/pages/mobile-median.json")
@@ -50,8 +50,7 @@ final class LateBindingTests: XCTestCase {
     }
 
     func testAStylesheetAskedForMidImageOvertakesItOnlyWithLateBinding() throws {
-        XCTAssertEqual(getuid(), 0, "emulated runs need root (network namespaces and TUN devices)")
-        guard getuid() == 0 else { throw NeedsRoot() }
+        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
         let late = try stylesheetWaits(.standard), queued = try stylesheetWaits(.off)
         // 40 ms round trip: with late binding the stylesheet waits for the bottleneck queue and the
         // 16 KiB the kernel may hold (about 100 ms here); without, behind every image byte the kernel

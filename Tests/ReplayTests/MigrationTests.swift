@@ -12,7 +12,7 @@ final class MigrationTests: XCTestCase {
     let library = Library(root: packageRoot + "/Scenarios")
 
     override func setUpWithError() throws {
-        try require(getuid() == 0, "needs root (network namespaces and TUN devices)")
+        try requireRoot("needs root (network namespaces and TUN devices)")
     }
 
     override func tearDown() {

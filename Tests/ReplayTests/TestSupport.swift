@@ -4,15 +4,6 @@ import BenchCore
 import BenchModel
 import Runner
 
-/// The package root, found from this file's path.
-let packageRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.path
-}()
-
-func fixture(_ name: String) -> String { packageRoot + "/Tests/Fixtures/" + name }
-
 /// Collects progress silently.
 final class QuietObserver: RunObserver {
     var finished: [RunRecord] = []

@@ -19,3 +19,8 @@ public func missingPrerequisite(_ reason: String) throws -> Never {
     }
     throw XCTSkip(reason)
 }
+
+/// Root, for network namespaces, TUN devices and mounts (the machine and CI run the suite as root).
+public func requireRoot(_ reason: String = "needs root (network namespaces and TUN devices)") throws {
+    try require(geteuid() == 0, reason)
+}
