@@ -33,15 +33,26 @@ let package = Package(
         .target(name: "Transport", dependencies: ["SystemIO", "TLS", "HTTPCodec", "QUIC"]),
         .target(name: "Replay", dependencies: ["Transport", "BenchModel"]),
         .target(name: "Reporters", dependencies: ["BenchModel", "Statistics"]),
+        // Orchestration: the plan, the scheduler (warm-ups, interleaving, shards, resume, adaptive
+        // runs), the results sink, and the one step that finishes every run's record.
         .target(name: "Runner", dependencies: [
-            "Replay", "LinkEmulator", "BenchModel", "Statistics", "Reporters", "SystemIO",
+            "BenchModel", "Statistics", "LinkModel", "SystemIO", "Transport", "TLS", "QUIC",
         ]),
+        // The testbed: emulated network or loopback, replay servers, a profile's block of runs,
+        // netbench's own client, and the protocols through which other clients and workloads plug in.
+        .target(name: "Testbed", dependencies: ["Runner", "Replay", "LinkEmulator"]),
+        // Real browsers as testbed clients (Chromium over DevTools).
+        .target(name: "Browsers", dependencies: ["Testbed"]),
+        // What runs on a testbed besides page loads: cross traffic, fairness, responsiveness, calibration.
+        .target(name: "Workloads", dependencies: ["Testbed"]),
+        // `run --server`: the same client against a real server, a second executor factory.
+        .target(name: "RemoteExecution", dependencies: ["Testbed"]),
         // The command framework: declared options and arguments, parsing, generated help, man page
         // and completion scripts. Knows nothing of netbench's domain.
         .target(name: "CommandLineKit", dependencies: ["BenchCore"]),
         // netbench's commands, declared with CommandLineKit; a library so that tests parse in-process.
         .target(name: "NetbenchCommands", dependencies: [
-            "CommandLineKit", "Runner", "Reporters", "BenchModel", "Statistics", "LinkEmulator", "SystemIO", "TLS", "QUIC",
+            "CommandLineKit", "Runner", "Testbed", "Browsers", "Workloads", "RemoteExecution", "Reporters", "BenchModel", "Statistics", "LinkEmulator", "SystemIO", "TLS", "QUIC",
             "Replay", "HTTPCodec",
         ]),
         .executableTarget(name: "netbench", dependencies: ["NetbenchCommands", "SystemIO"]),
@@ -65,13 +76,17 @@ let package = Package(
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "SystemIO", "BenchCore"]),
         .testTarget(name: "LinkEmulatorTests", dependencies: ["LinkEmulator", "SystemIO", "TestSupport"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Runner", "Transport", "TLS", "SystemIO", "TestSupport"]),
+        .testTarget(name: "ReplayTests", dependencies: [
+            "Replay", "Runner", "Testbed", "Browsers", "Workloads", "NetbenchCommands", "Transport", "TLS", "SystemIO",
+            "TestSupport",
+        ]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TLS", "QUIC", "BenchCore"]),
         // The scheduler with stand-in executors (no sockets) and the append-only results log.
         .testTarget(name: "RunnerTests", dependencies: [
-            "Runner", "BenchModel", "BenchCore", "SystemIO", "Transport", "Statistics", "TestSupport",
+            "Runner", "Testbed", "Workloads", "RemoteExecution", "BenchModel", "BenchCore", "SystemIO", "Transport",
+            "Statistics", "TestSupport",
         ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzEntries"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CLITests", dependencies: [

@@ -4,8 +4,13 @@
 # =0 run by run, printing per direction the emulator's queue drops and the goodput side by side
 # (medians). Needs root (network namespaces) and a release build.
 #
-#   scripts/bench-h3-pacing.sh [--runs N] [--bytes N] [--netbench PATH]
+#   scripts/bench-h3-pacing.sh [--runs N] [--bytes N] [--netbench PATH] [--notebook FILE]
+#   --notebook FILE  after a successful run, append an entry to FILE (here: results/notebook/http3-bulk.md):
+#                    UTC date, git describe, machine, this command line and the printed output
 set -euo pipefail
+# shellcheck source=lib/notebook.sh
+. "$(dirname "$0")/lib/notebook.sh"
+notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 
 runs=5
 bytes=10000000
@@ -15,7 +20,7 @@ while [ $# -gt 0 ]; do
     --runs) runs="$2"; shift 2 ;;
     --bytes) bytes="$2"; shift 2 ;;
     --netbench) netbench="$2"; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-h3-pacing.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
   esac
 done

@@ -7,9 +7,15 @@
 #
 #   scripts/bench-h3-rate.sh [--rates 50,100,200,400] [--rtt 40ms] [--runs 3] [--target 0.9]
 #                            [--scenario Scenarios/pages/bulk-100MB-download.json] [--netbench PATH]
+#                            [--notebook FILE]
+#   --notebook FILE  after a successful run, append an entry to FILE (here: results/notebook/http3-bulk.md):
+#                    UTC date, git describe, machine, this command line and the printed output
 #
 # Needs root (network namespaces); build first (swift build -c release). Prints one line per rate.
 set -euo pipefail
+# shellcheck source=lib/notebook.sh
+. "$(dirname "$0")/lib/notebook.sh"
+notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 here=$(cd "$(dirname "$0")/.." && pwd)
 rates=50,100,200,400 rtt=40ms runs=3 target=0.9
 scenario="$here/Scenarios/pages/bulk-100MB-download.json"
@@ -22,7 +28,7 @@ while [ $# -gt 0 ]; do
     --target) target=$2; shift 2 ;;
     --scenario) scenario=$2; shift 2 ;;
     --netbench) netbench=$2; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench-h3-rate: unknown option '$1' (try --help)" >&2; exit 64 ;;
   esac
 done

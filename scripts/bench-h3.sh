@@ -5,7 +5,9 @@
 # 1-byte fetch (process start, handshake and teardown cancel out), median of RUNS, the two
 # stacks alternating run by run.
 #
-#   scripts/bench-h3.sh [--size BYTES] [--runs N] [--netbench PATH]
+#   scripts/bench-h3.sh [--size BYTES] [--runs N] [--netbench PATH] [--notebook FILE]
+#   --notebook FILE  after a successful run, append an entry to FILE (here: results/notebook/http3-bulk.md):
+#                    UTC date, git describe, machine, this command line and the printed output
 #
 # netbench side: `netbench run SCENARIO --profile loopback --transport h3 --runs 1 --warmup 0`
 # with a generated bulk-download scenario (client and replay server in one process, no emulator).
@@ -13,6 +15,9 @@
 # `gtlsclient --exit-on-all-streams-close` fetching https://127.0.0.1:PORT/FILE (timed).
 # Prints one line per run and a side-by-side summary; exits 2 if a fetch fails.
 set -euo pipefail
+# shellcheck source=lib/notebook.sh
+. "$(dirname "$0")/lib/notebook.sh"
+notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 
 size=100000000
 runs=5
@@ -22,7 +27,7 @@ while [ $# -gt 0 ]; do
     --size) size="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --netbench) netbench="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-h3.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
   esac
 done

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Figures for the append-only results log (issue 13): a real run's records replicated into a
 # synthetic runs.jsonl of N runs, then `netbench report` on it: wall time and peak memory.
-# Usage: scripts/bench-results-log.sh [NETBENCH_BINARY] [N] [OTHER_BINARY]
+# Usage: scripts/bench-results-log.sh [NETBENCH_BINARY] [N] [OTHER_BINARY] [--notebook FILE]
 #   (default .build/release/netbench if built, else .build/debug/netbench; N 10000)
+#   --notebook FILE  after a successful run, append an entry to FILE (here: results/notebook/results-log.md):
+#                    UTC date, git describe, machine, this command line and the printed output
 # With OTHER_BINARY (e.g. the previous commit's build), both report the same log, alternating, 3 times
 # each, side by side: the machine's load moves both alike.
 set -euo pipefail
+# shellcheck source=lib/notebook.sh
+. "$(dirname "$0")/lib/notebook.sh"
+notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;; esac
 default=.build/debug/netbench
 [ -x .build/release/netbench ] && default=.build/release/netbench
 bin=${1:-$default}

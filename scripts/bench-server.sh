@@ -8,7 +8,9 @@
 #
 #   scripts/bench-server.sh [--pairs 5] [--requests 50000] [--clients 10] [--streams 10]
 #                           [--body 1024] [--netbench .build/release/netbench] [--only h2|h1]
-#                           [--serve-args "--tls-records 16k --late-binding off"]
+#                           [--serve-args "--tls-records 16k --late-binding off"] [--notebook FILE]
+#   --notebook FILE  after a successful run, append an entry to FILE (here: results/notebook/server-request-rate.md):
+#                    UTC date, git describe, machine, this command line and the printed output
 #
 # --serve-args passes options to `netbench serve` (word-split), e.g. to compare like with like:
 # nghttpd and nginx size no TLS records dynamically and do no late binding, netbench does both by default.
@@ -16,6 +18,9 @@
 # Needs h2load (nghttp2-client), nghttpd (nghttp2-server), nginx and openssl
 # (scripts/bootstrap.sh --test installs them). Exit 2 when a server fails to start or a request fails.
 set -euo pipefail
+# shellcheck source=lib/notebook.sh
+. "$(dirname "$0")/lib/notebook.sh"
+notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 
 pairs=5 requests=50000 clients=10 streams=10 body=1024 only="" serve_args=""
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +35,7 @@ while [ $# -gt 0 ]; do
     --netbench) netbench=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --serve-args) serve_args=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench-server: unknown option '$1' (try --help)" >&2; exit 64 ;;
   esac
 done

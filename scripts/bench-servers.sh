@@ -3,7 +3,9 @@
 # over the same two-namespace path (issue 14): median PLT per transport and server, side by side.
 #
 #   scripts/bench-servers.sh [--runs 10] [--scenario Scenarios/pages/mobile-median.json]
-#                            [--netbench .build/release/netbench]
+#                            [--netbench .build/release/netbench] [--notebook FILE]
+#   --notebook FILE  after a successful run, append an entry to FILE (here: results/notebook/servers-page-load.md):
+#                    UTC date, git describe, machine, this command line and the printed output
 #
 # The path: two network namespaces joined by a plain veth pair (no emulated link, no added delay:
 # the RTT is the kernel's, a fraction of a millisecond; netbench's emulator lives inside `netbench run` and
@@ -19,6 +21,9 @@
 # Needs root, ip (iproute2), nginx, gtlsserver, python3 (scripts/bootstrap.sh --test). Exit 2 on a
 # failed start or a failed run.
 set -euo pipefail
+# shellcheck source=lib/notebook.sh
+. "$(dirname "$0")/lib/notebook.sh"
+notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 
 runs=10
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +34,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --scenario) scenario=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --netbench) netbench=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench-servers: unknown option '$1' (try --help)" >&2; exit 64 ;;
   esac
 done

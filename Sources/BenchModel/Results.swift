@@ -195,32 +195,6 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     /// The whole netbench process over the run (getrusage: all its threads, emulator included).
     public var processCPUMs: Double?
     public init() {}
-
-    /// The metric names reports and checks know, in display order.
-    public static let names = ["pltMs", "ttfbMs", "handshakeMs", "goodputMbps", "bytes", "requests", "connections"]
-
-    public func value(named name: String) -> Double? {
-        switch name {
-        case "pltMs": return pltMs
-        case "ttfbMs": return ttfbMs
-        case "handshakeMs": return handshakeMs
-        case "goodputMbps": return goodputMbps
-        case "bytes": return bytes.map(Double.init)
-        case "requests": return requests.map(Double.init)
-        case "connections": return connections.map(Double.init)
-        case "idealPltMs": return idealPltMs
-        case "idealTtfbMs": return idealTtfbMs
-        case "stallMs": return migration?.stallMs
-        case "loadEventMs": return loadEventMs
-        case "firstPaintMs": return firstPaintMs
-        case "firstContentfulPaintMs": return firstContentfulPaintMs
-        case "largestContentfulPaintMs": return largestContentfulPaintMs
-        case "clientCPUMs": return clientCPUMs
-        case "serverCPUMs": return serverCPUMs
-        case "processCPUMs": return processCPUMs
-        default: return nil
-        }
-    }
 }
 
 public struct MigrationMetrics: Codable, Sendable, Hashable {

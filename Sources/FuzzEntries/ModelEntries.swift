@@ -55,7 +55,7 @@ enum ModelEntries {
     static func report(_ bytes: [UInt8], file: String) -> FuzzOutcome {
         attempt(file) {
             let r = try ResultsFile.decode(Data(bytes), file: file)
-            _ = try ReportWriter.render(r, formats: ReportFormat.allCases, resamples: 20)
+            _ = try ReportWriter.render(r, formats: ReportFormat.standard, resamples: 20)
             _ = TextSummary.render(r)
         }
     }

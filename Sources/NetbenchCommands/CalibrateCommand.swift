@@ -2,6 +2,10 @@ import Foundation
 import BenchCore
 import BenchModel
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 import LinkEmulator
 import Statistics
 import CommandLineKit

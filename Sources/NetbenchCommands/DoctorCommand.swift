@@ -3,6 +3,10 @@ import BenchCore
 import LinkEmulator
 import SystemIO
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 import CommandLineKit
 
 struct DoctorCommand: ParsableCommand {

@@ -63,6 +63,9 @@ struct ManCommand: ParsableCommand {
             NETBENCH_HOME: a directory holding Scenarios/ (or the library itself: pages, profiles, traces, suites).
             SSLKEYLOGFILE: the default of --keylog.
             NETBENCH_CHROMIUM: the Chromium binary for --client chromium.
+            NETBENCH_UDP_GSO=0: QUIC sends and receives one datagram per call (no UDP GSO/GRO), for comparison.
+            JOB_COMPLETION_INDEX with NETBENCH_SHARD_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL, \
+            SLURM_ARRAY_TASK_ID/_MIN/_COUNT: the shard of 'netbench run' when --shard is not given.
             """),
             ("Files", """
             The scenario library is searched in $NETBENCH_HOME, then the Scenarios folder of the checkout the \

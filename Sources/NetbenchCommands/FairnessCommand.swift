@@ -2,6 +2,10 @@ import Foundation
 import BenchCore
 import BenchModel
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 import SystemIO
 import CommandLineKit
 
@@ -17,8 +21,9 @@ struct FairnessCommand: ParsableCommand {
             flow's (TCP: set on the listener and read back from the accepted socket; QUIC: ngtcp2's), runs them \
             for --duration, and records each flow's bytes per 100 ms. A flow's share is its part of both flows' \
             bytes over the window both ran in; Jain's fairness index is (Σx)²/(n·Σx²) of the two. The table \
-            gives each flow's mean share with a Student-t 95% interval over --runs runs (runs interleaved: \
-            every pair on every profile once per round). Defaults: the interop link (10 Mbit/s, 30 ms, 25-packet \
+            gives each flow's mean share with a Student-t 95% interval over --runs runs (clipped to 0-100%; \
+            runs interleaved: every pair on every profile once per round), the mean Jain index and both \
+            flows' goodput together. Defaults: the interop link (10 Mbit/s, 30 ms, 25-packet \
             queue) and fair50 (50 Mbit/s, 40 ms, one-BDP queue); h3 (cubic, bbr) against TCP (cubic, bbr), then \
             each against its own kind. Needs root (network namespaces and TUN devices).
             """,

@@ -2,6 +2,10 @@ import Foundation
 import BenchCore
 import BenchModel
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 import CommandLineKit
 
 struct ProfilesCommand: ParsableCommand {
@@ -11,9 +15,9 @@ struct ProfilesCommand: ParsableCommand {
             abstract: "list the network profiles (down/up/RTT/loss/queue/trace)",
             discussion: """
             Lists the profiles of the scenario library (see 'netbench doctor' for where it was found) and the \
-            built-in loopback. RTT convention: `rtt` is the round trip; each direction of the emulated link \
-            gets rtt/2 of one-way delay (WebPageTest's convention; sitespeed.io/Browsertime name the same \
-            profiles with half these RTTs).
+            built-in loopback; path-change profiles show their paths and events. RTT convention: `rtt` is \
+            the round trip; each direction of the emulated link gets rtt/2 of one-way delay (WebPageTest's \
+            convention; sitespeed.io/Browsertime name the same profiles with half these RTTs).
             """,
             examples: ["netbench profiles", "netbench profiles --quiet", "netbench profiles --json"],
             exitCodes: [ExitCodeDoc(.success, "listed"), Netbench.usageExit, Netbench.dataExit])

@@ -2,6 +2,10 @@ import Foundation
 import BenchCore
 import BenchModel
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 import SystemIO
 
 /// Progress on standard error: one line per run with its outcome, so long runs show where they are
@@ -38,7 +42,7 @@ final class ProgressDisplay: RunObserver {
         }
         let client = record.client.map { $0 == .builtin ? "" : "\($0.rawValue) · " } ?? ""
         let label = "\(record.scenario) · \(record.profile) · \(client)\(record.transport.rawValue) · " + (record.warmup == true ? "warm-up" : "run \(record.index + 1)")
-        pending = "[\(position)/\(total)] \(label): \(outcome)"
+        pending = "\(label): \(outcome)"
     }
 
     private var pending: String?
@@ -47,8 +51,9 @@ final class ProgressDisplay: RunObserver {
     func progress(_ p: RunProgress) {
         guard let text = pending else { return }
         pending = nil
-        let eta = p.etaSeconds.map { "eta \(Self.duration($0))" } ?? "eta unknown"
-        line(text + "  (\(eta))")
+        let bound = p.isUpperBound ? "≤ " : ""
+        let eta = p.etaSeconds.map { "eta \(bound)\(Self.duration($0))" } ?? "eta unknown"
+        line("[\(p.position)/\(bound)\(p.total)] " + text + "  (\(eta))")
     }
 
     static func duration(_ s: Double) -> String {

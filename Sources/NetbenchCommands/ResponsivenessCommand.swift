@@ -2,6 +2,10 @@ import Foundation
 import BenchCore
 import BenchModel
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 import Statistics
 import CommandLineKit
 
@@ -20,8 +24,11 @@ struct ResponsivenessCommand: ParsableCommand {
             on it) and a self probe (a 1-byte GET on a load-generating connection; idle: on a quiet one). \
             Each kind is reduced to its trimmed mean TM (slowest 5% dropped); Foreign RPM = 60000 / mean of \
             TM(tcp), TM(tls), TM(http) (QUIC: TM(quic), TM(http)); Self RPM = 60000 / TM(http on the loaded \
-            connection); RPM = their mean. Probes unanswered at the end of a phase are counted and left out. \
-            Needs root (network namespaces and TUN devices).
+            connection); RPM = their mean. Probes still in flight when a phase ends get up to 6 s; those \
+            unanswered are counted and left out. The load flows ask for incremental priority (RFC 9218 \
+            u=3, i) so that an HTTP/3 server interleaves the self probes. NBDP queues hold at least 30 \
+            packets. Deviations from the draft: a fixed probe rate, a fixed number of load flows, downloads \
+            only. Needs root (network namespaces and TUN devices).
             """,
             examples: ["netbench responsiveness --profile interop", "netbench responsiveness --profile Cable --queue bdp,1s --transport h2"],
             exitCodes: [

@@ -3,6 +3,10 @@ import BenchCore
 import BenchModel
 import Reporters
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 import SystemIO
 
 /// Writes a run's files: every run is appended to `runs.jsonl` as it ends (one durable line: a
@@ -15,7 +19,7 @@ enum ResultsWriter {
     /// Every file of `formats` into `directory` (created if missing), atomically; the paths written.
     /// results.json is produced a run at a time, so it is never whole in memory.
     @discardableResult
-    static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.allCases,
+    static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.standard,
                       log: LogLines? = nil) throws -> [String] {
         var written: [String] = []
         if formats.contains(.json) {

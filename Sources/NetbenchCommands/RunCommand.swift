@@ -5,6 +5,10 @@ import BenchCore
 import BenchModel
 import CommandLineKit
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 import TLS
 import QUIC
 
@@ -111,7 +115,8 @@ struct RunCommand: ParsableCommand {
         }
         if request.profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
         let out = request.outputDirectory
-        let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion, executors: executors)
+        let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion,
+                                     executors: try executors ?? StandardExecutors.testbed(request))
         let progress = ProgressDisplay(silent: mode != .table)
         let interrupt = InterruptHandler { runner.cancel() }
         defer { interrupt.remove() }

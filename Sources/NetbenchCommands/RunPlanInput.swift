@@ -3,6 +3,10 @@ import BenchCore
 import BenchModel
 import Reporters
 import Runner
+import Testbed
+import Browsers
+import Workloads
+import RemoteExecution
 import Statistics
 import CommandLineKit
 

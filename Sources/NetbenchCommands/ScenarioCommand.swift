@@ -48,7 +48,10 @@ struct ScenarioGenerate: ParsableCommand {
     @Option("--seed", value: "N", default: 1, help: "seed of the draw", parse: .uint64) var seed: UInt64
     @Option("--script-chain", value: "N", help: "length of a chain of scripts each loading the next", parse: .int(0...100)) var chain: Int?
     @Option("--name", value: "NAME", help: "the scenario's name", parse: .nonEmpty) var name: String?
-    @Option("--percentile", value: "P", help: "the page at the P-th percentile by requests and bytes (1-99; see PercentilePage)", parse: .int(1...99)) var percentile: Int?
+    @Option("--percentile", value: "P",
+            help: "the page at the P-th percentile (1-99) by requests (the published quantiles, interpolated) "
+                + "and by bytes (the P-th percentile of 4,000 pages of the fitted model), median type mix",
+            parse: .int(1...99)) var percentile: Int?
     @Option("--corpus", value: "N", help: "N pages spanning the distribution, into the directory -o names", parse: .int(1...100_000)) var corpus: Int?
     @Option("--output", "-o", value: "SCENARIO.json", help: "where to write (default: stdout; with --corpus: a directory)", parse: .file("json")) var output: String?
 

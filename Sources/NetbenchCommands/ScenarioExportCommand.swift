@@ -16,9 +16,9 @@ struct ScenarioExportCommand: ParsableCommand {
             Writes DIR/www/<host>/<path> for every resource (exact sizes; the same filler bytes netbench serve \
             sends; "/" becomes index.html), DIR/tls/ca.pem with a certificate and key for every origin host \
             (DIR/tls/cert.pem, key.pem), DIR/nginx.conf serving them over h1 and h2 on --port, and \
-            DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries), and DIR/merged/ with \
-            every origin's files under one root (hard links) for servers with one document root, unless two origins \
-            share a path. Then:
+            DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries) and which file \
+            a query or percent-encoded path became, and DIR/merged/ with every origin's files under one root \
+            (hard links) for servers with one document root, unless two origins share a path. Then:
               nginx -c DIR/nginx.conf -p DIR
               gtlsserver -q -d DIR/merged ADDR PORT DIR/tls/key.pem DIR/tls/cert.pem    (h3, Debian ngtcp2-server)
               netbench run SCENARIO --server 127.0.0.1:PORT --ca DIR/tls/ca.pem

@@ -14,14 +14,14 @@ struct StudyCommand: ParsableCommand {
             abstract: "test the claims a suite declares: speedup, interval, verdict",
             discussion: """
             For every claim in the suite's "claims" (baseline, candidate, minSpeedup, optional profiles, \
-            scenarios, metric, client): per page and profile, the ratio of median load times \
-            (baseline / candidate; > 1: the candidate is faster); their geometric mean over pages and \
-            profiles; a 95% two-level percentile bootstrap interval (resample the pages, then the runs \
-            within each page and profile); and the verdict: confirmed if the whole interval lies above \
-            minSpeedup, refuted if it lies below, undecided otherwise. Several RESULTS are pooled (the runs of a \
-            study made in parts, e.g. light and heavy pages apart). Failed runs (timeouts) are counted \
-            and left out. For bulk transfers: goodput per transport in kbit/s, mean (± sample sd) over the \
-            runs, as the QUIC interop runner reports its goodput measurement.
+            scenarios, metric (default pltMs), client (default: the suite's first client)): per page and \
+            profile, the ratio of median load times (baseline / candidate; > 1: the candidate is faster); their \
+            geometric mean over pages and profiles; a 95% two-level percentile bootstrap interval (resample the \
+            pages, then the runs within each page and profile); and the verdict: confirmed if the whole interval \
+            lies above minSpeedup, refuted if it lies below, undecided otherwise. Several RESULTS are pooled \
+            (the runs of a study made in parts, e.g. light and heavy pages apart). Failed runs (timeouts) are \
+            counted and left out. For bulk transfers: goodput per transport in kbit/s, mean (± sample sd) over \
+            the runs, as the QUIC interop runner reports its goodput measurement.
             """,
             examples: ["netbench study results/quic-claim --suite Scenarios/suites/quic-claim.json",
                        "netbench study results/interop --suite Scenarios/suites/interop-goodput.json --format md",

@@ -91,7 +91,7 @@ public enum HTMLReport {
         row("Scenarios", a.scenarios.map(HTML.escape).joined(separator: ", "))
         let base = suite.baselineTransport.map { " (baseline \($0.rawValue))" } ?? " (baseline: h2 where present, else the first)"
         row("Transports", a.transports.map { swatch($0) + $0.rawValue }.joined(separator: " ") + HTML.escape(base))
-        var runs = "\(suite.runs) per scenario × profile × transport, interleaved"
+        var runs = runsPlanned(r)
         if let w = suite.warmupRuns, w > 0 { runs += ", after \(w) warm-up run\(w == 1 ? "" : "s") (left out of statistics)" }
         row("Runs", HTML.escape(runs))
         row("Client", HTML.escape(suite.client ?? "builtin"))
@@ -102,6 +102,22 @@ public enum HTMLReport {
         row("Emulator accuracy", emulatorAccuracy(r.runs))
         return "<section class=\"card\"><h2>Setup</h2><div class=\"grid\"><div><dl class=\"setup\">\n\(dl)</dl></div>"
             + "<div>\(profilesTable(a))</div></div></section>\n"
+    }
+
+    /// What the plan asked for: a fixed count, or (`--runs auto`) a maximum with the precision aimed at
+    /// and the counted runs each cell made.
+    static func runsPlanned(_ r: ResultsFile) -> String {
+        guard let adaptive = r.suite.adaptive else {
+            return "\(r.suite.runs) per scenario × profile × transport, interleaved"
+        }
+        let cells = Dictionary(grouping: r.runs.filter { $0.warmup != true }) {
+            "\($0.scenario)|\($0.profile)|\($0.transport.rawValue)|\(($0.client ?? .builtin).rawValue)"
+        }.values.map(\.count)
+        let made = cells.isEmpty ? "" : cells.min() == cells.max() ? "; \(cells[0]) made"
+            : "; \(cells.min()!)–\(cells.max()!) made"
+        let precision = Units.format(adaptive.precision * 100, 1)
+        return "adaptive, ≤ \(adaptive.maxRuns) per scenario × profile × transport (until the median's 95% CI "
+            + "is within ±\(precision)%\(made)), interleaved"
     }
 
     static func profilesTable(_ a: ResultsAnalysis) -> String {

@@ -19,9 +19,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     case influx
 
     /// The formats a run writes and `ReportWriter` renders by default; the metrics formats only on request.
-    public static var allCases: [ReportFormat] { [.json, .csv, .md, .html] }
-    /// Every format `--format` accepts.
-    public static var known: [ReportFormat] { allCases + [.prometheus, .influx] }
+    public static let standard: [ReportFormat] = [.json, .csv, .md, .html]
 
     /// Parses `html,csv,md,json,prometheus,influx` (`markdown` for `md`, `prom`, `influxdb`): the formats, and the names it did not know
     /// (the command turns those into its usage error).
@@ -87,7 +85,7 @@ extension HTMLReport { public static let reporter = TextReporter(fileName: "repo
 public enum ReportWriter {
     /// The bytes of each file of `formats`, keyed by file name, in a stable order. Pure: no I/O. A
     /// reporter with nothing to say (`corpus.csv` of results with few pages) renders no file.
-    public static func render(_ results: ResultsFile, formats: [ReportFormat] = ReportFormat.allCases,
+    public static func render(_ results: ResultsFile, formats: [ReportFormat] = ReportFormat.standard,
                               resamples: Int = Bootstrap.defaultResamples) throws -> [(fileName: String, data: Data)] {
         let reporters = formats.flatMap(\.reporters)
         let analysis = reporters.contains { $0.needsAnalysis } ? ResultsAnalysis(results, resamples: resamples) : nil

@@ -90,7 +90,7 @@ struct Scheduler {
         if let a = request.adaptive {
             guard owns(scenario: cell.scenario, profile: cell.profile, round: 0) else { return 0 }
             let done = attempts[cell] ?? 0
-            return a.isSettled(pltMs: samples[cell] ?? [], attempts: done) ? 0 : max(a.minRuns - done, 1)
+            return a.isSettled(pltMs: samples[cell] ?? [], attempts: done) ? 0 : a.maxRuns - done
         }
         return (0..<request.runs).filter {
             owns(scenario: cell.scenario, profile: cell.profile, round: $0) && !finished.contains(RunKey(cell: cell, index: $0))
@@ -122,21 +122,30 @@ struct Scheduler {
     }
 
     /// Seconds for the remaining runs (warm-ups included): each cell's own mean run time, or its
-    /// ideal page load before it ran; nil when a cell has neither.
+    /// ideal page load before it ran; nil when a cell has neither. Under `--runs auto` an unsettled
+    /// cell counts up to `--max-runs`, and the whole is capped by what `--budget` leaves plus one
+    /// round of the current block: an upper bound that narrows as cells stop.
     private func eta() -> Double? {
-        var total = 0.0
+        var total = 0.0, round = 0.0
         for (cell, left) in remaining where left > 0 {
-            let runs = Double(runsLeft(cell, counted: left))
-            if let d = durations[cell], d.count > 0 {
-                total += d.sum / Double(d.count) * runs
-            } else if let ideal = factory.idealPltMs(profile: request.profiles[cell.profile], scenarioIndex: cell.scenario,
-                                                     transport: cell.transport) {
-                total += ideal / 1000 * runs * (request.profiles[cell.profile].hasPathEvents ? 2 : 1)
-            } else {
-                return nil
-            }
+            guard let perRun = secondsPerRun(cell) else { return nil }
+            total += perRun * Double(runsLeft(cell, counted: left))
+            if cell.profile == currentProfile { round += perRun }
+        }
+        if let budget = request.adaptive?.budget {
+            let left = max(0, Double(budget) / 1e9 - Date().timeIntervalSince(started))
+            total = min(total, left + round)
         }
         return total
+    }
+
+    /// A cell's mean run time so far, or its ideal page load (twice with a migration baseline).
+    private func secondsPerRun(_ cell: Cell) -> Double? {
+        if let d = durations[cell], d.count > 0 { return d.sum / Double(d.count) }
+        let profile = request.profiles[cell.profile]
+        guard let ideal = factory.idealPltMs(profile: profile, scenarioIndex: cell.scenario,
+                                             transport: cell.transport) else { return nil }
+        return ideal / 1000 * (profile.hasPathEvents ? 2 : 1)
     }
 
     /// Runs the plan's share; returns early (without error) when cancelled.
@@ -251,14 +260,16 @@ struct Scheduler {
             count(cell, record)
             if let a = request.adaptive {
                 let settled = a.isSettled(pltMs: samples[cell] ?? [], attempts: attempts[cell] ?? 0)
-                remaining[cell] = settled ? 0 : max(a.minRuns - (attempts[cell] ?? 0), 1)
+                remaining[cell] = settled ? 0 : a.maxRuns - (attempts[cell] ?? 0)
                 if settled { observer.notice(precisionNote(cell, a)) }
             } else {
                 remaining[cell] = max((remaining[cell] ?? 1) - 1, 0)
             }
         }
         observer.runFinished(position: position, total: total, record: record)
-        observer.progress(RunProgress(position: position, total: position + remainingCount(), etaSeconds: eta()))
+        let open = request.adaptive != nil && remaining.values.contains { $0 > 0 }
+        observer.progress(RunProgress(position: position, total: position + remainingCount(), etaSeconds: eta(),
+                                      isUpperBound: open))
         return true
     }
 }

@@ -5,6 +5,10 @@ import BenchCore
 import BenchModel
 import SystemIO
 @testable import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 
 /// A real headless Chromium loads the replay over loopback: every resource of the scenario arrives
 /// over the run's protocol with the scenario's exact size, and no browser process outlives its run.

@@ -6,6 +6,10 @@ import BenchModel
 import SystemIO
 import Replay
 @testable import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 
 /// The rendered pages paint like pages in a real headless Chromium: the first contentful paint
 /// waits for the render-blocking stylesheet, and the largest contentful paint is the large image

@@ -4,6 +4,10 @@ import XCTest
 import BenchModel
 import Replay
 @testable import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 import TestSupport
 
 /// What the browser reports becomes the run's records, without a browser: canned DevTools answers.

@@ -3,6 +3,10 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 import TestSupport
 
 /// Recorded TCP congestion control is what the kernel reports (getsockopt), on both ends, and a

@@ -3,6 +3,10 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 import TestSupport
 
 /// HTTP/3 bulk transfers through the link emulator with random loss, both directions, on the

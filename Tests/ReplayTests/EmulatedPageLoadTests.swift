@@ -4,6 +4,10 @@ import TestSupport
 import BenchCore
 import BenchModel
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 
 /// Page loads through the link emulator (namespaces + TUN, created and removed by the run): every
 /// byte arrives over h1, h2 and h3, the emulator's accuracy is recorded, and the measured load is

@@ -3,6 +3,10 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 import TestSupport
 
 /// Real servers and clients over loopback: every resource arrives with its exact size, every
@@ -16,7 +20,7 @@ final class LoopbackPageLoadTests: XCTestCase {
         var request = RunRequest(suiteName: "test", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
                                  transports: transports, runs: runs, outputDirectory: out)
         request.timeoutPerRun = .seconds(60)
-        let runner = BenchmarkRunner(request: request, netbenchVersion: "test")
+        let runner = try BenchmarkRunner(request: request, netbenchVersion: "test")
         var persisted = 0
         let results = try runner.execute(observer: QuietObserver()) { r in
             persisted += 1

@@ -4,6 +4,10 @@ import TestSupport
 import BenchCore
 import BenchModel
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 
 /// Path changes in the middle of a load, through the link emulator in namespaces the test creates
 /// (and the runner removes, also on failure): QUIC migrates without a new handshake; TCP reconnects

@@ -4,6 +4,10 @@ import BenchCore
 import BenchModel
 @testable import Replay
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 
 /// Real-world URLs keep their identity: a path with a query (as imported HARs have them) is its own
 /// resource, on the server and in the client, over h1, h2 and h3.

@@ -3,6 +3,10 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 import TestSupport
 
 /// Repeat views (`--repeat-view`): every later load resumes its TLS sessions and sends its HTTP/3

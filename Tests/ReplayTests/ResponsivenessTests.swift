@@ -3,6 +3,10 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
+@testable import Testbed
+@testable import Browsers
+@testable import Workloads
+import NetbenchCommands
 import TestSupport
 
 /// Latency under load through the emulator: with a bloated (1 s) queue on the interop link, four

@@ -92,4 +92,15 @@ final class HTMLReportTests: XCTestCase {
         XCTAssertEqual(try JSONFile.decode(ResultsFile.self, from: json, file: "results.json").runs.count, GoldenTests.demo.runs.count)
         XCTAssertEqual(try ReportWriter.render(GoldenTests.demo, formats: [.json]).map(\.fileName), ["results.json"])
     }
+
+    func testSetupSaysAdaptiveRunsWithTheirMaximumAndWhatEachCellMade() {
+        var results = SampleResults.demo(perCell: 12)
+        XCTAssertTrue(HTMLReport.runsPlanned(results).hasPrefix("\(results.suite.runs) per scenario"))
+        results.suite.adaptive = AdaptiveSettings(precision: 0.02, minRuns: 5, maxRuns: 30)
+        let runs = HTMLReport.runsPlanned(results)
+        XCTAssertTrue(runs.hasPrefix("adaptive, ≤ 30 per scenario × profile × transport"), runs)
+        XCTAssertTrue(runs.contains("±2%; 12 made"), runs)
+        results.runs.removeLast()
+        XCTAssertTrue(HTMLReport.runsPlanned(results).contains("11–12 made"))
+    }
 }

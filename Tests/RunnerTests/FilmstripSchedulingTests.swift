@@ -3,6 +3,9 @@ import BenchCore
 import BenchModel
 import Transport
 @testable import Runner
+@testable import Testbed
+@testable import Workloads
+@testable import RemoteExecution
 
 /// `run --filmstrip`: after a block's measured runs, one more load per browser cell that captures
 /// frames; it goes to the filmstrips, never into the runs or their statistics.
@@ -33,7 +36,8 @@ final class FilmstripSchedulingTests: XCTestCase {
         request.clients = [.builtin, .chromium]
         request.filmstrip = true
         let factory = Factory()
-        var scheduler = Scheduler(request: request, factory: factory, runner: BenchmarkRunner(request: request, netbenchVersion: "test"))
+        var scheduler = Scheduler(request: request, factory: factory, runner: BenchmarkRunner(request: request, netbenchVersion: "test",
+                                                                                          executors: factory))
         var runs: [RunRecord] = [], strips: [FilmstripRecord] = []
         let observer = CollectingObserver()
         try scheduler.run(observer: observer, emit: { runs.append($0) }, filmstrip: { strips.append($0) })
@@ -52,7 +56,8 @@ final class FilmstripSchedulingTests: XCTestCase {
         var request = try Plans.request(transports: [.h2], runs: 1)
         request.clients = [.chromium]
         let factory = Factory()
-        var scheduler = Scheduler(request: request, factory: factory, runner: BenchmarkRunner(request: request, netbenchVersion: "test"))
+        var scheduler = Scheduler(request: request, factory: factory, runner: BenchmarkRunner(request: request, netbenchVersion: "test",
+                                                                                          executors: factory))
         var strips: [FilmstripRecord] = []
         try scheduler.run(observer: CollectingObserver(), emit: { _ in }, filmstrip: { strips.append($0) })
         XCTAssertEqual(strips.count, 0)

@@ -3,6 +3,9 @@ import BenchCore
 import BenchModel
 import TLS
 @testable import Runner
+@testable import Testbed
+@testable import Workloads
+@testable import RemoteExecution
 
 /// The pre-flight certificate check of `run --server` against netbench's own server on loopback:
 /// a name the server has no certificate for, and a CA the client does not trust, each named.

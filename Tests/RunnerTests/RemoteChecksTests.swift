@@ -2,6 +2,9 @@ import XCTest
 import BenchCore
 import BenchModel
 @testable import Runner
+@testable import Testbed
+@testable import Workloads
+@testable import RemoteExecution
 
 final class RemoteChecksTests: XCTestCase {
     let scenario = Scenario(name: "s", origins: [.init(id: "a", host: "a.example")],

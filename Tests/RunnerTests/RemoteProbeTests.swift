@@ -4,6 +4,9 @@ import Glibc
 import XCTest
 import BenchCore
 @testable import Runner
+@testable import Testbed
+@testable import Workloads
+@testable import RemoteExecution
 
 final class RemoteProbeTests: XCTestCase {
     func testEndpointParsing() throws {

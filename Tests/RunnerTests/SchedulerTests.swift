@@ -2,6 +2,9 @@ import XCTest
 import BenchCore
 import BenchModel
 @testable import Runner
+@testable import Testbed
+@testable import Workloads
+@testable import RemoteExecution
 
 /// The scheduler with stand-in executors: what runs, in which order, what is kept.
 final class SchedulerTests: XCTestCase {
@@ -153,5 +156,39 @@ final class SchedulerTests: XCTestCase {
         let h2 = results.runs.filter { $0.transport == .h2 }.count
         XCTAssertEqual(h1, 6, "no 95% interval exists at n = 5 (93.75%): the sixth run gives [min, max]")
         XCTAssertEqual(h2, 12)
+    }
+
+    func testAdaptiveETAIsAnUpperBoundFromMaxRunsThatNarrowsAsCellsStop() throws {
+        var r = try Plans.request(transports: [.h1, .h2], runs: 1)
+        r.adaptive = AdaptiveRuns(precision: 0.02, minRuns: 5, maxRuns: 12)
+        let f = StandInFactory()
+        f.ideal = 1000
+        f.plt = { e, _ in e.transport == .h1 ? 100 : (e.index % 2 == 0 ? 100 : 150) }
+        let observer = CollectingObserver()
+        try Plans.execute(r, f, observer: observer)
+        let p = observer.progress
+        // After the first run: h1's 11 more and h2's 12 at most, h2's at its ideal (1 s each).
+        XCTAssertEqual(p[0].total, 24, "1 made + up to 11 + 12")
+        XCTAssertTrue(p[0].isUpperBound)
+        XCTAssertGreaterThanOrEqual(p[0].etaSeconds ?? -1, 12 - 0.2)
+        // h1 settles after its sixth run: the bound drops to what h2 may still need.
+        XCTAssertEqual(p.last?.total, 18, "6 + 12 runs made")
+        XCTAssertEqual(p.last?.isUpperBound, false, "nothing left to bound")
+        XCTAssertTrue(zip(p, p.dropFirst()).allSatisfy { $0.total >= $1.total }, "the bound only narrows")
+    }
+
+    func testAdaptiveETAIsCappedByTheBudget() throws {
+        var r = try Plans.request(transports: [.h1, .h2], runs: 1)
+        r.adaptive = AdaptiveRuns(precision: 0.0001, minRuns: 5, maxRuns: 30, budget: .seconds(5))
+        let f = StandInFactory()
+        f.ideal = 60_000
+        f.plt = { e, _ in 100 + Double(e.index % 2) * 50 }
+        let observer = CollectingObserver()
+        try Plans.execute(r, f, observer: observer)
+        // After h1's first run, h2's 30 runs at a 60 s ideal would be 30 min: the budget leaves
+        // ≤ 5 s plus one round (h2's 60 s).
+        let eta = try XCTUnwrap(observer.progress[0].etaSeconds)
+        XCTAssertLessThanOrEqual(eta, 5 + 60 + 0.5)
+        XCTAssertGreaterThanOrEqual(eta, 60)
     }
 }

@@ -1,0 +1,278 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+import SystemIO
+import Transport
+import Replay
+import Testbed
+
+/// One page load by a real browser: a fresh headless Chromium (fresh profile: a cold first view)
+/// navigates to the scenario's root document on the replay server, which serves it real pages
+/// (`PageRenderer`); DevTools reports the load event, every response and, at the end, the
+/// Resource Timing entries, which become the run's records (`ChromiumResults`).
+///
+/// The browser is stopped (and killed if it does not exit at once) when the run ends, times out or
+/// is interrupted.
+struct ChromiumPageRun: PageLoad {
+    var context: PageLoadContext
+    /// The replay server of this scenario: its address and the port of its TCP and UDP listeners.
+    var server: Endpoint
+    var executable: String
+
+    var scenario: Scenario { context.scenario }
+    var transport: TransportKind { context.transport }
+    var credentials: RunCredentials { context.credentials }
+    var clientNamespace: String? { context.clientNamespace }
+    var timeout: Nanoseconds { context.timeout }
+    /// Capture the frames the page paints (a filmstrip run: never a measured one, capturing costs CPU).
+    var screencast: Bool { context.screencast }
+
+    /// Startup (launch, first target, session) gets its own allowance, outside the page's limit.
+    static let setupAllowance: Nanoseconds = .seconds(30)
+
+    func execute(register: (StopFlag?) -> Void = { _ in }) throws -> PageLoadOutcome {
+        guard scenario.bulk == nil else {
+            return Self.failed("bulk transfers are measured with the built-in client only (--client builtin)")
+        }
+        guard let root = scenario.root else { return Self.failed("scenario has no root document") }
+        let renderer = PageRenderer(scenario: scenario, port: server.port)
+        var urls: [String: String] = [:], served: [String: Int64] = [:]
+        for r in scenario.resources {
+            urls[r.id] = renderer.url(of: r)
+            served[r.id] = renderer.servedBytes(of: r)
+        }
+        let flags = ChromiumFlags(transport: transport, hosts: scenario.origins.map(\.host), serverAddress: Self.dottedQuad(server.address),
+                                  port: server.port, publicKeyPins: try credentials.identities.map { try $0.leafPublicKeySHA256Base64() })
+
+        let loop = try EventLoop()
+        register(loop.stopper)
+        defer { register(nil) }
+        let browser = try ChromiumBrowser(executable: executable, arguments: flags.arguments, namespace: clientNamespace)
+        var grace: Nanoseconds = 0
+        defer { browser.stop(grace: grace) }
+        let devtools = try DevToolsPipe(loop: loop, answers: browser.answers, commands: browser.commands)
+        defer { devtools.close() }
+        let tracker = NetworkTracker(expected: Dictionary(urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
+        let film = ScreencastFrames()
+        devtools.onEvent = { e in
+            tracker.handle(e)
+            if e.method == "Page.screencastFrame" { film.handle(e, devtools) }
+        }
+
+        var report: BrowserReport
+        do {
+            let session = try openPage(devtools)
+            tracker.session = session
+            if screencast {
+                _ = try devtools.call("Page.startScreencast", ["format": "jpeg", "quality": 50, "maxWidth": 400, "maxHeight": 300],
+                                      session: session, deadline: Instant.now() + Self.setupAllowance)
+                // The strip starts with what showed before navigation (the blank tab): wait for that first
+                // frame, or a fast page's first paint can be the first frame the browser sends.
+                do { try devtools.run(until: Instant.now() + .seconds(5), "the blank tab's first frame") { film.count > 0 } }
+                catch DevToolsPipe.Failure.timedOut {}
+            }
+            let navigationStart = Instant.now()
+            let deadline = navigationStart + timeout
+            let navigation = try devtools.call("Page.navigate", ["url": urls[root.id]!], session: session, deadline: deadline)
+            if let e = navigation["errorText"] as? String, !e.isEmpty {
+                return Self.failed("navigation to \(urls[root.id]!) failed: \(e)")
+            }
+            do {
+                try devtools.run(until: deadline, "loading the page") { tracker.isComplete || tracker.failure != nil }
+            } catch DevToolsPipe.Failure.timedOut {
+                return Self.failed("timed out after \(Units.format(timeout.inMilliseconds / 1000, 1)) s: " + tracker.pendingSummary(urls: urls))
+            }
+            if let f = tracker.failure { return Self.failed(f) }
+            report = BrowserReport(frames: try collectTimings(devtools, session: session, expected: Set(tracker.expected.keys)),
+                                   responses: tracker.responses)
+            grace = .seconds(2)
+            _ = try? devtools.send("Browser.close")
+        } catch DevToolsPipe.Failure.interrupted {
+            return Self.failed("interrupted")
+        } catch let f as DevToolsPipe.Failure {
+            let tail = browser.errorTail
+            return Self.failed("Chromium: \(f)" + (tail.isEmpty ? "" : " — \(tail)"))
+        }
+        let results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
+        let r = results.records(report)
+        var outcome = PageLoadOutcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
+        return outcome
+    }
+
+    /// A new tab with a DevTools session on it, with page and network events on.
+    private func openPage(_ devtools: DevToolsPipe) throws -> String {
+        let deadline = Instant.now() + Self.setupAllowance
+        let target = try devtools.call("Target.createTarget", ["url": "about:blank"], deadline: deadline)
+        guard let targetID = target["targetId"] as? String else { throw DevToolsPipe.Failure.protocolError(method: "Target.createTarget", message: "no targetId") }
+        let attached = try devtools.call("Target.attachToTarget", ["targetId": targetID, "flatten": true], deadline: deadline)
+        guard let session = attached["sessionId"] as? String else { throw DevToolsPipe.Failure.protocolError(method: "Target.attachToTarget", message: "no sessionId") }
+        _ = try devtools.call("Page.enable", session: session, deadline: deadline)
+        _ = try devtools.call("Network.enable", session: session, deadline: deadline)
+        // Resource Timing keeps 250 entries by default: large pages would lose the rest.
+        _ = try devtools.call("Page.addScriptToEvaluateOnNewDocument", ["source": Self.pageScript], session: session, deadline: deadline)
+        return session
+    }
+
+    /// Run in every document before its own scripts: a larger Resource Timing buffer, and the
+    /// browser's largest-contentful-paint candidates as it reports them (the last one is the LCP).
+    static let pageScript = """
+        performance.setResourceTimingBufferSize(100000);
+        try { new PerformanceObserver(function (list) { var e = list.getEntries(); if (e.length) window.__netbenchLCP = e[e.length - 1].startTime; })
+          .observe({type: "largest-contentful-paint", buffered: true}); } catch (e) {}
+        """
+
+    /// Resolves once the page has reported no new largest-contentful-paint candidate for three
+    /// frames in a row (about 150 ms; at most 1.5 s after the load).
+    static let settleExpression = """
+        new Promise(function (done) { var last = -1, quiet = 0, t0 = performance.now();
+          function count() { try { var o = new PerformanceObserver(function () {});
+            o.observe({type: "largest-contentful-paint", buffered: true}); var n = o.takeRecords().length; o.disconnect(); return n; } catch (e) { return 0; } }
+          function tick() { var n = count(); if (n === last) { quiet += 1; } else { quiet = 0; last = n; }
+            if (quiet >= 3 || performance.now() - t0 > 1500) { done(); } else { requestAnimationFrame(function () { setTimeout(tick, 50); }); } }
+          setTimeout(done, 2000); tick(); })
+        """
+
+    private static let timingsExpression = """
+        JSON.stringify({timeOrigin: performance.timeOrigin,
+          paint: performance.getEntriesByType("paint").map(function (e) { return {name: e.name, startTime: e.startTime}; }),
+          lcp: (function () { var v = window.__netbenchLCP;
+            try { var o = new PerformanceObserver(function () {}); o.observe({type: "largest-contentful-paint", buffered: true});
+              var r = o.takeRecords(); o.disconnect(); if (r.length) v = r[r.length - 1].startTime; } catch (e) {}
+            return (typeof v === "number") ? v : null; })(),
+          navigation: performance.getEntriesByType("navigation").map(function (e) { return e.toJSON(); }),
+          resources: performance.getEntriesByType("resource").map(function (e) { return e.toJSON(); })})
+        """
+
+    /// Resource Timing of the page and of each iframe (read in an isolated world of its own). An
+    /// entry may be added a moment after the Network domain reported the load finished: read
+    /// again, for up to a second, until every expected URL has one.
+    private func collectTimings(_ devtools: DevToolsPipe, session: String, expected: Set<String>) throws -> [BrowserReport.FrameTimings] {
+        // The page decodes and paints what arrived last (the image that ends the load) after the
+        // load event, and only then reports its largest-contentful-paint entry: wait for it.
+        _ = try? devtools.call("Runtime.evaluate", ["expression": Self.settleExpression, "awaitPromise": true], session: session,
+                               deadline: Instant.now() + .seconds(3))
+        let deadline = Instant.now() + .seconds(1)
+        while true {
+            var frames = [try evaluateTimings(devtools, session: session, context: nil)]
+            let tree = try devtools.call("Page.getFrameTree", session: session, deadline: Instant.now() + Self.setupAllowance)
+            for frameID in Self.childFrames(tree["frameTree"] as? [String: Any]) {
+                let world = try devtools.call("Page.createIsolatedWorld", ["frameId": frameID, "worldName": "netbench"], session: session,
+                                              deadline: Instant.now() + Self.setupAllowance)
+                if let context = world["executionContextId"] as? Int {
+                    frames.append(try evaluateTimings(devtools, session: session, context: context))
+                }
+            }
+            let seen = Set(frames.flatMap { $0.navigation + $0.resources }.map { ChromiumResults.key(url: $0.name) })
+            if expected.isSubset(of: seen) || Instant.now() >= deadline { return frames }
+            try? devtools.run(until: Instant.now() + .milliseconds(20), "") { false }
+        }
+    }
+
+    private func evaluateTimings(_ devtools: DevToolsPipe, session: String, context: Int?) throws -> BrowserReport.FrameTimings {
+        var params: [String: Any] = ["expression": Self.timingsExpression, "returnByValue": true]
+        if let context { params["contextId"] = context }
+        let answer = try devtools.call("Runtime.evaluate", params, session: session, deadline: Instant.now() + Self.setupAllowance)
+        guard let value = (answer["result"] as? [String: Any])?["value"] as? String else {
+            let why = (answer["exceptionDetails"] as? [String: Any])?["text"] as? String ?? "no value"
+            throw DevToolsPipe.Failure.protocolError(method: "Runtime.evaluate", message: why)
+        }
+        do { return try JSONDecoder().decode(BrowserReport.FrameTimings.self, from: Data(value.utf8)) } catch {
+            throw DevToolsPipe.Failure.protocolError(method: "Runtime.evaluate", message: "unexpected timings: \(error)")
+        }
+    }
+
+    static func childFrames(_ tree: [String: Any]?) -> [String] {
+        var out: [String] = []
+        for child in tree?["childFrames"] as? [[String: Any]] ?? [] {
+            if let id = (child["frame"] as? [String: Any])?["id"] as? String { out.append(id) }
+            out += childFrames(child)
+        }
+        return out
+    }
+
+    static func failed(_ why: String) -> PageLoadOutcome { .failed(why) }
+
+    static func dottedQuad(_ a: UInt32) -> String { "\(a >> 24).\((a >> 16) & 255).\((a >> 8) & 255).\(a & 255)" }
+}
+
+/// Follows the Network domain's events of the page's session: which expected URLs finished,
+/// what each response said (protocol, connection), and the first expected URL that failed.
+final class NetworkTracker {
+    /// URL key → resource id.
+    let expected: [String: String]
+    var session: String?
+    private(set) var responses: [String: BrowserReport.NetworkResponse] = [:]
+    private(set) var finished = Set<String>()
+    private(set) var failure: String?
+    private(set) var loadEventFired = false
+    private var keyByRequest: [String: String] = [:]
+
+    init(expected: [String: String]) { self.expected = expected }
+
+    /// The load event has fired and every expected URL has loaded.
+    var isComplete: Bool { loadEventFired && expected.keys.allSatisfy(finished.contains) }
+
+    func handle(_ e: DevToolsPipe.Event) {
+        guard session == nil || e.sessionID == session else { return }
+        let request = e.params["requestId"] as? String ?? ""
+        switch e.method {
+        case "Page.loadEventFired":
+            loadEventFired = true
+        case "Network.requestWillBeSent":
+            if let url = (e.params["request"] as? [String: Any])?["url"] as? String { keyByRequest[request] = ChromiumResults.key(url: url) }
+        case "Network.responseReceived":
+            guard let key = keyByRequest[request], let r = e.params["response"] as? [String: Any] else { return }
+            var n = BrowserReport.NetworkResponse()
+            n.protocolName = r["protocol"] as? String
+            n.connectionID = (r["connectionId"] as? NSNumber)?.intValue
+            n.connectionReused = r["connectionReused"] as? Bool
+            if let ip = r["remoteIPAddress"] as? String { n.remoteAddress = ip + ((r["remotePort"] as? Int).map { ":\($0)" } ?? "") }
+            n.tlsVersion = (r["securityDetails"] as? [String: Any])?["protocol"] as? String
+            n.status = r["status"] as? Int
+            if responses[key] == nil { responses[key] = n }
+        case "Network.loadingFinished":
+            if let key = keyByRequest[request] { finished.insert(key) }
+        case "Network.loadingFailed":
+            guard let key = keyByRequest[request], let id = expected[key], !finished.contains(key), failure == nil else { return }
+            failure = "\(id) (https://\(key)): \(e.params["errorText"] as? String ?? "failed")" + (e.params["canceled"] as? Bool == true ? " (canceled)" : "")
+        default:
+            break
+        }
+    }
+
+    /// What the page was still waiting for.
+    func pendingSummary(urls: [String: String]) -> String {
+        let missing = urls.filter { !finished.contains(ChromiumResults.key(url: $0.value)) }.map(\.key).sorted()
+        if missing.isEmpty { return "the load event never fired" }
+        return "\(missing.count) of \(urls.count) resources not loaded (\(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", …" : ""))"
+            + (loadEventFired ? "" : "; no load event")
+    }
+}
+
+/// The frames of `Page.startScreencast` as they come (each acknowledged, or the browser stops
+/// sending), placed on the page's clock afterwards.
+final class ScreencastFrames {
+    private var captured: [(epochSeconds: Double, jpeg: String)] = []
+    var count: Int { captured.count }
+
+    func handle(_ e: DevToolsPipe.Event, _ devtools: DevToolsPipe) {
+        guard let data = e.params["data"] as? String else { return }
+        if let id = e.params["sessionId"] as? Int { _ = try? devtools.send("Page.screencastFrameAck", ["sessionId": id], session: e.sessionID) }
+        guard let t = (e.params["metadata"] as? [String: Any])?["timestamp"] as? Double else { return }
+        captured.append((t, data))
+    }
+
+    /// Ms from navigation start (`timeOrigin`, ms since the epoch); what showed before it at 0.
+    func frames(timeOrigin: Double) -> [FilmstripRecord.Frame] {
+        var out: [FilmstripRecord.Frame] = []
+        for c in captured.sorted(by: { $0.epochSeconds < $1.epochSeconds }) {
+            let ms = max(0, (c.epochSeconds * 1000 - timeOrigin).rounded())
+            if let last = out.last, last.ms == ms { out[out.count - 1] = FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg) } else {
+                out.append(FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg))
+            }
+        }
+        return out
+    }
+}

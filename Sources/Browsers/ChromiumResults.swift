@@ -1,0 +1,202 @@
+import BenchCore
+import Foundation
+import BenchModel
+import Testbed
+import Runner
+import Replay
+
+/// What the browser reported about one page load, as read over DevTools: the Resource Timing
+/// entries of every frame and, per URL, what the Network domain said about its response.
+struct BrowserReport {
+    /// `PerformanceResourceTiming` / `PerformanceNavigationTiming` as `toJSON()` gives them
+    /// (milliseconds from the frame's time origin).
+    struct TimingEntry: Decodable {
+        var name: String
+        var startTime: Double
+        var fetchStart: Double?
+        var connectStart: Double?
+        var secureConnectionStart: Double?
+        var connectEnd: Double?
+        var requestStart: Double?
+        var responseStart: Double?
+        var responseEnd: Double?
+        var encodedBodySize: Int64?
+        var transferSize: Int64?
+        var nextHopProtocol: String?
+        var responseStatus: Int?
+        var loadEventEnd: Double?
+    }
+
+    /// One frame's entries; `timeOrigin` (ms since the epoch) places them against the top frame's.
+    struct FrameTimings: Decodable {
+        var timeOrigin: Double
+        var navigation: [TimingEntry]
+        var resources: [TimingEntry]
+        /// `first-paint` and `first-contentful-paint` (Paint Timing), ms from the time origin.
+        var paint: [PaintEntry]?
+        /// The last largest-contentful-paint candidate, ms from the time origin; nil if none came.
+        var lcp: Double?
+    }
+
+    struct PaintEntry: Decodable {
+        var name: String
+        var startTime: Double
+    }
+
+    /// The Network domain's view of one response.
+    struct NetworkResponse {
+        var protocolName: String?
+        var connectionID: Int?
+        var connectionReused: Bool?
+        var remoteAddress: String?
+        var tlsVersion: String?
+        var status: Int?
+    }
+
+    /// The top frame first.
+    var frames: [FrameTimings]
+    /// By `ChromiumResults.key(url:)`.
+    var responses: [String: NetworkResponse]
+}
+
+/// Turns a browser's report into the run's records, in the same schema as the built-in client's:
+/// requests in the scenario's order with times in ms from navigation start, connections by the
+/// browser's connection id, and the run's metrics (`pltMs`: the last byte of the last resource).
+///
+/// The run fails when a resource is missing, was fetched over another protocol than the run's, or
+/// came with another body size than the server sent.
+struct ChromiumResults {
+    var scenario: Scenario
+    var transport: TransportKind
+    /// Resource id → the URL the browser was made to request it at.
+    var urls: [String: String]
+    /// Resource id → the body size the server sends browsers (rendered pages may exceed the scenario's).
+    var servedBytes: [String: Int64]
+
+    struct Records {
+        var requests: [RequestRecord]
+        var connections: [ConnectionRecord]
+        var metrics: RunMetrics
+        var failure: String?
+    }
+
+    /// How Resource Timing spells the run's protocol.
+    static func nextHopProtocol(_ t: TransportKind) -> String {
+        switch t {
+        case .h1: return "http/1.1"
+        case .h2: return "h2"
+        case .h3: return "h3"
+        }
+    }
+
+    /// A URL reduced to what identifies a resource: lower-case host and percent-decoded path
+    /// (browsers may re-encode a path, and always lower-case the host).
+    static func key(url: String) -> String {
+        var rest = Substring(url)
+        if let r = rest.range(of: "://") { rest = rest[r.upperBound...] }
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        var host = rest[..<slash].lowercased()
+        if let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
+        let path = rest[slash...].isEmpty ? "/" : String(rest[slash...])
+        return host + ReplayCatalog.percentDecoded(path)
+    }
+
+    func records(_ report: BrowserReport) -> Records {
+        guard let top = report.frames.first else {
+            return Records(requests: [], connections: [], metrics: RunMetrics(), failure: "the browser reported no timings")
+        }
+        // Every frame's entries by key, placed on the top frame's clock; the first fetch of a URL counts.
+        var entries: [String: BrowserReport.TimingEntry] = [:]
+        var offsets: [String: Double] = [:]
+        for frame in report.frames {
+            let offset = frame.timeOrigin - top.timeOrigin
+            for e in frame.navigation + frame.resources where entries[Self.key(url: e.name)] == nil {
+                entries[Self.key(url: e.name)] = e
+                offsets[Self.key(url: e.name)] = offset
+            }
+        }
+        let want = Self.nextHopProtocol(transport)
+        var problems: [String] = []
+        var requests: [RequestRecord] = []
+        var connectionIndex: [Int: Int] = [:]
+        var connections: [ConnectionRecord] = []
+        for r in scenario.resources {
+            let url = urls[r.id] ?? r.path
+            let k = Self.key(url: url)
+            var rec = RequestRecord(id: r.id, origin: r.origin, queued: 0)
+            guard let e = entries[k] else {
+                problems.append("\(r.id) (\(url)): the browser never fetched it")
+                rec.error = "not fetched"
+                requests.append(rec)
+                continue
+            }
+            let o = offsets[k] ?? 0
+            func t(_ v: Double?) -> Double? { v.map { $0 + o } }
+            let net = report.responses[k]
+            rec.queued = e.startTime + o
+            rec.requestSent = t(e.requestStart)
+            rec.firstByte = t(e.responseStart)
+            rec.lastByte = t(e.responseEnd)
+            rec.bytes = e.encodedBodySize ?? 0
+            rec.status = e.responseStatus ?? net?.status
+            rec.protocol = e.nextHopProtocol ?? net?.protocolName
+            if let id = net?.connectionID {
+                if connectionIndex[id] == nil {
+                    connectionIndex[id] = connections.count
+                    connections.append(connection(id: connections.count, origin: r.origin, entry: e, offset: o, net: net!))
+                }
+                rec.connection = connectionIndex[id]
+            }
+            if net?.connectionReused == false, let cs = e.connectStart, let ce = e.connectEnd {
+                rec.connectStart = cs + o
+                rec.connectEnd = ce + o
+                rec.tlsEnd = ce + o
+            }
+            if rec.protocol != want {
+                let p = (rec.protocol ?? "").isEmpty ? "an unreported protocol" : rec.protocol!
+                problems.append("\(r.id) (\(url)) was fetched over \(p), not \(want)")
+                rec.error = "protocol \(p)"
+            } else if let status = rec.status, status >= 400 {
+                problems.append("\(r.id) (\(url)): HTTP \(status)")
+                rec.error = "HTTP \(status)"
+            } else if let expected = servedBytes[r.id], rec.bytes != expected {
+                problems.append("\(r.id) (\(url)): received \(rec.bytes) bytes, expected \(expected)")
+                rec.error = "received \(rec.bytes) bytes, expected \(expected)"
+            }
+            requests.append(rec)
+        }
+        var m = RunMetrics()
+        m.requests = requests.filter { $0.lastByte != nil }.count
+        m.bytes = requests.reduce(0) { $0 + $1.bytes }
+        m.connections = connections.count
+        if let root = scenario.root, let doc = requests.first(where: { $0.id == root.id }) {
+            m.ttfbMs = doc.firstByte
+            if let cs = doc.connectStart, let ce = doc.connectEnd, ce > cs { m.handshakeMs = ce - cs }
+        }
+        m.loadEventMs = top.navigation.first?.loadEventEnd
+        m.firstPaintMs = top.paint?.first { $0.name == "first-paint" }?.startTime
+        m.firstContentfulPaintMs = top.paint?.first { $0.name == "first-contentful-paint" }?.startTime
+        m.largestContentfulPaintMs = top.lcp
+        let failure = problems.isEmpty ? nil : Self.summarize(problems)
+        if failure == nil { m.pltMs = requests.compactMap(\.lastByte).max() }
+        return Records(requests: requests, connections: connections, metrics: m, failure: failure)
+    }
+
+    private func connection(id: Int, origin: String, entry e: BrowserReport.TimingEntry, offset o: Double,
+                            net: BrowserReport.NetworkResponse) -> ConnectionRecord {
+        var c = ConnectionRecord(id: id, origin: origin, transport: transport, connectStart: (e.connectStart ?? e.startTime) + o)
+        if transport != .h3 { c.connectEnd = e.connectEnd.map { $0 + o } }
+        c.handshakeEnd = e.connectEnd.map { $0 + o }
+        c.remoteAddress = net.remoteAddress
+        c.tlsVersion = net.tlsVersion
+        c.alpn = net.protocolName
+        return c
+    }
+
+    /// The first problems, and how many more (a page of 170 resources can fail everywhere at once).
+    static func summarize(_ problems: [String]) -> String {
+        let shown = problems.prefix(3).joined(separator: "; ")
+        return problems.count > 3 ? shown + "; and \(problems.count - 3) more" : shown
+    }
+}

@@ -1,0 +1,21 @@
+import BenchModel
+import Browsers
+import RemoteExecution
+import Runner
+import Testbed
+import Workloads
+
+/// The testbed as `netbench run` assembles it: netbench's own client, Chromium, and cross traffic.
+public enum StandardExecutors {
+    public static func testbed(_ request: RunRequest) throws -> TestbedFactory {
+        try TestbedFactory(request: request, clients: [ChromiumLoadFactory()], background: CrossTrafficWorkload())
+    }
+}
+
+extension BenchmarkRunner {
+    /// A runner of `request` on the standard testbed (`StandardExecutors.testbed`).
+    public convenience init(request: RunRequest, netbenchVersion: String) throws {
+        self.init(request: request, netbenchVersion: netbenchVersion,
+                  executors: try StandardExecutors.testbed(request))
+    }
+}

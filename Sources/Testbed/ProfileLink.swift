@@ -1,0 +1,66 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+import LinkModel
+
+/// Turns a profile (the user's JSON) into the link emulator's path configuration.
+///
+/// RTT convention: `rtt` is the round trip; each direction gets half of it as one-way delay.
+package enum ProfileLink {
+    package static func path(named name: String, from p: Profile) throws -> PathConfiguration {
+        let rtt = p.rtt?.nanoseconds ?? 0
+        let downRate = try rate(p.down, trace: p.downTrace, key: "downTrace", profile: p)
+        let upRate = try rate(p.up, trace: p.upTrace, key: "upTrace", profile: p)
+        let outages = (p.outages ?? []).map { Outage(start: $0.start.nanoseconds, end: $0.end.nanoseconds) }
+        func loss(_ specific: Fraction?) -> LossModel {
+            if let m = p.lossModel {
+                return .gilbertElliott(GilbertElliott(goodToBad: m.p, badToGood: m.r, lossInGood: m.lossInGood ?? 0, lossInBad: m.lossInBad ?? 1))
+            }
+            let f = specific?.value ?? p.loss?.value ?? 0
+            return f > 0 ? .bernoulli(f) : .none
+        }
+        func queue(_ rate: LinkRate) -> QueueLimit? {
+            switch p.queue ?? .bandwidthDelayProduct {
+            case .bandwidthDelayProduct: return nil  // the emulator's default: one BDP with a floor
+            case .bytes(let b): return .bytes(Int(b))
+            case .packets(let n): return .packets(n)
+            }
+        }
+        let half = rtt / 2
+        return PathConfiguration(
+            name: name,
+            uplink: LinkConfiguration(delay: half, rate: upRate, loss: loss(p.upLoss), queueLimit: queue(upRate), outages: outages),
+            downlink: LinkConfiguration(delay: rtt - half, rate: downRate, loss: loss(p.downLoss), queueLimit: queue(downRate), outages: outages))
+    }
+
+    private static func rate(_ r: BitrateValue?, trace: String?, key: String, profile: Profile) throws -> LinkRate {
+        if let trace {
+            guard let text = try? String(contentsOfFile: trace, encoding: .utf8) else {
+                throw BenchError.data("profile '\(profile.name)': \(key): cannot read trace file \(trace)")
+            }
+            do { return .trace(try MahimahiTrace.parse(text: text)) } catch {
+                throw BenchError.data("\(trace): \(error)")
+            }
+        }
+        if let r { return .constant(bitsPerSecond: r.bitsPerSecond) }
+        return .unlimited
+    }
+
+    /// Every client path of a profile: its `paths` (each from the profile it names), or the
+    /// profile itself as one path named "wifi".
+    package static func paths(of profile: Profile, library: Library) throws -> [PathConfiguration] {
+        guard let specs = profile.paths else { return [try path(named: "wifi", from: profile)] }
+        return try specs.enumerated().map { i, spec in
+            let p: Profile
+            do { p = try library.profile(spec.profile) } catch let e as BenchError {
+                throw BenchError.data("profile '\(profile.name)': paths[\(i)].profile: \(e.message)")
+            }
+            guard p.paths == nil else { throw BenchError.data("profile '\(profile.name)': paths[\(i)].profile: '\(spec.profile)' has paths itself") }
+            return try path(named: spec.name, from: p)
+        }
+    }
+
+    /// The bottleneck downlink rate the ideal is computed with (a trace's mean rate).
+    package static func downlinkBitsPerSecond(_ path: PathConfiguration) -> Double? { path.downlink.rate.meanBitsPerSecond }
+}

@@ -1,0 +1,361 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+import SystemIO
+import Transport
+import TLS
+import QUIC
+import LinkModel
+import LinkEmulator
+
+/// The testbed of one profile's block of runs: loopback, or an emulated network whose namespaces
+/// and emulator live exactly as long as the block; the replay servers; the profile's background
+/// traffic; and a client per run (netbench's own `PageRun`, or a `PageLoadFactory`'s).
+final class ProfileTestbed {
+    let profile: Profile
+    let scenarios: [Scenario]
+    let credentials: RunCredentials
+    let servers: ServerHost
+    let tlsVersion: TLSVersion?
+    let keyLogFile: String?
+    /// The RTT the ideal is computed with: configured (emulated) or measured (loopback), in ms;
+    /// nil when the loopback probe failed (the ideal is then unknown, and the record says why).
+    var rttMs: Double? { finishing.rttMs }
+    var downlinkBitsPerSecond: Double? { finishing.downlinkBitsPerSecond }
+    /// Finishes every run's record (ideal, lateness bound, goodput) with this block's RTT and rate.
+    let finishing: RunFinishing
+    let quic: QUICConfiguration
+    /// The emulated network of this block; nil on loopback.
+    let network: EmulatedNetwork?
+    let clientAddress: UInt32?
+
+    let tcpCongestionControl: String
+    let tlsRecords: TLSRecordPolicy
+    let lateBinding: LateBinding
+    /// The timer floor measured (200 ms) before this block's runs; nil on loopback.
+    let timerFloor: TimerFloor?
+    /// Repeat views: state carried from run to run within this block, per transport.
+    let repeatView: Bool
+    /// Competing flows on the bottleneck during every run (profiles with `crossTraffic`).
+    var backgroundTraffic: BackgroundTraffic?
+    /// The clients other than netbench's own, by kind.
+    let clients: [RunClient: PageLoadFactory]
+    private var tlsContexts: [TransportKind: TLSClientContext] = [:]
+    private let quicResumption = QUICResumptionCache()
+
+    init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
+         tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
+         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic, emulatorPrecise: Bool = false,
+         emulatorNormalScheduler: Bool = false, lateBinding: LateBinding = .standard,
+         clients: [RunClient: PageLoadFactory] = [:], background: BackgroundTrafficFactory? = nil) throws {
+        self.clients = clients
+        self.profile = profile
+        self.scenarios = scenarios
+        self.credentials = credentials
+        self.tlsVersion = tlsVersion
+        self.keyLogFile = keyLogFile
+        self.tcpCongestionControl = tcpCongestionControl
+        self.repeatView = repeatView
+        // ngtcp2 0.12 paces the second handshake flight by cwnd / initial RTT: start from the
+        // profile's RTT (a small value on loopback), or handshakes stall for the 333 ms default.
+        var quic = baseQUIC
+        let pathConfigs = profile.isEmulated ? try ProfileLink.paths(of: profile, library: library) : []
+        quic.initialRTT = pathConfigs.first.map { max($0.roundTrip, .milliseconds(1)) } ?? .milliseconds(1)
+        self.quic = quic
+        var serverOptions = ServerHost.ServerOptions(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic)
+        serverOptions.renderPages = renderPages
+        serverOptions.tcpCongestionControl = tcpCongestionControl
+        serverOptions.tlsRecords = tlsRecords
+        serverOptions.lateBinding = lateBinding
+        self.lateBinding = lateBinding
+        self.tlsRecords = tlsRecords
+        guard profile.isEmulated else {
+            network = nil
+            clientAddress = nil
+            timerFloor = nil
+            servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
+                                     withQUIC: withQUIC, options: serverOptions)
+            do {
+                let rtt = try RTTProbe.tcpConnectMinimum(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)
+                finishing = RunFinishing(rttMs: rtt, configuredTLS12: tlsVersion == .tls12)
+            } catch {
+                finishing = RunFinishing(rttMs: nil, rttProblem: "RTT unknown (the loopback probe failed: \(error)), "
+                                         + "so the ideal is unknown", configuredTLS12: tlsVersion == .tls12)
+            }
+            return
+        }
+        let privileges = EmulationPrivileges.check()
+        guard privileges.isSufficient else { throw BenchError.privilege(privileges.reason) }
+        let path = pathConfigs[0]
+        let net: EmulatedNetwork
+        var options = EmulatedNetwork.Options(seed: seed, activePath: path.name)
+        if emulatorRealtime { options.loopRealtimePriority = 10 }
+        if emulatorNormalScheduler { options.loopRealtimePriority = nil }
+        let floor = TimerFloor.measure(duration: .milliseconds(200))
+        timerFloor = floor
+        if emulatorPrecise { PreciseMode.enable(&options, floor: floor) }
+        do { net = try EmulatedNetwork.create(paths: pathConfigs, options: options) } catch {
+            throw BenchError.run("cannot create the emulated network for profile '\(profile.name)': \(error)")
+        }
+        do {
+            servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: net.serverAddress,
+                                     namespace: net.serverNamespace, withQUIC: withQUIC, options: serverOptions)
+        } catch {
+            net.teardown()
+            throw error
+        }
+        network = net
+        clientAddress = net.paths[0].address
+        finishing = RunFinishing(rttMs: (profile.rtt?.nanoseconds ?? 0).inMilliseconds,
+                                 downlinkBitsPerSecond: ProfileLink.downlinkBitsPerSecond(path),
+                                 configuredTLS12: tlsVersion == .tls12)
+        try startBackgroundTraffic(net, background)
+    }
+
+    /// Stops the servers and removes the emulated network (namespaces, TUN devices).
+    func close() {
+        backgroundTraffic?.close()
+        servers.stop()
+        network?.teardown()
+    }
+
+    func runOnce(_ run: RunSpec, register: (StopFlag?) -> Void) -> RunRecord {
+        let scenario = scenarios[run.scenarioIndex]
+        let planned = finishing.plannedIdeal(run.transport)
+        let limit = run.timeout ?? min(.seconds(600), .milliseconds((planned?.pltMs(scenario) ?? 0) * 10) + .seconds(30))
+        var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: run.transport,
+                               index: max(run.index, 0), status: .ok)
+        if run.index < 0 { record.warmup = true }
+        record.client = run.client
+        record.server = ServerRecord(tlsRecords: tlsRecords.description)
+        if run.transport == .h2 { record.server?.lateBinding = lateBinding.description }
+        _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
+        record.startedAt = BenchmarkRunner.utcTimestamp()
+        var context = PageLoadContext(scenario: scenario, transport: run.transport,
+                                      serverEndpoints: servers.endpoints[run.scenarioIndex],
+                                      credentials: credentials, timeout: limit)
+        context.clientNamespace = network?.clientNamespace
+        context.clientAddress = clientAddress
+        context.screencast = run.filmstrip
+        do {
+            try load(context, run, into: &record, register: register)
+        } catch {
+            if let traffic = backgroundTraffic { record.crossTraffic = traffic.abandon() }
+            if let network, network.isRunning { _ = try? network.stop() }
+            record.status = .failed
+            record.error = "\(error)"
+        }
+        let serverCC = servers.takeAcceptedCongestionControls()
+        if !serverCC.isEmpty { record.server?.congestionControl = serverCC.joined(separator: ",") }
+        finishing.finish(&record, scenario: scenario)
+        return record
+    }
+
+    /// Starts the emulator (with the run's network events), has the run's client load the page
+    /// beside the background traffic, stops the emulator, and fills the record.
+    private func load(_ context: PageLoadContext, _ run: RunSpec, into record: inout RunRecord,
+                      register: (StopFlag?) -> Void) throws {
+        var page = builtinLoad(context)
+        if let network {
+            let schedule = run.withEvents ? try emulatorSchedule(network) : []
+            try network.start(schedule: schedule)
+            page.eventsOrigin = Instant.now()
+            try resetPaths(network)
+            if run.withEvents { page.networkEvents = try clientChanges(network) }
+            page.expectsTrouble = run.withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
+            page.recoveryRateBitsPerSecond = recoveryRate(network)
+        }
+        let client: PageLoad
+        if run.client == .builtin {
+            client = page
+        } else {
+            guard let factory = clients[run.client] else {
+                throw BenchError.run("no \(run.client.rawValue) client was given to the testbed")
+            }
+            client = try factory.makeLoad(context)
+        }
+        backgroundTraffic?.begin()
+        let cpuBefore = (client: CPUTime.currentThreadMs(), server: servers.cpuMs, process: CPUTime.processMs())
+        let outcome = try client.execute(register: register)
+        record.crossTraffic = backgroundTraffic?.end(outcome)
+        let clientCPU = run.client == .builtin ? CPUTime.currentThreadMs() - cpuBefore.client : nil
+        let serverCPU = cpuBefore.server.flatMap { before in servers.cpuMs.map { $0 - before } }
+        let processCPU = CPUTime.processMs() - cpuBefore.process
+        // Before the emulator stops: the client's FINs must still reach the server.
+        let serverTCP = takeServerTCP(outcome.connections)
+        record.pathEvents = outcome.pathEvents
+        if let network {
+            let report = try network.stop()
+            record.emulator = emulatorRecord(report, network)
+            if record.emulator?.flagged == true, record.error == nil {
+                record.error = "emulator fell behind: " + report.flagReasons.joined(separator: "; ")
+            }
+        }
+        record.frames = outcome.frames
+        record.requests = outcome.requests
+        record.connections = outcome.connections.map { c in
+            var c = c
+            c.serverTCP = c.localAddress.flatMap { serverTCP[$0] }.map(TCPSenderRecord.init)
+            return c
+        }
+        record.metrics = outcome.metrics
+        record.metrics.clientCPUMs = clientCPU
+        record.metrics.serverCPUMs = serverCPU
+        record.metrics.processCPUMs = processCPU
+        if let f = outcome.failure { record.status = .failed; record.error = f }
+    }
+
+    /// netbench's own client for a run of this block (repeat views carry TLS sessions and QUIC tickets).
+    private func builtinLoad(_ context: PageLoadContext) -> PageRun {
+        var page = PageRun(context: context, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
+        page.tcpOptions = tcpOptions
+        if repeatView {
+            page.quicResumption = quicResumption
+            page.sharedTLSContext = try? sharedTLSContext(for: context.transport)
+        }
+        return page
+    }
+
+    /// Starts the profile's cross traffic; on failure the block's network and servers are removed
+    /// before the error is thrown.
+    private func startBackgroundTraffic(_ net: EmulatedNetwork, _ factory: BackgroundTrafficFactory?) throws {
+        guard let flows = profile.crossTraffic, !flows.isEmpty else { return }
+        do {
+            guard let factory else { throw BenchError.run("no cross-traffic workload was given to the testbed") }
+            backgroundTraffic = try factory.start(flows: flows, network: net, credentials: credentials, quic: quic,
+                                                  tcpCongestionControl: tcpCongestionControl)
+        } catch {
+            servers.stop()
+            net.teardown()
+            throw BenchError.run("profile '\(profile.name)': cannot start its cross traffic: \(error)")
+        }
+    }
+}
+
+extension ProfileTestbed {
+    /// The server's TCP sender statistics of a run's h1/h2 connections, by the client's address
+    /// (the server's peer), once the server has seen each close: within a round trip and a margin
+    /// of the client closing them. A browser's connections are not known by address: none.
+    func takeServerTCP(_ connections: [ConnectionRecord]) -> [String: TCPSenderStatistics] {
+        let peers = Set(connections.compactMap { $0.transport == .h3 ? nil : $0.localAddress })
+        let patience = Nanoseconds.milliseconds((rttMs ?? 0) + 200)
+        return servers.takeSenderStatistics(for: peers, patience: patience)
+    }
+
+    /// The emulator's part of the profile's events: a switch activates the new path and takes the
+    /// old one down; an outage takes the active path down and up again.
+    func emulatorSchedule(_ network: EmulatedNetwork) throws -> [PathEvent] {
+        var active = network.paths[0].name
+        var out: [PathEvent] = []
+        for e in (profile.events ?? []).sorted(by: { $0.at.nanoseconds < $1.at.nanoseconds }) {
+            switch e.type {
+            case .switch:
+                guard let to = e.to else { continue }
+                out.append(PathEvent(at: e.at.nanoseconds, path: to, action: .activate))
+                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .down))
+                active = to
+            case .outage:
+                let end = e.at.nanoseconds + (e.duration?.nanoseconds ?? 0)
+                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .down))
+                out.append(PathEvent(at: end, path: active, action: .up))
+            case .rebindPort:
+                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .rebindPort))
+            case .rebindAddr:
+                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .rebindAddress))
+            }
+        }
+        return out
+    }
+
+    /// The client's part: what its operating system (or its NAT) does to it, and when.
+    func clientChanges(_ network: EmulatedNetwork) throws -> [PageRun.ScheduledChange] {
+        var active = network.paths[0]
+        let abort = (profile.tcpMigration ?? .abort) == .abort
+        var out: [PageRun.ScheduledChange] = []
+        for e in (profile.events ?? []).sorted(by: { $0.at.nanoseconds < $1.at.nanoseconds }) {
+            switch e.type {
+            case .switch:
+                guard let to = e.to, let next = network.path(named: to) else { continue }
+                out.append(.init(at: e.at.nanoseconds, change: NetworkChange(kind: .switchPath, localAddress: next.address, abortTCP: abort),
+                                 type: e.type.rawValue, from: active.name, to: next.name,
+                                 detail: abort ? "TCP sockets on \(active.name) aborted" : "TCP left to its timers"))
+                active = next
+            case .rebindPort:
+                // The emulator's NAT changes the mapping; the client is not told (nor is it in life).
+                out.append(.init(at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
+                                 detail: "NAT maps the client to a new port"))
+            case .rebindAddr:
+                out.append(.init(at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
+                                 detail: "NAT maps the client to a new address"))
+            case .outage:
+                out.append(.init(at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
+                                 detail: "no path for \(e.duration?.description ?? "?")"))
+            }
+        }
+        return out
+    }
+
+    /// One TLS client context per TCP transport for the whole block, so sessions resume.
+    func sharedTLSContext(for transport: TransportKind) throws -> TLSClientContext? {
+        guard transport != .h3 else { return nil }
+        if let c = tlsContexts[transport] { return c }
+        var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [transport == .h1 ? "http/1.1" : "h2"])
+        if let v = tlsVersion { cfg.force(v) }
+        cfg.keyLogFile = keyLogFile
+        cfg.resumption = true
+        let c = try TLSClientContext(cfg)
+        tlsContexts[transport] = c
+        return c
+    }
+
+    /// Every run starts on the first path with every path up.
+    func resetPaths(_ network: EmulatedNetwork) throws {
+        for p in network.paths { try network.setPath(p.name, up: true) }
+        if network.activePath != network.paths[0].name { try network.activate(path: network.paths[0].name) }
+    }
+
+    var tcpOptions: Socket.TCPOptions {
+        var o = Socket.TCPOptions()
+        o.congestionControl = tcpCongestionControl
+        // With path events, TCP probes its connections every second (keepalive): a receiving
+        // connection whose NAT mapping changed sends nothing and would otherwise wait forever; its
+        // probe reaches the server under the new mapping and comes back as RST.
+        if profile.hasPathEvents { o.keepAliveSeconds = 1 }
+        if profile.tcpMigration == .timeout {
+            o.userTimeoutMs = UInt32((profile.tcpUserTimeout?.nanoseconds ?? .seconds(10)) / 1_000_000)
+            // A downloading client has nothing in flight: keepalive probes give the timeout work.
+            o.keepAliveSeconds = 1
+        }
+        return o
+    }
+
+    /// The downlink rate of the path the client ends on (for the recovery time).
+    func recoveryRate(_ network: EmulatedNetwork) -> Double? {
+        let last = (profile.events ?? []).last { $0.type == .switch }?.to
+        let p = last.flatMap { network.path(named: $0) } ?? network.paths[0]
+        return p.configuration.downlink.rate.meanBitsPerSecond
+    }
+
+    func emulatorRecord(_ report: EmulatorReport, _ network: EmulatedNetwork) -> EmulatorRecord {
+        var e = EmulatorRecord(profile: profile.name, configured: profile.summary, flagged: !report.flagReasons.isEmpty)
+        e.releaseLatenessP50Us = Double(report.latenessP50) / 1000
+        e.releaseLatenessP99Us = Double(report.latenessP99) / 1000
+        e.tunDrops = report.devices.reduce(0) { $0 + Int64($1.after.txDropped - $1.before.txDropped) }
+        e.packetsForwarded = report.releasedPackets
+        e.packetsDroppedLoss = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByLoss.packets + $1.downlink.droppedByLoss.packets) }
+        e.packetsDroppedQueue = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByQueue.packets + $1.downlink.droppedByQueue.packets) }
+        e.tcpCongestionControl = servers.tcpCongestionControl
+        e.record(report, timerFloor: timerFloor)
+        return e
+    }
+}
+
+extension TCPSenderRecord {
+    init(_ s: TCPSenderStatistics) {
+        self.init(segmentsSent: Int64(s.dataSegmentsSent), segmentsRetransmitted: Int64(s.segmentsRetransmitted),
+                  bytesSent: Int64(s.bytesSent), bytesRetransmitted: Int64(s.bytesRetransmitted),
+                  cwndSegments: Int64(s.congestionWindowSegments), ssthreshSegments: s.slowStartThresholdSegments.map(Int64.init),
+                  minRttMs: Double(s.minimumRTTMicroseconds) / 1000, smoothedRttMs: Double(s.smoothedRTTMicroseconds) / 1000)
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+import SystemIO
+import Transport
+import Replay
+import TLS
+import QUIC
+import Synchronization
+
+/// The replay servers of a block of runs, on a thread of their own with their own event loop:
+/// for every scenario one TCP listener (h1 + h2 by ALPN) and, when QUIC is wanted, one UDP one (h3).
+/// Sockets are created inside `namespace` when given (the emulated network's server side).
+public final class ServerHost: @unchecked Sendable {
+    public struct Endpoints: Sendable {
+        public var tcp: Endpoint?
+        public var udp: Endpoint?
+        public init(tcp: Endpoint?, udp: Endpoint?) { self.tcp = tcp; self.udp = udp }
+    }
+
+    private var thread: Thread?
+    private let started = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private var stopFlag: StopFlag?
+    private var startError: Error?
+    public private(set) var endpoints: [Endpoints] = []
+    /// The TCP listeners' congestion control as the kernel reports it (nil without TCP).
+    public private(set) var tcpCongestionControl: String?
+    /// Congestion control read back from each connection accepted since the last `takeAcceptedCongestionControls`.
+    private let accepted = Mutex<Set<String>>([])
+    /// The listeners' counters summed, once the server has stopped (nil before).
+    public private(set) var finalCounters: ServerCounters?
+    /// What the kernel's TCP sender counted on each connection that closed since the last
+    /// `takeSenderStatistics`, by the client's address ("a.b.c.d:port").
+    private let senderStatistics = Mutex<[String: TCPSenderStatistics]>([:])
+    /// The server thread's CPU clock, captured when it starts.
+    private let cpuClock = Mutex<ThreadCPUClock?>(nil)
+
+    /// CPU time of the server thread so far (nil if its clock is not known).
+    public var cpuMs: Double? { cpuClock.withLock { $0 }?.readMs() }
+
+    /// The congestion control algorithms of the connections accepted since the last call ("unknown"
+    /// where getsockopt failed), sorted; the set starts empty again.
+    public func takeAcceptedCongestionControls() -> [String] {
+        accepted.withLock { s in defer { s.removeAll() }; return s.sorted() }
+    }
+
+    /// The server side's TCP statistics of the connections from `peers` (client addresses), taken
+    /// out of the store: waits up to `patience` for connections the client has closed but the
+    /// server thread has not yet seen close. Peers still missing then are left out (unknown).
+    public func takeSenderStatistics(for peers: Set<String>, patience: Nanoseconds = .milliseconds(300)) -> [String: TCPSenderStatistics] {
+        let deadline = Instant.now() + patience
+        while true {
+            let complete = senderStatistics.withLock { s in peers.allSatisfy { s[$0] != nil } }
+            if complete || Instant.now() >= deadline { break }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return senderStatistics.withLock { s in
+            defer { s.removeAll() }
+            return s.filter { peers.contains($0.key) }
+        }
+    }
+
+    /// Starts serving; returns once every listener is bound (or throws what went wrong).
+    /// `port` applies to the first scenario (0: any free port; `netbench serve` passes the one asked for).
+    public init(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, port: UInt16 = 0, namespace: String?,
+                withTCP: Bool = true, withQUIC: Bool, options: ServerOptions = ServerOptions()) throws {
+        let thread = Thread { [self, scenarios, credentials] in
+            self.serve(scenarios: scenarios, credentials: credentials, address: address, port: port, namespace: namespace,
+                       withTCP: withTCP, withQUIC: withQUIC, options: options)
+        }
+        self.thread = thread
+        thread.name = "netbench-server"
+        thread.stackSize = 4 << 20
+        thread.start()
+        started.wait()
+        if let e = startError { finished.wait(); throw e }
+    }
+
+    public struct ServerOptions: Sendable {
+        public var tlsVersion: TLSVersion?
+        public var keyLogFile: String?
+        public var quic: QUICConfiguration
+        /// ALPN the TCP listener offers, in preference order.
+        public var alpn: [String]
+        /// Browsers get real pages (HTML, CSS, JavaScript referencing the children; `PageRenderer`).
+        public var renderPages = false
+        /// TCP congestion control of the listener (accepted sockets inherit it).
+        public var tcpCongestionControl: String? = nil
+        /// How the TCP listener's responses are cut into TLS records.
+        public var tlsRecords: TLSRecordPolicy = .dynamic
+        /// HTTP/2 late binding: how many bytes may wait unsent in the kernel (TCP_NOTSENT_LOWAT),
+        /// so priorities decide what goes next; `.off`: the kernel queues whatever it accepts.
+        public var lateBinding: LateBinding = .standard
+        /// With TCP and QUIC on one port: advertise h3 on the TCP responses (`Alt-Svc`).
+        public var advertiseHTTP3 = false
+        /// What one client may cost (connections, timeouts, HTTP/2 floods); the QUIC listener
+        /// takes its connection, handshake and header-list limits (its timeouts stay `quic`'s).
+        public var limits = ServerLimits()
+        /// Per scenario: what `GET /.well-known/netbench` answers (`netbench serve`); nil: a 404 there.
+        public var descriptions: [ServerDescription]? = nil
+        public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
+                    alpn: [String] = ["h2", "http/1.1"]) {
+            self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile; self.quic = quic; self.alpn = alpn
+        }
+    }
+
+    private func serve(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, port: UInt16, namespace: String?,
+                       withTCP: Bool, withQUIC: Bool, options: ServerOptions) {
+        var servers: [AnyObject] = []
+        let loop: EventLoop
+        cpuClock.withLock { $0 = ThreadCPUClock.current() }
+        do {
+            if let namespace { try NetworkNamespace.enter(namespace) }
+            loop = try EventLoop()
+            var config = TLSServerConfiguration(identities: credentials.identities, alpn: options.alpn)
+            if let v = options.tlsVersion { config.force(v) }
+            config.keyLogFile = options.keyLogFile
+            let tls = try TLSServerContext(config)
+            for (i, s) in scenarios.enumerated() {
+                // Rendered pages name their URLs' port, known once the first listener is bound.
+                let catalog = CatalogBox(ReplayCatalog(scenario: s))
+                let listen = Endpoint(address: address, port: i == 0 ? port : 0)
+                var tcpEndpoint: Endpoint?
+                if withTCP {
+                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl,
+                                            tlsRecords: options.tlsRecords, limits: options.limits,
+                                            onAccept: { [weak self] cc in _ = self?.accepted.withLock { $0.insert(cc ?? "unknown") } }) { catalog.value.respond(to: $0) }
+                    tcp.onConnectionEnd = { [weak self] peer, statistics in
+                        guard let statistics else { return }
+                        self?.senderStatistics.withLock { $0[peer.description] = statistics }
+                    }
+                    tcp.unsentLimit = options.lateBinding.unsentLimit
+                    servers.append(tcp)
+                    tcpCongestionControl = tcp.congestionControl
+                    tcpEndpoint = tcp.endpoint
+                    if options.renderPages { catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: tcp.endpoint.port) }
+                }
+                var udpEndpoint: Endpoint?
+                if withQUIC {
+                    // h3 shares the TCP listener's port number when there is one, as real sites do.
+                    let udpListen = Endpoint(address: address, port: tcpEndpoint?.port ?? listen.port)
+                    udpEndpoint = try startQUIC(loop: loop, endpoint: udpListen, credentials: credentials, options: options, catalog: catalog, servers: &servers)
+                    if options.advertiseHTTP3, tcpEndpoint != nil, let udp = udpEndpoint { catalog.value.altSvc = "h3=\":\(udp.port)\"; ma=86400" }
+                    if options.renderPages, tcpEndpoint == nil, let udp = udpEndpoint {
+                        catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: udp.port)
+                    }
+                }
+                if let d = options.descriptions, i < d.count { catalog.value.serverDescription = d[i] }
+                endpoints.append(Endpoints(tcp: tcpEndpoint, udp: udpEndpoint))
+            }
+        } catch {
+            startError = error
+            started.signal()
+            finished.signal()
+            return
+        }
+        stopFlag = loop.stopper
+        started.signal()
+        do { try loop.run() } catch { /* a failing loop ends the servers; runs then fail to connect */ }
+        var total = ServerCounters()
+        for s in servers {
+            if let t = s as? TCPServer { t.close(); total.add(t.counters) }
+            if let q = s as? QUICServerEndpoint { q.close(); total.add(q.counters) }
+        }
+        finalCounters = total
+        finished.signal()
+    }
+
+    private func startQUIC(loop: EventLoop, endpoint: Endpoint, credentials: RunCredentials, options: ServerOptions,
+                           catalog: CatalogBox, servers: inout [AnyObject]) throws -> Endpoint? {
+        let creds = credentials.identities.map { QUICServerCredentials(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM) }
+        var config = options.quic
+        config.maxConnections = options.limits.maxConnections
+        config.maxPendingHandshakes = options.limits.maxPendingHandshakes
+        config.maxHeaderListSize = options.limits.maxHeaderListSize
+        if config.diagnostics == nil, let path = options.keyLogFile {
+            config.diagnostics = try DiagnosticFiles(qlogDirectory: nil, keyLogPath: path)
+        }
+        let udp = try QUICServerEndpoint(loop: loop, endpoint: endpoint, credentials: creds,
+                                         config: config) { catalog.value.respond(to: $0) }
+        servers.append(udp)
+        return udp.endpoint
+    }
+
+    /// Stops the servers and waits for the thread to end.
+    public func stop() {
+        guard let f = stopFlag else { return }
+        stopFlag = nil
+        f.set()
+        finished.wait()
+    }
+
+    deinit { stop() }
+}
+
+/// The catalog a scenario's listeners answer from (replaced once, on the server thread, before
+/// the first request).
+final class CatalogBox {
+    var value: ReplayCatalog
+    init(_ value: ReplayCatalog) { self.value = value }
+}
+
+/// The certificate authority of one `netbench run` and a leaf per origin host.
+public struct RunCredentials: Sendable {
+    public var caPEM: String
+    public var identities: [PEMIdentity]
+    /// Clients trust the system store (`run --server` without `--ca`): TCP through OpenSSL's default
+    /// verify paths, QUIC through `caPEM`, which then holds the default CA file's certificates.
+    public var systemRoots = false
+
+    /// A client-only set (`run --server`): trust these roots; no identities to serve.
+    public init(caPEM: String) { self.caPEM = caPEM; identities = [] }
+
+    /// A client-only set that trusts the system store (`SystemTrustStore`).
+    public static func systemStore() throws -> RunCredentials {
+        var c = RunCredentials(caPEM: try SystemTrustStore.defaultFilePEM())
+        c.systemRoots = true
+        return c
+    }
+
+    /// The user's own certificate and key (`netbench serve --cert --key`): served for every name; no CA.
+    public init(identity: PEMIdentity) { caPEM = ""; identities = [identity] }
+
+    public init(hosts: [String]) throws {
+        let ca = try CertificateAuthority(commonName: "netbench run CA")
+        caPEM = ca.certificatePEM
+        // First = default: clients that send no SNI (connecting by IP address, as external tools may).
+        var ids: [PEMIdentity] = [try ca.issue(hostNames: ["localhost", "127.0.0.1", "198.18.0.1"])]
+        var seen = Set<String>()
+        for h in hosts where seen.insert(h.lowercased()).inserted {
+            ids.append(try ca.issue(hostNames: [h]))
+        }
+        identities = ids
+    }
+}

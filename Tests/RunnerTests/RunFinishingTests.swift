@@ -1,0 +1,98 @@
+import XCTest
+import BenchCore
+import BenchModel
+@testable import Runner
+
+/// The one step that finishes every executor's record: bounds from what the document connection
+/// negotiated, the cross-traffic note, goodput, and the lateness flag.
+final class RunFinishingTests: XCTestCase {
+    let page = Scenario(name: "one", origins: [.init(id: "a", host: "a.example")],
+                        resources: [.init(id: "doc", origin: "a", path: "/", bytes: 1_000, type: .document)])
+
+    /// A finished run whose document came over one connection with these properties.
+    private func run(_ transport: TransportKind, tls: String? = nil, resumed: Bool = false,
+                     zeroRTT: Bool = false) -> RunRecord {
+        var r = RunRecord(scenario: "one", profile: "p", transport: transport, index: 0, status: .ok)
+        var c = ConnectionRecord(id: 0, origin: "a", transport: transport, connectStart: 0)
+        c.tlsVersion = tls; c.resumed = resumed; c.earlyDataAccepted = zeroRTT
+        var q = RequestRecord(id: "doc", origin: "a", queued: 0, bytes: 1_000)
+        q.connection = 0
+        r.connections = [c]; r.requests = [q]
+        return r
+    }
+
+    private func ttfbBound(_ r: RunRecord, _ f: RunFinishing = RunFinishing(rttMs: 100)) -> Double? {
+        var r = r
+        f.finish(&r, scenario: page)
+        return r.metrics.idealTtfbMs
+    }
+
+    func testRoundTripsFollowWhatTheDocumentConnectionNegotiated() throws {
+        let tls13 = try XCTUnwrap(ttfbBound(run(.h2, tls: "TLSv1.3")))
+        let tls12 = try XCTUnwrap(ttfbBound(run(.h2, tls: "TLSv1.2")))
+        let resumed12 = try XCTUnwrap(ttfbBound(run(.h2, tls: "TLSv1.2", resumed: true)))
+        let quic = try XCTUnwrap(ttfbBound(run(.h3)))
+        let zeroRTT = try XCTUnwrap(ttfbBound(run(.h3, zeroRTT: true)))
+        XCTAssertEqual(tls12 - tls13, 100, accuracy: 1e-9, "TLS 1.2 costs one more round trip")
+        XCTAssertEqual(tls12 - resumed12, 100, accuracy: 1e-9, "resumed TLS 1.2 saves one")
+        XCTAssertEqual(tls13 - quic, 100, accuracy: 1e-9, "QUIC saves TCP's handshake")
+        XCTAssertEqual(quic - zeroRTT, 100, accuracy: 1e-9, "0-RTT saves the handshake's round trip")
+        // Nothing negotiated on record: the configured TLS version decides.
+        var bare = run(.h2)
+        bare.connections = []
+        let configured12 = try XCTUnwrap(ttfbBound(bare, RunFinishing(rttMs: 100, configuredTLS12: true)))
+        XCTAssertEqual(configured12, tls12, accuracy: 1e-9)
+    }
+
+    func testAnUnknownRTTLeavesTheBoundsUnknownAndSaysWhy() {
+        var r = run(.h2)
+        RunFinishing(rttMs: nil, rttProblem: "RTT unknown: probe failed").finish(&r, scenario: page)
+        XCTAssertNil(r.metrics.idealPltMs)
+        XCTAssertNil(r.metrics.idealTtfbMs)
+        XCTAssertNil(r.metrics.rttMs)
+        XCTAssertEqual(r.metrics.idealNote, "RTT unknown: probe failed")
+    }
+
+    func testCrossTrafficIsNotedBesideTheBound() {
+        var r = run(.h2)
+        r.crossTraffic = CrossTrafficRecord(binMs: 10, originMs: 0, flows: [])
+        RunFinishing(rttMs: 10).finish(&r, scenario: page)
+        XCTAssertNil(r.metrics.idealNote, "no flows, no note")
+    }
+
+    func testBulkGoodputIsBodyBytesOverTheTransferWindow() {
+        let bulk = Scenario(name: "bulk", origins: [.init(id: "a", host: "a.example")], resources: [],
+                            bulk: .init(direction: .download, bytes: 10_000_000))
+        var r = run(.h1)
+        r.requests[0].firstByte = 100
+        r.requests[0].lastByte = 1_100
+        RunFinishing(rttMs: 10, downlinkBitsPerSecond: 100e6).finish(&r, scenario: bulk)
+        XCTAssertEqual(r.metrics.goodputMbps ?? 0, 80, accuracy: 1e-9, "10 MB in 1 s")
+        r.status = .failed
+        r.metrics.goodputMbps = nil
+        RunFinishing(rttMs: 10).finish(&r, scenario: bulk)
+        XCTAssertNil(r.metrics.goodputMbps, "a failed run has no goodput")
+    }
+
+    func testLatenessThatCouldMoveAFigureByMoreThanOnePercentFlagsTheRun() {
+        var r = run(.h2)
+        r.metrics.pltMs = 50
+        r.metrics.ttfbMs = 40
+        r.metrics.bytes = 1_000
+        r.emulator = EmulatorRecord(profile: "p", configured: "x", flagged: false)
+        r.emulator?.releaseLatenessP50Us = 5_000
+        r.emulator?.releaseLatenessP99Us = 9_000
+        RunFinishing(rttMs: 10).finish(&r, scenario: page)
+        XCTAssertEqual(r.emulator?.flagged, true)
+        XCTAssertTrue(r.error?.hasPrefix("emulator lateness: ") == true, r.error ?? "no error")
+        var quiet = run(.h2)
+        quiet.metrics.pltMs = 50_000
+        quiet.metrics.ttfbMs = 40_000
+        quiet.emulator = EmulatorRecord(profile: "p", configured: "x", flagged: false)
+        quiet.emulator?.releaseLatenessP50Us = 5
+        quiet.emulator?.releaseLatenessP99Us = 9
+        RunFinishing(rttMs: 10).finish(&quiet, scenario: page)
+        XCTAssertEqual(quiet.emulator?.flagged, false)
+        XCTAssertNil(quiet.error)
+    }
+}
