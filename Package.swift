@@ -62,8 +62,9 @@ let package = Package(
         .executableTarget(name: "netbench-fuzz", dependencies: ["FuzzEntries"]),
 
         // What the tests share: prerequisites (skipped with a reason outside CI, failed under CI), the
-        // checkout's root, the built binary, and the pages several targets load (Fixtures).
-        .target(name: "TestSupport", path: "Tests/Support", resources: [.copy("Fixtures")]),
+        // checkout's root, the built binary, the pages several targets load (Fixtures), a quiet observer.
+        .target(name: "TestSupport", dependencies: ["Runner", "BenchModel"], path: "Tests/Support",
+                resources: [.copy("Fixtures")]),
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
         .testTarget(name: "BenchModelTests", dependencies: ["BenchModel", "TestSupport"],
                     resources: [.copy("Fixtures")]),
@@ -76,17 +77,35 @@ let package = Package(
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "SystemIO", "BenchCore"]),
         .testTarget(name: "LinkEmulatorTests", dependencies: ["LinkEmulator", "SystemIO", "TestSupport"]),
+        // The catalog, the renderer, the loader's policy: pure, no sockets.
         .testTarget(name: "ReplayTests", dependencies: [
-            "Replay", "Runner", "Testbed", "Browsers", "Workloads", "NetbenchCommands", "Transport", "TLS", "SystemIO",
+            "Replay", "BenchModel", "BenchCore", "Transport", "TestSupport",
+        ]),
+        // Page loads on the testbed, as `netbench run` assembles it: loopback servers and, as root,
+        // emulated networks (namespaces, TUN devices).
+        .testTarget(name: "TestbedTests", dependencies: [
+            "Testbed", "Runner", "Replay", "NetbenchCommands", "BenchModel", "BenchCore", "SystemIO", "Transport",
+            "TLS", "TestSupport",
+        ]),
+        // Chromium as a client (needs Chromium) and its results, flags and pins (pure).
+        .testTarget(name: "BrowsersTests", dependencies: [
+            "Browsers", "Testbed", "Runner", "Replay", "NetbenchCommands", "BenchModel", "BenchCore", "SystemIO",
             "TestSupport",
+        ]),
+        // Cross traffic and responsiveness on emulated links (root), and their summaries (pure).
+        .testTarget(name: "WorkloadsTests", dependencies: [
+            "Workloads", "Testbed", "Runner", "NetbenchCommands", "BenchModel", "BenchCore", "TestSupport",
+        ]),
+        // `run --server` against loopback servers: probes, certificate checks, response checks.
+        .testTarget(name: "RemoteExecutionTests", dependencies: [
+            "RemoteExecution", "Testbed", "Runner", "BenchModel", "BenchCore", "TLS", "TestSupport",
         ]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TLS", "QUIC", "BenchCore"]),
         // The scheduler with stand-in executors (no sockets) and the append-only results log.
         .testTarget(name: "RunnerTests", dependencies: [
-            "Runner", "Testbed", "Workloads", "RemoteExecution", "BenchModel", "BenchCore", "SystemIO", "Transport",
-            "Statistics", "TestSupport",
+            "Runner", "BenchModel", "BenchCore", "SystemIO", "Transport", "Statistics", "TestSupport",
         ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzEntries"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CLITests", dependencies: [

@@ -20,11 +20,12 @@ scripts/check-layering.sh
 if [[ "${1:-}" == "--fast" ]]; then
     # The pure test targets, and the tests inside them that need what this tier has not: peers
     # (QUIC interop), network namespaces (an installed binary's emulated run), root or Chromium.
+    # TestbedTests, LinkEmulatorTests and EndToEndTests run only in the full tier.
     FAST_TARGETS='BenchCoreTests|BenchModelTests|StatisticsTests|LinkModelTests|TLSTests|HTTPCodecTests|QUICTests'
-    FAST_TARGETS+='|SystemIOTests|TransportTests|ReportersTests|RunnerTests|CLITests|FuzzRegressionTests|ReplayTests'
+    FAST_TARGETS+='|SystemIOTests|TransportTests|ReplayTests|ReportersTests|RunnerTests|RemoteExecutionTests'
+    FAST_TARGETS+='|WorkloadsTests|BrowsersTests|CLITests|FuzzRegressionTests'
     FAST_SKIP='QUICTests\.InteropTests|CLITests\.InstallTests/testInstalledBinaryRunsANamedEmulatedProfile'
-    FAST_SKIP+='|ReplayTests\.(Chromium(Load|Paint)Tests|CrossTrafficTests|Emulated[A-Za-z]*Tests|LateBindingTests'
-    FAST_SKIP+='|MigrationTests|ResponsivenessTests|ServerTCPRecordTests|TLSRecordTTFBTests)'
+    FAST_SKIP+='|WorkloadsTests\.(CrossTrafficTests|ResponsivenessTests)|BrowsersTests\.Chromium(Load|Paint)Tests'
     scripts/bootstrap.sh
     swift build --build-tests 2>&1 | tail -n 20
     exec swift test --skip-build --filter "^($FAST_TARGETS)\." --skip "^($FAST_SKIP)" 2>&1

@@ -4,9 +4,6 @@ import BenchCore
 import BenchModel
 import Transport
 @testable import Runner
-@testable import Testbed
-@testable import Workloads
-@testable import RemoteExecution
 import TestSupport
 
 /// What a stand-in executor was asked to do.

@@ -8,7 +8,6 @@ import Replay
 @testable import Runner
 @testable import Testbed
 @testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 
 /// The rendered pages paint like pages in a real headless Chromium: the first contentful paint

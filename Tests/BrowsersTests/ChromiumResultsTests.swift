@@ -6,7 +6,6 @@ import Replay
 @testable import Runner
 @testable import Testbed
 @testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 import TestSupport
 

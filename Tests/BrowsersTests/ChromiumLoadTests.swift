@@ -7,7 +7,6 @@ import SystemIO
 @testable import Runner
 @testable import Testbed
 @testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 
 /// A real headless Chromium loads the replay over loopback: every resource of the scenario arrives

@@ -5,8 +5,6 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 
 /// Page loads through the link emulator (namespaces + TUN, created and removed by the run): every

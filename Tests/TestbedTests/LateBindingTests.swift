@@ -3,34 +3,16 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
-@testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
-@testable import Replay
 import TestSupport
 
-/// The built-in client asks for resources with Chromium's priorities, and the replay server's
-/// HTTP/2 decides late what to send (`--late-binding`), so a render-blocking stylesheet that a
-/// script asks for while a 1.5 MB image streams overtakes the image. Without late binding the
-/// stylesheet waits behind the image bytes already queued in the kernel, as behind nginx.
+/// The built-in client asks for resources with Chromium's priorities (ReplayTests.RequestPriorityTests),
+/// and the replay server's HTTP/2 decides late what to send (`--late-binding`), so a render-blocking
+/// stylesheet that a script asks for while a 1.5 MB image streams overtakes the image. Without late
+/// binding the stylesheet waits behind the image bytes already queued in the kernel, as behind nginx.
 final class LateBindingTests: XCTestCase {
     private let page = Fixture.path("late-binding-page.json")
     private let link = Fixture.path("late-binding-link.json")
-
-    func testChromiumsPrioritiesPerResourceAsTheRendererPresentsThem() throws {
-        let s = try Scenario.load(from: packageRoot + "/Scenarios/pages/mobile-median.json")
-        let byID = Dictionary(uniqueKeysWithValues: s.resources.map { ($0.id, $0) })
-        func p(_ id: String) -> RequestPriority { PageLoader.priority(byID[id]!, parent: byID[id]!.parent.flatMap { byID[$0] }) }
-        XCTAssertEqual(p("html"), .highest)
-        XCTAssertEqual(p("css-1"), .highest, "render-blocking stylesheet: VeryHigh")
-        XCTAssertEqual(p("css-2"), .idle, "a stylesheet that does not block is rendered media=print: VeryLow")
-        XCTAssertEqual(p("js-4"), .medium, "parser-blocking script: High")
-        XCTAssertEqual(p("js-1"), .lowest, "async script: Low")
-        XCTAssertEqual(p("js-14"), .lowest, "a script another script inserts is async")
-        XCTAssertEqual(p("font-1"), .highest)
-        XCTAssertEqual(p("img-3"), .lowest)
-    }
 
     /// Milliseconds from the stylesheet's request to its last byte, per run.
     private func stylesheetWaits(_ lateBinding: LateBinding) throws -> [Double] {

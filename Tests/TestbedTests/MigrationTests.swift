@@ -5,8 +5,6 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 
 /// Path changes in the middle of a load, through the link emulator in namespaces the test creates
