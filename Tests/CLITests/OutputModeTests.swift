@@ -15,6 +15,7 @@ final class OutputModeTests: XCTestCase {
     }
 
     func testRunCompareAndCheckInEveryMode() throws {
+        try requireCongestionControl()
         let dir = Program.tempDirectory(self)
         let page = Fixture.path("small-page.json")
         let quiet = try netbench(["run", page, "-t", "h1,h2", "-n", "3", "-o", dir + "/a", "--quiet"])

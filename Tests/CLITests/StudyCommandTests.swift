@@ -20,6 +20,7 @@ final class StudyCommandTests: XCTestCase {
     }
 
     func testStudyOfALoopbackRun() throws {
+        try requireCongestionControl()
         let dir = Program.tempDirectory(self)
         let s = try suite(dir, claim: #"{"name": "loopback", "baseline": "h2", "candidate": "h3", "minSpeedup": 50}"#)
         let run = try netbench(["run", s, "-o", dir + "/r", "--quiet"])
