@@ -60,32 +60,12 @@ struct ChromiumPageRun: PageLoad {
             if e.method == "Page.screencastFrame" { film.handle(e, devtools) }
         }
 
-        var report: BrowserReport
+        let report: BrowserReport
         do {
-            let session = try openPage(devtools)
-            tracker.session = session
-            if screencast {
-                _ = try devtools.call("Page.startScreencast", ["format": "jpeg", "quality": 50, "maxWidth": 400, "maxHeight": 300],
-                                      session: session, deadline: Instant.now() + Self.setupAllowance)
-                // The strip starts with what showed before navigation (the blank tab): wait for that first
-                // frame, or a fast page's first paint can be the first frame the browser sends.
-                do { try devtools.run(until: Instant.now() + .seconds(5), "the blank tab's first frame") { film.count > 0 } }
-                catch DevToolsPipe.Failure.timedOut {}
+            switch try load(devtools, tracker: tracker, film: film, url: urls[root.id]!, urls: urls) {
+            case .failed(let why): return Self.failed(why)
+            case .loaded(let r): report = r
             }
-            let navigationStart = Instant.now()
-            let deadline = navigationStart + timeout
-            let navigation = try devtools.call("Page.navigate", ["url": urls[root.id]!], session: session, deadline: deadline)
-            if let e = navigation["errorText"] as? String, !e.isEmpty {
-                return Self.failed("navigation to \(urls[root.id]!) failed: \(e)")
-            }
-            do {
-                try devtools.run(until: deadline, "loading the page") { tracker.isComplete || tracker.failure != nil }
-            } catch DevToolsPipe.Failure.timedOut {
-                return Self.failed("timed out after \(Units.format(timeout.inMilliseconds / 1000, 1)) s: " + tracker.pendingSummary(urls: urls))
-            }
-            if let f = tracker.failure { return Self.failed(f) }
-            report = BrowserReport(frames: try collectTimings(devtools, session: session, expected: Set(tracker.expected.keys)),
-                                   responses: tracker.responses)
             grace = .seconds(2)
             _ = try? devtools.send("Browser.close")
         } catch DevToolsPipe.Failure.interrupted {
@@ -99,6 +79,42 @@ struct ChromiumPageRun: PageLoad {
         var outcome = PageLoadOutcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
         if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
         return outcome
+    }
+
+    private enum PageResult {
+        case loaded(BrowserReport)
+        case failed(String)
+    }
+
+    /// Opens a tab, starts the screencast if asked, navigates to `url` and waits until the page and
+    /// every expected resource loaded (or the page's time limit passed); then reads the timings.
+    private func load(_ devtools: DevToolsPipe, tracker: NetworkTracker, film: ScreencastFrames, url: String,
+                      urls: [String: String]) throws -> PageResult {
+        let session = try openPage(devtools)
+        tracker.session = session
+        if screencast {
+            _ = try devtools.call("Page.startScreencast", ["format": "jpeg", "quality": 50, "maxWidth": 400,
+                                                           "maxHeight": 300],
+                                  session: session, deadline: Instant.now() + Self.setupAllowance)
+            // The strip starts with what showed before navigation (the blank tab): wait for that first
+            // frame, or a fast page's first paint can be the first frame the browser sends.
+            do { try devtools.run(until: Instant.now() + .seconds(5), "the blank tab's first frame") { film.count > 0 } }
+            catch DevToolsPipe.Failure.timedOut {}
+        }
+        let deadline = Instant.now() + timeout
+        let navigation = try devtools.call("Page.navigate", ["url": url], session: session, deadline: deadline)
+        if let e = navigation["errorText"] as? String, !e.isEmpty {
+            return .failed("navigation to \(url) failed: \(e)")
+        }
+        do {
+            try devtools.run(until: deadline, "loading the page") { tracker.isComplete || tracker.failure != nil }
+        } catch DevToolsPipe.Failure.timedOut {
+            return .failed("timed out after \(Units.format(timeout.inMilliseconds / 1000, 1)) s: "
+                           + tracker.pendingSummary(urls: urls))
+        }
+        if let f = tracker.failure { return .failed(f) }
+        let frames = try collectTimings(devtools, session: session, expected: Set(tracker.expected.keys))
+        return .loaded(BrowserReport(frames: frames, responses: tracker.responses))
     }
 
     /// A new tab with a DevTools session on it, with page and network events on.

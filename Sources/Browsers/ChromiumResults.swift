@@ -153,23 +153,42 @@ struct ChromiumResults {
                 rec.connectEnd = ce + o
                 rec.tlsEnd = ce + o
             }
-            if rec.protocol != want {
-                let p = (rec.protocol ?? "").isEmpty ? "an unreported protocol" : rec.protocol!
-                problems.append("\(r.id) (\(url)) was fetched over \(p), not \(want)")
-                rec.error = "protocol \(p)"
-            } else if let status = rec.status, status >= 400 {
-                problems.append("\(r.id) (\(url)): HTTP \(status)")
-                rec.error = "HTTP \(status)"
-            } else if let expected = servedBytes[r.id], rec.bytes != expected {
-                problems.append("\(r.id) (\(url)): received \(rec.bytes) bytes, expected \(expected)")
-                rec.error = "received \(rec.bytes) bytes, expected \(expected)"
+            if let problem = check(rec, resource: r, url: url, want: want) {
+                problems.append("\(r.id) (\(url))" + problem.text)
+                rec.error = problem.error
             }
             requests.append(rec)
         }
+        var m = metrics(requests, connections: connections.count, top: top)
+        let failure = problems.isEmpty ? nil : Self.summarize(problems)
+        if failure == nil { m.pltMs = requests.compactMap(\.lastByte).max() }
+        return Records(requests: requests, connections: connections, metrics: m, failure: failure)
+    }
+
+    /// What is wrong with a fetched resource: another protocol, an HTTP error, other bytes than
+    /// served; as the run's problem (after the resource's name) and the request's error.
+    private func check(_ rec: RequestRecord, resource r: Scenario.Resource, url: String,
+                       want: String) -> (text: String, error: String)? {
+        if rec.protocol != want {
+            let p = (rec.protocol ?? "").isEmpty ? "an unreported protocol" : rec.protocol!
+            return (" was fetched over \(p), not \(want)", "protocol \(p)")
+        }
+        if let status = rec.status, status >= 400 { return (": HTTP \(status)", "HTTP \(status)") }
+        if let expected = servedBytes[r.id], rec.bytes != expected {
+            let what = "received \(rec.bytes) bytes, expected \(expected)"
+            return (": " + what, what)
+        }
+        return nil
+    }
+
+    /// The run's figures from its requests and the top frame's navigation and paint entries (PLT is
+    /// set by the caller, only when nothing went wrong).
+    private func metrics(_ requests: [RequestRecord], connections: Int,
+                         top: BrowserReport.FrameTimings) -> RunMetrics {
         var m = RunMetrics()
         m.requests = requests.filter { $0.lastByte != nil }.count
         m.bytes = requests.reduce(0) { $0 + $1.bytes }
-        m.connections = connections.count
+        m.connections = connections
         if let root = scenario.root, let doc = requests.first(where: { $0.id == root.id }) {
             m.ttfbMs = doc.firstByte
             if let cs = doc.connectStart, let ce = doc.connectEnd, ce > cs { m.handshakeMs = ce - cs }
@@ -178,9 +197,7 @@ struct ChromiumResults {
         m.firstPaintMs = top.paint?.first { $0.name == "first-paint" }?.startTime
         m.firstContentfulPaintMs = top.paint?.first { $0.name == "first-contentful-paint" }?.startTime
         m.largestContentfulPaintMs = top.lcp
-        let failure = problems.isEmpty ? nil : Self.summarize(problems)
-        if failure == nil { m.pltMs = requests.compactMap(\.lastByte).max() }
-        return Records(requests: requests, connections: connections, metrics: m, failure: failure)
+        return m
     }
 
     private func connection(id: Int, origin: String, entry e: BrowserReport.TimingEntry, offset o: Double,

@@ -4,8 +4,8 @@ import BenchCore
 /// boolean flags, positionals, and `--` (everything after it is positional). Every unknown
 /// option, missing value and surplus argument is a usage error naming it.
 public enum ArgumentParser {
-    /// A fresh command of `type` with `arguments` bound and validated.
-    public static func parse<C: ParsableCommand>(_ type: C.Type, _ arguments: [String]) throws -> C {
+    /// A fresh command (or option group) of `type` with `arguments` bound and validated.
+    public static func parse<C: ParsableArguments>(_ type: C.Type, _ arguments: [String]) throws -> C {
         let command = C()
         try bind(command, arguments)
         try command.validate()
@@ -20,13 +20,27 @@ public enum ArgumentParser {
         return command
     }
 
-    static func bind(_ command: any ParsableCommand, _ arguments: [String]) throws {
+    /// Binds every option and positional of `command` and of its groups, then validates the groups.
+    static func bind(_ command: any ParsableArguments, _ arguments: [String]) throws {
         let b = Bindings(command)
+        if let problem = b.problems.first { throw DeclarationError(description: problem) }
+        let (given, positionals) = try scan(arguments, b.options)
+        for o in b.options {
+            let g = given[ObjectIdentifier(o)]
+            try o.bind(g?.values ?? [], as: g?.name ?? o.spec.long)
+        }
+        try bindPositionals(b.positionals, positionals)
+        for group in b.groups { try group.validate() }
+    }
+
+    /// Each option's texts in order with the name used last, and the positionals.
+    static func scan(_ arguments: [String], _ options: [any OptionBinding]) throws
+        -> (given: [ObjectIdentifier: (values: [String], name: String)], positionals: [String]) {
         var given: [ObjectIdentifier: (values: [String], name: String)] = [:]
         var positionals: [String] = []
         var i = 0
         var onlyPositionals = false
-        func isOptionName(_ s: String) -> Bool { b.options.contains { $0.spec.names.contains(s) } }
+        func isOptionName(_ s: String) -> Bool { options.contains { $0.spec.names.contains(s) } }
         while i < arguments.count {
             let arg = arguments[i]
             i += 1
@@ -38,7 +52,7 @@ public enum ArgumentParser {
                 name = String(arg[..<eq])
                 inline = String(arg[arg.index(after: eq)...])
             }
-            guard let option = b.options.first(where: { $0.spec.names.contains(name) }) else {
+            guard let option = options.first(where: { $0.spec.names.contains(name) }) else {
                 throw BenchError.usage("unknown option '\(name)'")
             }
             var value = ""
@@ -56,11 +70,7 @@ public enum ArgumentParser {
             let id = ObjectIdentifier(option)
             given[id] = ((given[id]?.values ?? []) + [value], name)
         }
-        for o in b.options {
-            let g = given[ObjectIdentifier(o)]
-            try o.bind(g?.values ?? [], as: g?.name ?? o.spec.long)
-        }
-        try bindPositionals(b.positionals, positionals)
+        return (given, positionals)
     }
 
     /// Each declaration takes its minimum, then the surplus goes to the first that takes more.
@@ -84,4 +94,10 @@ public enum ArgumentParser {
         }
         if index < values.count { throw BenchError.usage("unexpected argument '\(values[index])'") }
     }
+}
+
+/// A command whose declarations contradict each other (an option name declared twice, say): a
+/// bug in the program, not in its command line; `CommandDeclarations.problems` lists them all.
+public struct DeclarationError: Error, CustomStringConvertible {
+    public var description: String
 }

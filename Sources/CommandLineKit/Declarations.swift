@@ -13,6 +13,25 @@ protocol PositionalBinding: AnyObject {
     func bind(_ values: [String]) throws
 }
 
+protocol GroupBinding: AnyObject {
+    var arguments: any ParsableArguments { get }
+}
+
+/// `@OptionGroup var server: ServerOptionGroup`: every option the group declares, with its help,
+/// becomes an option of the command, listed in the group's own section of help and man page.
+/// Several commands include one group, so they share one declaration and one help text.
+///
+/// The group is a struct whose own wrappers are classes: parsing binds them in place, and the
+/// value read here (a copy sharing those wrappers) sees what was parsed.
+@propertyWrapper
+public final class OptionGroup<Group: ParsableArguments>: GroupBinding {
+    public let wrappedValue: Group
+
+    public init() { wrappedValue = Group() }
+
+    var arguments: any ParsableArguments { wrappedValue }
+}
+
 /// `@Option("--runs", "-n", value: "N", help: "…", parse: .int(1...100_000)) var runs: Int?`
 ///
 /// - `var x: T?` with no default: nil when not given.

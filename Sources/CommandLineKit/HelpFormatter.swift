@@ -28,13 +28,27 @@ public enum HelpFormatter {
         if !d.positionals.isEmpty {
             s += "arguments:\n" + rows(d.positionals.map { ($0.synopsis, $0.help) }) + "\n"
         }
-        s += "options:\n"
-        s += rows(d.options.map { o in
-            (o.synopsis, o.help + (o.defaultDescription.map { " (default: \($0))" } ?? "") + (o.isRepeatable ? " (repeatable)" : ""))
-        } + [("-h, --help", "show this help")])
+        s += optionSections(d)
         if !c.examples.isEmpty { s += "\nexamples:\n" + c.examples.map { "  " + $0 + "\n" }.joined() }
         if !c.exitCodes.isEmpty {
             s += "\nexit codes:\n" + rows(c.exitCodes.map { ("\($0.code)", $0.meaning) }, column: 8)
+        }
+        return s
+    }
+
+    /// "options:" (the command's own and `--help`), then one section per titled option group.
+    static func optionSections(_ d: CommandDeclarations) -> String {
+        func row(_ o: OptionSpec) -> (String, String) {
+            let byDefault = o.defaultDescription.map { " (default: \($0))" } ?? ""
+            return (o.synopsis, o.help + byDefault + (o.isRepeatable ? " (repeatable)" : ""))
+        }
+        var s = ""
+        for section in d.sections {
+            if let title = section.title {
+                s += "\n\(title):\n" + rows(section.options.map(row))
+            } else {
+                s += "options:\n" + rows(section.options.map(row) + [("-h, --help", "show this help")])
+            }
         }
         return s
     }

@@ -27,10 +27,9 @@ public enum ManPage {
         s += ".PP\n.nf\n\(escape(usage))\n.fi\n"
         if !c.discussion.isEmpty { s += paragraphs(c.discussion) }
         for p in d.positionals { s += ".TP\n\\fI\(escape(p.synopsis))\\fR\n\(escape(p.help))\n" }
-        for o in d.options {
-            var term = (o.short.map { "\\fB\(escape($0))\\fR, " } ?? "") + "\\fB\(escape(o.long))\\fR"
-            if let v = o.valueName { term += " \\fI\(escape(v))\\fR" }
-            s += ".TP\n\(term)\n\(escape(o.help + (o.defaultDescription.map { " (default: \($0))" } ?? "")))\n"
+        for section in d.sections {
+            if let title = section.title { s += ".PP\n\(escape(title.prefix(1).uppercased() + title.dropFirst())):\n" }
+            for o in section.options { s += option(o) }
         }
         if !c.examples.isEmpty { s += ".PP\nExamples:\n.nf\n" + c.examples.map { "  " + escape($0) + "\n" }.joined() + ".fi\n" }
         if !c.exitCodes.isEmpty {
@@ -38,6 +37,13 @@ public enum ManPage {
             for e in c.exitCodes { s += ".TP\n.B \(e.code)\n\(escape(e.meaning))\n" }
         }
         return s
+    }
+
+    /// `.TP` with the names in bold, the value name in italics, and the help with its default.
+    static func option(_ o: OptionSpec) -> String {
+        var term = (o.short.map { "\\fB\(escape($0))\\fR, " } ?? "") + "\\fB\(escape(o.long))\\fR"
+        if let v = o.valueName { term += " \\fI\(escape(v))\\fR" }
+        return ".TP\n\(term)\n\(escape(o.help + (o.defaultDescription.map { " (default: \($0))" } ?? "")))\n"
     }
 
     /// Prose becomes `.PP` paragraphs; indented lines stay preformatted (`.nf`/`.fi`).

@@ -72,7 +72,8 @@ extension HTTP3StreamEntry {
                     slotOf[stream] = (3, true)
                 }
             }
-            guard var (slot, fresh) = slotOf[stream] else { continue }
+            guard let (slot, firstFresh) = slotOf[stream] else { continue }
+            var fresh = firstFresh
             var offset = 0
             repeat {
                 let n = min(bytes.count - offset, 0xFFFF)

@@ -61,7 +61,8 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     func run() throws -> ExitCode {
-        let samples = self.samples, realtime = !self.normalScheduler, precise = self.precise
+        let samples = self.samples, precise = self.precise
+        let emulator = EmulatorSettings(scheduling: normalScheduler ? .normal : .realtime, precise: precise)
         var profiles: [Profile] = []
         for rtt in rtt ?? [] {
             for rate in rate ?? [] {
@@ -84,19 +85,20 @@ struct CalibrateCommand: ParsableCommand {
         try PrivilegeGate.requireEmulation()
 
         FileHandle.standardError.write("measuring the timer floor (2 s)…\n".data(using: .utf8)!)
-        let floor = TimerFloor.measure(duration: .seconds(2), realtimePriority: realtime ? 10 : nil)
+        let floor = TimerFloor.measure(duration: .seconds(2),
+                                       realtimePriority: emulator.scheduling == .realtime ? 10 : nil)
         print(floor.summary)
         var worst: ExitCode = .success
         for p in profiles where p.isEmulated {
             FileHandle.standardError.write("calibrating \(p.name) (\(p.summary))…\n".data(using: .utf8)!)
             let r = try CalibrationRun.measure(profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration,
-                                               realtime: realtime, precise: precise, timerFloor: floor)
+                                               emulator: emulator, timerFloor: floor)
             var loads: [PageLoadLateness] = []
             if pageLoads > 0 {
                 FileHandle.standardError.write("loading \(page) through \(p.name) (\(pageLoads)× h2, h3)…\n".data(using: .utf8)!)
                 loads = try CalibrationPageLoad.measure(profile: p, scenarioPath: pageFile!.path, scenario: pageFile!.scenario,
-                                                        transports: [.h2, .h3], loads: pageLoads, realtime: realtime,
-                                                        precise: precise, library: Library.locate())
+                                                        transports: [.h2, .h3], loads: pageLoads, emulator: emulator,
+                                                        library: Library.locate())
             }
             let (text, missed) = Self.render(r, pageLoads: loads, precise: precise)
             print(text)

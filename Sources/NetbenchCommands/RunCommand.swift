@@ -22,12 +22,53 @@ struct RunCommand: ParsableCommand {
             the runs (h1 h2 h3 h1 h2 h3 …), and writes:
               DIR/runs.jsonl     a header line, then every run's raw timestamps, one line per run as it ends
               DIR/results.json   the same runs as one file (schema v1), written when the run ends
+              DIR/runs.csv       one row per run (failed and warm-up runs included)
               DIR/summary.csv    per scenario/profile/transport/metric: n, median, p90, p95, mean, sd, 95% CI
+              DIR/summary.md     the summary as Markdown (for pull-request comments)
               DIR/report.html    the comparative report (open it in a browser)
 
-            With no file, runs the default suite (Scenarios/suites/default.json). A suite names its scenarios, \
-            profiles, transports and runs; options given here override it. With scenario files, the defaults \
-            are --transport h1,h2 --profile loopback --runs 10.
+            A run is appended to runs.jsonl in one write and fsync as it ends: a crash, Ctrl-C or kill -9 \
+            loses at most the run in flight; --resume DIR continues, and 'netbench report DIR' writes the \
+            other files again from the log. Progress is one line per run on stderr with an ETA, then a \
+            summary table. Ctrl-C stops the run in progress and removes the network namespaces. Emulated \
+            profiles need root; without it netbench runs itself again in a user and network namespace \
+            where the kernel allows it, else exits 77.
+
+            With no file, runs the default suite (Scenarios/suites/default.json: the median mobile page over \
+            h1, h2, h3 on loopback, Cable, 4G and 3GFast, adaptive runs, about 10 minutes on 2 cores). A suite \
+            names its scenarios, profiles, transports and runs; options given here override it. With scenario \
+            files, the defaults are --transport h1,h2 --profile loopback --runs 10.
+
+            --runs auto stops a cell once the distribution-free 95% interval of its median PLT (order \
+            statistics, exact binomial coverage) is within ±--precision; a suite may say "runs": "auto". \
+            --shard gives each shard whole scenario × profile blocks (all transports, runs interleaved), or \
+            with more shards than blocks a block's run indices (with --runs auto, whole blocks only); \
+            'netbench merge' pools the shards. --resume of another plan, shard or host exits 65 naming what \
+            differs; unfinished cells repeat their warm-ups.
+
+            Every run records its server options (runs[].server: tlsRecords, lateBinding for h2, the \
+            congestion control read back from the server's sockets); a suite's "tlsRecords" sets \
+            --tls-records (nginx's default is 16k).
+
+            --client chromium: a fresh headless Chromium per run (scripts/bootstrap.sh --chromium, or \
+            NETBENCH_CHROMIUM) in the client's namespace, trusting the run's certificates by their public \
+            keys, over exactly the run's protocol (a resource fetched over another fails the run). It \
+            records Resource Timing in the same schema ("client": "chromium") plus loadEventMs, firstPaintMs, \
+            firstContentfulPaintMs and largestContentfulPaintMs; a suite's "client" sets it too.
+
+            --server HOST:PORT: no local servers and no emulator; every origin is reached at HOST:PORT (h3 \
+            over UDP to the same port) with its name as SNI and Host, and runs are recorded under the \
+            profile "network". Before the first run each origin name gets one verified handshake per \
+            protocol stack, against --ca or the system store (SSL_CERT_FILE, SSL_CERT_DIR, else OpenSSL's \
+            default paths); one that does not verify exits 2. Then GET /.well-known/netbench: 'netbench \
+            serve' of another scenario exits 65, a 404 (nginx, a CDN) is fine. Each run's RTT, and so its \
+            ideal, is the minimum of 5 TCP connects just before it (a UDP-only server: QUIC's minimum RTT, \
+            as metrics.rttSource says). A response whose status or size differs from the scenario fails the \
+            run. Servers: 'netbench serve', the nginx configuration of 'netbench scenario export' (h1, h2), \
+            ngtcp2's gtlsserver (h3). HOST must resolve to IPv4; against a static server the ideal still \
+            counts the scenario's think times.
+
+            Environment variables and where the scenario library is found: 'netbench man'.
             """,
             examples: [
                 "netbench run",
@@ -41,7 +82,8 @@ struct RunCommand: ParsableCommand {
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "ok (even if some runs failed: see the results)"),
-                ExitCodeDoc(.runFailed, "every run failed, setup failed, or the run was interrupted"),
+                ExitCodeDoc(.runFailed, "every run failed, setup failed, a results, key-log or qlog file could not be "
+                            + "written (a full disk: the runs so far are kept), or the run was interrupted"),
                 Netbench.usageExit,
                 ExitCodeDoc(.dataError, "bad scenario, profile or suite; --resume of another plan or host"),
                 ExitCodeDoc(.noPermission, "missing privilege for an emulated profile"),
@@ -54,7 +96,9 @@ struct RunCommand: ParsableCommand {
     @Option("--profile", "-p", value: "LIST", help: "network profiles by name (see 'netbench profiles') or file; loopback = no emulation", parse: .list(of: .nonEmpty)) var profiles: [String]?
     @Option("--runs", "-n", value: "N", help: "counted runs per scenario × profile × transport, or auto: until the 95% CI of each cell's median PLT is within ±--precision", parse: .runs) var runs: RunsSetting?
     @Option("--precision", value: "P", help: "--runs auto: the median PLT's 95% CI half-width to reach, relative (default 2%)", parse: .percent) var precision: Double?
-    @Option("--max-runs", value: "N", help: "--runs auto: at most this many runs per cell (default 30; at least 5 are made)", parse: .int(5...100_000)) var maxRuns: Int?
+    @Option("--max-runs", value: "N", help: "--runs auto: at most this many runs per cell (default 30); a cell settles "
+                + "after 6 at the earliest (no 95% interval of the median below 6)",
+            parse: .int(5...100_000)) var maxRuns: Int?
     @Option("--budget", value: "D", help: "--runs auto: start no new round after this long, e.g. 1200s", parse: .duration()) var budget: Nanoseconds?
     @Option("--shard", value: "I/N", help: "run only shard I of N (1-based) of the plan; also from JOB_COMPLETION_INDEX+NETBENCH_SHARD_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL, SLURM_ARRAY_TASK_ID/_MIN/_COUNT", parse: .shard) var shard: ShardSpec?
     @Option("--resume", value: "DIR", help: "continue the interrupted run in DIR (same plan and host): finished runs are kept, the cut-off run repeated", parse: .directory) var resume: String?
@@ -62,18 +106,15 @@ struct RunCommand: ParsableCommand {
     @Option("--out", "-o", value: "DIR", help: "output directory (default: results/<UTC time>-<suite>/)", parse: .directory) var out: String?
     @Option("--seed", value: "N", help: "seed for loss and other random choices (default: the suite's, else 1)", parse: .uint64) var seed: UInt64?
     @Option("--timeout", value: "D", help: "limit per run, e.g. 30s (default: 10 × the ideal load time + 30 s)", parse: .duration()) var timeout: Nanoseconds?
-    @Option("--tls", value: "V", help: "force TLS 1.2 or 1.3 for h1/h2 (default: 1.3 negotiated)", parse: .choice(TLSVersion.self)) var tls: TLSVersion?
-    @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
-    @Option("--qlog", value: "DIR", help: "write a qlog file per QUIC connection (<client|server>-<scid>.sqlog)", parse: .directory) var qlog: String?
+    @OptionGroup var serverOptions: ServerOptionGroup
+    @OptionGroup var diagnostics: DiagnosticOptionGroup
     @Flag("--repeat-view", help: "keep TLS sessions and QUIC tickets between runs: later runs resume (QUIC 0-RTT); each connection records resumed / earlyDataAccepted (use --warmup 1)") var repeatView: Bool
-    @Flag("--emulator-realtime", help: "kept for compatibility: the emulator's packet loop runs under SCHED_FIFO by default now (see 'netbench calibrate --normal-scheduler')") var emulatorRealtime: Bool
     @Flag("--emulator-precise", help: "the emulator's precise mode: its loop, under SCHED_FIFO, stops sleeping shortly before each release and polls (release lateness below the timer floor, at the cost of CPU the endpoints may need; see 'netbench calibrate --precise')") var emulatorPrecise: Bool
-    @Option("--tcp-cc", value: "NAME", help: "TCP congestion control on every socket (default cubic; recorded per connection)", parse: .nonEmpty) var tcpCC: String?
-    @Option("--late-binding", value: "SIZE", help: "HTTP/2 server: at most SIZE bytes wait unsent in the kernel (TCP_NOTSENT_LOWAT) so stream priorities choose what is sent next, as h2o does (default 16KiB); off: the kernel queues whatever the server writes, as nginx does", parse: .lateBinding) var lateBinding: LateBinding?
-    @Option("--tls-records", value: "R", help: "server TLS record sizing: dynamic (one packet per record at first and after an idle second, 16 KiB after 1 MB; default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
-    @Option("--quic-cc", value: "NAME", help: "QUIC congestion control", parse: .choice(QUICCongestionControl.self)) var quicCC: QUICCongestionControl?
     @Option("--client", value: "LIST", help: "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)", parse: .clients) var clients: [RunClient]?
-    @Flag("--filmstrip", help: "with --client chromium: after each profile's runs, one more browser load per scenario and transport, capturing what it paints; the report shows the frames every 100 ms side by side per transport (not a measured run: capturing costs CPU)") var filmstrip: Bool
+    @Flag("--filmstrip", help: "with --client chromium: after each profile's runs, one more browser load per scenario "
+            + "and transport, capturing what it paints; the report shows the frames every 100 ms side by side per "
+            + "transport, results.json keeps them (filmstrips); not a measured run: capturing costs CPU")
+    var filmstrip: Bool
     @Option("--label", value: "TEXT", help: "a name for this run recorded with the results (source.label), beside the git commit and branch of the working directory when it is a repository; 'history' and '--push' use it", parse: .nonEmpty) var label: String?
     @Option("--server", value: "HOST:PORT", help: "load every origin from this server over the real network (names as SNI and Host; h3 over UDP to the same port; profile 'network', RTT from TCP connects); checks its certificates and, at /.well-known/netbench, that it serves these scenarios", parse: .nonEmpty) var server: String?
     @Option("--ca", value: "FILE", help: "--server: PEM file of the roots the server's certificates must verify against (default: the system store, OpenSSL's default verify paths)", parse: .file()) var ca: String?
@@ -87,32 +128,12 @@ struct RunCommand: ParsableCommand {
         let plan = try RunPlanInput.resolve(self)
         var (request, suiteName) = (plan.request, plan.suiteName)
         if filmstrip {
-            guard request.clients.contains(.chromium) else {
+            guard request.pageLoads.clients.contains(.chromium) else {
                 throw BenchError.usage("--filmstrip needs --client chromium (the built-in client paints nothing)")
             }
-            request.filmstrip = true
+            request.pageLoads.filmstrip = true
         }
-        var executors: PageExecutorFactory?
-        var serverLine: String?
-        if let server {
-            let endpoint: RemoteEndpoint
-            do { endpoint = try RemoteEndpoint(parsing: server) } catch { throw BenchError.usage("\(error)") }
-            let credentials: RunCredentials
-            if let ca {
-                guard let pem = FileManager.default.contents(atPath: ca).flatMap({ String(data: $0, encoding: .utf8) }), pem.contains("BEGIN CERTIFICATE") else {
-                    throw BenchError.data("\(ca): not a readable PEM certificate file")
-                }
-                credentials = RunCredentials(caPEM: pem)
-            } else {
-                do { credentials = try RunCredentials.systemStore() } catch { throw BenchError.run("--server without --ca trusts the system store: \(error)") }
-            }
-            request.profiles = [RemoteExecutorFactory.profile]
-            let factory = try RemoteExecutorFactory(endpoint: endpoint, request: request, credentials: credentials)
-            serverLine = factory.identity.map { "server \(endpoint): \($0)" }
-            executors = factory
-        } else if ca != nil {
-            throw BenchError.usage("--ca needs --server")
-        }
+        let (executors, serverLine) = try remoteExecutors(&request)
         if request.profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
         let out = request.outputDirectory
         let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion,
@@ -120,17 +141,8 @@ struct RunCommand: ParsableCommand {
         let progress = ProgressDisplay(silent: mode != .table)
         let interrupt = InterruptHandler { runner.cancel() }
         defer { interrupt.remove() }
-        let c = request.clients
-        progress.line("netbench \(netbenchVersion): \(suiteName): \(request.scenarios.count) scenario(s) × \(request.profiles.count) profile(s) × \(request.transports.map(\.rawValue).joined(separator: ",")) × \(request.adaptive.map { "auto (≤ \($0.maxRuns))" } ?? String(request.runs)) run(s)\(c == [.builtin] ? "" : " × " + c.map(\.rawValue).joined(separator: ","))\(request.warmupRuns > 0 ? " + \(request.warmupRuns) warm-up" : "") → \(out)")
-        // Leftovers of dead runs (their lock is free) go before this run starts; a live run beside
-        // this one shares the CPUs, which its figures and ours will feel.
-        if getuid() == 0 {
-            let removed = EmulatedNetwork.cleanupStale()
-            if !removed.isEmpty { progress.line("removed \(removed.count) namespace(s) left by netbench runs that died: \(removed.joined(separator: ", "))") }
-        }
-        for other in RunLock.liveOthers() {
-            writeError("netbench: warning: another netbench run (pid \(other.pid.map(String.init) ?? "unknown")) is emulating a network on this machine: both share the CPUs, and both runs' figures feel it")
-        }
+        progress.line(planLine(request, suiteName: suiteName))
+        prepareMachine(progress)
         if let serverLine { progress.line(serverLine) }
         if let shard = request.shard { progress.line("shard \(shard) (\(plan.shardSource)), plan \(request.planDigest ?? "")") }
         if plan.resuming { progress.line("resuming \(out): \(request.finishedRuns.count) run(s) kept") }
@@ -141,15 +153,7 @@ struct RunCommand: ParsableCommand {
         // A resumed run keeps the source its log's header recorded.
         if plan.resuming, let logged = try? ResultsLog.load(from: sink.path).header.source { results.source = logged } else { results.source = source }
         try ResultsWriter.writeFinal(results, to: out)
-        switch mode {
-        case .table:
-            print(ResultsWriter.terminalSummary(results), terminator: "")
-            print("results: \(out)/results.json\nsummary: \(out)/summary.csv\nreport:  \(out)/report.html")
-        case .json:
-            try OutputMode.printJSON(RunSummaryJSON(results, directory: out, interrupted: runner.isCancelled))
-        case .quiet:
-            break
-        }
+        try printSummary(results, mode: mode, directory: out, interrupted: runner.isCancelled)
         if runner.isCancelled {
             if mode != .json { writeError("interrupted: \(results.runs.count) run(s) kept in \(out)/runs.jsonl (continue with --resume \(out))") }
             return .runFailed
@@ -157,6 +161,74 @@ struct RunCommand: ParsableCommand {
         let ok = results.runs.filter { $0.status == .ok }.count
         if ok == 0 && !results.runs.isEmpty { return .runFailed }
         return .success
+    }
+}
+
+extension RunCommand {
+    /// `--server`: the executor factory for a real server (certificates checked, server identified)
+    /// and the line that says who answered; nil without `--server`.
+    func remoteExecutors(_ request: inout RunRequest) throws -> (PageExecutorFactory?, String?) {
+        guard let server else {
+            if ca != nil { throw BenchError.usage("--ca needs --server") }
+            return (nil, nil)
+        }
+        let endpoint: RemoteEndpoint
+        do { endpoint = try RemoteEndpoint(parsing: server) } catch { throw BenchError.usage("\(error)") }
+        let credentials: RunCredentials
+        if let ca {
+            guard let pem = FileManager.default.contents(atPath: ca).flatMap({ String(data: $0, encoding: .utf8) }),
+                  pem.contains("BEGIN CERTIFICATE") else {
+                throw BenchError.data("\(ca): not a readable PEM certificate file")
+            }
+            credentials = RunCredentials(caPEM: pem)
+        } else {
+            do { credentials = try RunCredentials.systemStore() } catch {
+                throw BenchError.run("--server without --ca trusts the system store: \(error)")
+            }
+        }
+        request.profiles = [RemoteExecutorFactory.profile]
+        let factory = try RemoteExecutorFactory(endpoint: endpoint, request: request, credentials: credentials)
+        return (factory, factory.identity.map { "server \(endpoint): \($0)" })
+    }
+
+    /// The plan in one line: scenarios × profiles × transports × runs (× clients) + warm-ups → directory.
+    func planLine(_ request: RunRequest, suiteName: String) -> String {
+        let clients = request.pageLoads.clients
+        let runs = request.adaptive.map { "auto (≤ \($0.maxRuns))" } ?? String(request.runs)
+        let transports = request.transports.map(\.rawValue).joined(separator: ",")
+        let clientPart = clients == [.builtin] ? "" : " × " + clients.map(\.rawValue).joined(separator: ",")
+        let warmups = request.warmupRuns > 0 ? " + \(request.warmupRuns) warm-up" : ""
+        return "netbench \(netbenchVersion): \(suiteName): \(request.scenarios.count) scenario(s) × "
+            + "\(request.profiles.count) profile(s) × \(transports) × \(runs) run(s)\(clientPart)\(warmups) → "
+            + request.outputDirectory
+    }
+
+    /// Leftovers of dead runs (their lock is free) go before this run starts; a live run beside
+    /// this one shares the CPUs, which its figures and ours will feel.
+    func prepareMachine(_ progress: ProgressDisplay) {
+        if getuid() == 0 {
+            let removed = EmulatedNetwork.cleanupStale()
+            if !removed.isEmpty {
+                progress.line("removed \(removed.count) namespace(s) left by netbench runs that died: "
+                              + removed.joined(separator: ", "))
+            }
+        }
+        for other in RunLock.liveOthers() {
+            writeError("netbench: warning: another netbench run (pid \(other.pid.map(String.init) ?? "unknown")) "
+                       + "is emulating a network on this machine: both share the CPUs, and both runs' figures feel it")
+        }
+    }
+
+    func printSummary(_ results: ResultsFile, mode: OutputMode, directory out: String, interrupted: Bool) throws {
+        switch mode {
+        case .table:
+            print(ResultsWriter.terminalSummary(results), terminator: "")
+            print("results: \(out)/results.json\nsummary: \(out)/summary.csv\nreport:  \(out)/report.html")
+        case .json:
+            try OutputMode.printJSON(RunSummaryJSON(results, directory: out, interrupted: interrupted))
+        case .quiet:
+            break
+        }
     }
 }
 

@@ -19,98 +19,50 @@ struct RunPlanInput {
     /// `--resume`: the log in the output directory continues.
     var resuming = false
 
+    /// One merge per group of settings: the suites' values, then the flags over them.
     static func resolve(_ c: RunCommand) throws -> RunPlanInput {
         let library = Library.locate()
-        var suiteName = "adhoc"
-        var scenarioPaths: [String] = []
-        var profileNames = ["loopback"]
-        var transports: [TransportKind] = [.h1, .h2]
-        var runs = 10
-        var warmup = 0
-        var seed: UInt64 = 1
-        var baseline: TransportKind?
-        var clients: [RunClient] = [.builtin]
-        var suiteRepeatView = false
-        var suiteBytes: [UInt8]?
-        var suiteAuto = false
-        var tlsRecords = TLSRecordPolicy.dynamic
-        var suiteAdaptive: (precision: Double?, maxRuns: Int?, budget: Nanoseconds?) = (nil, nil, nil)
-
-        let inputs = c.files.isEmpty ? [library.suitePath("default")] : c.files
-        for file in inputs {
-            if let pages = try corpusPages(file) {
-                scenarioPaths += pages
-            } else if try isSuite(file) {
-                let suite = try Suite.load(from: file)
-                suiteBytes = (suiteBytes ?? []) + [UInt8](FileManager.default.contents(atPath: file) ?? Data())
-                suiteName = suite.name
-                scenarioPaths += suite.scenarios
-                profileNames = suite.profiles
-                transports = suite.transports
-                runs = suite.runs
-                suiteAuto = suite.$runs.isAuto
-                warmup = suite.warmupRuns ?? 0
-                seed = suite.seed ?? seed
-                baseline = suite.baselineTransport
-                if let s = suite.client, let list = RunClient.parseList(s) { clients = list }
-                suiteRepeatView = suite.repeatView ?? false
-                if let t = suite.tlsRecords, let p = TLSRecordPolicy(t) { tlsRecords = p }
-                suiteAdaptive = (suite.precision, suite.maxRuns, suite.budget?.nanoseconds)
-            } else {
-                scenarioPaths.append(file)
-            }
-        }
-        if c.files.count == 1, try corpusPages(c.files[0]) != nil || !(try isSuite(c.files[0])) {
-            suiteName = URL(fileURLWithPath: c.files[0]).deletingPathExtension().lastPathComponent
-        }
-        transports = c.transports ?? transports
-        clients = c.clients ?? clients
-        profileNames = c.profiles ?? profileNames
-        if case .fixed(let n) = c.runs { runs = n; suiteAuto = false }
-        let adaptive: AdaptiveRuns? = c.runs == .auto || (c.runs == nil && suiteAuto)
-            ? AdaptiveRuns(precision: c.precision ?? suiteAdaptive.precision ?? 0.02, maxRuns: c.maxRuns ?? suiteAdaptive.maxRuns ?? 30,
-                           budget: c.budget ?? suiteAdaptive.budget) : nil
-        if adaptive == nil, c.precision != nil || c.maxRuns != nil || c.budget != nil {
-            throw BenchError.usage("--precision, --max-runs and --budget go with --runs auto")
-        }
-        if let a = adaptive { runs = a.maxRuns }
-        warmup = c.warmup ?? warmup
-        seed = c.seed ?? seed
-        if let b = baseline, !transports.contains(b) { baseline = transports.first }
-
-        let scenarios = try scenarioPaths.map { ($0, try Scenario.load(from: $0)) }
-        let profiles = try profileNames.map { try library.profile($0) }
-        var request = RunRequest(suiteName: suiteName, scenarios: scenarios, profiles: profiles, transports: transports,
-                                 runs: runs, warmupRuns: warmup, seed: seed, baselineTransport: baseline ?? transports.first,
-                                 outputDirectory: c.out ?? defaultOutputDirectory(suiteName))
-        request.adaptive = adaptive
-        request.timeoutPerRun = c.timeout
-        request.tlsVersion = c.tls
-        request.keyLogFile = c.keylog ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
-        request.qlogDirectory = c.qlog
-        request.clients = clients
-        if let cc = c.tcpCC { request.tcpCongestionControl = cc }
-        request.repeatView = c.repeatView || suiteRepeatView
-        request.emulatorRealtime = c.emulatorRealtime
-        request.tlsRecords = c.tlsRecords ?? tlsRecords
-        request.lateBinding = c.lateBinding ?? .standard
-        request.emulatorPrecise = c.emulatorPrecise
-        if let q = c.quicCC { request.quicCongestionControl = q }
-        var input = RunPlanInput(request: request, suiteName: suiteName)
-        if let shard = c.shard {
-            input.request.shard = shard
-            input.shardSource = "--shard"
-        } else if let (shard, source) = try ShardSpec.fromEnvironment(ProcessInfo.processInfo.environment) {
-            input.request.shard = shard
-            input.shardSource = source
-        }
-        let digest = PlanDigest(scenarioContents: scenarioPaths.map { [UInt8](FileManager.default.contents(atPath: $0) ?? Data()) },
-                                profiles: profiles, suiteContents: suiteBytes, transports: transports, clients: clients.map(\.rawValue),
-                                runs: adaptive.map { "auto(precision=\($0.precision),min=\($0.minRuns),max=\($0.maxRuns))" } ?? String(runs),
-                                warmupRuns: warmup, seed: seed, netbenchVersion: netbenchVersion)
-        input.request.planDigest = try digest.hex()
+        let files = try PlanFiles.read(c.files.isEmpty ? [library.suitePath("default")] : c.files, given: c.files)
+        let plan = try PlanValues.merge(files.suite, c)
+        let scenarios = try files.scenarioPaths.map { ($0, try Scenario.load(from: $0)) }
+        let profiles = try plan.profiles.map { try library.profile($0) }
+        let out = c.out ?? defaultOutputDirectory(files.name)
+        var request = RunRequest(suiteName: files.name, scenarios: scenarios, profiles: profiles,
+                                 transports: plan.transports, runs: plan.runs, warmupRuns: plan.warmup, seed: plan.seed,
+                                 baselineTransport: plan.baseline, outputDirectory: out)
+        request.adaptive = plan.adaptive
+        request.server = c.serverOptions.merged(over: files.suite.server)
+        request.pageLoads = c.pageLoads(over: files.suite.pageLoads)
+        request.emulator = c.emulator
+        request.diagnostics = c.diagnostics.settings
+        var input = RunPlanInput(request: request, suiteName: files.name)
+        try input.takeShard(c.shard)
+        input.request.planDigest = try digest(files, plan, profiles: profiles, clients: request.pageLoads.clients)
         if let dir = c.resume { try input.resume(from: dir, out: c.out) }
         return input
+    }
+
+    /// `--shard I/N`, else the shard a CI or batch system's variables name.
+    mutating func takeShard(_ flag: ShardSpec?) throws {
+        if let flag {
+            request.shard = flag
+            shardSource = "--shard"
+        } else if let (shard, source) = try ShardSpec.fromEnvironment(ProcessInfo.processInfo.environment) {
+            request.shard = shard
+            shardSource = source
+        }
+    }
+
+    /// The digest of what makes the plan: file contents, profiles, matrix, counts and version.
+    static func digest(_ files: PlanFiles, _ plan: PlanValues, profiles: [Profile], clients: [RunClient]) throws
+        -> String {
+        let runs = plan.adaptive.map { "auto(precision=\($0.precision),min=\($0.minRuns),max=\($0.maxRuns))" }
+        let contents = files.scenarioPaths.map { [UInt8](FileManager.default.contents(atPath: $0) ?? Data()) }
+        let digest = PlanDigest(scenarioContents: contents,
+                                profiles: profiles, suiteContents: files.suiteBytes, transports: plan.transports,
+                                clients: clients.map(\.rawValue), runs: runs ?? String(plan.runs),
+                                warmupRuns: plan.warmup, seed: plan.seed, netbenchVersion: netbenchVersion)
+        return try digest.hex()
     }
 
     /// `--resume DIR`: the log of DIR must be of this plan (digest, shard) and this host; its runs are kept.
@@ -148,7 +100,7 @@ struct RunPlanInput {
         let r = request
         return SuiteInfo(name: r.suiteName, scenarios: r.scenarios.map { $0.scenario.name }, profiles: r.profiles, transports: r.transports,
                          runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed, baselineTransport: r.baselineTransport,
-                         client: r.clients.map(\.rawValue).joined(separator: ","))
+                         client: r.pageLoads.clients.map(\.rawValue).joined(separator: ","))
     }
 
     /// A directory given as a file (a corpus): the scenario files it stands for; nil for a file.

@@ -26,12 +26,21 @@ struct ServeCommand: ParsableCommand {
             Every origin answers GET /.well-known/netbench with the scenario's name and content digest (JSON, and the same in \
             netbench-* headers), which 'netbench run --server' checks before its first run.
 
+            Unknown paths get 404, malformed requests 400 (that connection closes; the server carries on), \
+            Range: bytes=N- gets 206. /.well-known/netbench answers {"netbenchVersion", "scenarios": [{"name", \
+            "sha256"}], "schemaVersion": 1} (the SHA-256 of the scenario file's bytes) with the headers \
+            netbench-version and netbench-scenario: <sha256> <name>. --cert and --key are PEM, the key \
+            unencrypted: a file that is missing, holds no certificate or key, or a key that is not the \
+            certificate's exits 65 naming the file; the banner names the origins the certificate does not cover.
+
             Limits against hostile clients (the defaults are far above what browsers and h2load do): \
             --max-connections, --max-handshakes, --handshake-timeout, --header-timeout (slowloris), \
             --idle-timeout, --max-header-list (HPACK/QPACK bombs), and for HTTP/2 --h2-max-resets (rapid \
             reset) and --h2-max-control-frames (SETTINGS/PING floods); a HEADERS frame may be followed by \
-            at most 8 CONTINUATION frames. The descriptor limit is raised to its hard maximum. Ctrl-C prints \
-            what the limits did (connections timed out, evicted, refused).
+            at most 8 CONTINUATION frames. Before an address is validated, QUIC sends at most 3× the bytes \
+            received from it (RFC 9000 §8.1). The descriptor limit is raised to its hard maximum. Ctrl-C prints \
+            what the limits did (connections timed out, evicted, refused). The in-process server of \
+            'netbench run' has the same limits with the same defaults.
             """,
             examples: ["netbench serve Scenarios/pages/mobile-median.json --transport h3 --listen 127.0.0.1:4433",
                        "netbench serve Scenarios/pages/mobile-median.json --transport h1,h2,h3 --listen 127.0.0.1:8443 --ca-out ca.pem",
@@ -50,44 +59,45 @@ struct ServeCommand: ParsableCommand {
     @Option("--ca-out", value: "FILE", help: "where to write the CA certificate (PEM); without it no file is written", parse: .file("pem")) var caOut: String?
     @Option("--cert", value: "FILE", help: "your own certificate chain (PEM, leaf first) for every origin instead of a generated CA; needs --key", parse: .file("pem")) var cert: String?
     @Option("--key", value: "FILE", help: "the unencrypted private key (PEM) of --cert", parse: .file("pem")) var key: String?
-    @Option("--keylog", value: "FILE", help: "append TLS secrets in NSS key-log format (default: $SSLKEYLOGFILE)", parse: .file()) var keylog: String?
-    @Option("--late-binding", value: "SIZE", help: "HTTP/2 server: at most SIZE bytes wait unsent in the kernel (TCP_NOTSENT_LOWAT) so stream priorities choose what is sent next, as h2o does (default 16KiB); off: the kernel queues whatever the server writes, as nginx does", parse: .lateBinding) var lateBinding: LateBinding?
-    @Option("--tls-records", value: "R", help: "TLS record sizing: dynamic (default), 16k, or a fixed size such as 4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
-    @Option("--max-connections", value: "N", help: "TCP connections held at once, and QUIC connections (default 4096); at the limit the connection idle longest is closed, as nginx does", parse: .int(1...1_000_000)) var maxConnections: Int?
+    @OptionGroup var serverOptions: ServerOptionGroup
+    @OptionGroup var diagnostics: DiagnosticOptionGroup
+    @Option("--max-connections", value: "N",
+            help: "TCP connections held at once, and QUIC connections (default 4096, lowered to the descriptor limit); "
+                + "at the limit the connection idle or handshaking longest is closed, as nginx does, or a new one "
+                + "refused when every one has a request in flight; QUIC Initials past it are dropped",
+            parse: .int(1...1_000_000)) var maxConnections: Int?
     @Option("--max-handshakes", value: "N", help: "connections whose TLS/QUIC handshake is not done (default 1024); past it the oldest TCP one is closed, new QUIC Initials dropped", parse: .int(1...1_000_000)) var maxHandshakes: Int?
     @Option("--handshake-timeout", value: "D", help: "a TLS or QUIC handshake must complete within D (default 60s, as nginx; QUIC: ngtcp2's 10s)", parse: .duration()) var handshakeTimeout: Nanoseconds?
     @Option("--header-timeout", value: "D", help: "an HTTP/1.1 request head must complete within D of its first byte, an HTTP/2 connection must send its first request within D (default 60s, as nginx)", parse: .duration()) var headerTimeout: Nanoseconds?
     @Option("--idle-timeout", value: "D", help: "close a TCP connection with no request in flight after D (default 120s); for h3 the QUIC max_idle_timeout (default 30s)", parse: .duration()) var idleTimeout: Nanoseconds?
-    @Option("--max-header-list", value: "SIZE", help: "largest request head: HTTP/1.1 bytes, HTTP/2 and HTTP/3 decoded fields + 32 each (default 64KiB); HTTP/1.1 gets 431, HTTP/2 a reset stream, HTTP/3 a closed connection (H3_EXCESSIVE_LOAD)", parse: .size) var maxHeaderList: Int64?
+    @Option("--max-header-list", value: "SIZE",
+            help: "largest request head: HTTP/1.1 bytes, HTTP/2 and HTTP/3 decoded fields + 32 each (default 64KiB); "
+                + "HTTP/1.1 gets 431, HTTP/2 a reset stream, HTTP/3 a closed connection (H3_EXCESSIVE_LOAD), as it "
+                + "does when its QPACK-blocked streams hold more than max(1 MiB, 16 × SIZE)",
+            parse: .size) var maxHeaderList: Int64?
     @Option("--h2-max-resets", value: "N", help: "RST_STREAM frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 200; rapid reset, CVE-2023-44487)", parse: .int(1...1_000_000)) var maxResets: Int?
     @Option("--h2-max-control-frames", value: "N", help: "SETTINGS and PING frames per second from one HTTP/2 client before GOAWAY ENHANCE_YOUR_CALM (default 500)", parse: .int(1...1_000_000)) var maxControlFrames: Int?
-    @Option("--quic-retry", value: "WHEN", help: "validate QUIC client addresses with a Retry: under-load (default: once half of --max-handshakes are in use), always, never", parse: .choice()) var quicRetry: QUICRetryPolicy?
+    @Option("--quic-retry", value: "WHEN",
+            help: "validate QUIC client addresses with a stateless Retry (RFC 9000 §8.1.2: only clients that receive "
+                + "at their address come back): under-load (default: once half of --max-handshakes are in use), "
+                + "always, never", parse: .choice()) var quicRetry: QUICRetryPolicy?
     @Flag("--pages", help: "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's resources, at their exact sizes; prints the Chromium flags that trust this server") var pages: Bool
 
     func run() throws -> ExitCode {
         let (transports, listen, caOut, pages) = (self.transports, self.listen, self.caOut, self.pages)
         let withTCP = transports.contains(.h1) || transports.contains(.h2)
         let withQUIC = transports.contains(.h3)
-        let keylog = self.keylog ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"]
         let scenario = try Scenario.load(from: file)
         let credentials = try makeCredentials(hosts: scenario.origins.map(\.host))
+        var options = try makeServerOptions(withTCP: withTCP, withQUIC: withQUIC)
         if let caOut {
             do { try credentials.caPEM.write(toFile: caOut, atomically: true, encoding: .utf8) } catch {
                 throw BenchError.run("\(caOut): cannot write the CA certificate: \(error.localizedDescription)")
             }
         }
-        // h2 alone still answers HTTP/1.1 clients by ALPN, as servers do; h1 alone offers only HTTP/1.1.
-        var options = ServerHost.ServerOptions(keyLogFile: keylog, alpn: transports.contains(.h2) ? ["h2", "http/1.1"] : ["http/1.1"])
-        options.advertiseHTTP3 = withTCP && withQUIC
-        options.renderPages = pages
-        options.tlsRecords = tlsRecords ?? .dynamic
-        options.limits = try limits()
-        if let t = idleTimeout { options.quic.idleTimeout = t }
-        if let t = handshakeTimeout { options.quic.handshakeTimeout = t }
-        if let r = quicRetry { options.quic.retry = r }
-        options.lateBinding = lateBinding ?? .standard
         let digest = ScenarioDigest.of(fileBytes: [UInt8](FileManager.default.contents(atPath: file) ?? Data()))
-        options.descriptions = [ServerDescription(netbenchVersion: netbenchVersion, scenarios: [.init(name: scenario.name, sha256: digest)])]
+        options.descriptions = [ServerDescription(netbenchVersion: netbenchVersion,
+                                                  scenarios: [.init(name: scenario.name, sha256: digest)])]
         let host: ServerHost
         do {
             host = try ServerHost(scenarios: [scenario], credentials: credentials, address: listen.address, port: listen.port,
@@ -125,6 +135,25 @@ struct ServeCommand: ParsableCommand {
             FileHandle.standardOutput.write(line.data(using: .utf8)!)
         }
         return .success
+    }
+
+    /// The server's settings: the shared server and diagnostics groups over `serve`'s defaults (the
+    /// system's TCP congestion control), then serve's own limits.
+    private func makeServerOptions(withTCP: Bool, withQUIC: Bool) throws -> ServerHost.ServerOptions {
+        let diagnostics = self.diagnostics.settings
+        // h2 alone still answers HTTP/1.1 clients by ALPN, as servers do; h1 alone offers only HTTP/1.1.
+        var options = ServerHost.ServerOptions(settings: serverOptions.merged(over: ServerSettings()),
+                                               keyLogFile: diagnostics.keyLogFile,
+                                               alpn: transports.contains(.h2) ? ["h2", "http/1.1"] : ["http/1.1"])
+        options.advertiseHTTP3 = withTCP && withQUIC
+        options.renderPages = pages
+        // A key log alone is opened by the listeners (a file they cannot open: "cannot listen", exit 2).
+        if diagnostics.qlogDirectory != nil { options.quic.diagnostics = try diagnostics.open() }
+        options.limits = try limits()
+        if let t = idleTimeout { options.quic.idleTimeout = t }
+        if let t = handshakeTimeout { options.quic.handshakeTimeout = t }
+        if let r = quicRetry { options.quic.retry = r }
+        return options
     }
 
     /// The limits asked for, with the connection limit kept under the descriptor limit (raised

@@ -149,17 +149,15 @@ public final class RemoteExecutorFactory: PageExecutorFactory {
     public init(endpoint: RemoteEndpoint, request: RunRequest, credentials: RunCredentials) throws {
         // Only netbench's own client loads from a remote server: a run labelled with a browser that
         // never loaded the page would be false data.
-        if let other = request.clients.first(where: { $0 != .builtin }) {
+        if let other = request.pageLoads.clients.first(where: { $0 != .builtin }) {
             throw BenchError.usage("--server loads pages with the built-in client only; --client \(other.rawValue) "
                                    + "needs netbench's own replay server (drop --server)")
         }
         executor = try RemoteExecutor(endpoint: endpoint, scenarios: request.scenarios.map(\.scenario),
-                                      credentials: credentials, tlsVersion: request.tlsVersion)
+                                      credentials: credentials, tlsVersion: request.server.tlsVersion)
         // Checked before the first run, as for emulated runs (a qlog directory that is missing is a usage error).
-        executor.keyLogFile = request.keyLogFile
-        if request.qlogDirectory != nil || request.keyLogFile != nil {
-            executor.diagnostics = try DiagnosticFiles(qlogDirectory: request.qlogDirectory, keyLogPath: request.keyLogFile)
-        }
+        executor.keyLogFile = request.diagnostics.keyLogFile
+        executor.diagnostics = try request.diagnostics.open()
         do { try executor.verifyCertificates(transports: request.transports) } catch { throw BenchError.run("\(error)") }
         let files = request.scenarios.map { (file: $0.path, name: $0.scenario.name, bytes: Self.contents($0.path)) }
         do { _ = try executor.identify(over: request.transports.first ?? .h2, scenarioFiles: files) }

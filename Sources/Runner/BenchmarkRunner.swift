@@ -93,7 +93,8 @@ public final class BenchmarkRunner: @unchecked Sendable {
             netbenchVersion: netbenchVersion, startedAt: BenchmarkRunner.utcTimestamp(), host: BenchmarkRunner.hostInfo(),
             suite: SuiteInfo(name: r.suiteName, scenarios: r.scenarios.map { $0.scenario.name }, profiles: r.profiles,
                              transports: r.transports, runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed,
-                             baselineTransport: r.baselineTransport, client: r.clients.map(\.rawValue).joined(separator: ",")))
+                             baselineTransport: r.baselineTransport,
+                             client: r.pageLoads.clients.map(\.rawValue).joined(separator: ",")))
         results.planDigest = r.planDigest
         results.suite.adaptive = r.adaptive.map {
             AdaptiveSettings(precision: $0.precision, minRuns: $0.minRuns, maxRuns: $0.maxRuns, budgetSeconds: $0.budget.map { Double($0) / 1e9 })

@@ -1,10 +1,10 @@
 import Foundation
 import BenchCore
 import BenchModel
-import TLS
-import QUIC
 
-/// What `netbench run` asked for, resolved: scenario files loaded, profiles loaded.
+/// What `netbench run` asked for, resolved: the plan (scenario files loaded, profiles loaded,
+/// transports, runs, seed, shard, adaptive runs) and the settings of servers, emulator, page loads
+/// and diagnostics.
 public struct RunRequest: Sendable {
     public var suiteName: String
     public var scenarios: [(path: String, scenario: Scenario)]
@@ -15,31 +15,11 @@ public struct RunRequest: Sendable {
     public var seed: UInt64
     public var baselineTransport: TransportKind?
     public var outputDirectory: String
-    /// Per-run limit; nil: derived from the profile (10 × the ideal page load + 30 s, at most 10 min).
-    public var timeoutPerRun: Nanoseconds?
-    public var keyLogFile: String?
-    public var tlsVersion: TLSVersion?
-    public var qlogDirectory: String?
-    /// `--filmstrip`: after each block's runs, one more browser load per cell capturing what it paints.
-    public var filmstrip = false
-    public var quicCongestionControl: QUICCongestionControl = .cubic
-    /// Each run is made by every client in turn (interleaved, like the transports).
-    public var clients: [RunClient] = [.builtin]
-    /// Repeat views: keep TLS sessions and QUIC tickets between the runs of a profile block (the
-    /// first run is cold; later ones resume, QUIC with 0-RTT). Use a warm-up run to fill them.
-    public var repeatView = false
-    /// Run the emulator's packet loop under SCHED_FIFO (steadier on a busy machine).
-    public var emulatorRealtime = false
-    /// The emulator's precise mode (polls shortly before each release; costs CPU, recorded per run).
-    public var emulatorPrecise = false
-    /// The emulator's packet loop under the normal scheduler (nice -10) instead of SCHED_FIFO 10.
-    public var emulatorNormalScheduler = false
-    /// TCP congestion control, set on every socket (namespaces here default to bbr).
-    public var tcpCongestionControl: String = "cubic"
-    /// How the replay server cuts responses into TLS records (`--tls-records`).
-    public var tlsRecords: TLSRecordPolicy = .dynamic
-    /// Whether the replay server's HTTP/2 decides late what to send (`--late-binding`).
-    public var lateBinding: LateBinding = .standard
+    /// Settings, each passed whole to what it configures.
+    public var server = ServerSettings.benchmark
+    public var emulator = EmulatorSettings()
+    public var pageLoads = PageLoadSettings()
+    public var diagnostics = DiagnosticSettings()
     /// Where profiles named by a profile's `paths` are looked up.
     public var library: Library = Library.locate()
     /// Run only this shard's share of the plan (whole scenario × profile blocks, or run indices of

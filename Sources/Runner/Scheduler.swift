@@ -80,7 +80,8 @@ struct Scheduler {
 
     func allCells() -> [Cell] {
         var out: [Cell] = []
-        for p in request.profiles.indices { for s in request.scenarios.indices { for t in request.transports { for c in request.clients {
+        let (profiles, scenarios) = (request.profiles.indices, request.scenarios.indices)
+        for p in profiles { for s in scenarios { for t in request.transports { for c in request.pageLoads.clients {
             out.append(Cell(scenario: s, profile: p, transport: t, client: c))
         } } } }
         return out
@@ -180,7 +181,7 @@ struct Scheduler {
                     guard try runOne(executor, cell, index: round, observer: observer, emit: emit) else { return }
                 }
             }
-            if request.filmstrip {
+            if request.pageLoads.filmstrip {
                 for cell in cells where cell.client == .chromium {
                     if runner.isCancelled { return }
                     filmstrip(filmstripRun(executor, cell, observer: observer))
@@ -192,7 +193,8 @@ struct Scheduler {
     /// One more browser load of the cell, capturing its frames; it enters no statistics.
     private func filmstripRun(_ executor: PageExecutor, _ cell: Cell, observer: RunObserver) -> FilmstripRecord {
         let scenario = request.scenarios[cell.scenario].scenario.name, profile = request.profiles[cell.profile].name
-        var spec = RunSpec(scenarioIndex: cell.scenario, transport: cell.transport, index: 0, client: cell.client, timeout: request.timeoutPerRun)
+        var spec = RunSpec(scenarioIndex: cell.scenario, transport: cell.transport, index: 0, client: cell.client,
+                           timeout: request.pageLoads.timeout)
         spec.filmstrip = true
         let runner = self.runner
         let r = executor.execute(spec) { flag in
@@ -228,13 +230,13 @@ struct Scheduler {
         let profile = request.profiles[cell.profile]
         position += 1
         let total = position + remainingCount() - (index >= 0 ? 1 : 0)  // the run starting is counted in position
-        let who = request.clients == [.builtin] ? "" : "\(cell.client.rawValue) · "
+        let who = request.pageLoads.clients == [.builtin] ? "" : "\(cell.client.rawValue) · "
         let what = index < 0 ? "warm-up" : (request.adaptive != nil ? "run \(index + 1)" : "run \(index + 1)/\(request.runs)")
         observer.runStarting(position: position, total: total,
                              label: "\(scenario.name) · \(profile.name) · \(who)\(cell.transport.rawValue) · \(what)")
         let t0 = Date()
         var spec = RunSpec(scenarioIndex: cell.scenario, transport: cell.transport, index: index, client: cell.client,
-                           timeout: request.timeoutPerRun)
+                           timeout: request.pageLoads.timeout)
         let runner = self.runner
         let register: (StopFlag?) -> Void = { flag in
             runner.currentLoop.withLock { $0 = flag }

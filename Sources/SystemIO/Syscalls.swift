@@ -113,7 +113,8 @@ enum Sys {
         var buf = [CChar](repeating: 0, count: 32)
         var len = socklen_t(buf.count)
         guard Glibc.getsockopt(fd.rawValue, Int32(IPPROTO_TCP), TCP_CONGESTION, &buf, &len) == 0 else { return nil }
-        return String(cString: buf)
+        let name = buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// getsockopt(2) TCP_INFO (the kernel's layout, `netbench_tcp_info`); nil when the call fails or the

@@ -46,6 +46,7 @@ package struct PageRun: PageLoad {
     /// `register` receives the loop's stop handle, so an interrupt can end the run at once.
     package func execute(register: (StopFlag?) -> Void = { _ in }) throws -> PageLoadOutcome {
         let c = context, transport = c.transport, credentials = c.credentials
+        let cpuBefore = CPUTime.currentThreadMs()
         let loop = try EventLoop()
         register(loop.stopper)
         defer { register(nil) }
@@ -97,6 +98,8 @@ package struct PageRun: PageLoad {
         try? loop.run(until: Instant.now() + .milliseconds(20))
         var outcome = PageLoadOutcome(requests: requests, connections: connections, metrics: metrics,
                                       failure: loader.failure)
+        // The client runs on this thread: its CPU clock is the client's CPU (a browser's is another process's).
+        outcome.metrics.clientCPUMs = CPUTime.currentThreadMs() - cpuBefore
         outcome.pathEvents = pathEvents
         outcome.navigationStart = loader.navigationStart
         return outcome

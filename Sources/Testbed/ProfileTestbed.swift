@@ -17,7 +17,8 @@ final class ProfileTestbed {
     let scenarios: [Scenario]
     let credentials: RunCredentials
     let servers: ServerHost
-    let tlsVersion: TLSVersion?
+    /// How the servers serve, and the client's TLS version and congestion control.
+    let server: ServerSettings
     let keyLogFile: String?
     /// The RTT the ideal is computed with: configured (emulated) or measured (loopback), in ms;
     /// nil when the loopback probe failed (the ideal is then unknown, and the record says why).
@@ -29,10 +30,6 @@ final class ProfileTestbed {
     /// The emulated network of this block; nil on loopback.
     let network: EmulatedNetwork?
     let clientAddress: UInt32?
-
-    let tcpCongestionControl: String
-    let tlsRecords: TLSRecordPolicy
-    let lateBinding: LateBinding
     /// The timer floor measured (200 ms) before this block's runs; nil on loopback.
     let timerFloor: TimerFloor?
     /// Repeat views: state carried from run to run within this block, per transport.
@@ -44,60 +41,36 @@ final class ProfileTestbed {
     private var tlsContexts: [TransportKind: TLSClientContext] = [:]
     private let quicResumption = QUICResumptionCache()
 
-    init(profile: Profile, scenarios: [Scenario], credentials: RunCredentials, withQUIC: Bool,
-         tlsVersion: TLSVersion?, keyLogFile: String?, tcpCongestionControl: String, repeatView: Bool = false, quic baseQUIC: QUICConfiguration, seed: UInt64,
-         library: Library, emulatorRealtime: Bool = false, renderPages: Bool = false, tlsRecords: TLSRecordPolicy = .dynamic, emulatorPrecise: Bool = false,
-         emulatorNormalScheduler: Bool = false, lateBinding: LateBinding = .standard,
-         clients: [RunClient: PageLoadFactory] = [:], background: BackgroundTrafficFactory? = nil) throws {
-        self.clients = clients
+    /// The testbed of `profile`'s block of `request`: its settings are passed whole; `parts` are
+    /// what the plan's blocks share; `seed` seeds this block's loss processes.
+    init(profile: Profile, seed: UInt64, request: RunRequest, parts: TestbedParts) throws {
         self.profile = profile
-        self.scenarios = scenarios
-        self.credentials = credentials
-        self.tlsVersion = tlsVersion
-        self.keyLogFile = keyLogFile
-        self.tcpCongestionControl = tcpCongestionControl
-        self.repeatView = repeatView
-        // ngtcp2 0.12 paces the second handshake flight by cwnd / initial RTT: start from the
-        // profile's RTT (a small value on loopback), or handshakes stall for the 333 ms default.
-        var quic = baseQUIC
-        let pathConfigs = profile.isEmulated ? try ProfileLink.paths(of: profile, library: library) : []
-        quic.initialRTT = pathConfigs.first.map { max($0.roundTrip, .milliseconds(1)) } ?? .milliseconds(1)
-        self.quic = quic
-        var serverOptions = ServerHost.ServerOptions(tlsVersion: tlsVersion, keyLogFile: keyLogFile, quic: quic)
-        serverOptions.renderPages = renderPages
-        serverOptions.tcpCongestionControl = tcpCongestionControl
-        serverOptions.tlsRecords = tlsRecords
-        serverOptions.lateBinding = lateBinding
-        self.lateBinding = lateBinding
-        self.tlsRecords = tlsRecords
+        scenarios = request.scenarios.map(\.scenario)
+        credentials = parts.credentials
+        server = request.server
+        keyLogFile = request.diagnostics.keyLogFile
+        repeatView = request.pageLoads.repeatView
+        clients = parts.clients
+        let paths = profile.isEmulated ? try ProfileLink.paths(of: profile, library: request.library) : []
+        quic = Self.quic(request.server, diagnostics: parts.diagnostics, firstPath: paths.first)
+        var serverOptions = ServerHost.ServerOptions(settings: server, keyLogFile: keyLogFile, quic: quic)
+        serverOptions.renderPages = request.pageLoads.clients.contains { parts.clients[$0]?.needsRenderedPages == true }
+        let withQUIC = request.transports.contains(.h3), tls12 = server.tlsVersion == .tls12
         guard profile.isEmulated else {
             network = nil
             clientAddress = nil
             timerFloor = nil
-            servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
-                                     withQUIC: withQUIC, options: serverOptions)
-            do {
-                let rtt = try RTTProbe.tcpConnectMinimum(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)
-                finishing = RunFinishing(rttMs: rtt, configuredTLS12: tlsVersion == .tls12)
-            } catch {
-                finishing = RunFinishing(rttMs: nil, rttProblem: "RTT unknown (the loopback probe failed: \(error)), "
-                                         + "so the ideal is unknown", configuredTLS12: tlsVersion == .tls12)
-            }
+            servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress,
+                                     namespace: nil, withQUIC: withQUIC, options: serverOptions)
+            finishing = Self.loopbackFinishing(servers, tls12: tls12)
             return
         }
         let privileges = EmulationPrivileges.check()
         guard privileges.isSufficient else { throw BenchError.privilege(privileges.reason) }
-        let path = pathConfigs[0]
-        let net: EmulatedNetwork
-        var options = EmulatedNetwork.Options(seed: seed, activePath: path.name)
-        if emulatorRealtime { options.loopRealtimePriority = 10 }
-        if emulatorNormalScheduler { options.loopRealtimePriority = nil }
+        let path = paths[0]
         let floor = TimerFloor.measure(duration: .milliseconds(200))
         timerFloor = floor
-        if emulatorPrecise { PreciseMode.enable(&options, floor: floor) }
-        do { net = try EmulatedNetwork.create(paths: pathConfigs, options: options) } catch {
-            throw BenchError.run("cannot create the emulated network for profile '\(profile.name)': \(error)")
-        }
+        let net = try Self.emulatedNetwork(profile, paths, seed: seed, settings: request.emulator, floor: floor)
         do {
             servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: net.serverAddress,
                                      namespace: net.serverNamespace, withQUIC: withQUIC, options: serverOptions)
@@ -108,9 +81,42 @@ final class ProfileTestbed {
         network = net
         clientAddress = net.paths[0].address
         finishing = RunFinishing(rttMs: (profile.rtt?.nanoseconds ?? 0).inMilliseconds,
-                                 downlinkBitsPerSecond: ProfileLink.downlinkBitsPerSecond(path),
-                                 configuredTLS12: tlsVersion == .tls12)
-        try startBackgroundTraffic(net, background)
+                                 downlinkBitsPerSecond: ProfileLink.downlinkBitsPerSecond(path), configuredTLS12: tls12)
+        try startBackgroundTraffic(net, parts.background)
+    }
+
+    /// The QUIC configuration of client and servers: the plan's diagnostic files, the congestion
+    /// control asked for, and the first path's RTT to start from (ngtcp2 0.12 paces the second
+    /// handshake flight by cwnd / initial RTT: from its 333 ms default, handshakes stall).
+    static func quic(_ server: ServerSettings, diagnostics: DiagnosticFiles?, firstPath: PathConfiguration?)
+        -> QUICConfiguration {
+        var quic = QUICConfiguration()
+        quic.diagnostics = diagnostics
+        quic.congestionControl = server.quicCongestionControl
+        quic.initialRTT = firstPath.map { max($0.roundTrip, .milliseconds(1)) } ?? .milliseconds(1)
+        return quic
+    }
+
+    /// On loopback the ideal's RTT is measured: the minimum of 20 TCP connects to the server.
+    static func loopbackFinishing(_ servers: ServerHost, tls12: Bool) -> RunFinishing {
+        do {
+            let rtt = try RTTProbe.tcpConnectMinimum(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)
+            return RunFinishing(rttMs: rtt, configuredTLS12: tls12)
+        } catch {
+            return RunFinishing(rttMs: nil, rttProblem: "RTT unknown (the loopback probe failed: \(error)), "
+                                + "so the ideal is unknown", configuredTLS12: tls12)
+        }
+    }
+
+    /// The block's emulated network: the profile's paths, the first one active, the packet loop
+    /// run as `settings` say.
+    static func emulatedNetwork(_ profile: Profile, _ paths: [PathConfiguration], seed: UInt64,
+                                settings: EmulatorSettings, floor: TimerFloor) throws -> EmulatedNetwork {
+        var options = EmulatedNetwork.Options(seed: seed, activePath: paths[0].name)
+        settings.apply(to: &options, floor: floor)
+        do { return try EmulatedNetwork.create(paths: paths, options: options) } catch {
+            throw BenchError.run("cannot create the emulated network for profile '\(profile.name)': \(error)")
+        }
     }
 
     /// Stops the servers and removes the emulated network (namespaces, TUN devices).
@@ -128,8 +134,8 @@ final class ProfileTestbed {
                                index: max(run.index, 0), status: .ok)
         if run.index < 0 { record.warmup = true }
         record.client = run.client
-        record.server = ServerRecord(tlsRecords: tlsRecords.description)
-        if run.transport == .h2 { record.server?.lateBinding = lateBinding.description }
+        record.server = ServerRecord(tlsRecords: server.tlsRecords.description)
+        if run.transport == .h2 { record.server?.lateBinding = server.lateBinding.description }
         _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
         record.startedAt = BenchmarkRunner.utcTimestamp()
         var context = PageLoadContext(scenario: scenario, transport: run.transport,
@@ -157,15 +163,7 @@ final class ProfileTestbed {
     private func load(_ context: PageLoadContext, _ run: RunSpec, into record: inout RunRecord,
                       register: (StopFlag?) -> Void) throws {
         var page = builtinLoad(context)
-        if let network {
-            let schedule = run.withEvents ? try emulatorSchedule(network) : []
-            try network.start(schedule: schedule)
-            page.eventsOrigin = Instant.now()
-            try resetPaths(network)
-            if run.withEvents { page.networkEvents = try clientChanges(network) }
-            page.expectsTrouble = run.withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
-            page.recoveryRateBitsPerSecond = recoveryRate(network)
-        }
+        if let network { try startNetwork(network, for: &page, withEvents: run.withEvents) }
         let client: PageLoad
         if run.client == .builtin {
             client = page
@@ -176,15 +174,13 @@ final class ProfileTestbed {
             client = try factory.makeLoad(context)
         }
         backgroundTraffic?.begin()
-        let cpuBefore = (client: CPUTime.currentThreadMs(), server: servers.cpuMs, process: CPUTime.processMs())
+        let cpuBefore = (server: servers.cpuMs, process: CPUTime.processMs())
         let outcome = try client.execute(register: register)
         record.crossTraffic = backgroundTraffic?.end(outcome)
-        let clientCPU = run.client == .builtin ? CPUTime.currentThreadMs() - cpuBefore.client : nil
         let serverCPU = cpuBefore.server.flatMap { before in servers.cpuMs.map { $0 - before } }
         let processCPU = CPUTime.processMs() - cpuBefore.process
         // Before the emulator stops: the client's FINs must still reach the server.
         let serverTCP = takeServerTCP(outcome.connections)
-        record.pathEvents = outcome.pathEvents
         if let network {
             let report = try network.stop()
             record.emulator = emulatorRecord(report, network)
@@ -192,23 +188,26 @@ final class ProfileTestbed {
                 record.error = "emulator fell behind: " + report.flagReasons.joined(separator: "; ")
             }
         }
-        record.frames = outcome.frames
-        record.requests = outcome.requests
-        record.connections = outcome.connections.map { c in
-            var c = c
-            c.serverTCP = c.localAddress.flatMap { serverTCP[$0] }.map(TCPSenderRecord.init)
-            return c
-        }
-        record.metrics = outcome.metrics
-        record.metrics.clientCPUMs = clientCPU
+        record.take(outcome, serverTCP: serverTCP)
         record.metrics.serverCPUMs = serverCPU
         record.metrics.processCPUMs = processCPU
-        if let f = outcome.failure { record.status = .failed; record.error = f }
+    }
+
+    /// Starts the emulator, every path up and the first one active; with events, the emulator's part
+    /// of them is scheduled and the client's part handed to the built-in client.
+    private func startNetwork(_ network: EmulatedNetwork, for page: inout PageRun, withEvents: Bool) throws {
+        let schedule = withEvents ? try emulatorSchedule(network) : []
+        try network.start(schedule: schedule)
+        page.eventsOrigin = Instant.now()
+        try resetPaths(network)
+        if withEvents { page.networkEvents = try clientChanges(network) }
+        page.expectsTrouble = withEvents && (profile.hasPathEvents || !(profile.outages ?? []).isEmpty)
+        page.recoveryRateBitsPerSecond = recoveryRate(network)
     }
 
     /// netbench's own client for a run of this block (repeat views carry TLS sessions and QUIC tickets).
     private func builtinLoad(_ context: PageLoadContext) -> PageRun {
-        var page = PageRun(context: context, keyLogFile: keyLogFile, tlsVersion: tlsVersion, quic: quic)
+        var page = PageRun(context: context, keyLogFile: keyLogFile, tlsVersion: server.tlsVersion, quic: quic)
         page.tcpOptions = tcpOptions
         if repeatView {
             page.quicResumption = quicResumption
@@ -223,8 +222,9 @@ final class ProfileTestbed {
         guard let flows = profile.crossTraffic, !flows.isEmpty else { return }
         do {
             guard let factory else { throw BenchError.run("no cross-traffic workload was given to the testbed") }
+            // Sockets given no congestion control get the namespaces' default, EmulatedNetwork's cubic.
             backgroundTraffic = try factory.start(flows: flows, network: net, credentials: credentials, quic: quic,
-                                                  tcpCongestionControl: tcpCongestionControl)
+                                                  tcpCongestionControl: server.tcpCongestionControl ?? "cubic")
         } catch {
             servers.stop()
             net.teardown()
@@ -301,7 +301,7 @@ extension ProfileTestbed {
         guard transport != .h3 else { return nil }
         if let c = tlsContexts[transport] { return c }
         var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [transport == .h1 ? "http/1.1" : "h2"])
-        if let v = tlsVersion { cfg.force(v) }
+        if let v = server.tlsVersion { cfg.force(v) }
         cfg.keyLogFile = keyLogFile
         cfg.resumption = true
         let c = try TLSClientContext(cfg)
@@ -317,7 +317,7 @@ extension ProfileTestbed {
 
     var tcpOptions: Socket.TCPOptions {
         var o = Socket.TCPOptions()
-        o.congestionControl = tcpCongestionControl
+        o.congestionControl = server.tcpCongestionControl
         // With path events, TCP probes its connections every second (keepalive): a receiving
         // connection whose NAT mapping changed sends nothing and would otherwise wait forever; its
         // probe reaches the server under the new mapping and comes back as RST.
@@ -357,5 +357,45 @@ extension TCPSenderRecord {
                   bytesSent: Int64(s.bytesSent), bytesRetransmitted: Int64(s.bytesRetransmitted),
                   cwndSegments: Int64(s.congestionWindowSegments), ssthreshSegments: s.slowStartThresholdSegments.map(Int64.init),
                   minRttMs: Double(s.minimumRTTMicroseconds) / 1000, smoothedRttMs: Double(s.smoothedRTTMicroseconds) / 1000)
+    }
+}
+
+extension RunRecord {
+    /// A client's outcome as the run's records, each h1/h2 connection with the server's TCP sender
+    /// statistics of it (by the client's address).
+    mutating func take(_ outcome: PageLoadOutcome, serverTCP: [String: TCPSenderStatistics]) {
+        pathEvents = outcome.pathEvents
+        frames = outcome.frames
+        requests = outcome.requests
+        connections = outcome.connections.map { c in
+            var c = c
+            c.serverTCP = c.localAddress.flatMap { serverTCP[$0] }.map(TCPSenderRecord.init)
+            return c
+        }
+        metrics = outcome.metrics
+        if let f = outcome.failure {
+            status = .failed
+            error = f
+        }
+    }
+}
+
+/// What every profile's testbed of a plan shares besides the request: the credentials of the
+/// scenarios' origins, the plan's diagnostic files, and the clients and background traffic that
+/// plug in. Made once per plan by `TestbedFactory`.
+struct TestbedParts {
+    var credentials: RunCredentials
+    /// qlog and QUIC key-log files for the whole plan; nil when none is asked for.
+    var diagnostics: DiagnosticFiles?
+    var clients: [RunClient: PageLoadFactory] = [:]
+    var background: BackgroundTrafficFactory?
+}
+
+extension EmulatorSettings {
+    /// The packet loop's scheduling and mode: SCHED_FIFO 10 (the options' default) or the normal
+    /// scheduler; precise mode polls from a margin measured against `floor`.
+    public func apply(to options: inout EmulatedNetwork.Options, floor: TimerFloor) {
+        if scheduling == .normal { options.loopRealtimePriority = nil }
+        if precise { PreciseMode.enable(&options, floor: floor) }
     }
 }

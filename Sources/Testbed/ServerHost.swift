@@ -79,20 +79,16 @@ public final class ServerHost: @unchecked Sendable {
     }
 
     public struct ServerOptions: Sendable {
-        public var tlsVersion: TLSVersion?
+        /// TLS version, record sizing, late binding, and congestion control (the TCP listener's,
+        /// which accepted sockets inherit, and QUIC's): what `run` and `serve` share.
+        public var settings: ServerSettings
         public var keyLogFile: String?
+        /// The QUIC listener's configuration; its congestion control is `settings`'.
         public var quic: QUICConfiguration
         /// ALPN the TCP listener offers, in preference order.
         public var alpn: [String]
         /// Browsers get real pages (HTML, CSS, JavaScript referencing the children; `PageRenderer`).
         public var renderPages = false
-        /// TCP congestion control of the listener (accepted sockets inherit it).
-        public var tcpCongestionControl: String? = nil
-        /// How the TCP listener's responses are cut into TLS records.
-        public var tlsRecords: TLSRecordPolicy = .dynamic
-        /// HTTP/2 late binding: how many bytes may wait unsent in the kernel (TCP_NOTSENT_LOWAT),
-        /// so priorities decide what goes next; `.off`: the kernel queues whatever it accepts.
-        public var lateBinding: LateBinding = .standard
         /// With TCP and QUIC on one port: advertise h3 on the TCP responses (`Alt-Svc`).
         public var advertiseHTTP3 = false
         /// What one client may cost (connections, timeouts, HTTP/2 floods); the QUIC listener
@@ -100,9 +96,9 @@ public final class ServerHost: @unchecked Sendable {
         public var limits = ServerLimits()
         /// Per scenario: what `GET /.well-known/netbench` answers (`netbench serve`); nil: a 404 there.
         public var descriptions: [ServerDescription]? = nil
-        public init(tlsVersion: TLSVersion? = nil, keyLogFile: String? = nil, quic: QUICConfiguration = QUICConfiguration(),
-                    alpn: [String] = ["h2", "http/1.1"]) {
-            self.tlsVersion = tlsVersion; self.keyLogFile = keyLogFile; self.quic = quic; self.alpn = alpn
+        public init(settings: ServerSettings = ServerSettings(), keyLogFile: String? = nil,
+                    quic: QUICConfiguration = QUICConfiguration(), alpn: [String] = ["h2", "http/1.1"]) {
+            self.settings = settings; self.keyLogFile = keyLogFile; self.quic = quic; self.alpn = alpn
         }
     }
 
@@ -115,7 +111,7 @@ public final class ServerHost: @unchecked Sendable {
             if let namespace { try NetworkNamespace.enter(namespace) }
             loop = try EventLoop()
             var config = TLSServerConfiguration(identities: credentials.identities, alpn: options.alpn)
-            if let v = options.tlsVersion { config.force(v) }
+            if let v = options.settings.tlsVersion { config.force(v) }
             config.keyLogFile = options.keyLogFile
             let tls = try TLSServerContext(config)
             for (i, s) in scenarios.enumerated() {
@@ -124,14 +120,15 @@ public final class ServerHost: @unchecked Sendable {
                 let listen = Endpoint(address: address, port: i == 0 ? port : 0)
                 var tcpEndpoint: Endpoint?
                 if withTCP {
-                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls, congestionControl: options.tcpCongestionControl,
-                                            tlsRecords: options.tlsRecords, limits: options.limits,
+                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls,
+                                            congestionControl: options.settings.tcpCongestionControl,
+                                            tlsRecords: options.settings.tlsRecords, limits: options.limits,
                                             onAccept: { [weak self] cc in _ = self?.accepted.withLock { $0.insert(cc ?? "unknown") } }) { catalog.value.respond(to: $0) }
                     tcp.onConnectionEnd = { [weak self] peer, statistics in
                         guard let statistics else { return }
                         self?.senderStatistics.withLock { $0[peer.description] = statistics }
                     }
-                    tcp.unsentLimit = options.lateBinding.unsentLimit
+                    tcp.unsentLimit = options.settings.lateBinding.unsentLimit
                     servers.append(tcp)
                     tcpCongestionControl = tcp.congestionControl
                     tcpEndpoint = tcp.endpoint
@@ -172,6 +169,7 @@ public final class ServerHost: @unchecked Sendable {
                            catalog: CatalogBox, servers: inout [AnyObject]) throws -> Endpoint? {
         let creds = credentials.identities.map { QUICServerCredentials(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM) }
         var config = options.quic
+        config.congestionControl = options.settings.quicCongestionControl
         config.maxConnections = options.limits.maxConnections
         config.maxPendingHandshakes = options.limits.maxPendingHandshakes
         config.maxHeaderListSize = options.limits.maxHeaderListSize

@@ -21,18 +21,17 @@ public struct PageLoadLateness: Sendable {
 
 public enum CalibrationPageLoad {
     /// Loads `scenario` `loads` times over each transport through the profile's emulated network,
-    /// built as a benchmark run builds it (same emulator options: `realtime`, `precise`), with the
+    /// built as a benchmark run builds it (with the same `emulator` settings), with the
     /// built-in client and the replay server, interleaved; the results go to a temporary directory
     /// that is removed again.
     public static func measure(profile: Profile, scenarioPath: String, scenario: Scenario, transports: [TransportKind],
-                               loads: Int, realtime: Bool, precise: Bool, library: Library) throws -> [PageLoadLateness] {
+                               loads: Int, emulator: EmulatorSettings, library: Library) throws -> [PageLoadLateness] {
         let out = NSTemporaryDirectory() + "netbench-calibrate-page-\(getpid())-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: out) }
         var request = RunRequest(suiteName: "calibrate-page", scenarios: [(scenarioPath, scenario)], profiles: [profile],
                                  transports: transports, runs: loads, outputDirectory: out)
         request.library = library
-        request.emulatorPrecise = precise
-        request.emulatorNormalScheduler = !realtime
+        request.emulator = emulator
         let runner = BenchmarkRunner(request: request, netbenchVersion: "calibrate",
                                      executors: try TestbedFactory(request: request))
         let results = try runner.execute(observer: Silent()) { _ in }

@@ -36,17 +36,17 @@ public enum CalibrationRun {
     /// Creates the profile's network, measures RTT (`samples` UDP echoes, the emulator otherwise
     /// idle) and, unless `goodputDuration` is nil, the TCP goodput of one connection downstream
     /// with the emulator restarted (so each phase's lateness is its own); removes the network
-    /// again, also on error. `realtime`: SCHED_FIFO for the packet loop (the default; false: the normal scheduler, nice -10); `precise`: the precise
-    /// mode, its spin margin taken from `timerFloor`.
+    /// again, also on error. `emulator`: the packet loop's scheduling and mode, the precise mode's
+    /// spin margin taken from `timerFloor`.
     public static func measure(profile: Profile, samples: Int, goodputDuration: Nanoseconds?, seed: UInt64 = 1,
-                               realtime: Bool = true, precise: Bool = false, timerFloor: TimerFloor) throws -> CalibrationResult {
+                               emulator: EmulatorSettings = EmulatorSettings(),
+                               timerFloor: TimerFloor) throws -> CalibrationResult {
         let privileges = EmulationPrivileges.check()
         guard privileges.isSufficient else { throw BenchError.privilege(privileges.reason) }
         guard profile.isEmulated else { throw BenchError.usage("profile '\(profile.name)' is not emulated: nothing to calibrate") }
         let path = try ProfileLink.path(named: "wifi", from: profile)
         var options = EmulatedNetwork.Options(seed: seed)
-        if !realtime { options.loopRealtimePriority = nil }
-        if precise { PreciseMode.enable(&options, floor: timerFloor) }
+        emulator.apply(to: &options, floor: timerFloor)
         let network = try EmulatedNetwork.create(paths: [path], options: options)
         defer { network.teardown() }
         let payload = 64

@@ -58,9 +58,9 @@ final class CrossTrafficSession: @unchecked Sendable {
             guard let cc = QUICCongestionControl(rawValue: congestionControl) else {
                 throw BenchError.usage("cross traffic: '\(congestionControl)' is not a QUIC congestion control")
             }
-            options.quic.congestionControl = cc
+            options.settings.quicCongestionControl = cc
         } else {
-            options.tcpCongestionControl = congestionControl
+            options.settings.tcpCongestionControl = congestionControl
         }
         return try ServerHost(scenarios: [flow.direction == .upload ? uploadScenario : bulkScenario], credentials: credentials, address: network.serverAddress,
                               namespace: network.serverNamespace, withTCP: flow.transport != .h3, withQUIC: flow.transport == .h3, options: options)

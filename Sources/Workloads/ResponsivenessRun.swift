@@ -59,8 +59,8 @@ public struct ResponsivenessRun {
         var quic = QUICConfiguration()
         quic.initialRTT = max(paths[0].roundTrip, .milliseconds(1))
         let credentials = try RunCredentials(hosts: [])
-        var options = ServerHost.ServerOptions(quic: quic)
-        options.tcpCongestionControl = tcpCongestionControl
+        let settings = ServerSettings(tcpCongestionControl: tcpCongestionControl)
+        let options = ServerHost.ServerOptions(settings: settings, quic: quic)
         let scenario = Scenario(name: "responsiveness", origins: [.init(id: "o", host: CrossTrafficSession.serverName)], resources: [
             .init(id: "bulk", origin: "o", path: BulkFlowClient.path, bytes: BulkFlowClient.bodyBytes, type: .other),
             .init(id: "small", origin: "o", path: ResponsivenessProbes.smallPath, bytes: 1, type: .other),

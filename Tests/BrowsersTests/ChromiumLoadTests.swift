@@ -27,8 +27,8 @@ final class ChromiumLoadTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: out) }
         var request = RunRequest(suiteName: "chromium", scenarios: [(path, scenario)], profiles: [.loopback],
                                  transports: transports, runs: runs, outputDirectory: out)
-        request.timeoutPerRun = timeout
-        request.clients = clients
+        request.pageLoads.timeout = timeout
+        request.pageLoads.clients = clients
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         assertNoBrowserLeft()
         return results

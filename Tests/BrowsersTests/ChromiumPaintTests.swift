@@ -27,8 +27,8 @@ final class ChromiumPaintTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: out) }
         var request = RunRequest(suiteName: "paint", scenarios: [(path, scenario)], profiles: [.loopback],
                                  transports: [.h1, .h2, .h3], runs: 1, outputDirectory: out)
-        request.timeoutPerRun = .seconds(60)
-        request.clients = [.chromium]
+        request.pageLoads.timeout = .seconds(60)
+        request.pageLoads.clients = [.chromium]
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         XCTAssertEqual(results.runs.count, 3)
         for run in results.runs {
@@ -61,8 +61,8 @@ final class ChromiumPaintTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: out) }
         var request = RunRequest(suiteName: "paint", scenarios: [(path, try Scenario.load(from: path))], profiles: [.loopback],
                                  transports: [.h2], runs: 1, outputDirectory: out)
-        request.clients = [.chromium]
-        request.filmstrip = true
+        request.pageLoads.clients = [.chromium]
+        request.pageLoads.filmstrip = true
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         XCTAssertEqual(results.runs.count, 1, "the filmstrip load is not a run")
         XCTAssertNil(results.runs[0].frames)

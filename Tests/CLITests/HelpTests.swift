@@ -39,6 +39,28 @@ final class HelpTests: XCTestCase {
         }
     }
 
+    func testNoCommandDeclaresAnOptionTwice() {
+        for (path, command) in commands { XCTAssertEqual(CommandDeclarations(of: command).problems, [], "\(path)") }
+    }
+
+    /// One declaration: run and serve print the same section, word for word, each option once.
+    func testRunAndServeShowTheSharedGroupsOnceWithOneText() throws {
+        let run = HelpFormatter.help(for: RunCommand.self, path: ["netbench", "run"])
+        let serve = HelpFormatter.help(for: ServeCommand.self, path: ["netbench", "serve"])
+        for title in ["server and connection options", "diagnostics"] {
+            func section(_ help: String) -> String? {
+                help.components(separatedBy: "\n\(title):\n").dropFirst().first?.components(separatedBy: "\n\n").first
+            }
+            let inRun = try XCTUnwrap(section(run), "run --help has no \(title) section")
+            XCTAssertEqual(inRun, section(serve), title)
+        }
+        for name in ["--tls-records R", "--late-binding SIZE", "--keylog FILE", "--qlog DIR", "--tcp-cc NAME"] {
+            XCTAssertEqual(run.components(separatedBy: "  " + name + " ").count, 2, "run lists \(name) once")
+            XCTAssertEqual(serve.components(separatedBy: "  " + name + " ").count, 2, "serve lists \(name) once")
+        }
+        XCTAssertFalse(run.contains("--emulator-realtime"))
+    }
+
     func testRunDocumentsItsShortAliases() {
         let help = HelpFormatter.help(for: RunCommand.self, path: ["netbench", "run"])
         for alias in ["-t, --transport LIST", "-p, --profile LIST", "-n, --runs N", "-o, --out DIR"] {

@@ -37,8 +37,36 @@ final class ParsingTests: XCTestCase {
         XCTAssertEqual(r.out, "/tmp/x")
         XCTAssertEqual(r.files, ["a.json", "b.json"])
         XCTAssertTrue(r.repeatView)
-        XCTAssertFalse(r.emulatorRealtime)
         XCTAssertNil(r.seed)
+    }
+
+    /// The emulator's loop runs under SCHED_FIFO 10 by default; the flag that asked for it is gone.
+    func testEmulatorRealtimeIsGone() {
+        XCTAssertEqual(usageError(RunCommand.self, ["--emulator-realtime"]), "unknown option '--emulator-realtime'")
+    }
+
+    func testRunAndServeTakeTheSameServerAndDiagnosticOptions() throws {
+        let shared = ["--tls", "1.2", "--tls-records", "4KiB", "--late-binding", "off", "--tcp-cc", "reno",
+                      "--quic-cc", "bbr", "--keylog", "/tmp/k", "--qlog", "/tmp"]
+        let run = try ArgumentParser.parse(RunCommand.self, shared)
+        let serve = try ArgumentParser.parse(ServeCommand.self, ["s.json", "-t", "h2", "-l", "127.0.0.1:0"] + shared)
+        for (server, diagnostics) in [(run.serverOptions, run.diagnostics), (serve.serverOptions, serve.diagnostics)] {
+            XCTAssertEqual(server.tlsVersion, .tls12)
+            XCTAssertEqual(server.tlsRecords, .fixed(4096))
+            XCTAssertEqual(server.lateBinding, .off)
+            XCTAssertEqual(server.tcpCongestionControl, "reno")
+            XCTAssertEqual(server.quicCongestionControl, .bbr)
+            XCTAssertEqual(diagnostics.keyLogFile, "/tmp/k")
+            XCTAssertEqual(diagnostics.qlog, "/tmp")
+        }
+        let serveArgs = ["s.json", "-t", "h2", "-l", "127.0.0.1:0"]
+        XCTAssertEqual(usageError(ServeCommand.self, serveArgs + ["--tls-records", "64"]),
+                       "--tls-records '64': expected dynamic, 16k or a record size from 512 B to 16 KiB (e.g. 4KiB)")
+        XCTAssertEqual(usageError(RunCommand.self, ["--late-binding", "huge"]),
+                       "--late-binding 'huge': expected off or a size from 1 KiB to 16 MiB (e.g. 16KiB)")
+        let unset = try ArgumentParser.parse(RunCommand.self, [])
+        XCTAssertNil(unset.serverOptions.tlsRecords, "a suite's tlsRecords applies when the flag is not given")
+        XCTAssertNil(unset.serverOptions.tcpCongestionControl)
     }
 
     func testMissingValue() {

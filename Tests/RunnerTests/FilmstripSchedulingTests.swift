@@ -30,8 +30,8 @@ final class FilmstripSchedulingTests: XCTestCase {
 
     func testOneFilmstripLoadPerBrowserCellAfterTheMeasuredRuns() throws {
         var request = try Plans.request(profiles: ["a", "b"], transports: [.h2, .h3], runs: 2)
-        request.clients = [.builtin, .chromium]
-        request.filmstrip = true
+        request.pageLoads.clients = [.builtin, .chromium]
+        request.pageLoads.filmstrip = true
         let factory = Factory()
         var scheduler = Scheduler(request: request, factory: factory, runner: BenchmarkRunner(request: request, netbenchVersion: "test",
                                                                                           executors: factory))
@@ -51,7 +51,7 @@ final class FilmstripSchedulingTests: XCTestCase {
 
     func testNoFilmstripUnlessAsked() throws {
         var request = try Plans.request(transports: [.h2], runs: 1)
-        request.clients = [.chromium]
+        request.pageLoads.clients = [.chromium]
         let factory = Factory()
         var scheduler = Scheduler(request: request, factory: factory, runner: BenchmarkRunner(request: request, netbenchVersion: "test",
                                                                                           executors: factory))

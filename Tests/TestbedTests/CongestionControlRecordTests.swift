@@ -19,7 +19,7 @@ final class CongestionControlRecordTests: XCTestCase {
 
     private func host(_ cc: String?) throws -> ServerHost {
         var options = ServerHost.ServerOptions()
-        options.tcpCongestionControl = cc
+        options.settings.tcpCongestionControl = cc
         return try ServerHost(scenarios: [try Scenario.load(from: scenarioPath)], credentials: RunCredentials(hosts: ["www.shop.test"]),
                               address: 0x7F00_0001, namespace: nil, withQUIC: false, options: options)
     }
@@ -48,7 +48,7 @@ final class CongestionControlRecordTests: XCTestCase {
         var request = RunRequest(suiteName: "cc", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
                                  transports: [.h1, .h2], runs: 1, outputDirectory: out)
         request.library = Library(root: packageRoot + "/Scenarios")
-        request.tcpCongestionControl = other
+        request.server.tcpCongestionControl = other
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         XCTAssertEqual(results.runs.count, 2)
         for run in results.runs {
@@ -69,7 +69,7 @@ final class CongestionControlRecordTests: XCTestCase {
         var request = RunRequest(suiteName: "tls12", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
                                  transports: [.h2], runs: 1, outputDirectory: out)
         request.library = Library(root: packageRoot + "/Scenarios")
-        request.tlsVersion = .tls12
+        request.server.tlsVersion = .tls12
         let run = try XCTUnwrap(try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         XCTAssertEqual(run.connections.first?.tlsVersion, "1.2")

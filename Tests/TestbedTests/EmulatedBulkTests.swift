@@ -39,7 +39,7 @@ final class EmulatedBulkTests: XCTestCase {
         var request = RunRequest(suiteName: "bulk-test", scenarios: [("inline", scenario)], profiles: [profile],
                                  transports: [.h3], runs: 1, outputDirectory: out)
         request.library = library
-        request.timeoutPerRun = .seconds(60)
+        request.pageLoads.timeout = .seconds(60)
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         let run = try XCTUnwrap(results.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")

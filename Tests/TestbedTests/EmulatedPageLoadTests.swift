@@ -25,7 +25,7 @@ final class EmulatedPageLoadTests: XCTestCase {
         var request = RunRequest(suiteName: "emulated-test", scenarios: [(path, scenario)], profiles: [cable],
                                  transports: [.h1, .h2, .h3], runs: 1, outputDirectory: out)
         request.library = library
-        request.timeoutPerRun = .seconds(60)
+        request.pageLoads.timeout = .seconds(60)
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         XCTAssertEqual(results.runs.count, 3)
         for run in results.runs {

@@ -21,8 +21,8 @@ final class LateBindingTests: XCTestCase {
         var request = RunRequest(suiteName: "late-binding", scenarios: [(page, try Scenario.load(from: page))],
                                  profiles: [try Profile.load(from: link)], transports: [.h2], runs: 2, outputDirectory: out)
         request.library = Library(root: packageRoot + "/Scenarios")
-        request.lateBinding = lateBinding
-        request.timeoutPerRun = .seconds(60)
+        request.server.lateBinding = lateBinding
+        request.pageLoads.timeout = .seconds(60)
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         return try results.runs.map { run in
             XCTAssertEqual(run.status, .ok, run.error ?? "")

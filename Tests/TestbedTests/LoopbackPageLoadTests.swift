@@ -17,7 +17,7 @@ final class LoopbackPageLoadTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: out) }
         var request = RunRequest(suiteName: "test", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
                                  transports: transports, runs: runs, outputDirectory: out)
-        request.timeoutPerRun = .seconds(60)
+        request.pageLoads.timeout = .seconds(60)
         let runner = try BenchmarkRunner(request: request, netbenchVersion: "test")
         var persisted = 0
         let results = try runner.execute(observer: QuietObserver()) { r in
@@ -116,7 +116,7 @@ final class LoopbackPageLoadTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: out) }
         var request = RunRequest(suiteName: "tls12", scenarios: [(path, scenario)], profiles: [.loopback],
                                  transports: [.h2], runs: 1, outputDirectory: out)
-        request.tlsVersion = .tls12
+        request.server.tlsVersion = .tls12
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         XCTAssertEqual(results.runs.first?.status, .ok, results.runs.first?.error ?? "")
         XCTAssertEqual(results.runs.first?.connections.first?.tlsVersion, "1.2")

@@ -38,7 +38,7 @@ final class MigrationTests: XCTestCase {
         var request = RunRequest(suiteName: "migration-test", scenarios: [("inline", scenario)], profiles: [profile],
                                  transports: [transport], runs: 1, outputDirectory: out)
         request.library = library
-        request.timeoutPerRun = .seconds(60)
+        request.pageLoads.timeout = .seconds(60)
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         let run = try XCTUnwrap(results.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")

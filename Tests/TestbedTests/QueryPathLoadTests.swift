@@ -16,7 +16,7 @@ final class QueryPathLoadTests: XCTestCase {
         let scenario = try Scenario.load(from: path)
         var request = RunRequest(suiteName: "queries", scenarios: [(path, scenario)], profiles: [.loopback],
                                  transports: [.h1, .h2, .h3], runs: 1, outputDirectory: dir + "/out")
-        request.timeoutPerRun = .seconds(30)
+        request.pageLoads.timeout = .seconds(30)
         let runner = try BenchmarkRunner(request: request, netbenchVersion: "test")
         let results = try runner.execute(observer: QuietObserver()) { _ in }
         XCTAssertEqual(results.runs.count, 3)

@@ -23,7 +23,7 @@ final class RepeatViewTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: out) }
         var request = RunRequest(suiteName: "repeat", scenarios: [("a", page("a", "cdn")), ("b", page("b", "cdn"))], profiles: [.loopback],
                                  transports: [.h2, .h3], runs: 2, outputDirectory: out)
-        request.repeatView = true
+        request.pageLoads.repeatView = true
         request.warmupRuns = 1
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         let counted = results.runs.filter { $0.warmup != true }

@@ -21,7 +21,7 @@ final class ServerTCPRecordTests: XCTestCase {
         var request = RunRequest(suiteName: "server-tcp", scenarios: [(scenarioPath, try scenario ?? Scenario.load(from: scenarioPath))],
                                  profiles: [profile], transports: transports, runs: 1, outputDirectory: out)
         request.library = library
-        request.timeoutPerRun = .seconds(60)
+        request.pageLoads.timeout = .seconds(60)
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         XCTAssertEqual(results.runs.count, transports.count)
         return results.runs

@@ -34,8 +34,8 @@ final class TLSRecordTTFBTests: XCTestCase {
         var request = RunRequest(suiteName: "tls-records", scenarios: [(path, scenario)], profiles: [link],
                                  transports: [.h2], runs: runs, outputDirectory: dir + "/out")
         request.library = Library(root: packageRoot + "/Scenarios")
-        request.timeoutPerRun = .seconds(30)
-        request.tlsRecords = policy
+        request.pageLoads.timeout = .seconds(30)
+        request.server.tlsRecords = policy
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         XCTAssertEqual(results.runs.count, runs)
         return try results.runs.map { run in

@@ -30,7 +30,7 @@ final class CrossTrafficTests: XCTestCase {
         var request = RunRequest(suiteName: "cross-test", scenarios: [("inline", page)], profiles: [profile],
                                  transports: [.h2], runs: 1, outputDirectory: out)
         request.library = library
-        request.timeoutPerRun = .seconds(30)
+        request.pageLoads.timeout = .seconds(30)
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         let run = try XCTUnwrap(results.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
@@ -83,7 +83,7 @@ final class CrossTrafficTests: XCTestCase {
         var request = RunRequest(suiteName: "cross-test", scenarios: [("inline", page)], profiles: [profile],
                                  transports: [.h2], runs: 1, outputDirectory: out)
         request.library = library
-        request.timeoutPerRun = .seconds(30)
+        request.pageLoads.timeout = .seconds(30)
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
         let run = try XCTUnwrap(results.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")

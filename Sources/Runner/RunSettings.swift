@@ -1,0 +1,82 @@
+import BenchCore
+import SystemIO
+import TLS
+import QUIC
+
+/// How the replay servers serve and the connections behave: `run`'s servers (and, where both ends
+/// are netbench's, its client) and `serve`'s. Built from the command line's server options.
+public struct ServerSettings: Sendable, Equatable {
+    /// Forced on h1/h2 connections; nil: TLS 1.3, negotiated.
+    public var tlsVersion: TLSVersion?
+    /// How h1/h2 responses are cut into TLS records (`--tls-records`).
+    public var tlsRecords: TLSRecordPolicy = .dynamic
+    /// Whether HTTP/2 decides late what to send (`--late-binding`).
+    public var lateBinding: LateBinding = .standard
+    /// TCP congestion control set on every socket; nil: the system's default (`serve`'s).
+    public var tcpCongestionControl: String?
+    public var quicCongestionControl: QUICCongestionControl = .cubic
+
+    public init(tlsVersion: TLSVersion? = nil, tcpCongestionControl: String? = nil) {
+        self.tlsVersion = tlsVersion
+        self.tcpCongestionControl = tcpCongestionControl
+    }
+
+    /// `run`'s: cubic on every socket whatever the host's default (network namespaces here default
+    /// to bbr), so that runs on different machines compare.
+    public static let benchmark = ServerSettings(tcpCongestionControl: "cubic")
+}
+
+/// How the emulator's packet loop runs (`run --emulator-precise`, `calibrate --precise`,
+/// `calibrate --normal-scheduler`).
+public struct EmulatorSettings: Sendable, Equatable {
+    public enum Scheduling: Sendable, Equatable {
+        /// SCHED_FIFO priority 10: the default (see `EmulatedNetwork.Options.loopRealtimePriority`).
+        case realtime
+        /// The normal scheduler at nice -10.
+        case normal
+    }
+
+    public var scheduling: Scheduling = .realtime
+    /// Polls shortly before each release instead of sleeping until it (costs CPU, recorded per run).
+    public var precise = false
+
+    public init(scheduling: Scheduling = .realtime, precise: Bool = false) {
+        self.scheduling = scheduling
+        self.precise = precise
+    }
+}
+
+/// Who loads the pages and how (`run --client`, `--repeat-view`, `--filmstrip`, `--timeout`).
+public struct PageLoadSettings: Sendable, Equatable {
+    /// Each run is made by every client in turn (interleaved, like the transports).
+    public var clients: [RunClient] = [.builtin]
+    /// Repeat views: keep TLS sessions and QUIC tickets between the runs of a profile block (the
+    /// first run is cold; later ones resume, QUIC with 0-RTT). Use a warm-up run to fill them.
+    public var repeatView = false
+    /// After each block's runs, one more browser load per cell capturing what it paints.
+    public var filmstrip = false
+    /// Per-run limit; nil: derived from the profile (10 × the ideal page load + 30 s, at most 10 min).
+    public var timeout: Nanoseconds?
+
+    public init(clients: [RunClient] = [.builtin]) { self.clients = clients }
+}
+
+/// Files for looking inside connections (`--keylog`, `--qlog`).
+public struct DiagnosticSettings: Sendable, Equatable {
+    /// TLS secrets in NSS key-log format, appended (TCP+TLS and QUIC).
+    public var keyLogFile: String?
+    /// One qlog file per QUIC connection in this directory.
+    public var qlogDirectory: String?
+
+    public init(keyLogFile: String? = nil, qlogDirectory: String? = nil) {
+        self.keyLogFile = keyLogFile
+        self.qlogDirectory = qlogDirectory
+    }
+
+    /// The files for a whole plan (or a server's life), opened and checked before the first
+    /// connection: a qlog directory that is missing is a usage error. nil when none is asked for.
+    public func open() throws -> DiagnosticFiles? {
+        guard keyLogFile != nil || qlogDirectory != nil else { return nil }
+        return try DiagnosticFiles(qlogDirectory: qlogDirectory, keyLogPath: keyLogFile)
+    }
+}
