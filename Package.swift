@@ -55,40 +55,62 @@ let package = Package(
             "CommandLineKit", "Runner", "Testbed", "Browsers", "Workloads", "RemoteExecution", "Reporters", "BenchModel", "Statistics", "LinkEmulator", "SystemIO", "TLS", "QUIC",
             "Replay", "HTTPCodec",
         ]),
-        .executableTarget(name: "netbench", dependencies: ["NetbenchCommands"]),
+        .executableTarget(name: "netbench", dependencies: ["NetbenchCommands", "SystemIO"]),
         // Fuzz entries (file parsers, HTTP/1.1, the HTTP/3 server's datagram input) and their
         // driver: libFuzzer with scripts/fuzz.sh (-D FUZZING), else a replayer of saved inputs.
         .target(name: "FuzzEntries", dependencies: ["BenchModel", "LinkModel", "HTTPCodec", "QUIC", "TLS", "Reporters"]),
         .executableTarget(name: "netbench-fuzz", dependencies: ["FuzzEntries"]),
 
-        // Test prerequisites: skipped with a reason outside CI, failed under CI.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        // What the tests share: prerequisites (skipped with a reason outside CI, failed under CI), the
+        // checkout's root, the built binary, the pages several targets load (Fixtures), a quiet observer.
+        .target(name: "TestSupport", dependencies: ["Runner", "BenchModel"], path: "Tests/Support",
+                resources: [.copy("Fixtures")]),
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
-        .testTarget(name: "BenchModelTests", dependencies: ["BenchModel"],
+        .testTarget(name: "BenchModelTests", dependencies: ["BenchModel", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "StatisticsTests", dependencies: ["Statistics"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "LinkModelTests", dependencies: ["LinkModel"]),
+        .testTarget(name: "LinkModelTests", dependencies: ["LinkModel", "TestSupport"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec", "BenchCore"]),
         .testTarget(name: "QUICTests", dependencies: ["QUIC", "TestSupport"]),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "SystemIO", "BenchCore"]),
         .testTarget(name: "LinkEmulatorTests", dependencies: ["LinkEmulator", "SystemIO", "TestSupport"]),
+        // The catalog, the renderer, the loader's policy: pure, no sockets.
         .testTarget(name: "ReplayTests", dependencies: [
-            "Replay", "Runner", "Testbed", "Browsers", "Workloads", "NetbenchCommands", "Transport", "TLS", "SystemIO",
+            "Replay", "BenchModel", "BenchCore", "Transport", "TestSupport",
+        ]),
+        // Page loads on the testbed, as `netbench run` assembles it: loopback servers and, as root,
+        // emulated networks (namespaces, TUN devices).
+        .testTarget(name: "TestbedTests", dependencies: [
+            "Testbed", "Runner", "Replay", "NetbenchCommands", "BenchModel", "BenchCore", "SystemIO", "Transport",
+            "TLS", "TestSupport",
+        ]),
+        // Chromium as a client (needs Chromium) and its results, flags and pins (pure).
+        .testTarget(name: "BrowsersTests", dependencies: [
+            "Browsers", "Testbed", "Runner", "Replay", "NetbenchCommands", "BenchModel", "BenchCore", "SystemIO",
             "TestSupport",
+        ]),
+        // Cross traffic and responsiveness on emulated links (root), and their summaries (pure).
+        .testTarget(name: "WorkloadsTests", dependencies: [
+            "Workloads", "Testbed", "Runner", "NetbenchCommands", "BenchModel", "BenchCore", "TestSupport",
+        ]),
+        // `run --server` against loopback servers: probes, certificate checks, response checks.
+        .testTarget(name: "RemoteExecutionTests", dependencies: [
+            "RemoteExecution", "Testbed", "Runner", "BenchModel", "BenchCore", "TLS", "TestSupport",
         ]),
         .testTarget(name: "ReportersTests", dependencies: ["Reporters", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "TLS", "QUIC", "BenchCore"]),
         // The scheduler with stand-in executors (no sockets) and the append-only results log.
         .testTarget(name: "RunnerTests", dependencies: [
-            "Runner", "Testbed", "Workloads", "RemoteExecution", "BenchModel", "BenchCore", "SystemIO", "Transport",
-            "Statistics",
+            "Runner", "BenchModel", "BenchCore", "SystemIO", "Transport", "Statistics", "TestSupport",
         ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzEntries"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CLITests", dependencies: ["CommandLineKit", "NetbenchCommands", "Runner", "BenchCore"]),
+        .testTarget(name: "CLITests", dependencies: [
+            "CommandLineKit", "NetbenchCommands", "Runner", "BenchCore", "TestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

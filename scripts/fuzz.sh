@@ -43,7 +43,7 @@ seed() {  # seed TARGET FILE...
     return 0
 }
 rm -rf "$work/seeds"
-seed scenario Scenarios/pages/*.json Tests/Fixtures/*.json
+seed scenario Scenarios/pages/*.json Tests/Support/Fixtures/*.json
 seed profile Scenarios/profiles/*.json
 seed suite Scenarios/suites/*.json
 seed har Tests/BenchModelTests/Fixtures/har/*.har Tests/BenchModelTests/Fixtures/har-shapes/*.har

@@ -1,8 +1,39 @@
 #!/usr/bin/env bash
-# The README's test command (and CI's, through .ci/run): installs what is missing, builds, runs the
-# CI gate on a short smoke suite, then every test.
+# The README's test command (and CI's, through .ci/run).
+#
+#   scripts/test.sh          everything: the layering check, then installs what is missing (the test
+#                            peers too), builds, runs the CI gate on a short smoke suite, fuzzes every
+#                            parser a few seconds, runs every test and the engine recipes (~8 minutes).
+#   scripts/test.sh --fast   the quick tier, for feedback on a small change: the layering check, a
+#                            build, then the pure test targets only: models, link model, statistics,
+#                            TLS/HTTP/QUIC engines (in memory and on loopback), reporters, the command
+#                            line (parsing, help, the binary on loopback runs), the scheduler with
+#                            stand-in executors, the replay catalog and renderer, fuzz regressions.
+#                            No root, no peers (nginx, aioquic, Chromium, Pushgateway...), no network
+#                            namespaces; under 2 minutes once built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Raw syscalls outside SystemIO, clock reads inside the engines: before anything is built.
+scripts/check-layering.sh
+
+if [[ "${1:-}" == "--fast" ]]; then
+    # The pure test targets, and the tests inside them that need what this tier has not: peers
+    # (QUIC interop), network namespaces (an installed binary's emulated run), root or Chromium.
+    # TestbedTests, LinkEmulatorTests and EndToEndTests run only in the full tier.
+    FAST_TARGETS='BenchCoreTests|BenchModelTests|StatisticsTests|LinkModelTests|TLSTests|HTTPCodecTests|QUICTests'
+    FAST_TARGETS+='|SystemIOTests|TransportTests|ReplayTests|ReportersTests|RunnerTests|RemoteExecutionTests'
+    FAST_TARGETS+='|WorkloadsTests|BrowsersTests|CLITests|FuzzRegressionTests'
+    FAST_SKIP='QUICTests\.InteropTests|CLITests\.InstallTests/testInstalledBinaryRunsANamedEmulatedProfile'
+    FAST_SKIP+='|WorkloadsTests\.(CrossTrafficTests|ResponsivenessTests)|BrowsersTests\.Chromium(Load|Paint)Tests'
+    scripts/bootstrap.sh
+    swift build --build-tests 2>&1 | tail -n 20
+    exec swift test --skip-build --filter "^($FAST_TARGETS)\." --skip "^($FAST_SKIP)" 2>&1
+elif [[ $# -gt 0 ]]; then
+    echo "usage: scripts/test.sh [--fast]" >&2
+    exit 64
+fi
+
 scripts/bootstrap.sh --test
 swift build 2>&1 | tail -n 20
 

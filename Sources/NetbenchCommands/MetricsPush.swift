@@ -1,11 +1,11 @@
 import Foundation
 import BenchCore
-#if canImport(Glibc)
-import Glibc
-#endif
+import HTTPCodec
+import SystemIO
 
 /// `netbench report --push URL`: one HTTP/1.1 PUT of the Prometheus exposition to a Pushgateway,
-/// over a plain TCP socket (http:// only). PUT replaces every metric of the group, so the gateway
+/// over a plain TCP connection (http:// only): HTTPCodec writes the request head and parses the
+/// answer, SystemIO resolves the host and carries the bytes. PUT replaces every metric of the group, so the gateway
 /// holds the latest run of each suite and label.
 enum MetricsPush {
     struct Target: Equatable {
@@ -39,67 +39,100 @@ enum MetricsPush {
     /// Sends `body` with PUT to `path` under the target; returns the status line on a 2xx answer,
     /// throws a run failure (exit 2) naming the URL otherwise.
     static func put(_ body: Data, path: String, to target: Target, timeoutSeconds: Int = 30) throws -> String {
-        let url = "http://\(target.host.contains(":") ? "[\(target.host)]" : target.host):\(target.port)\(target.prefix)\(path)"
-        let fd = try connect(target, url: url, timeoutSeconds: timeoutSeconds)
-        defer { close(fd) }
-        var head = "PUT \(target.prefix)\(path) HTTP/1.1\r\n"
-        head += "Host: \(target.host.contains(":") ? "[\(target.host)]" : target.host):\(target.port)\r\n"
-        head += "User-Agent: netbench/\(netbenchVersion)\r\n"
-        head += "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
-        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        var bytes = [UInt8](head.utf8) + [UInt8](body)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-            if n < 0 { if errno == EINTR { continue }; throw BenchError.run("\(url): cannot send the metrics: \(String(cString: strerror(errno)))") }
-            sent += n
+        let authority = "\(target.host.contains(":") ? "[\(target.host)]" : target.host):\(target.port)"
+        let url = "http://\(authority)\(target.prefix)\(path)"
+        let connection = try connect(target, url: url, timeoutSeconds: timeoutSeconds)
+        let fields: HTTPHeaders = [
+            "User-Agent": "netbench/\(netbenchVersion)",
+            "Content-Type": "text/plain; version=0.0.4; charset=utf-8",
+            "Content-Length": String(body.count),
+            "Connection": "close",
+        ]
+        let head = HTTP1Serializer.requestHead(method: "PUT", target: target.prefix + path, host: authority,
+                                               headers: fields)
+        do {
+            try connection.sendAll(head + [UInt8](body))
+        } catch {
+            throw BenchError.run("\(url): cannot send the metrics: \(reason(error))")
         }
-        var answer = [UInt8](), buf = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 { if errno == EINTR { continue }; throw BenchError.run("\(url): no answer from the Pushgateway: \(String(cString: strerror(errno)))") }
-            if n == 0 { break }
-            answer += buf[0..<n]
-            if answer.count > 1 << 20 { break }
+        let answer: [UInt8]
+        do {
+            answer = try receiveAll(connection)
+        } catch {
+            throw BenchError.run("\(url): no answer from the Pushgateway: \(reason(error))")
         }
-        bytes = []
-        let text = String(decoding: answer, as: UTF8.self)
-        let statusLine = text.split(separator: "\r\n", maxSplits: 1).first.map(String.init) ?? ""
-        let parts = statusLine.split(separator: " ")
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let code = Int(parts[1]) else {
-            throw BenchError.run("\(url): not an HTTP answer: \(statusLine.isEmpty ? "(connection closed without one)" : statusLine)")
+        return try accepted(answer, url: url)
+    }
+
+    /// The status line of a 2xx answer; a run failure naming the URL for anything else.
+    static func accepted(_ answer: [UInt8], url: String) throws -> String {
+        guard let (head, body) = parse(answer) else {
+            let firstLine = String(decoding: answer, as: UTF8.self).split(separator: "\r\n", maxSplits: 1).first
+                .map(String.init) ?? "(connection closed without one)"
+            throw BenchError.run("\(url): not an HTTP answer: \(firstLine)")
         }
-        guard (200..<300).contains(code) else {
-            let bodyText = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            throw BenchError.run("\(url): the Pushgateway refused the metrics: \(statusLine)\(bodyText.isEmpty ? "" : ": " + bodyText)")
+        let statusLine = "\(head.version) \(head.status) \(head.reason)"
+        guard (200..<300).contains(head.status) else {
+            let bodyText = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let detail = bodyText.isEmpty ? "" : ": " + bodyText
+            throw BenchError.run("\(url): the Pushgateway refused the metrics: \(statusLine)\(detail)")
         }
         return statusLine
     }
 
-    private static func connect(_ target: Target, url: String, timeoutSeconds: Int) throws -> Int32 {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(target.host, String(target.port), &hints, &list)
-        guard rc == 0, let first = list else {
-            throw BenchError.run("\(url): cannot resolve \(target.host): \(String(cString: gai_strerror(rc)))")
+    /// The final response head and its body (framing removed), nil when `answer` does not start
+    /// with a valid HTTP/1.x response head. The parser counts body bytes without copying them, so
+    /// it is fed one byte at a time and each body event names the byte just fed; answers are at most
+    /// `maxAnswerBytes` (a Pushgateway's are a few hundred bytes). A body cut short by the close
+    /// keeps what arrived, as a status line alone decides.
+    static func parse(_ answer: [UInt8]) -> (HTTPResponseHead, [UInt8])? {
+        var parser = HTTP1ResponseParser()
+        parser.expectResponse(toMethod: "PUT")
+        var head: HTTPResponseHead?
+        var body: [UInt8] = []
+        for index in answer.indices {
+            let fed = try? answer.withUnsafeBytes { all in
+                try parser.feed(UnsafeRawBufferPointer(rebasing: all[index...index]))
+            }
+            guard let events = fed else { break }
+            for event in events {
+                switch event {
+                case .head(let h): head = h
+                case .body: body.append(answer[index])
+                case .end: return head.map { ($0, body) }
+                case .informational: continue
+                }
+            }
         }
-        defer { freeaddrinfo(list) }
-        var lastError = "no address"
-        var ai: UnsafeMutablePointer<addrinfo>? = first
-        while let a = ai {
-            ai = a.pointee.ai_next
-            let fd = socket(a.pointee.ai_family, a.pointee.ai_socktype, a.pointee.ai_protocol)
-            if fd < 0 { lastError = String(cString: strerror(errno)); continue }
-            var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            if Glibc.connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 { return fd }
-            lastError = String(cString: strerror(errno))
-            close(fd)
-        }
-        throw BenchError.run("\(url): cannot connect to the Pushgateway: \(lastError)")
+        return head.map { ($0, body) }
     }
+
+    static let maxAnswerBytes = 1 << 20
+
+    private static func receiveAll(_ connection: BlockingTCPConnection) throws -> [UInt8] {
+        var answer = [UInt8](), buffer = [UInt8](repeating: 0, count: 8192)
+        while answer.count <= maxAnswerBytes {
+            let n = try buffer.withUnsafeMutableBytes { try connection.receive(into: $0) }
+            if n == 0 { break }
+            answer += buffer[0..<n]
+        }
+        return answer
+    }
+
+    private static func connect(_ target: Target, url: String, timeoutSeconds: Int) throws -> BlockingTCPConnection {
+        let addresses: [SocketAddress]
+        do {
+            addresses = try NameResolution.streamAddresses(host: target.host, port: target.port)
+        } catch let e as NameResolutionError {
+            throw BenchError.run("\(url): cannot resolve \(target.host): \(e.reason)")
+        }
+        guard !addresses.isEmpty else { throw BenchError.run("\(url): cannot connect to the Pushgateway: no address") }
+        do {
+            return try BlockingTCPConnection(connectingTo: addresses, timeoutSeconds: timeoutSeconds)
+        } catch {
+            throw BenchError.run("\(url): cannot connect to the Pushgateway: \(reason(error))")
+        }
+    }
+
+    private static func reason(_ error: Error) -> String { (error as? SystemError)?.reason ?? "\(error)" }
 }

@@ -6,6 +6,7 @@ import Testbed
 import Browsers
 import Workloads
 import RemoteExecution
+import SystemIO
 
 /// Progress on standard error: one line per run with its outcome, so long runs show where they are
 /// and a log of the run remains.
@@ -74,7 +75,7 @@ final class InterruptHandler: @unchecked Sendable {
 
     init(message: String = "finishing the current run and cleaning up", _ onInterrupt: @escaping @Sendable () -> Void) {
         for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
+            ProcessControl.setIgnored(sig, true)
             let src = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             src.setEventHandler { [weak self] in
                 guard let self else { return }
@@ -91,7 +92,7 @@ final class InterruptHandler: @unchecked Sendable {
     func remove() {
         for s in sources { s.cancel() }
         sources.removeAll()
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        ProcessControl.setIgnored(SIGINT, false)
+        ProcessControl.setIgnored(SIGTERM, false)
     }
 }

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BenchCore
+import SystemIO
 import Testbed
 import Runner
 
@@ -66,15 +64,15 @@ public enum RemoteRTTProbe {
 
     static func ipv4Address(_ endpoint: RemoteEndpoint) throws -> UInt32 {
         if let a = Endpoint.parseAddress(endpoint.host) { return a }
-        var hints = addrinfo()
-        hints.ai_family = AF_INET
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(endpoint.host, nil, &hints, &list)
-        guard rc == 0, let first = list, let sa = first.pointee.ai_addr else {
-            throw RemoteEndpointError.resolve(endpoint.description, rc == 0 ? "no IPv4 address" : String(cString: gai_strerror(rc)))
+        let addresses: [SocketAddress]
+        do {
+            addresses = try NameResolution.streamAddresses(host: endpoint.host, port: nil, ipv4Only: true)
+        } catch let e as NameResolutionError {
+            throw RemoteEndpointError.resolve(endpoint.description, e.reason)
         }
-        defer { freeaddrinfo(list) }
-        return sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+        guard let address = addresses.first?.ipv4 else {
+            throw RemoteEndpointError.resolve(endpoint.description, "no IPv4 address")
+        }
+        return address
     }
 }

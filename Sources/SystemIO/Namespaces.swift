@@ -80,6 +80,9 @@ public enum ProcessControl {
     /// Writes to a peer that went away (a browser netbench stopped, a reset connection) fail with
     /// EPIPE instead of killing netbench with SIGPIPE.
     public static func ignoreBrokenPipes() { Sys.ignoreSIGPIPE() }
+    /// Ignores `signal` process-wide, so that only a DispatchSourceSignal sees it (or, with `ignored`
+    /// false, gives it back its default action).
+    public static func setIgnored(_ signal: Int32, _ ignored: Bool) { Sys.signal(signal, ignored: ignored) }
     /// Reads a whole small file (/proc, /sys), or nil.
     public static func readSmallFile(_ path: String) -> String? {
         guard let fd = try? Sys.open(path, O_RDONLY) else { return nil }

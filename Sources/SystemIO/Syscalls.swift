@@ -322,7 +322,10 @@ enum Sys {
     static func kill(_ pid: Int32, _ signal: Int32) -> Bool { Glibc.kill(pid, signal) == 0 }
 
     /// signal(2) SIGPIPE → SIG_IGN, process-wide.
-    static func ignoreSIGPIPE() { _ = Glibc.signal(SIGPIPE, SIG_IGN) }
+    static func ignoreSIGPIPE() { signal(SIGPIPE, ignored: true) }
+
+    /// signal(2): `sig` → SIG_IGN, or back to SIG_DFL, process-wide.
+    static func signal(_ sig: Int32, ignored: Bool) { _ = Glibc.signal(sig, ignored ? SIG_IGN : SIG_DFL) }
 
     /// fcntl(2) F_DUPFD_CLOEXEC: a close-on-exec copy of `fd` at `minimum` or above; `fd` is closed.
     /// A child's dup2 onto a low number (3, 4) then never meets the descriptors it is given.
@@ -446,5 +449,71 @@ public enum OpenFileLimit {
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { r = raised }
         }
         return r.rlim_cur > UInt(Int.max) ? Int.max : Int(r.rlim_cur)
+    }
+}
+
+/// The calls of a short blocking exchange outside the event loop (`report --push`): name lookup,
+/// a blocking socket with timeouts, and its connect, send and receive.
+extension Sys {
+    /// getaddrinfo(3) for a stream socket, any family (or IPv4 only); the resolver's order is kept.
+    static func getaddrinfo(_ host: String, _ service: String?, ipv4Only: Bool) throws -> [SocketAddress] {
+        var hints = addrinfo()
+        hints.ai_family = ipv4Only ? AF_INET : AF_UNSPEC
+        hints.ai_socktype = netbench_sock_stream()
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = Glibc.getaddrinfo(host, service, &hints, &list)
+        guard rc == 0 else { throw NameResolutionError(host: host, reason: String(cString: gai_strerror(rc))) }
+        defer { freeaddrinfo(list) }
+        var addresses: [SocketAddress] = []
+        var next = list
+        while let entry = next?.pointee {
+            next = entry.ai_next
+            guard let sa = entry.ai_addr else { continue }
+            let bytes = UnsafeRawBufferPointer(start: sa, count: Int(entry.ai_addrlen))
+            addresses.append(SocketAddress(family: entry.ai_family, bytes: [UInt8](bytes)))
+        }
+        return addresses
+    }
+
+    /// socket(2) for a stream in blocking mode, close-on-exec, with SO_RCVTIMEO and SO_SNDTIMEO
+    /// set to `timeoutSeconds` (a receive or send that waits longer fails with EAGAIN; so does a connect).
+    static func socketBlocking(family: Int32, timeoutSeconds: Int) throws -> FileDescriptor {
+        let type = netbench_sock_stream() | Int32(SOCK_CLOEXEC.rawValue)
+        let r = try check("socket") { Int(Glibc.socket(family, type, 0)) }
+        let fd = FileDescriptor(rawValue: Int32(r!))
+        var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        for (name, what) in [(SO_RCVTIMEO, "SO_RCVTIMEO"), (SO_SNDTIMEO, "SO_SNDTIMEO")] {
+            let size = socklen_t(MemoryLayout<timeval>.size)
+            if Glibc.setsockopt(fd.rawValue, SOL_SOCKET, name, &tv, size) != 0 {
+                let error = fail("setsockopt(\(what))")
+                close(fd)
+                throw error
+            }
+        }
+        return fd
+    }
+
+    /// connect(2) on a blocking socket. After EINTR the connect goes on in the kernel; calling
+    /// again waits for it (EISCONN once it is done).
+    static func connectBlocking(_ fd: FileDescriptor, _ address: SocketAddress) throws {
+        while true {
+            let r = address.bytes.withUnsafeBytes {
+                Glibc.connect(fd.rawValue, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count))
+            }
+            let e = netbench_errno()
+            if r == 0 || e == EISCONN { return }
+            if e == EINTR || e == EALREADY { continue }
+            throw SystemError(call: "connect to \(address)", errno: e)
+        }
+    }
+
+    /// send(2) with MSG_NOSIGNAL (a closed peer is EPIPE, not SIGPIPE); nil when the timeout passed.
+    static func send(_ fd: FileDescriptor, _ buf: UnsafeRawBufferPointer) throws -> Int? {
+        try check("send") { Glibc.send(fd.rawValue, buf.baseAddress, buf.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// recv(2): 0 at the end of the stream; nil when the timeout passed.
+    static func recv(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> Int? {
+        try check("recv") { Glibc.recv(fd.rawValue, buf.baseAddress, buf.count, 0) }
     }
 }

@@ -2,7 +2,8 @@
 import Glibc
 #endif
 import NetbenchCommands
+import SystemIO
 
 // A peer that goes away (a reset connection, a browser netbench stopped) must not kill netbench.
-signal(SIGPIPE, SIG_IGN)
+ProcessControl.ignoreBrokenPipes()
 exit(Netbench.main(Array(CommandLine.arguments.dropFirst())))

@@ -2,11 +2,12 @@ import Foundation
 import XCTest
 import BenchCore
 @testable import BenchModel
+import TestSupport
 
 /// Everything under Scenarios/ loads and validates, the pages are what their presets generate,
 /// and the suites refer to files and profiles that exist.
 final class ShippedFilesTests: XCTestCase {
-    let scenarios = packageRoot.appendingPathComponent("Scenarios")
+    let scenarios = URL(fileURLWithPath: packageRoot).appendingPathComponent("Scenarios")
 
     func files(_ dir: String) throws -> [String] {
         let d = scenarios.appendingPathComponent(dir).path

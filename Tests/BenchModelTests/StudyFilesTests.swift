@@ -2,11 +2,12 @@ import Foundation
 import XCTest
 import BenchCore
 @testable import BenchModel
+import TestSupport
 
 /// The pages, profiles and suites of the studies: percentile pages reproducible and at the
 /// published request quantiles, claims validated with errors that name the key path.
 final class StudyFilesTests: XCTestCase {
-    let scenarios = packageRoot.appendingPathComponent("Scenarios")
+    let scenarios = URL(fileURLWithPath: packageRoot).appendingPathComponent("Scenarios")
 
     func testPercentilePagesAreThePublishedRequestQuantilesAndRegenerate() throws {
         var previousBytes: Int64 = 0

@@ -3,8 +3,6 @@ import XCTest
 import BenchCore
 @testable import BenchModel
 
-/// The package root, found from this file's path (Tests/BenchModelTests/TestSupport.swift).
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
 /// The message of the `BenchError` that `body` throws (fails the test if it throws nothing).

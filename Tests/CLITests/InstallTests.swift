@@ -1,21 +1,14 @@
 import XCTest
+import TestSupport
 
 /// `scripts/install.sh` into a temporary prefix; the installed binary, run from another directory
 /// without NETBENCH_HOME, finds the shipped profiles, suites and pages, and runs an emulated profile.
 final class InstallTests: XCTestCase {
-    var binary: String { Program.netbench }
-
-    struct Missing: Error, CustomStringConvertible { var description: String }
-
-    /// `swift build --build-tests` builds it; a missing binary fails (never skips).
-    func requireBinary() throws {
-        guard FileManager.default.isExecutableFile(atPath: binary) else { throw Missing(description: "netbench binary not built at \(binary): run `swift build` first") }
-    }
-
     func install() throws -> String {
-        try requireBinary()
+        let binary = try NetbenchBinary.path
         let prefix = Program.tempDirectory(self) + "/prefix"
-        let r = try Program.run("/bin/sh", [Program.packageRoot + "/scripts/install.sh", "--prefix", prefix, "--binary", binary])
+        let script = packageRoot + "/scripts/install.sh"
+        let r = try Program.run("/bin/sh", [script, "--prefix", prefix, "--binary", binary])
         XCTAssertEqual(r.status, 0, r.stderr)
         for f in ["bin/netbench", "share/netbench/profiles/LTE.json", "share/netbench/traces/ATT-LTE-driving-2016.down",
                   "share/netbench/suites/default.json", "share/netbench/pages/small-page.json", "share/man/man1/netbench.1",
@@ -44,7 +37,7 @@ final class InstallTests: XCTestCase {
     }
 
     func testBinaryCopiedAloneKnowsOnlyLoopbackAndSaysWhy() throws {
-        try requireBinary()
+        let binary = try NetbenchBinary.path
         let dir = Program.tempDirectory(self)
         try FileManager.default.createDirectory(atPath: dir + "/bin", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: binary, toPath: dir + "/bin/netbench")
@@ -62,7 +55,7 @@ final class InstallTests: XCTestCase {
             "run", prefix + "/share/netbench/pages/small-page.json", "--profile", "LTE", "--transport", "h2",
             "--runs", "1", "--out", elsewhere + "/out", "--json",
         ], cwd: elsewhere, environment: Program.environmentWithoutHome)
-        if r.status == 77 { return XCTFail("emulated profiles need root or user namespaces here: \(r.stderr)") }
+        if r.status == 77 { try missingPrerequisite("emulated profiles need root or user namespaces: \(r.stderr)") }
         XCTAssertEqual(r.status, 0, r.stderr)
         let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
         let cells = json?["cells"] as? [[String: Any]] ?? []

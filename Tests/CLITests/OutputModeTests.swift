@@ -1,13 +1,11 @@
 import XCTest
+import TestSupport
 
 /// `--json` and `--quiet` on the commands that print tables, through the built binary on real
 /// (loopback) results.
 final class OutputModeTests: XCTestCase {
     func netbench(_ args: [String]) throws -> Program.Outcome {
-        guard FileManager.default.isExecutableFile(atPath: Program.netbench) else {
-            throw InstallTests.Missing(description: "netbench binary not built at \(Program.netbench): run `swift build` first")
-        }
-        return try Program.run(Program.netbench, args, cwd: Program.packageRoot)
+        return try Program.run(NetbenchBinary.path, args, cwd: packageRoot)
     }
 
     func json(_ r: Program.Outcome, file: StaticString = #filePath, line: UInt = #line) -> Any? {
@@ -17,8 +15,9 @@ final class OutputModeTests: XCTestCase {
     }
 
     func testRunCompareAndCheckInEveryMode() throws {
+        try requireCongestionControl()
         let dir = Program.tempDirectory(self)
-        let page = Program.packageRoot + "/Tests/Fixtures/small-page.json"
+        let page = Fixture.path("small-page.json")
         let quiet = try netbench(["run", page, "-t", "h1,h2", "-n", "3", "-o", dir + "/a", "--quiet"])
         XCTAssertEqual(quiet.status, 0, quiet.stderr)
         XCTAssertEqual(quiet.stdout + quiet.stderr, "", "--quiet prints nothing")
@@ -78,7 +77,7 @@ final class OutputModeTests: XCTestCase {
         let rows = json(doctorJSON) as? [[String: String]] ?? []
         let library = rows.first { $0["check"] == "scenario library" }
         XCTAssertEqual(library?["status"], "ok")
-        XCTAssertEqual(library?["detail"], Program.packageRoot + "/Scenarios (the checkout the executable was built in)")
+        XCTAssertEqual(library?["detail"], packageRoot + "/Scenarios (the checkout the executable was built in)")
         let missing = rows.filter { $0["status"] == "MISSING" }.map { "\($0["check"]!): \($0["detail"]!)" }
         XCTAssertEqual(doctorQuiet.stdout.split(separator: "\n").map(String.init), missing)
         XCTAssertTrue(doctor.stdout.contains("scenario library"))

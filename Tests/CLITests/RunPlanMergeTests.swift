@@ -2,6 +2,7 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
+import TestSupport
 @testable import CommandLineKit
 @testable import NetbenchCommands
 
@@ -86,7 +87,7 @@ final class RunPlanMergeTests: XCTestCase {
     /// The whole path: a suite file and the flags become one RunRequest.
     func testResolveBuildsTheRequestFromTheSuiteFileAndTheFlags() throws {
         let dir = Program.tempDirectory(self)
-        try FileManager.default.copyItem(atPath: Program.packageRoot + "/Scenarios/pages/small-page.json",
+        try FileManager.default.copyItem(atPath: packageRoot + "/Scenarios/pages/small-page.json",
                                          toPath: dir + "/page.json")
         let suite = #"{"schemaVersion": 1, "name": "merge", "scenarios": ["page.json"], "profiles": ["loopback"], "#
             + #""transports": ["h1", "h3"], "runs": 3, "seed": 5, "tlsRecords": "4KiB", "repeatView": true}"#

@@ -1,17 +1,15 @@
 import XCTest
+import TestSupport
 
 /// `netbench study` through the built binary: a suite with a claim, run on loopback, studied;
 /// and a suite whose claim is wrong exits 65 naming the key path.
 final class StudyCommandTests: XCTestCase {
     func netbench(_ args: [String]) throws -> Program.Outcome {
-        guard FileManager.default.isExecutableFile(atPath: Program.netbench) else {
-            throw InstallTests.Missing(description: "netbench binary not built at \(Program.netbench): run `swift build` first")
-        }
-        return try Program.run(Program.netbench, args, cwd: Program.packageRoot)
+        return try Program.run(NetbenchBinary.path, args, cwd: packageRoot)
     }
 
     func suite(_ dir: String, claim: String) throws -> String {
-        let page = Program.packageRoot + "/Tests/Fixtures/small-page.json"
+        let page = Fixture.path("small-page.json")
         let text = """
             {"schemaVersion": 1, "name": "claim-smoke", "scenarios": ["\(page)"], "profiles": ["loopback"],
              "transports": ["h2", "h3"], "runs": 3, "warmupRuns": 0, "seed": 1, "claims": [\(claim)]}
@@ -22,6 +20,7 @@ final class StudyCommandTests: XCTestCase {
     }
 
     func testStudyOfALoopbackRun() throws {
+        try requireCongestionControl()
         let dir = Program.tempDirectory(self)
         let s = try suite(dir, claim: #"{"name": "loopback", "baseline": "h2", "candidate": "h3", "minSpeedup": 50}"#)
         let run = try netbench(["run", s, "-o", dir + "/r", "--quiet"])

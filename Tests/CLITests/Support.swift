@@ -25,20 +25,6 @@ enum Program {
         return Outcome(status: p.terminationStatus, stdout: box.out, stderr: box.err)
     }
 
-    /// The package root (for scripts/ and Scenarios/).
-    static let packageRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-
-    /// The netbench binary built next to this test bundle (`swift build` builds it).
-    static var netbench: String {
-        let dir = Bundle(for: HelpTests.self).bundleURL.deletingLastPathComponent().path
-        for c in [dir + "/netbench", packageRoot + "/.build/debug/netbench"] where FileManager.default.isExecutableFile(atPath: c) { return c }
-        return dir + "/netbench"
-    }
-
     static func tempDirectory(_ test: XCTestCase) -> String {
         let d = NSTemporaryDirectory() + "netbench-cli-\(UUID().uuidString)"
         try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)

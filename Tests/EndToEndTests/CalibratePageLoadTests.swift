@@ -7,8 +7,8 @@ import TestSupport
 /// packet loop for the CPUs), beside the idle and loaded phases.
 extension CommandLineTests {
     func testCalibrateReportsLatenessWhileAPageLoads() throws {
-        try requireRoot()
-        let page = CommandLineTests.root + "/Tests/Fixtures/small-page.json"
+        try requireRoot(Self.calibrateNeedsRoot)
+        let page = Fixture.path("small-page.json")
         let r = try netbench(["calibrate", "--rtt", "20ms", "--rate", "50Mbit", "--samples", "10", "--no-goodput",
                               "--page", page, "--page-loads", "1"], timeout: 240)
         // 0: every target met; 2: one missed on this (shared) machine. Both print every phase.
@@ -22,7 +22,7 @@ extension CommandLineTests {
     }
 
     func testCalibratePageLoadsZeroSkipsThePhaseAndABadPageNamesItsFile() throws {
-        try requireRoot()
+        try requireRoot(Self.calibrateNeedsRoot)
         let skipped = try netbench(["calibrate", "--rtt", "20ms", "--rate", "50Mbit", "--samples", "10", "--no-goodput", "--page-loads", "0"], timeout: 120)
         XCTAssertTrue([0, 2].contains(skipped.status), skipped.stderr)
         XCTAssertFalse(skipped.stdout.contains("page   "), skipped.stdout)
@@ -32,7 +32,5 @@ extension CommandLineTests {
         XCTAssertTrue(bad.stderr.contains("/nonexistent/page.json"), bad.stderr)
     }
 
-    private func requireRoot() throws {
-        if getuid() != 0 { try missingPrerequisite("calibrate needs root (network namespaces and TUN devices)") }
-    }
+    private static let calibrateNeedsRoot = "calibrate needs root (network namespaces and TUN devices)"
 }

@@ -4,16 +4,11 @@ import TestSupport
 
 /// Runs the built `netbench` binary as a user would.
 final class CommandLineTests: XCTestCase {
-    static var root: String { NetbenchBinary.root }
-    var binary: String { NetbenchBinary.path }
 
     struct Outcome { var status: Int32; var stdout: String; var stderr: String }
 
     func netbench(_ args: [String], timeout: TimeInterval = 300) throws -> Outcome {
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            try missingPrerequisite("netbench binary not built at \(binary): run `swift build` first")
-        }
-        let r = try execute(binary, args, timeout: timeout)
+        let r = try execute(NetbenchBinary.path, args, timeout: timeout)
         return Outcome(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
@@ -26,7 +21,8 @@ final class CommandLineTests: XCTestCase {
 
     func testRunWritesResultsAndSummary() throws {
         let out = tempDir() + "/run"
-        let r = try netbench(["run", CommandLineTests.root + "/Tests/Fixtures/small-page.json", "--transport", "h1,h2", "--runs", "2", "--out", out])
+        let page = Fixture.path("small-page.json")
+        let r = try netbench(["run", page, "--transport", "h1,h2", "--runs", "2", "--out", out])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/results.json"))
         let data = try Data(contentsOf: URL(fileURLWithPath: out + "/results.json"))
@@ -86,21 +82,3 @@ final class CommandLineTests: XCTestCase {
 
 /// Written by one reader thread, read after `DispatchGroup.wait()`.
 final class DataBox: @unchecked Sendable { var data = Data() }
-
-/// Where the package and the built binary are.
-enum NetbenchBinary {
-    static let root: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-
-    /// The binary next to the test bundle (.build/debug or .build/release).
-    static var path: String {
-        let dir = Bundle(for: CommandLineTests.self).bundleURL.deletingLastPathComponent().path
-        for candidate in [dir + "/netbench", root + "/.build/debug/netbench"] where FileManager.default.isExecutableFile(atPath: candidate) {
-            return candidate
-        }
-        return root + "/.build/debug/netbench"
-    }
-}

@@ -11,7 +11,7 @@ extension XCTestCase {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: NetbenchBinary.root)
+        p.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -48,9 +48,6 @@ extension XCTestCase {
 
 
     func netbench(_ args: [String]) throws -> ToolOutcome {
-        guard FileManager.default.isExecutableFile(atPath: NetbenchBinary.path) else {
-            try missingPrerequisite("netbench binary not built at \(NetbenchBinary.path): run `swift build` first")
-        }
         return try execute(NetbenchBinary.path, args)
     }
 

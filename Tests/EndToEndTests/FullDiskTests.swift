@@ -24,7 +24,7 @@ final class FullDiskTests: XCTestCase {
     /// Runs `script` with `$MNT` a fresh tmpfs of `size`, `$HOST` a directory outside it, `$NB`
     /// the netbench binary; `fill` first fills the tmpfs to the last block.
     private func underTinyFilesystem(size: String, fill: Bool, _ script: String) throws -> Outcome {
-        try require(geteuid() == 0, "mounting a tmpfs needs root")
+        try requireRoot("mounting a tmpfs needs root")
         guard let unshare = ["/usr/bin/unshare", "/bin/unshare"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             try missingPrerequisite("unshare (util-linux) is not installed")
         }
@@ -37,8 +37,10 @@ final class FullDiskTests: XCTestCase {
         \(fill ? #"dd if=/dev/zero of="$MNT/fill" bs=1k 2>/dev/null; true"# : "")
         \(script)
         """
+        let binary = try NetbenchBinary.path
         let outcome = try execute(unshare, ["--mount", "--propagation", "private", "/usr/bin/env",
-                                            "MNT=\(base)/mnt", "HOST=\(base)/host", "NB=\(NetbenchBinary.path)", "/bin/sh", "-c", body],
+                                            "MNT=\(base)/mnt", "HOST=\(base)/host", "NB=\(binary)",
+                                            "/bin/sh", "-c", body],
                                   timeout: 120)
         addTeardownBlock { try? FileManager.default.removeItem(atPath: base) }
         XCTAssertNotEqual(outcome.status, 90, "could not mount a tmpfs: \(outcome.stderr)")

@@ -9,7 +9,7 @@ import TestSupport
 /// its path and arrives with its size. And fuzz findings fed to the commands end as one-line
 /// errors (one per problem) naming the file, with exit 65.
 final class HARReplayEndToEndTests: XCTestCase {
-    private let fixture = NetbenchBinary.root + "/Tests/BenchModelTests/Fixtures/har-shapes/real-world.har"
+    private let fixture = packageRoot + "/Tests/BenchModelTests/Fixtures/har-shapes/real-world.har"
 
     func testImportedRealWorldHARReplaysOverEveryTransport() throws {
         try importAndReplay(client: "builtin")
@@ -64,13 +64,13 @@ final class HARReplayEndToEndTests: XCTestCase {
 
     /// Inputs the fuzzers found trapping or breaking the one-line rule, through the commands users run.
     func testFuzzFindingsAreOneLineDataErrors() throws {
-        let saved = NetbenchBinary.root + "/Tests/FuzzRegressionTests/Fixtures/"
+        let saved = packageRoot + "/Tests/FuzzRegressionTests/Fixtures/"
         let cases: [(String, [String])] = [
             ("har/newline-in-key-path.har", ["import-har"]),
             ("har/sizes-and-status-1e300.har", ["import-har"]),
             ("scenario/bytes-sum-overflow.json", ["scenario", "show"]),
             ("scenario/think-time-1e300.json", ["scenario", "validate"]),
-            ("profile/rtt-1e300.json", ["run", NetbenchBinary.root + "/Tests/Fixtures/small-page.json", "--runs", "1", "--profile"]),
+            ("profile/rtt-1e300.json", ["run", Fixture.path("small-page.json"), "--runs", "1", "--profile"]),
         ]
         for (file, command) in cases {
             let r = try runNetbench(command + [saved + file])
@@ -87,9 +87,6 @@ final class HARReplayEndToEndTests: XCTestCase {
     }
 
     private func runNetbench(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        guard FileManager.default.isExecutableFile(atPath: NetbenchBinary.path) else {
-            try missingPrerequisite("netbench binary not built at \(NetbenchBinary.path): run `swift build` first")
-        }
         let r = try execute(NetbenchBinary.path, args, timeout: 120)
         return (r.status, r.stdout, r.stderr)
     }

@@ -5,12 +5,10 @@ import TestSupport
 /// `netbench run` records the checkout (git commit, branch) or the label, and `netbench history`
 /// draws a series of real results directories.
 final class HistoryCommandTests: XCTestCase {
-    func netbench(_ args: [String], in directory: String = NetbenchBinary.root) throws -> (status: Int32, stdout: String, stderr: String) {
-        guard FileManager.default.isExecutableFile(atPath: NetbenchBinary.path) else {
-            try missingPrerequisite("netbench binary not built at \(NetbenchBinary.path): run `swift build` first")
-        }
+    func netbench(_ args: [String], in directory: String = packageRoot) throws
+        -> (status: Int32, stdout: String, stderr: String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
+        p.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
         p.arguments = args
         p.currentDirectoryURL = URL(fileURLWithPath: directory)
         let dir = NSTemporaryDirectory() + "netbench-hist-out-\(UUID().uuidString)"
@@ -34,9 +32,9 @@ final class HistoryCommandTests: XCTestCase {
         let dir = NSTemporaryDirectory() + "netbench-history-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
-        let page = NetbenchBinary.root + "/Tests/Fixtures/small-page.json"
+        let page = Fixture.path("small-page.json")
         // Two runs from the checkout (a git repository), one from a directory outside any repository.
-        for (i, cwd) in [NetbenchBinary.root, NetbenchBinary.root, dir].enumerated() {
+        for (i, cwd) in [packageRoot, packageRoot, dir].enumerated() {
             let r = try netbench(["run", page, "-t", "h1,h2", "-n", "3", "--label", "r\(i + 1)", "-o", dir + "/r\(i + 1)", "--quiet"], in: cwd)
             XCTAssertEqual(r.status, 0, r.stderr)
         }
@@ -64,10 +62,11 @@ final class HistoryCommandTests: XCTestCase {
     }
 
     func testHistoryOfOneDirectoryIsAUsageErrorAndABadOneADataError() throws {
-        let one = try netbench(["history", NetbenchBinary.root + "/Tests/ReportersTests/Fixtures/golden/results.json", "-o", "/tmp/unused"])
+        let golden = packageRoot + "/Tests/ReportersTests/Fixtures/golden/results.json"
+        let one = try netbench(["history", golden, "-o", "/tmp/unused"])
         XCTAssertEqual(one.status, 64, one.stderr)
         let missing = NSTemporaryDirectory() + "netbench-no-such-\(UUID().uuidString)"
-        let bad = try netbench(["history", NetbenchBinary.root + "/Tests/ReportersTests/Fixtures/golden/results.json", missing, "-o", missing + "-out"])
+        let bad = try netbench(["history", golden, missing, "-o", missing + "-out"])
         XCTAssertEqual(bad.status, 65, bad.stderr)
         XCTAssertTrue(bad.stderr.contains(missing), bad.stderr)
     }

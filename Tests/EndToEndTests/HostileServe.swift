@@ -4,6 +4,7 @@ import XCTest
 import Glibc
 #endif
 import TLS
+import TestSupport
 
 /// `netbench serve` (the built binary) as a child process for the hostile-client tests: its port,
 /// CA, resident memory from /proc, a well-behaved page load beside the attack, and the summary
@@ -14,12 +15,12 @@ final class ServedNetbench {
     let port: UInt16
     let caPEM: String
     private let out = Pipe()
-    static let scenario = NetbenchBinary.root + "/Tests/Fixtures/small-page.json"
+    static let scenario = Fixture.path("small-page.json")
 
     init(transports: String = "h1,h2", extra: [String] = []) throws {
         dir = NSTemporaryDirectory() + "netbench-hostile-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
+        process.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
         process.arguments = ["serve", Self.scenario, "-t", transports, "-l", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"] + extra
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -62,7 +63,7 @@ final class ServedNetbench {
     /// Returns nil on success, else what went wrong.
     func loadPage(_ transport: String) -> String? {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
+        do { p.executableURL = URL(fileURLWithPath: try NetbenchBinary.path) } catch { return "\(error)" }
         let outDir = dir + "/load-\(UUID().uuidString)"
         p.arguments = ["run", Self.scenario, "--server", "127.0.0.1:\(port)", "--ca", dir + "/ca.pem", "-t", transport,
                        "-n", "1", "--timeout", "60s", "-o", outDir, "-q"]

@@ -47,7 +47,7 @@ final class InfluxDBTests: XCTestCase {
         let dir = NSTemporaryDirectory() + "netbench-influx-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
-        let run = try netbench(["run", NetbenchBinary.root + "/Tests/Fixtures/small-page.json", "-t", "h1,h2", "-n", "3",
+        let run = try netbench(["run", Fixture.path("small-page.json"), "-t", "h1,h2", "-n", "3",
                                 "-o", dir + "/run", "--quiet"])
         XCTAssertEqual(run.status, 0, run.stderr)
         let written = try netbench(["report", dir + "/run", "--format", "influx"])

@@ -6,7 +6,7 @@ import TestSupport
 /// loads resources from `netbench serve --transport h3`, with exact byte counts.
 final class InteropTests: XCTestCase {
     var venv: String {
-        ProcessInfo.processInfo.environment["NETBENCH_AIOQUIC_VENV"] ?? CommandLineTests.root + "/.build-venv"
+        ProcessInfo.processInfo.environment["NETBENCH_AIOQUIC_VENV"] ?? packageRoot + "/.build-venv"
     }
 
     func requireAioquic() throws -> String {
@@ -88,8 +88,8 @@ final class InteropTests: XCTestCase {
     /// address (`... on 127.0.0.1:PORT (UDP)`); the process and `127.0.0.1:PORT`.
     func startServe(transports: String, caOut: String, until marker: String) throws -> (Process, String) {
         let serve = Process()
-        serve.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
-        serve.arguments = ["serve", CommandLineTests.root + "/Tests/Fixtures/small-page.json", "--transport", transports,
+        serve.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
+        serve.arguments = ["serve", Fixture.path("small-page.json"), "--transport", transports,
                            "--listen", "127.0.0.1:0", "--ca-out", caOut]
         let out = Pipe()
         serve.standardOutput = out

@@ -10,14 +10,14 @@ final class LeftoverCleanupTests: XCTestCase {
     }
 
     func testNextRunRemovesTheNamespacesOfAKilledRun() throws {
-        try require(getuid() == 0, "needs root (network namespaces)")
+        try requireRoot("needs root (network namespaces)")
         let dir = NSTemporaryDirectory() + "netbench-leftover-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let page = NetbenchBinary.root + "/Tests/Fixtures/small-page.json"
+        let page = Fixture.path("small-page.json")
 
         let victim = Process()
-        victim.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
+        victim.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
         victim.arguments = ["run", page, "--profile", "4G", "--transport", "h2", "--runs", "20", "--quiet", "--out", dir + "/victim"]
         victim.standardOutput = FileHandle.nullDevice
         victim.standardError = FileHandle.nullDevice
@@ -30,7 +30,7 @@ final class LeftoverCleanupTests: XCTestCase {
         XCTAssertEqual(namespaces(of: victim.processIdentifier).count, 2, "kill -9 leaves them behind")
 
         let next = Process()
-        next.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
+        next.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
         next.arguments = ["run", page, "--transport", "h2", "--runs", "1", "--warmup", "0", "--out", dir + "/next"]
         let err = Pipe()
         next.standardOutput = FileHandle.nullDevice

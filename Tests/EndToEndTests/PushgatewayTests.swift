@@ -43,7 +43,7 @@ final class PushgatewayTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
         // A real run (loopback), labelled; its directory records the checkout's commit.
-        let run = try netbench(["run", NetbenchBinary.root + "/Tests/Fixtures/small-page.json", "-t", "h1,h2", "-n", "2",
+        let run = try netbench(["run", Fixture.path("small-page.json"), "-t", "h1,h2", "-n", "2",
                                 "--label", "ci main", "-o", dir + "/run", "--quiet"])
         XCTAssertEqual(run.status, 0, run.stderr)
         let written = try netbench(["report", dir + "/run", "--format", "prometheus", "-o", dir + "/out"])
@@ -75,7 +75,7 @@ final class PushgatewayTests: XCTestCase {
 
     func testPushToANonListeningPortIsARunFailure() throws {
         let port = try freePort()
-        let r = try netbench(["report", NetbenchBinary.root + "/Tests/ReportersTests/Fixtures/golden/results.json",
+        let r = try netbench(["report", packageRoot + "/Tests/ReportersTests/Fixtures/golden/results.json",
                               "--push", "http://127.0.0.1:\(port)"])
         XCTAssertEqual(r.status, 2, r.stderr)
         XCTAssertTrue(r.stderr.contains("http://127.0.0.1:\(port)/metrics/job/netbench/suite/demo"), r.stderr)
@@ -83,7 +83,7 @@ final class PushgatewayTests: XCTestCase {
     }
 
     func testPushURLOtherThanHTTPIsAUsageError() throws {
-        let r = try netbench(["report", NetbenchBinary.root + "/Tests/ReportersTests/Fixtures/golden/results.json",
+        let r = try netbench(["report", packageRoot + "/Tests/ReportersTests/Fixtures/golden/results.json",
                               "--push", "https://example.org"])
         XCTAssertEqual(r.status, 64, r.stderr)
     }

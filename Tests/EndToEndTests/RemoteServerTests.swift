@@ -90,7 +90,7 @@ final class RemoteServerTests: XCTestCase {
         let dir = NSTemporaryDirectory() + "netbench-remote-nginx-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let port = Int(try freePort())
-        let scenario = NetbenchBinary.root + "/Scenarios/pages/small-page.json"
+        let scenario = packageRoot + "/Scenarios/pages/small-page.json"
         let export = try netbenchRun(["scenario", "export", scenario, "-o", dir, "--port", String(port)])
         XCTAssertEqual(export.status, 0, export.stderr)
         try FileManager.default.createDirectory(atPath: dir + "/logs", withIntermediateDirectories: true)
@@ -122,7 +122,7 @@ final class RemoteServerTests: XCTestCase {
         }
         let dir = NSTemporaryDirectory() + "netbench-remote-gtls-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let scenario = NetbenchBinary.root + "/Scenarios/pages/small-page.json"
+        let scenario = packageRoot + "/Scenarios/pages/small-page.json"
         XCTAssertEqual(try netbenchRun(["scenario", "export", scenario, "-o", dir]).status, 0)
         let root = dir + "/merged"  // every origin's files under one root, written by the export
         XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/index.html"))

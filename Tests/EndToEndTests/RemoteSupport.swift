@@ -62,9 +62,9 @@ extension XCTestCase {
         let p = Process()
         if let namespace {
             p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-            p.arguments = ["netns", "exec", namespace, NetbenchBinary.path] + args
+            p.arguments = ["netns", "exec", namespace, try NetbenchBinary.path] + args
         } else {
-            p.executableURL = URL(fileURLWithPath: NetbenchBinary.path)
+            p.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
             p.arguments = args
         }
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// `netbench scenario export` with the built binary, served by a real nginx (Debian's), fetched by curl:
 /// every resource at its path with its exact size, over h1 and h2, trusted through the exported CA.
@@ -11,7 +12,7 @@ final class ScenarioExportEndToEndTests: XCTestCase {
         let dir = NSTemporaryDirectory() + "netbench-export-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let port = 18_000 + Int.random(in: 0..<2000)
-        let scenario = NetbenchBinary.root + "/Scenarios/pages/small-page.json"
+        let scenario = packageRoot + "/Scenarios/pages/small-page.json"
         let export = try run(NetbenchBinary.path, ["scenario", "export", scenario, "-o", dir, "--port", String(port)])
         XCTAssertEqual(export.status, 0, export.err)
         XCTAssertTrue(try String(contentsOfFile: dir + "/EXPORT.txt", encoding: .utf8).contains("think times"))

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// Shards with the engines' environment variables, merged; kill -9 and --resume: through the built binary.
 final class ShardMergeResumeTests: XCTestCase {
@@ -13,7 +14,7 @@ final class ShardMergeResumeTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         addTeardownBlock { [work] in try? FileManager.default.removeItem(atPath: work) }
         // Two scenarios: two scenario × profile blocks on loopback.
-        let fixture = NetbenchBinary.root + "/Tests/Fixtures/small-page.json"
+        let fixture = Fixture.path("small-page.json")
         let text = try String(contentsOfFile: fixture, encoding: .utf8)
         pageA = work + "/a.json"
         pageB = work + "/b.json"
@@ -23,11 +24,7 @@ final class ShardMergeResumeTests: XCTestCase {
     }
 
     func start(_ args: [String], env: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
-        let binary = NetbenchBinary.path
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            XCTFail("netbench binary not built at \(binary): run `swift build` first")
-            throw CocoaError(.fileNoSuchFile)
-        }
+        let binary = try NetbenchBinary.path
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = args

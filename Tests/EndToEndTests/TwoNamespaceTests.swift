@@ -11,7 +11,7 @@ import TestSupport
 /// resource); a certificate that does not verify (exit 2).
 final class TwoNamespaceTests: XCTestCase {
     func testServeAndRunInTwoNamespaces() throws {
-        try require(getuid() == 0, "network namespaces need root")
+        try requireRoot("network namespaces need root")
         try require(FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip"), "iproute2 (ip) is not installed")
         guard let gtls = executable(["/usr/sbin/gtlsserver", "/usr/bin/gtlsserver"]) else {
             try missingPrerequisite("gtlsserver is not installed (Debian ngtcp2-server; scripts/bootstrap.sh --test)")

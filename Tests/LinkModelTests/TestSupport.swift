@@ -21,10 +21,3 @@ func drain(_ link: Link, until: Instant) -> [Packet] {
     }
     return out
 }
-
-/// The repository root, found from this file's path (Tests/LinkModelTests/…).
-func repositoryRoot(file: StaticString = #filePath) -> String {
-    var parts = "\(file)".split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast(3)
-    return parts.joined(separator: "/")
-}

@@ -1,6 +1,7 @@
 import XCTest
 import BenchCore
 @testable import LinkModel
+import TestSupport
 
 final class TraceTests: XCTestCase {
     private func queue(_ text: String, limit: QueueLimit = .packets(10_000)) throws -> TraceRateQueue {
@@ -67,7 +68,7 @@ final class TraceTests: XCTestCase {
     }
 
     func testSaturatedTraceLinkDeliversTheTraceMeanRate() throws {
-        let text = try String(contentsOfFile: repositoryRoot() + "/Scenarios/traces/Verizon-LTE-short.down", encoding: .utf8)
+        let text = try String(contentsOfFile: packageRoot + "/Scenarios/traces/Verizon-LTE-short.down", encoding: .utf8)
         let trace = try MahimahiTrace.parse(text: text)
         let link = Link(configuration: LinkConfiguration(rate: .trace(trace), queueLimit: .packets(100)), start: origin, seed: 1)
         // Keep the queue full for two full periods (one wrap) and count what leaves.
@@ -90,7 +91,7 @@ final class TraceTests: XCTestCase {
             "TMobile-UMTS-driving.down": 2.0, "TMobile-UMTS-driving.up": 0.9,
         ]
         for (name, mbit) in expected {
-            let text = try String(contentsOfFile: repositoryRoot() + "/Scenarios/traces/" + name, encoding: .utf8)
+            let text = try String(contentsOfFile: packageRoot + "/Scenarios/traces/" + name, encoding: .utf8)
             let trace = try MahimahiTrace.parse(text: text)
             XCTAssertEqual(trace.meanBitsPerSecond / 1e6, mbit, accuracy: mbit * 0.15, name)
             XCTAssertGreaterThan(trace.periodMs, 100_000, name)

@@ -6,11 +6,6 @@ import TestSupport
 
 /// HTTP3Client against independent HTTP/3 servers over real loopback UDP.
 final class InteropTests: XCTestCase {
-    private var packageRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-    }
-
     /// aioquic's demo scripts, from the venv the bootstrap installs (`NETBENCH_AIOQUIC_VENV`,
     /// default `<package root>/.build-venv`) with the sdist's `examples/` copied to
     /// `aioquic-examples/` inside it (or `NETBENCH_AIOQUIC_EXAMPLES`). The scripts also import

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import BenchModel
 @testable import Replay
+import TestSupport
 
 /// The pages a browser is served: exact sizes, every child referenced by its parent (or the nearest
 /// ancestor that can), padding that no comment terminator can end early, valid images.
@@ -9,7 +10,7 @@ final class PageRendererTests: XCTestCase {
     let port: UInt16 = 44321
 
     func scenarios() throws -> [Scenario] {
-        var out = [try Scenario.load(from: fixture("small-page.json"))]
+        var out = [try Scenario.load(from: Fixture.path("small-page.json"))]
         for name in ["mobile-median", "desktop-median", "heavy-p90", "image-heavy", "spa-deep-chain", "api-small-json"] {
             out.append(try Scenario.load(from: packageRoot + "/Scenarios/pages/\(name).json"))
         }
@@ -101,7 +102,7 @@ final class PageRendererTests: XCTestCase {
     }
 
     func testPagesAreWellFormedAroundThePadding() throws {
-        let s = try Scenario.load(from: fixture("small-page.json"))
+        let s = try Scenario.load(from: Fixture.path("small-page.json"))
         let bodies = PageRenderer(scenario: s, port: port).renderAll()
         let doc = text(bodies["doc"]!)
         XCTAssertTrue(doc.hasPrefix("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"))
@@ -127,7 +128,7 @@ final class PageRendererTests: XCTestCase {
     }
 
     func testContentLargerThanTheScenarioIsServedWholeAndSaysSo() throws {
-        var s = try Scenario.load(from: fixture("small-page.json"))
+        var s = try Scenario.load(from: Fixture.path("small-page.json"))
         s.resources[0].bytes = 100
         let b = PageRenderer(scenario: s, port: port).render(s.resources[0])!
         XCTAssertGreaterThan(b.overflow, 0)
@@ -136,7 +137,7 @@ final class PageRendererTests: XCTestCase {
     }
 
     func testChildrenOfImagesGoToTheNearestAncestorThatCanReferenceThem() throws {
-        var s = try Scenario.load(from: fixture("small-page.json"))
+        var s = try Scenario.load(from: Fixture.path("small-page.json"))
         s.resources.append(Scenario.Resource(id: "late", origin: "cdn", path: "/late.png", bytes: 500, type: .image, parent: "img1"))
         let renderer = PageRenderer(scenario: s, port: port)
         XCTAssertTrue(text(renderer.render(s.root!)!).contains(renderer.url(of: s.resources.last!)))
@@ -144,7 +145,7 @@ final class PageRendererTests: XCTestCase {
     }
 
     func testPathsAreEscapedAndTheCatalogFindsThemAgain() throws {
-        var s = try Scenario.load(from: fixture("small-page.json"))
+        var s = try Scenario.load(from: Fixture.path("small-page.json"))
         s.resources[1].path = "/a b\"c'd<é>.css"
         let renderer = PageRenderer(scenario: s, port: port)
         let url = renderer.url(of: s.resources[1])
@@ -154,7 +155,7 @@ final class PageRendererTests: XCTestCase {
     }
 
     func testCatalogServesPagesToBrowsersAndFillerToNetbench() throws {
-        let s = try Scenario.load(from: fixture("small-page.json"))
+        let s = try Scenario.load(from: Fixture.path("small-page.json"))
         let catalog = ReplayCatalog(scenario: s, renderingPagesFor: port)
         let browser = catalog.respond(to: ServerRequestFixture.get("/", host: "www.shop.test", userAgent: "Mozilla/5.0 HeadlessChrome"))
         XCTAssertEqual(browser.bodyLength, 30000)
@@ -226,7 +227,7 @@ final class PagePaintTests: XCTestCase {
     }
 
     func testABlockingStylesheetAfterAnImageStaysInTheBody() throws {
-        var s = try Scenario.load(from: fixture("small-page.json"))
+        var s = try Scenario.load(from: Fixture.path("small-page.json"))
         s.resources[3].revealAfterBytes = 1000   // img1 before the stylesheet (2000)
         let renderer = PageRenderer(scenario: s, port: port)
         let (head, body) = try split(String(decoding: renderer.render(s.root!)!.bytes, as: UTF8.self))

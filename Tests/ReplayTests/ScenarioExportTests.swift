@@ -1,6 +1,7 @@
 import XCTest
 import BenchModel
 @testable import Replay
+import TestSupport
 
 /// `netbench scenario export`: files at their paths with exact sizes, per origin, and the notes on
 /// what a static server cannot reproduce.

@@ -5,7 +5,7 @@ import BenchModel
 @testable import Reporters
 
 /// `netbench report`, `compare` and `check` end to end through the built binary: exit codes and
-/// files. Skipped when the binary is not next to the test bundle (`swift build` first).
+/// files. The binary is a prerequisite (`swift build` first; see TestSupport's `require`).
 final class CommandLineTests: XCTestCase {
     var dir: URL!
 
@@ -16,21 +16,10 @@ final class CommandLineTests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
-    static var binary: URL? {
-        var url = Bundle.module.bundleURL
-        for _ in 0..<3 {
-            url = url.deletingLastPathComponent()
-            let candidate = url.appendingPathComponent("netbench")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return nil
-    }
-
     @discardableResult
     func netbench(_ args: String...) throws -> (code: Int32, out: String, err: String) {
-        guard let binary = Self.binary else { try missingPrerequisite("netbench binary not built (swift build first)") }
         let p = Process()
-        p.executableURL = binary
+        p.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
         p.arguments = args
         let out = Pipe(), err = Pipe()
         p.standardOutput = out; p.standardError = err

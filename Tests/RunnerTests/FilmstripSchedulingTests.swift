@@ -3,9 +3,6 @@ import BenchCore
 import BenchModel
 import Transport
 @testable import Runner
-@testable import Testbed
-@testable import Workloads
-@testable import RemoteExecution
 
 /// `run --filmstrip`: after a block's measured runs, one more load per browser cell that captures
 /// frames; it goes to the filmstrips, never into the runs or their statistics.

@@ -2,9 +2,6 @@ import XCTest
 import BenchCore
 import BenchModel
 @testable import Runner
-@testable import Testbed
-@testable import Workloads
-@testable import RemoteExecution
 
 /// The scheduler with stand-in executors: what runs, in which order, what is kept.
 final class SchedulerTests: XCTestCase {

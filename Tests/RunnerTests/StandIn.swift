@@ -4,9 +4,7 @@ import BenchCore
 import BenchModel
 import Transport
 @testable import Runner
-@testable import Testbed
-@testable import Workloads
-@testable import RemoteExecution
+import TestSupport
 
 /// What a stand-in executor was asked to do.
 struct Executed: Hashable {
@@ -82,12 +80,8 @@ final class CollectingObserver: RunObserver {
 }
 
 enum Plans {
-    static var root: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
-
     static func scenarios(_ count: Int) throws -> [(path: String, scenario: Scenario)] {
-        let path = root + "/Tests/Fixtures/small-page.json"
+        let path = Fixture.path("small-page.json")
         let base = try Scenario.load(from: path)
         return (0..<count).map { i in
             var s = base

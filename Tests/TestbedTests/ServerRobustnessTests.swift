@@ -4,11 +4,10 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 import SystemIO
 import TLS
+import TestSupport
 
 /// The replay server answers unknown paths with 404 and malformed requests with 400 (closing that
 /// connection), survives garbage that is not TLS at all, and keeps serving everyone else.
@@ -18,7 +17,7 @@ final class ServerRobustnessTests: XCTestCase {
     var scenario: Scenario!
 
     override func setUpWithError() throws {
-        scenario = try Scenario.load(from: fixture("small-page.json"))
+        scenario = try Scenario.load(from: Fixture.path("small-page.json"))
         credentials = try RunCredentials(hosts: scenario.origins.map(\.host))
         host = try ServerHost(scenarios: [scenario], credentials: credentials, address: 0x7F00_0001, namespace: nil, withQUIC: false)
     }

@@ -4,14 +4,13 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
+import TestSupport
 
 /// Recorded TCP congestion control is what the kernel reports (getsockopt), on both ends, and a
 /// name the kernel refuses is an error rather than a silently different run.
 final class CongestionControlRecordTests: XCTestCase {
-    private let scenarioPath = packageRoot + "/Tests/Fixtures/small-page.json"
+    private let scenarioPath = Fixture.path("small-page.json")
 
     private func kernelDefault() throws -> String {
         try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_congestion_control", encoding: .utf8)

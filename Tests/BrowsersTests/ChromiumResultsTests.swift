@@ -6,12 +6,12 @@ import Replay
 @testable import Runner
 @testable import Testbed
 @testable import Browsers
-@testable import Workloads
 import NetbenchCommands
+import TestSupport
 
 /// What the browser reports becomes the run's records, without a browser: canned DevTools answers.
 final class ChromiumResultsTests: XCTestCase {
-    func scenario() throws -> Scenario { try Scenario.load(from: fixture("small-page.json")) }
+    func scenario() throws -> Scenario { try Scenario.load(from: Fixture.path("small-page.json")) }
 
     func entry(_ url: String, start: Double, end: Double, bytes: Int64, proto: String = "h2") -> BrowserReport.TimingEntry {
         BrowserReport.TimingEntry(name: url, startTime: start, fetchStart: start, connectStart: start, secureConnectionStart: start,
@@ -135,8 +135,9 @@ final class ChromiumResultsTests: XCTestCase {
         XCTAssertTrue(pin.hasSuffix("="))
         XCTAssertEqual(Data(base64Encoded: pin)?.count, 32)
         XCTAssertNotEqual(pin, try credentials.identities[0].leafPublicKeySHA256Base64(), "one key per leaf")
-        // The same value as the openssl pipeline Chromium's documentation gives, when openssl is there.
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else { return }
+        // The same value as the openssl pipeline Chromium's documentation gives.
+        try require(FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
+                    "openssl (the command) is not installed, to cross-check the pin")
         let pem = NSTemporaryDirectory() + "netbench-pin-\(UUID().uuidString).pem"
         try credentials.identities[1].certificateChainPEM.write(toFile: pem, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: pem) }

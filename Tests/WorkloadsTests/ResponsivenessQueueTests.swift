@@ -4,7 +4,6 @@ import BenchModel
 @testable import Runner
 @testable import Testbed
 @testable import Workloads
-@testable import RemoteExecution
 
 /// Queue sizes of `netbench responsiveness`, relative to the profile's link.
 final class ResponsivenessQueueTests: XCTestCase {

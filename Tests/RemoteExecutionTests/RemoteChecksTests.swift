@@ -3,7 +3,6 @@ import BenchCore
 import BenchModel
 @testable import Runner
 @testable import Testbed
-@testable import Workloads
 @testable import RemoteExecution
 
 final class RemoteChecksTests: XCTestCase {

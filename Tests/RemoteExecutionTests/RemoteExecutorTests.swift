@@ -3,7 +3,6 @@ import BenchCore
 import BenchModel
 @testable import Runner
 @testable import Testbed
-@testable import Workloads
 @testable import RemoteExecution
 
 /// `RemoteExecutor` against a real netbench replay server on loopback (its own CA), h1, h2 and h3 on one port.

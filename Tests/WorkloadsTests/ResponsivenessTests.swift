@@ -4,7 +4,6 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
 @testable import Workloads
 import NetbenchCommands
 import TestSupport
@@ -14,7 +13,7 @@ import TestSupport
 /// the idle one; idle probes see about the configured 30 ms round trip.
 final class ResponsivenessTests: XCTestCase {
     func testABloatedQueueCutsRoundTripsPerMinute() throws {
-        try require(getuid() == 0, "emulated runs need root (network namespaces and TUN devices)")
+        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
         let library = Library(root: packageRoot + "/Scenarios")
         let profile = try XCTUnwrap(ResponsivenessQueue.drainTime(.seconds(1)).applied(to: try library.profile("interop")))
         var run = ResponsivenessRun(profile: profile, transport: .h2, library: library)

@@ -3,34 +3,16 @@ import XCTest
 import BenchCore
 import BenchModel
 import Runner
-@testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
-@testable import Replay
+import TestSupport
 
-/// The built-in client asks for resources with Chromium's priorities, and the replay server's
-/// HTTP/2 decides late what to send (`--late-binding`), so a render-blocking stylesheet that a
-/// script asks for while a 1.5 MB image streams overtakes the image. Without late binding the
-/// stylesheet waits behind the image bytes already queued in the kernel, as behind nginx.
+/// The built-in client asks for resources with Chromium's priorities (ReplayTests.RequestPriorityTests),
+/// and the replay server's HTTP/2 decides late what to send (`--late-binding`), so a render-blocking
+/// stylesheet that a script asks for while a 1.5 MB image streams overtakes the image. Without late
+/// binding the stylesheet waits behind the image bytes already queued in the kernel, as behind nginx.
 final class LateBindingTests: XCTestCase {
-    private struct NeedsRoot: Error {}
-    private let page = packageRoot + "/Tests/Fixtures/late-binding-page.json"
-    private let link = packageRoot + "/Tests/Fixtures/late-binding-link.json"
-
-    func testChromiumsPrioritiesPerResourceAsTheRendererPresentsThem() throws {
-        let s = try Scenario.load(from: packageRoot + "/Scenarios/pages/mobile-median.json")
-        let byID = Dictionary(uniqueKeysWithValues: s.resources.map { ($0.id, $0) })
-        func p(_ id: String) -> RequestPriority { PageLoader.priority(byID[id]!, parent: byID[id]!.parent.flatMap { byID[$0] }) }
-        XCTAssertEqual(p("html"), .highest)
-        XCTAssertEqual(p("css-1"), .highest, "render-blocking stylesheet: VeryHigh")
-        XCTAssertEqual(p("css-2"), .idle, "a stylesheet that does not block is rendered media=print: VeryLow")
-        XCTAssertEqual(p("js-4"), .medium, "parser-blocking script: High")
-        XCTAssertEqual(p("js-1"), .lowest, "async script: Low")
-        XCTAssertEqual(p("js-14"), .lowest, "a script another script inserts is async")
-        XCTAssertEqual(p("font-1"), .highest)
-        XCTAssertEqual(p("img-3"), .lowest)
-    }
+    private let page = Fixture.path("late-binding-page.json")
+    private let link = Fixture.path("late-binding-link.json")
 
     /// Milliseconds from the stylesheet's request to its last byte, per run.
     private func stylesheetWaits(_ lateBinding: LateBinding) throws -> [Double] {
@@ -54,8 +36,7 @@ final class LateBindingTests: XCTestCase {
     }
 
     func testAStylesheetAskedForMidImageOvertakesItOnlyWithLateBinding() throws {
-        XCTAssertEqual(getuid(), 0, "emulated runs need root (network namespaces and TUN devices)")
-        guard getuid() == 0 else { throw NeedsRoot() }
+        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
         let late = try stylesheetWaits(.standard), queued = try stylesheetWaits(.off)
         // 40 ms round trip: with late binding the stylesheet waits for the bottleneck queue and the
         // 16 KiB the kernel may hold (about 100 ms here); without, behind every image byte the kernel

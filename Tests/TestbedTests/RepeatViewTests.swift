@@ -4,8 +4,6 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 import TestSupport
 

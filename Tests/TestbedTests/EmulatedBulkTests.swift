@@ -4,16 +4,14 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
+import TestSupport
 
 /// HTTP/3 bulk transfers through the link emulator with random loss, both directions, on the
 /// batched (UDP GSO) send path the endpoints use by default. Uploads: the replay server answers 200
 /// only when it received exactly the announced number of body bytes (400 otherwise), so a lost,
 /// duplicated or truncated byte fails the run. Downloads: the client counts the bytes it received.
 final class EmulatedBulkTests: XCTestCase {
-    private struct NeedsRoot: Error {}
     let library = Library(root: packageRoot + "/Scenarios")
 
     func testH3UploadArrivesWholeThroughALossyQueue() throws {
@@ -28,8 +26,7 @@ final class EmulatedBulkTests: XCTestCase {
     }
 
     private func bulkRun(_ direction: Scenario.Bulk.Direction) throws -> RunRecord {
-        XCTAssertEqual(getuid(), 0, "emulated runs need root (network namespaces and TUN devices)")
-        guard getuid() == 0 else { throw NeedsRoot() }
+        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
         var profile = try library.profile("interop")   // 10 Mbit/s, 30 ms, 25-packet queue
         profile.name = "interop-loss2"
         profile.loss = Fraction(0.02)

@@ -1,30 +1,5 @@
-import Foundation
 import XCTest
-import BenchCore
 import BenchModel
-import Runner
-@testable import Testbed
-@testable import Browsers
-@testable import Workloads
-import NetbenchCommands
-
-/// The package root, found from this file's path.
-let packageRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.path
-}()
-
-func fixture(_ name: String) -> String { packageRoot + "/Tests/Fixtures/" + name }
-
-/// Collects progress silently.
-final class QuietObserver: RunObserver {
-    var finished: [RunRecord] = []
-    func blockStarting(profile: Profile, runs: Int) {}
-    func runStarting(position: Int, total: Int, label: String) {}
-    func runFinished(position: Int, total: Int, record: RunRecord) { finished.append(record) }
-    func notice(_ text: String) {}
-}
 
 /// Asserts the per-request timestamps of a successful run are complete and ordered.
 func assertOrderedTimestamps(_ run: RunRecord, file: StaticString = #filePath, line: UInt = #line) {

@@ -5,8 +5,6 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 
 /// Path changes in the middle of a load, through the link emulator in namespaces the test creates
@@ -16,7 +14,7 @@ final class MigrationTests: XCTestCase {
     let library = Library(root: packageRoot + "/Scenarios")
 
     override func setUpWithError() throws {
-        try require(getuid() == 0, "needs root (network namespaces and TUN devices)")
+        try requireRoot("needs root (network namespaces and TUN devices)")
     }
 
     override func tearDown() {

@@ -8,7 +8,6 @@ import Replay
 @testable import Runner
 @testable import Testbed
 @testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 
 /// The rendered pages paint like pages in a real headless Chromium: the first contentful paint
@@ -22,7 +21,7 @@ final class ChromiumPaintTests: XCTestCase {
     }
 
     func testFCPWaitsForTheBlockingStylesheetAndLCPForTheLargeImage() throws {
-        let path = fixture("paint-page.json")
+        let path = Fixture.path("paint-page.json")
         let scenario = try Scenario.load(from: path)
         let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
@@ -57,7 +56,7 @@ final class ChromiumPaintTests: XCTestCase {
     /// `--filmstrip`: one more load per cell captures the frames the browser painted — blank, then
     /// the text (once the stylesheet is in), then the image — on the page's clock; not a run.
     func testFilmstripCapturesTheFramesOfAnExtraLoad() throws {
-        let path = fixture("paint-page.json")
+        let path = Fixture.path("paint-page.json")
         let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
         var request = RunRequest(suiteName: "paint", scenarios: [(path, try Scenario.load(from: path))], profiles: [.loopback],

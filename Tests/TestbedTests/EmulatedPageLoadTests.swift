@@ -5,8 +5,6 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 
 /// Page loads through the link emulator (namespaces + TUN, created and removed by the run): every
@@ -14,7 +12,7 @@ import NetbenchCommands
 /// never faster than its physical lower bound.
 final class EmulatedPageLoadTests: XCTestCase {
     override func setUpWithError() throws {
-        try require(getuid() == 0, "needs root (network namespaces and TUN devices)")
+        try requireRoot("needs root (network namespaces and TUN devices)")
     }
 
     func testSmallPageOverCableOnEveryTransport() throws {

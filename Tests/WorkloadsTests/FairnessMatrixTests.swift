@@ -3,7 +3,6 @@ import BenchModel
 @testable import Runner
 @testable import Testbed
 @testable import Workloads
-@testable import RemoteExecution
 
 /// The fairness suite's plan (pairs, flows) and table, without a network.
 final class FairnessMatrixTests: XCTestCase {

@@ -5,7 +5,6 @@ import XCTest
 import BenchCore
 @testable import Runner
 @testable import Testbed
-@testable import Workloads
 @testable import RemoteExecution
 
 final class RemoteProbeTests: XCTestCase {

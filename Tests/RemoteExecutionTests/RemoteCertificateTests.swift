@@ -4,7 +4,6 @@ import BenchModel
 import TLS
 @testable import Runner
 @testable import Testbed
-@testable import Workloads
 @testable import RemoteExecution
 
 /// The pre-flight certificate check of `run --server` against netbench's own server on loopback:

@@ -4,9 +4,8 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
+import TestSupport
 
 /// Issue 12: over HTTP/2 a response larger than the initial congestion window gets its head one
 /// round trip after the request, as over HTTP/1.1, once the server sizes its TLS records
@@ -18,7 +17,7 @@ final class TLSRecordTTFBTests: XCTestCase {
 
     /// request sent → response head, per run, over h2 through a 70 ms, 100 Mbit/s link.
     private func headDelays(_ policy: TLSRecordPolicy, runs: Int = 3) throws -> [Double] {
-        XCTAssertEqual(getuid(), 0, "emulated loads need root (network namespaces and TUN devices)")
+        try requireRoot("emulated loads need root (network namespaces and TUN devices)")
         let dir = NSTemporaryDirectory() + "netbench-tlsrec-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }

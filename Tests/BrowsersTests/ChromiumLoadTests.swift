@@ -7,7 +7,6 @@ import SystemIO
 @testable import Runner
 @testable import Testbed
 @testable import Browsers
-@testable import Workloads
 import NetbenchCommands
 
 /// A real headless Chromium loads the replay over loopback: every resource of the scenario arrives
@@ -43,7 +42,7 @@ final class ChromiumLoadTests: XCTestCase {
     }
 
     func testSmallPageOverH1H2AndH3() throws {
-        let path = fixture("small-page.json")
+        let path = Fixture.path("small-page.json")
         let scenario = try Scenario.load(from: path)
         let results = try load(path, transports: [.h1, .h2, .h3])
         XCTAssertEqual(results.suite.client, "chromium")
@@ -98,7 +97,7 @@ final class ChromiumLoadTests: XCTestCase {
     }
 
     func testARunThatTimesOutFailsAndItsBrowserIsGone() throws {
-        let results = try load(fixture("small-page.json"), transports: [.h2], timeout: .milliseconds(1))
+        let results = try load(Fixture.path("small-page.json"), transports: [.h2], timeout: .milliseconds(1))
         XCTAssertEqual(results.runs.count, 1)
         XCTAssertEqual(results.runs[0].status, .failed)
         XCTAssertTrue(results.runs[0].error?.contains("timed out") == true, results.runs[0].error ?? "")

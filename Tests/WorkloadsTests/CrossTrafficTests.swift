@@ -4,7 +4,6 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
 @testable import Workloads
 import NetbenchCommands
 import TestSupport
@@ -16,7 +15,7 @@ final class CrossTrafficTests: XCTestCase {
     let library = Library(root: packageRoot + "/Scenarios")
 
     func testTwoCompetingBulkFlowsFillTheLinkWithoutExceedingIt() throws {
-        try require(getuid() == 0, "emulated runs need root (network namespaces and TUN devices)")
+        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
         var profile = try library.profile("interop")
         profile.name = "interop-cross"
         profile.crossTraffic = [
@@ -67,7 +66,7 @@ final class CrossTrafficTests: XCTestCase {
     /// them (≥ 85%, neither above it) while a download runs on the downlink, below its rate; each
     /// direction has its own shares and fairness index.
     func testUploadsShareTheUplinkWhileADownloadUsesTheDownlink() throws {
-        try require(getuid() == 0, "emulated runs need root (network namespaces and TUN devices)")
+        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
         var profile = try library.profile("interop")
         profile.name = "asymmetric-cross"
         profile.up = BitrateValue(bitsPerSecond: 4e6)

@@ -4,18 +4,16 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
+import TestSupport
 
 /// Each h1/h2 connection of a run carries what the server's kernel sender counted on it (TCP_INFO
 /// as it closed): bytes and segments sent, retransmissions, the congestion state it ended in. These
 /// are what explain a transport's page load on a lossy or shallow-buffered link (one HTTP/2
 /// connection whose slow-start threshold collapsed carries what six HTTP/1.1 connections share).
 final class ServerTCPRecordTests: XCTestCase {
-    private struct NeedsRoot: Error {}
     private let library = Library(root: packageRoot + "/Scenarios")
-    private let scenarioPath = packageRoot + "/Tests/Fixtures/small-page.json"
+    private let scenarioPath = Fixture.path("small-page.json")
 
     private func run(profile: Profile, transports: [TransportKind], scenario: Scenario? = nil) throws -> [RunRecord] {
         let out = NSTemporaryDirectory() + "netbench-servertcp-\(UUID().uuidString)"
@@ -50,8 +48,7 @@ final class ServerTCPRecordTests: XCTestCase {
     /// With 5% random loss the server must have resent segments of a 400 KB download, and its
     /// slow-start threshold is then finite.
     func testLossShowsAsRetransmissionsOnTheServer() throws {
-        XCTAssertEqual(getuid(), 0, "emulated runs need root (network namespaces and TUN devices)")
-        guard getuid() == 0 else { throw NeedsRoot() }
+        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
         var profile = try library.profile("interop")
         profile.name = "interop-loss5"
         profile.loss = Fraction(0.05)

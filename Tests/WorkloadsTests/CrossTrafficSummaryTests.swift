@@ -3,7 +3,6 @@ import BenchModel
 @testable import Runner
 @testable import Testbed
 @testable import Workloads
-@testable import RemoteExecution
 
 /// Goodput, shares and Jain's index from the flows' bins (no network).
 final class CrossTrafficSummaryTests: XCTestCase {

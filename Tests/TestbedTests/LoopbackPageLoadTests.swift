@@ -4,9 +4,8 @@ import BenchCore
 import BenchModel
 import Runner
 @testable import Testbed
-@testable import Browsers
-@testable import Workloads
 import NetbenchCommands
+import TestSupport
 
 /// Real servers and clients over loopback: every resource arrives with its exact size, every
 /// timestamp is ordered, and the connection rules hold (6 per origin for h1, 1 per origin for h2).
@@ -53,7 +52,7 @@ final class LoopbackPageLoadTests: XCTestCase {
     }
 
     func testSmallPageOverH1H2AndH3() throws {
-        let path = fixture("small-page.json")
+        let path = Fixture.path("small-page.json")
         let scenario = try Scenario.load(from: path)
         let results = try load(path, transports: [.h1, .h2, .h3], runs: 2)
         XCTAssertEqual(results.runs.map(\.transport), [.h1, .h2, .h3, .h1, .h2, .h3], "runs are interleaved")
@@ -77,7 +76,7 @@ final class LoopbackPageLoadTests: XCTestCase {
     /// Each run records the CPU it cost: the client's and the server's thread clocks, and the whole
     /// process, which contains both (a little slack for the clocks being read at different instants).
     func testEveryRunRecordsItsCPUCost() throws {
-        let results = try load(fixture("small-page.json"), transports: [.h2, .h3])
+        let results = try load(Fixture.path("small-page.json"), transports: [.h2, .h3])
         for run in results.runs {
             let m = run.metrics
             let client = try XCTUnwrap(m.clientCPUMs, run.transport.rawValue)
@@ -111,7 +110,7 @@ final class LoopbackPageLoadTests: XCTestCase {
     }
 
     func testForcedTLS12() throws {
-        let path = fixture("small-page.json")
+        let path = Fixture.path("small-page.json")
         let scenario = try Scenario.load(from: path)
         let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
