@@ -22,6 +22,18 @@ enum PrivilegeGate {
                                    + " (loopback runs need no privilege: --profile loopback)")
     }
 
+    /// Every TCP socket of a benchmark run gets the run's congestion control; a process without
+    /// CAP_NET_ADMIN may only set those in `net.ipv4.tcp_allowed_congestion_control`. Checked before
+    /// the first run, so that the error says which setting and how to get past it (exit 77).
+    static func requireCongestionControl(_ name: String?) throws {
+        guard let name, let refusal = CongestionControlProbe.refusal(name) else { return }
+        let allowed = CongestionControlProbe.allowed()
+        let pick = allowed.contains("bbr") ? "bbr" : allowed.last ?? "reno"
+        throw BenchError.privilege("TCP congestion control '\(name)' is refused for this user (\(refusal); "
+                                   + "\(CongestionControlProbe.allowedPath) is '\(allowed.joined(separator: " "))'): "
+                                   + "run with --tcp-cc \(pick), run as root, or add \(name) to that sysctl")
+    }
+
     /// Runs this command again under `unshare -r -n -m`; returns its exit status.
     private static func reexec(unshare: String) -> Int32 {
         var env = ProcessInfo.processInfo.environment

@@ -135,6 +135,7 @@ struct RunCommand: ParsableCommand {
         }
         let (executors, serverLine) = try remoteExecutors(&request)
         if request.profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
+        if executors == nil { try PrivilegeGate.requireCongestionControl(request.server.tcpCongestionControl) }
         let out = request.outputDirectory
         let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion,
                                      executors: try executors ?? StandardExecutors.testbed(request))
