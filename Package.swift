@@ -52,13 +52,16 @@ let package = Package(
         .target(name: "CommandLineKit", dependencies: ["BenchCore"]),
         // netbench's commands, declared with CommandLineKit; a library so that tests parse in-process.
         .target(name: "NetbenchCommands", dependencies: [
-            "CommandLineKit", "Runner", "Testbed", "Browsers", "Workloads", "RemoteExecution", "Reporters", "BenchModel", "Statistics", "LinkEmulator", "SystemIO", "TLS", "QUIC",
+            "CommandLineKit", "Runner", "Testbed", "Browsers", "Workloads", "RemoteExecution", "Reporters",
+            "BenchModel", "Statistics", "LinkEmulator", "SystemIO", "TLS", "QUIC",
             "Replay", "HTTPCodec",
         ]),
         .executableTarget(name: "netbench", dependencies: ["NetbenchCommands", "SystemIO"]),
         // Fuzz entries (file parsers, HTTP/1.1, the HTTP/3 server's datagram input) and their
         // driver: libFuzzer with scripts/fuzz.sh (-D FUZZING), else a replayer of saved inputs.
-        .target(name: "FuzzEntries", dependencies: ["BenchModel", "LinkModel", "HTTPCodec", "QUIC", "TLS", "Reporters"]),
+        .target(name: "FuzzEntries", dependencies: [
+            "BenchModel", "LinkModel", "HTTPCodec", "QUIC", "TLS", "Reporters",
+        ]),
         .executableTarget(name: "netbench-fuzz", dependencies: ["FuzzEntries"]),
 
         // What the tests share: prerequisites (skipped with a reason outside CI, failed under CI), the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command (and CI's, through .ci/run).
 #
-#   scripts/test.sh          everything: the layering check, then installs what is missing (the test
+#   scripts/test.sh          everything: the layering and line checks, then installs what is missing (the test
 #                            peers too), builds, runs the CI gate on a short smoke suite, fuzzes every
 #                            parser a few seconds, runs every test and the engine recipes (~8 minutes).
 #   scripts/test.sh --fast   the quick tier, for feedback on a small change: the layering check, a
@@ -14,8 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Raw syscalls outside SystemIO, clock reads inside the engines: before anything is built.
+# Raw syscalls outside SystemIO, clock reads inside the engines, lines over 120 columns: before
+# anything is built.
 scripts/check-layering.sh
+scripts/check-lines.sh
 
 if [[ "${1:-}" == "--fast" ]]; then
     # The pure test targets, and the tests inside them that need what this tier has not: peers

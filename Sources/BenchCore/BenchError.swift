@@ -1,11 +1,11 @@
 /// The failure classes of netbench, each mapped to the exit code of the command-line contract.
 public enum ExitCode: Int32, Sendable {
     case success = 0
-    case regression = 1      // a check or threshold failed
-    case runFailed = 2       // transport or emulator error
-    case usage = 64          // EX_USAGE
-    case dataError = 65      // EX_DATAERR: scenario, profile, HAR, results file
-    case noPermission = 77   // EX_NOPERM: missing privilege
+    case regression = 1  // a check or threshold failed
+    case runFailed = 2  // transport or emulator error
+    case usage = 64  // EX_USAGE
+    case dataError = 65  // EX_DATAERR: scenario, profile, HAR, results file
+    case noPermission = 77  // EX_NOPERM: missing privilege
 }
 
 /// An error carrying its exit class and a message meant for the user.
@@ -41,7 +41,11 @@ extension String {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if s.properties.generalCategory == .control { out += "\\u{\(String(s.value, radix: 16))}" } else { out.unicodeScalars.append(s) }
+                if s.properties.generalCategory == .control {
+                    out += "\\u{\(String(s.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(s)
+                }
             }
         }
         return out

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A point on the monotonic clock (CLOCK_MONOTONIC), in nanoseconds.

@@ -30,7 +30,9 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...])
         else { return nil }
         let host = String(text[..<colon])
-        guard let addr = host == "localhost" ? Endpoint.loopbackAddress : Endpoint.parseAddress(host) else { return nil }
+        guard let addr = host == "localhost" ? Endpoint.loopbackAddress : Endpoint.parseAddress(host) else {
+            return nil
+        }
         self.init(address: addr, port: port)
     }
 

@@ -2,8 +2,10 @@
 /// computes them without a C library, and results, shards and servers compare them as hex.
 /// Not for secrets (no constant-time guarantees are needed here).
 public struct SHA256: Sendable {
-    private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+    private var state: [UInt32] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+    ]
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
 
@@ -54,7 +56,9 @@ public struct SHA256: Sendable {
     private mutating func compress() {
         var w = [UInt32](repeating: 0, count: 64)
         for i in 0..<16 {
-            w[i] = UInt32(pending[4 * i]) << 24 | UInt32(pending[4 * i + 1]) << 16 | UInt32(pending[4 * i + 2]) << 8 | UInt32(pending[4 * i + 3])
+            w[i] =
+                UInt32(pending[4 * i]) << 24 | UInt32(pending[4 * i + 1]) << 16 | UInt32(pending[4 * i + 2]) << 8
+                | UInt32(pending[4 * i + 3])
         }
         for i in 16..<64 {
             let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)

@@ -22,7 +22,8 @@ public enum TLSRecordPolicy: Hashable, Sendable, CustomStringConvertible {
         let t = String(text.filter { $0 != " " }).lowercased()
         if t == "dynamic" { self = .dynamic; return }
         if t == "16k" { self = .fixed(Self.maxPlaintext); return }
-        guard let bytes = Units.parseBytes(t), bytes >= Int64(Self.minPlaintext), bytes <= Int64(Self.maxPlaintext) else {
+        guard let bytes = Units.parseBytes(t), bytes >= Int64(Self.minPlaintext), bytes <= Int64(Self.maxPlaintext)
+        else {
             return nil
         }
         self = .fixed(Int(bytes))

@@ -43,7 +43,7 @@ public enum Units {
     public static func parseBitrate(_ text: String) -> Double? {
         var t = text
         if t.hasSuffix("/s") { t.removeLast(2) }
-        if t.lowercased().hasSuffix("ps") { t.removeLast(2); t += "it" } // 10Mbps
+        if t.lowercased().hasSuffix("ps") { t.removeLast(2); t += "it" }  // 10Mbps
         guard let (value, unit) = split(t) else { return nil }
         let factor: Double
         switch unit {

@@ -31,7 +31,9 @@ public enum TransportKind: String, Codable, Hashable, Sendable, CaseIterable {
     public static func parseList(_ text: String) -> [TransportKind]? {
         var out: [TransportKind] = []
         for part in text.split(separator: ",") {
-            guard let t = TransportKind(rawValue: part.trimmingCharacters(in: .whitespaces).lowercased()) else { return nil }
+            guard let t = TransportKind(rawValue: part.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                return nil
+            }
             if !out.contains(t) { out.append(t) }
         }
         return out.isEmpty ? nil : out
@@ -45,7 +47,9 @@ public enum RunClient: String, Codable, Hashable, Sendable, CaseIterable {
     /// "builtin", "chromium" or both, comma-separated; nil when a name is unknown or repeated.
     public static func parseList(_ text: String) -> [RunClient]? {
         let list = text.split(separator: ",").map { RunClient(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
-        guard !list.isEmpty, list.allSatisfy({ $0 != nil }), Set(list.map { $0! }).count == list.count else { return nil }
+        guard !list.isEmpty, list.allSatisfy({ $0 != nil }), Set(list.map { $0! }).count == list.count else {
+            return nil
+        }
         return list.map { $0! }
     }
 }

@@ -28,11 +28,15 @@ public struct CrossFlowSpec: Codable, Hashable, Sendable {
     /// Stop this long after the flow's own start instead.
     public var duration: DurationValue?
 
-    public init(name: String? = nil, transport: TransportKind, direction: Scenario.Bulk.Direction? = nil,
-                congestionControl: String? = nil, startBefore: DurationValue? = nil, startAfter: DurationValue? = nil,
-                stopAfter: DurationValue? = nil, duration: DurationValue? = nil) {
-        self.name = name; self.transport = transport; self.direction = direction; self.congestionControl = congestionControl
-        self.startBefore = startBefore; self.startAfter = startAfter; self.stopAfter = stopAfter; self.duration = duration
+    public init(
+        name: String? = nil, transport: TransportKind, direction: Scenario.Bulk.Direction? = nil,
+        congestionControl: String? = nil, startBefore: DurationValue? = nil, startAfter: DurationValue? = nil,
+        stopAfter: DurationValue? = nil, duration: DurationValue? = nil
+    ) {
+        self.name = name; self.transport = transport; self.direction = direction;
+        self.congestionControl = congestionControl
+        self.startBefore = startBefore; self.startAfter = startAfter; self.stopAfter = stopAfter;
+        self.duration = duration
     }
 
     /// The QUIC congestion controllers ngtcp2 0.12 offers (`ngtcp2_cc_algo`).
@@ -43,17 +47,30 @@ public struct CrossFlowSpec: Codable, Hashable, Sendable {
     /// Problems with this flow, as (key below `crossTraffic[i]`, message) pairs.
     func problems() -> [(String, String)] {
         var out: [(String, String)] = []
-        if startBefore != nil && startAfter != nil { out.append(("startAfter", "give startBefore or startAfter, not both")) }
+        if startBefore != nil && startAfter != nil {
+            out.append(("startAfter", "give startBefore or startAfter, not both"))
+        }
         if stopAfter != nil && duration != nil { out.append(("duration", "give stopAfter or duration, not both")) }
         if let d = duration, d.nanoseconds <= 0 { out.append(("duration", "\(d) must be positive")) }
         let timing = CrossTrafficPlan.timing(of: self)
         if let stop = timing.stop, stop <= timing.start {
-            out.append(("stopAfter", "the flow would stop (\(stop.inMilliseconds) ms) before it starts (\(timing.start.inMilliseconds) ms from navigation start)"))
+            out.append(
+                (
+                    "stopAfter",
+                    "the flow would stop (\(stop.inMilliseconds) ms) before it starts (\(timing.start.inMilliseconds) "
+                        + "ms from navigation start)"
+                ))
         }
         if transport == .h3, let cc = congestionControl, !Self.quicCongestionControls.contains(cc) {
-            out.append(("congestionControl", "'\(cc)' is not a QUIC congestion control (\(Self.quicCongestionControls.joined(separator: ", ")))"))
+            out.append(
+                (
+                    "congestionControl",
+                    "'\(cc)' is not a QUIC congestion control (\(Self.quicCongestionControls.joined(separator: ", ")))"
+                ))
         }
-        if let cc = congestionControl, cc.isEmpty || cc.contains(" ") { out.append(("congestionControl", "'\(cc)' is not a name")) }
+        if let cc = congestionControl, cc.isEmpty || cc.contains(" ") {
+            out.append(("congestionControl", "'\(cc)' is not a name"))
+        }
         return out
     }
 }

@@ -50,8 +50,10 @@ public struct CrossFlowRecord: Codable, Sendable, Hashable {
     public var share: Double?
     /// Why the flow failed or ended early (connection refused, reset…).
     public var error: String?
-    public init(name: String, transport: TransportKind, direction: Scenario.Bulk.Direction, startMs: Double, stopMs: Double,
-                bytes: Int64, bins: [Int64]) {
+    public init(
+        name: String, transport: TransportKind, direction: Scenario.Bulk.Direction, startMs: Double, stopMs: Double,
+        bytes: Int64, bins: [Int64]
+    ) {
         self.name = name; self.transport = transport; self.direction = direction
         self.startMs = startMs; self.stopMs = stopMs; self.bytes = bytes; self.bins = bins
     }

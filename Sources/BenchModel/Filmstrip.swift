@@ -27,7 +27,8 @@ public struct FilmstripRecord: Codable, Sendable, Hashable {
     public var error: String?
 
     public init(scenario: String, profile: String, transport: TransportKind, client: RunClient, frames: [Frame]) {
-        self.scenario = scenario; self.profile = profile; self.transport = transport; self.client = client; self.frames = frames
+        self.scenario = scenario; self.profile = profile; self.transport = transport; self.client = client;
+        self.frames = frames
     }
 
     /// The frame showing at `ms` (the last one painted at or before it); nil before the first.

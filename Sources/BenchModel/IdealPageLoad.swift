@@ -26,8 +26,10 @@ public struct IdealPageLoad: Sendable {
     /// would exceed what it measures.
     public var thinkTimes = true
 
-    public init(rttMs: Double, downlinkBitsPerSecond: Double?, transport: TransportKind, zeroRTT: Bool = false,
-                tls12: Bool = false, resumed: Bool = false) {
+    public init(
+        rttMs: Double, downlinkBitsPerSecond: Double?, transport: TransportKind, zeroRTT: Bool = false,
+        tls12: Bool = false, resumed: Bool = false
+    ) {
         self.rttMs = rttMs; self.downlinkBitsPerSecond = downlinkBitsPerSecond
         self.transport = transport; self.zeroRTT = zeroRTT; self.tls12 = tls12; self.resumed = resumed
     }
@@ -62,7 +64,7 @@ public struct IdealPageLoad: Sendable {
             return Double(handshakeRoundTrips) * rttMs + serializationMs(bulk.bytes)
         }
         let byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        var finish: [String: Double] = [:]      // last byte
+        var finish: [String: Double] = [:]  // last byte
         var firstByte: [String: Double] = [:]
         var originOpenedAt: [String: Double] = [:]  // earliest time a connection to the origin can exist
         // Parents before children: a topological order by depth.
@@ -99,7 +101,8 @@ public struct IdealPageLoad: Sendable {
 
     /// Which model the bound follows, as each run records it (`RunMetrics.idealModel`).
     public var modelDescription: String {
-        thinkTimes ? "critical path with the scenario's server think times"
+        thinkTimes
+            ? "critical path with the scenario's server think times"
             : "critical path without server think times (a server that is not netbench serve answers at once)"
     }
 

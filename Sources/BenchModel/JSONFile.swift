@@ -8,7 +8,9 @@ public enum JSONFile {
     public static func load<T: Decodable>(_ type: T.Type, from path: String) throws -> T {
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDir: ObjCBool = false
-            let what = FileManager.default.fileExists(atPath: path, isDirectory: &isDir) ? (isDir.boolValue ? "is a directory" : "cannot be read") : "does not exist"
+            let what =
+                FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
+                ? (isDir.boolValue ? "is a directory" : "cannot be read") : "does not exist"
             throw BenchError.data("\(path): \(what)")
         }
         return try decode(type, from: data, file: path)
@@ -84,7 +86,9 @@ extension NamedValues {
         let c = try decoder.singleValueContainer()
         let s = try c.decode(String.self)
         guard let v = Self(rawValue: s) else {
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not one of \(Self.allCases.map { $0.rawValue }.joined(separator: ", "))")
+            throw DecodingError.dataCorruptedError(
+                in: c,
+                debugDescription: "'\(s)' is not one of \(Self.allCases.map { $0.rawValue }.joined(separator: ", "))")
         }
         self = v
     }

@@ -15,8 +15,10 @@ public struct Metric: Sendable, Hashable {
     public let claimable: Bool
     let read: @Sendable (RunMetrics) -> Double?
 
-    init(_ name: String, _ label: String, _ unit: String, higherIsBetter: Bool = false, idealName: String? = nil,
-         compared: Bool = false, claimable: Bool = false, read: @escaping @Sendable (RunMetrics) -> Double?) {
+    init(
+        _ name: String, _ label: String, _ unit: String, higherIsBetter: Bool = false, idealName: String? = nil,
+        compared: Bool = false, claimable: Bool = false, read: @escaping @Sendable (RunMetrics) -> Double?
+    ) {
         self.name = name; self.label = label; self.unit = unit; self.higherIsBetter = higherIsBetter
         self.idealName = idealName; self.isCompared = compared; self.claimable = claimable; self.read = read
     }

@@ -18,8 +18,10 @@ public struct PlanDigest: Sendable {
     public var seed: UInt64
     public var netbenchVersion: String
 
-    public init(scenarioContents: [[UInt8]], profiles: [Profile], suiteContents: [UInt8]?, transports: [TransportKind],
-                clients: [String], runs: String, warmupRuns: Int, seed: UInt64, netbenchVersion: String) {
+    public init(
+        scenarioContents: [[UInt8]], profiles: [Profile], suiteContents: [UInt8]?, transports: [TransportKind],
+        clients: [String], runs: String, warmupRuns: Int, seed: UInt64, netbenchVersion: String
+    ) {
         self.scenarioContents = scenarioContents; self.profiles = profiles; self.suiteContents = suiteContents
         self.transports = transports; self.clients = clients; self.runs = runs; self.warmupRuns = warmupRuns
         self.seed = seed; self.netbenchVersion = netbenchVersion

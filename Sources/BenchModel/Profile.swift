@@ -48,9 +48,11 @@ public struct Profile: Codable, Hashable, Sendable {
     /// Competing bulk flows on the same bottleneck during every page load (see `CrossFlowSpec`).
     public var crossTraffic: [CrossFlowSpec]?
 
-    public init(name: String, description: String? = nil, source: String? = nil, emulated: Bool? = nil,
-                rtt: DurationValue? = nil, down: BitrateValue? = nil, up: BitrateValue? = nil, loss: Fraction? = nil,
-                queue: QueueSpec? = nil, downTrace: String? = nil, upTrace: String? = nil) {
+    public init(
+        name: String, description: String? = nil, source: String? = nil, emulated: Bool? = nil,
+        rtt: DurationValue? = nil, down: BitrateValue? = nil, up: BitrateValue? = nil, loss: Fraction? = nil,
+        queue: QueueSpec? = nil, downTrace: String? = nil, upTrace: String? = nil
+    ) {
         self.schemaVersion = Profile.currentSchemaVersion
         self.name = name; self.description = description; self.source = source; self.emulated = emulated
         self.rtt = rtt; self.down = down; self.up = up; self.loss = loss; self.queue = queue
@@ -58,8 +60,9 @@ public struct Profile: Codable, Hashable, Sendable {
     }
 
     /// Loopback without emulation: the baseline every machine has.
-    public static let loopback = Profile(name: "loopback", description: "Loopback, no emulation (RTT as measured)",
-                                         source: "built in", emulated: false)
+    public static let loopback = Profile(
+        name: "loopback", description: "Loopback, no emulation (RTT as measured)",
+        source: "built in", emulated: false)
 
     public var isEmulated: Bool { emulated ?? true }
 
@@ -131,7 +134,8 @@ public struct Profile: Codable, Hashable, Sendable {
                 }
             }
             if let b = Units.parseBytes(s), b > 0 { self = .bytes(b); return }
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a queue limit (\"bdp\", \"64KB\" or \"25 packets\")")
+            throw DecodingError.dataCorruptedError(
+                in: c, debugDescription: "'\(s)' is not a queue limit (\"bdp\", \"64KB\" or \"25 packets\")")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -156,12 +160,16 @@ public struct Profile: Codable, Hashable, Sendable {
     public func validate(file: String) throws {
         var problems = ValidationProblems(file: file, schemaVersion: schemaVersion, reads: Profile.currentSchemaVersion)
         func bad(_ keyPath: String, _ what: String) { problems.add(keyPath, what) }
-        if name.isEmpty || name.contains(",") || name.contains("/") { bad("name", "'\(name)' must be non-empty without ',' or '/'") }
+        if name.isEmpty || name.contains(",") || name.contains("/") {
+            bad("name", "'\(name)' must be non-empty without ',' or '/'")
+        }
         if let ps = paths {
             if ps.isEmpty { bad("paths", "must list at least one path") }
             var names = Set<String>()
             for (i, p) in ps.enumerated() {
-                if p.name.isEmpty || !names.insert(p.name).inserted { bad("paths[\(i)].name", "'\(p.name)' is empty or a duplicate") }
+                if p.name.isEmpty || !names.insert(p.name).inserted {
+                    bad("paths[\(i)].name", "'\(p.name)' is empty or a duplicate")
+                }
                 if p.profile.isEmpty { bad("paths[\(i)].profile", "must name a profile") }
             }
         }
@@ -169,30 +177,43 @@ public struct Profile: Codable, Hashable, Sendable {
         for (i, e) in (events ?? []).enumerated() {
             switch e.type {
             case .switch:
-                guard let to = e.to else { bad("events[\(i)].to", "missing: a switch names the path it switches to"); break }
-                if !pathNames.contains(to) { bad("events[\(i)].to", "'\(to)' is not one of the paths (\(pathNames.joined(separator: ", ")))") }
+                guard let to = e.to else {
+                    bad("events[\(i)].to", "missing: a switch names the path it switches to"); break
+                }
+                if !pathNames.contains(to) {
+                    bad("events[\(i)].to", "'\(to)' is not one of the paths (\(pathNames.joined(separator: ", ")))")
+                }
             case .outage:
-                if (e.duration?.nanoseconds ?? 0) <= 0 { bad("events[\(i)].duration", "missing or zero: an outage lasts some time (e.g. \"500ms\")") }
+                if (e.duration?.nanoseconds ?? 0) <= 0 {
+                    bad("events[\(i)].duration", "missing or zero: an outage lasts some time (e.g. \"500ms\")")
+                }
             case .rebindPort, .rebindAddr:
                 break
             }
         }
         if isEmulated && paths == nil {
             if rtt == nil { bad("rtt", "missing: an emulated profile needs a round-trip time (e.g. \"40ms\")") }
-            if down == nil && downTrace == nil { bad("down", "missing: give a rate (e.g. \"10Mbit\") or a downTrace file") }
+            if down == nil && downTrace == nil {
+                bad("down", "missing: give a rate (e.g. \"10Mbit\") or a downTrace file")
+            }
             if up == nil && upTrace == nil { bad("up", "missing: give a rate (e.g. \"5Mbit\") or an upTrace file") }
         }
         if let m = lossModel {
             if m.type != "gilbert-elliott" { bad("lossModel.type", "'\(m.type)' is not 'gilbert-elliott'") }
-            for (k, v) in [("p", m.p), ("r", m.r), ("lossInBad", m.lossInBad ?? 1), ("lossInGood", m.lossInGood ?? 0)] where !(0...1).contains(v) {
+            for (k, v) in [("p", m.p), ("r", m.r), ("lossInBad", m.lossInBad ?? 1), ("lossInGood", m.lossInGood ?? 0)]
+            where !(0...1).contains(v) {
                 bad("lossModel.\(k)", "\(v) is outside [0, 1]")
             }
         }
         for (i, f) in (crossTraffic ?? []).enumerated() {
             for (key, what) in f.problems() { bad("crossTraffic[\(i)].\(key)", what) }
         }
-        if crossTraffic != nil && !isEmulated { bad("crossTraffic", "needs an emulated profile (the flows share its bottleneck)") }
-        if crossTraffic != nil && (paths != nil || events != nil) { bad("crossTraffic", "cannot be combined with paths or events (yet)") }
+        if crossTraffic != nil && !isEmulated {
+            bad("crossTraffic", "needs an emulated profile (the flows share its bottleneck)")
+        }
+        if crossTraffic != nil && (paths != nil || events != nil) {
+            bad("crossTraffic", "cannot be combined with paths or events (yet)")
+        }
         if case .bytes(let b)? = queue, b <= 0 { bad("queue", "\(b) bytes: a queue holds at least one packet") }
         for (i, o) in (outages ?? []).enumerated() where o.end.nanoseconds <= o.start.nanoseconds {
             bad("outages[\(i)].end", "\(o.end) is not after start \(o.start)")
@@ -207,7 +228,8 @@ public struct Profile: Codable, Hashable, Sendable {
             guard let t else { return nil }
             let full = t.hasPrefix("/") ? t : dir.appendingPathComponent(t).standardizedFileURL.path
             guard FileManager.default.fileExists(atPath: full) else {
-                throw BenchError.data("\(path): \(key): trace file '\(t.escapingControlCharacters)' not found (looked at \(full))")
+                throw BenchError.data(
+                    "\(path): \(key): trace file '\(t.escapingControlCharacters)' not found (looked at \(full))")
             }
             return full
         }
@@ -219,15 +241,21 @@ public struct Profile: Codable, Hashable, Sendable {
     /// One line for `netbench profiles` and report headers.
     public var summary: String {
         // Not emulated: loopback, or a real path (`run --server`: "network") that says what it is.
-        guard isEmulated else { return name == "loopback" ? "loopback (no emulation)" : (description ?? "no emulation") }
+        guard isEmulated else {
+            return name == "loopback" ? "loopback (no emulation)" : (description ?? "no emulation")
+        }
         if let ps = paths {
             let ev = (events ?? []).map { e in
                 "\(e.type.rawValue)\(e.to.map { " → " + $0 } ?? "") at \(e.at)"
             }.joined(separator: ", ")
-            return "paths " + ps.map { "\($0.name) (\($0.profile))" }.joined(separator: ", ") + (ev.isEmpty ? "" : "; " + ev)
+            return "paths " + ps.map { "\($0.name) (\($0.profile))" }.joined(separator: ", ")
+                + (ev.isEmpty ? "" : "; " + ev)
         }
-        let d = downTrace.map { "trace " + URL(fileURLWithPath: $0).lastPathComponent } ?? down.map { $0.description } ?? "?"
-        let u = upTrace.map { "trace " + URL(fileURLWithPath: $0).lastPathComponent } ?? up.map { $0.description } ?? "?"
+        let d =
+            downTrace.map { "trace " + URL(fileURLWithPath: $0).lastPathComponent } ?? down.map { $0.description }
+            ?? "?"
+        let u =
+            upTrace.map { "trace " + URL(fileURLWithPath: $0).lastPathComponent } ?? up.map { $0.description } ?? "?"
         return "down \(d), up \(u), RTT \(rtt?.description ?? "?"), loss \(loss?.description ?? "0%")"
     }
 }

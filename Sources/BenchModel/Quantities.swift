@@ -10,18 +10,23 @@ public struct DurationValue: Codable, Hashable, Sendable, CustomStringConvertibl
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
         if let d = try? c.decode(Double.self) {
-            guard d >= 0, d.isFinite else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "duration \(d) must be ≥ 0") }
+            guard d >= 0, d.isFinite else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "duration \(d) must be ≥ 0")
+            }
             guard d <= DurationValue.largest.milliseconds else {
-                throw DecodingError.dataCorruptedError(in: c, debugDescription: "duration \(d) ms is longer than \(DurationValue.largestText)")
+                throw DecodingError.dataCorruptedError(
+                    in: c, debugDescription: "duration \(d) ms is longer than \(DurationValue.largestText)")
             }
             nanoseconds = .milliseconds(d); return
         }
         let s = try c.decode(String.self)
         guard let ns = Units.parseDuration(s) else {
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a duration (e.g. 40, \"40ms\", \"1.5s\")")
+            throw DecodingError.dataCorruptedError(
+                in: c, debugDescription: "'\(s)' is not a duration (e.g. 40, \"40ms\", \"1.5s\")")
         }
         guard ns <= DurationValue.largest.nanoseconds else {
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is longer than \(DurationValue.largestText)")
+            throw DecodingError.dataCorruptedError(
+                in: c, debugDescription: "'\(s)' is longer than \(DurationValue.largestText)")
         }
         nanoseconds = ns
     }
@@ -47,15 +52,22 @@ public struct BitrateValue: Codable, Hashable, Sendable, CustomStringConvertible
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
         if let d = try? c.decode(Double.self) {
-            guard d > 0, d.isFinite else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "rate \(d) must be > 0") }
-            guard d <= BitrateValue.largest else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "rate \(d) bit/s is above 1 Tbit/s") }
+            guard d > 0, d.isFinite else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "rate \(d) must be > 0")
+            }
+            guard d <= BitrateValue.largest else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "rate \(d) bit/s is above 1 Tbit/s")
+            }
             bitsPerSecond = d; return
         }
         let s = try c.decode(String.self)
         guard let r = Units.parseBitrate(s), r > 0 else {
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a rate (e.g. \"1.6Mbit\", \"384kbit\")")
+            throw DecodingError.dataCorruptedError(
+                in: c, debugDescription: "'\(s)' is not a rate (e.g. \"1.6Mbit\", \"384kbit\")")
         }
-        guard r <= BitrateValue.largest else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is above 1 Tbit/s") }
+        guard r <= BitrateValue.largest else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is above 1 Tbit/s")
+        }
         bitsPerSecond = r
     }
 
@@ -65,7 +77,9 @@ public struct BitrateValue: Codable, Hashable, Sendable, CustomStringConvertible
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()
-        try c.encode(Units.formatBitrate(bitsPerSecond).replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "/s", with: ""))
+        try c.encode(
+            Units.formatBitrate(bitsPerSecond).replacingOccurrences(of: " ", with: "").replacingOccurrences(
+                of: "/s", with: ""))
     }
 
     public var description: String { Units.formatBitrate(bitsPerSecond) }
@@ -79,14 +93,19 @@ public struct Fraction: Codable, Hashable, Sendable, CustomStringConvertible {
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
         var v: Double
-        if let d = try? c.decode(Double.self) { v = d } else {
+        if let d = try? c.decode(Double.self) {
+            v = d
+        } else {
             let s = try c.decode(String.self)
             guard s.hasSuffix("%"), let p = Double(s.dropLast().trimmingCharacters(in: .whitespaces)) else {
-                throw DecodingError.dataCorruptedError(in: c, debugDescription: "'\(s)' is not a probability (e.g. 0.02 or \"2%\")")
+                throw DecodingError.dataCorruptedError(
+                    in: c, debugDescription: "'\(s)' is not a probability (e.g. 0.02 or \"2%\")")
             }
             v = p / 100
         }
-        guard v >= 0, v <= 1 else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "probability \(v) is outside [0, 1]") }
+        guard v >= 0, v <= 1 else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "probability \(v) is outside [0, 1]")
+        }
         value = v
     }
 

@@ -47,9 +47,12 @@ public struct ResultsFile: Codable, Sendable {
     public static func decode(_ data: Data, file path: String) throws -> ResultsFile {
         struct VersionOnly: Decodable { var schemaVersion: Int? }
         let v = try JSONFile.decode(VersionOnly.self, from: data, file: path)
-        guard let version = v.schemaVersion else { throw BenchError.data("\(path): missing required key 'schemaVersion' (is this a netbench results.json?)") }
+        guard let version = v.schemaVersion else {
+            throw BenchError.data("\(path): missing required key 'schemaVersion' (is this a netbench results.json?)")
+        }
         guard version == currentSchemaVersion else {
-            throw BenchError.data("\(path): schemaVersion is \(version); this netbench reads results of version \(currentSchemaVersion)")
+            throw BenchError.data(
+                "\(path): schemaVersion is \(version); this netbench reads results of version \(currentSchemaVersion)")
         }
         return try JSONFile.decode(ResultsFile.self, from: data, file: path)
     }
@@ -67,7 +70,10 @@ public struct SourceInfo: Codable, Hashable, Sendable {
     public var dirty: Bool?
     /// `netbench run --label`.
     public var label: String?
-    public init(commit: String? = nil, branch: String? = nil, commitDate: String? = nil, dirty: Bool? = nil, label: String? = nil) {
+    public init(
+        commit: String? = nil, branch: String? = nil, commitDate: String? = nil, dirty: Bool? = nil,
+        label: String? = nil
+    ) {
         self.commit = commit; self.branch = branch; self.commitDate = commitDate; self.dirty = dirty; self.label = label
     }
 }
@@ -94,8 +100,10 @@ public struct SuiteInfo: Codable, Hashable, Sendable {
     public var client: String?
     /// `--runs auto`: runs vary per cell (`runs` is then the maximum).
     public var adaptive: AdaptiveSettings?
-    public init(name: String, scenarios: [String], profiles: [Profile], transports: [TransportKind], runs: Int,
-                warmupRuns: Int? = nil, seed: UInt64, baselineTransport: TransportKind? = nil, client: String? = nil) {
+    public init(
+        name: String, scenarios: [String], profiles: [Profile], transports: [TransportKind], runs: Int,
+        warmupRuns: Int? = nil, seed: UInt64, baselineTransport: TransportKind? = nil, client: String? = nil
+    ) {
         self.name = name; self.scenarios = scenarios; self.profiles = profiles; self.transports = transports
         self.runs = runs; self.warmupRuns = warmupRuns; self.seed = seed; self.baselineTransport = baselineTransport
         self.client = client
@@ -145,9 +153,11 @@ public struct RunRecord: Codable, Sendable {
     /// Competing flows on the bottleneck during the run (profiles with `crossTraffic`).
     public var crossTraffic: CrossTrafficRecord?
 
-    public init(scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
-                error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],
-                connections: [ConnectionRecord] = [], pathEvents: [PathEventRecord] = [], emulator: EmulatorRecord? = nil) {
+    public init(
+        scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
+        error: String? = nil, metrics: RunMetrics = RunMetrics(), requests: [RequestRecord] = [],
+        connections: [ConnectionRecord] = [], pathEvents: [PathEventRecord] = [], emulator: EmulatorRecord? = nil
+    ) {
         self.scenario = scenario; self.profile = profile; self.transport = transport; self.index = index
         self.status = status; self.error = error; self.metrics = metrics; self.requests = requests
         self.connections = connections; self.pathEvents = pathEvents; self.emulator = emulator
@@ -213,10 +223,13 @@ public struct MigrationMetrics: Codable, Sendable, Hashable {
     public var bytesRedownloaded: Int64
     /// The same load without the event, for comparison.
     public var baselinePltMs: Double?
-    public init(survived: Bool, stallMs: Double? = nil, recoveryMs: Double? = nil, extraHandshakes: Int = 0,
-                bytesRedownloaded: Int64 = 0, baselinePltMs: Double? = nil) {
+    public init(
+        survived: Bool, stallMs: Double? = nil, recoveryMs: Double? = nil, extraHandshakes: Int = 0,
+        bytesRedownloaded: Int64 = 0, baselinePltMs: Double? = nil
+    ) {
         self.survived = survived; self.stallMs = stallMs; self.recoveryMs = recoveryMs
-        self.extraHandshakes = extraHandshakes; self.bytesRedownloaded = bytesRedownloaded; self.baselinePltMs = baselinePltMs
+        self.extraHandshakes = extraHandshakes; self.bytesRedownloaded = bytesRedownloaded;
+        self.baselinePltMs = baselinePltMs
     }
 }
 
@@ -289,8 +302,10 @@ public struct TCPSenderRecord: Codable, Sendable, Hashable {
     /// The sender's minimum and smoothed RTT, ms.
     public var minRttMs: Double
     public var smoothedRttMs: Double
-    public init(segmentsSent: Int64, segmentsRetransmitted: Int64, bytesSent: Int64, bytesRetransmitted: Int64,
-                cwndSegments: Int64, ssthreshSegments: Int64?, minRttMs: Double, smoothedRttMs: Double) {
+    public init(
+        segmentsSent: Int64, segmentsRetransmitted: Int64, bytesSent: Int64, bytesRetransmitted: Int64,
+        cwndSegments: Int64, ssthreshSegments: Int64?, minRttMs: Double, smoothedRttMs: Double
+    ) {
         self.segmentsSent = segmentsSent; self.segmentsRetransmitted = segmentsRetransmitted
         self.bytesSent = bytesSent; self.bytesRetransmitted = bytesRetransmitted
         self.cwndSegments = cwndSegments; self.ssthreshSegments = ssthreshSegments
@@ -391,7 +406,10 @@ public struct ServerRecord: Codable, Sendable, Hashable {
     /// `run --server`: who answered the description request (netbench serve with these scenarios,
     /// or not identified: a server of the user's own).
     public var identity: String?
-    public init(tlsRecords: String? = nil, congestionControl: String? = nil, address: String? = nil, identity: String? = nil) {
-        self.tlsRecords = tlsRecords; self.congestionControl = congestionControl; self.address = address; self.identity = identity
+    public init(
+        tlsRecords: String? = nil, congestionControl: String? = nil, address: String? = nil, identity: String? = nil
+    ) {
+        self.tlsRecords = tlsRecords; self.congestionControl = congestionControl; self.address = address;
+        self.identity = identity
     }
 }

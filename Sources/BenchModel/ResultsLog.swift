@@ -25,7 +25,10 @@ public enum ResultsLog {
         /// The checkout or label the run was made from (`ResultsFile.source`).
         public var source: SourceInfo?
 
-        public init(planDigest: String, host: HostInfo, netbenchVersion: String, shard: ShardSpec?, startedAt: String, suite: SuiteInfo) {
+        public init(
+            planDigest: String, host: HostInfo, netbenchVersion: String, shard: ShardSpec?, startedAt: String,
+            suite: SuiteInfo
+        ) {
             self.format = ResultsLog.formatName
             self.schemaVersion = ResultsFile.currentSchemaVersion
             self.planDigest = planDigest; self.host = host; self.netbenchVersion = netbenchVersion
@@ -46,11 +49,14 @@ public enum ResultsLog {
 
         /// The log as a `results.json` value.
         public var resultsFile: ResultsFile {
-            var r = ResultsFile(netbenchVersion: header.netbenchVersion, startedAt: header.startedAt, host: header.host,
-                                suite: header.suite, runs: runs)
+            var r = ResultsFile(
+                netbenchVersion: header.netbenchVersion, startedAt: header.startedAt, host: header.host,
+                suite: header.suite, runs: runs)
             r.planDigest = header.planDigest
             r.source = header.source
-            if let s = header.shard { r.shards = [ShardRecord(shard: s, host: header.host, startedAt: header.startedAt)] }
+            if let s = header.shard {
+                r.shards = [ShardRecord(shard: s, host: header.host, startedAt: header.startedAt)]
+            }
             return r
         }
     }
@@ -74,7 +80,9 @@ extension ResultsFile {
     public func encodeJSON(in chunks: ([UInt8]) throws -> Void) throws {
         let enc = JSONEncoder()
         enc.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        try encodeJSON(runCount: runs.count, in: chunks) { i, out in Self.appendIndented(try enc.encode(runs[i]), to: &out) }
+        try encodeJSON(runCount: runs.count, in: chunks) { i, out in
+            Self.appendIndented(try enc.encode(runs[i]), to: &out)
+        }
     }
 
     /// A run's pretty-printed lines, indented to its depth in results.json (4 spaces; blank lines stay blank).
@@ -91,8 +99,11 @@ extension ResultsFile {
     /// `runs`: each compact line is pretty-printed as it is read (`JSONPretty`), never decoded, so a
     /// results file of thousands of runs costs a byte scan. The log's lines are the same encoder's
     /// output with sorted keys, so the bytes equal encoding the decoded runs (tested).
-    public func encodeJSON(log path: String, lines: [ResultsLog.LineRange], in chunks: ([UInt8]) throws -> Void) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw BenchError.data("\(path): does not exist or cannot be read") }
+    public func encodeJSON(log path: String, lines: [ResultsLog.LineRange], in chunks: ([UInt8]) throws -> Void) throws
+    {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw BenchError.data("\(path): does not exist or cannot be read")
+        }
         defer { try? handle.close() }
         var offset: Int64 = -1
         try encodeJSON(runCount: lines.count, in: chunks) { i, out in
@@ -105,7 +116,9 @@ extension ResultsFile {
             } catch {
                 throw BenchError.data("\(path): cannot be read: \(error.localizedDescription)")
             }
-            guard bytes.count == range.length else { throw BenchError.data("\(path): changed while it was read (run \(i + 1))") }
+            guard bytes.count == range.length else {
+                throw BenchError.data("\(path): changed while it was read (run \(i + 1))")
+            }
             out.reserveCapacity(bytes.count * 3 / 2)
             let start = out.count
             out.append(contentsOf: [0x20, 0x20, 0x20, 0x20])
@@ -127,7 +140,9 @@ extension ResultsFile {
 
     /// The skeleton (this file without runs, pretty-printed) with `runCount` runs spliced into its
     /// `runs` array, run `i`'s lines made by `run(i, &bytes)` at their depth (4 spaces).
-    private func encodeJSON(runCount: Int, in chunks: ([UInt8]) throws -> Void, run: (Int, inout [UInt8]) throws -> Void) throws {
+    private func encodeJSON(
+        runCount: Int, in chunks: ([UInt8]) throws -> Void, run: (Int, inout [UInt8]) throws -> Void
+    ) throws {
         var head = self
         head.runs = []
         let text = [UInt8](try JSONFile.encode(head))
@@ -135,7 +150,7 @@ extension ResultsFile {
         guard let start = text.firstRange(of: marker) else { return try chunks(text) }
         var end = start.upperBound
         while end < text.count, text[end] == 0x20 || text[end] == 0x0A { end += 1 }
-        guard end < text.count, text[end] == 0x5D else { return try chunks(text) } // "]"
+        guard end < text.count, text[end] == 0x5D else { return try chunks(text) }  // "]"
         try chunks(Array(text[..<start.upperBound]))
         for i in 0..<runCount {
             // A run's own lines, indented to its depth (array in the top-level object: 4 spaces).

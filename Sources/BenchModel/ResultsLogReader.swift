@@ -82,7 +82,8 @@ extension ResultsLog {
             let consumed = try bytes.withUnsafeBufferPointer { buffer -> Int in
                 var start = 0
                 while start < buffer.count, let newline = buffer[start...].firstIndex(of: 0x0A) {
-                    try line(UnsafeBufferPointer(rebasing: buffer[start..<newline]), offset: pendingOffset + Int64(start))
+                    try line(
+                        UnsafeBufferPointer(rebasing: buffer[start..<newline]), offset: pendingOffset + Int64(start))
                     start = newline + 1
                 }
                 return start
@@ -92,7 +93,9 @@ extension ResultsLog {
         }
 
         func finish() throws -> Contents {
-            guard let header else { throw BenchError.data("\(file): no header line (empty or cut-off netbench runs log)") }
+            guard let header else {
+                throw BenchError.data("\(file): no header line (empty or cut-off netbench runs log)")
+            }
             return Contents(header: header, runs: runs, droppedBytes: pending.count, lines: lines, skimmed: skimming)
         }
 
@@ -101,21 +104,31 @@ extension ResultsLog {
             guard header != nil else { return header = try Self.header(Data(buffer: bytes), file: file) }
             if bytes.isEmpty { return }
             let json = skimming ? RecordSkimmer.emptying(["requests", "connections"], in: bytes).map { Data($0) } : nil
-            do { runs.append(try decoder.decode(RunRecord.self, from: json ?? Data(buffer: bytes))) } catch let e as DecodingError {
+            do { runs.append(try decoder.decode(RunRecord.self, from: json ?? Data(buffer: bytes))) } catch let e
+                as DecodingError
+            {
                 throw BenchError.data("\(file):\(lineNumber): \(JSONFile.describe(e).escapingControlCharacters)")
             }
             lines.append(LineRange(offset: offset, length: bytes.count))
         }
 
         private static func header(_ line: Data, file: String) throws -> Header {
-            guard !line.isEmpty else { throw BenchError.data("\(file):1: empty header line (is this a netbench runs.jsonl?)") }
+            guard !line.isEmpty else {
+                throw BenchError.data("\(file):1: empty header line (is this a netbench runs.jsonl?)")
+            }
             struct Probe: Decodable { var format: String?; var schemaVersion: Int? }
             let probe = try JSONFile.decode(Probe.self, from: line, file: "\(file):1")
             guard probe.format == formatName else {
-                throw BenchError.data("\(file):1: format is \(probe.format.map { "'\($0.escapingControlCharacters)'" } ?? "missing"); expected '\(formatName)' (is this a netbench runs.jsonl?)")
+                throw BenchError.data(
+                    "\(file):1: format is \(probe.format.map { "'\($0.escapingControlCharacters)'" } ?? "missing"); "
+                        + "expected '\(formatName)' (is this a netbench runs.jsonl?)"
+                )
             }
             guard probe.schemaVersion == ResultsFile.currentSchemaVersion else {
-                throw BenchError.data("\(file):1: schemaVersion is \(probe.schemaVersion.map(String.init) ?? "missing"); this netbench reads results of version \(ResultsFile.currentSchemaVersion)")
+                throw BenchError.data(
+                    "\(file):1: schemaVersion is \(probe.schemaVersion.map(String.init) ?? "missing"); this netbench "
+                        + "reads results of version \(ResultsFile.currentSchemaVersion)"
+                )
             }
             return try JSONFile.decode(Header.self, from: line, file: "\(file):1")
         }

@@ -50,9 +50,11 @@ public struct Scenario: Codable, Hashable, Sendable {
         /// Whether the page cannot render before this resource arrives (CSS, sync scripts).
         public var renderBlocking: Bool?
 
-        public init(id: String, origin: String, path: String, bytes: Int64, type: ResourceType,
-                    parent: String? = nil, revealAfterBytes: Int64? = nil, thinkTimeMs: Double? = nil,
-                    renderBlocking: Bool? = nil) {
+        public init(
+            id: String, origin: String, path: String, bytes: Int64, type: ResourceType,
+            parent: String? = nil, revealAfterBytes: Int64? = nil, thinkTimeMs: Double? = nil,
+            renderBlocking: Bool? = nil
+        ) {
             self.id = id; self.origin = origin; self.path = path; self.bytes = bytes; self.type = type
             self.parent = parent; self.revealAfterBytes = revealAfterBytes; self.thinkTimeMs = thinkTimeMs
             self.renderBlocking = renderBlocking
@@ -77,8 +79,11 @@ public struct Scenario: Codable, Hashable, Sendable {
     public func withBulkResource() -> Scenario {
         guard let b = bulk, resources.isEmpty, let origin = origins.first else { return self }
         var s = self
-        s.resources = [Resource(id: "bulk", origin: origin.id, path: Scenario.bulkPath,
-                                bytes: b.direction == .download ? b.bytes : 0, type: .document)]
+        s.resources = [
+            Resource(
+                id: "bulk", origin: origin.id, path: Scenario.bulkPath,
+                bytes: b.direction == .download ? b.bytes : 0, type: .document)
+        ]
         return s
     }
 
@@ -110,7 +115,8 @@ extension Scenario {
     /// Checks what Codable cannot: references, cycles, uniqueness and ranges. Each problem names the
     /// JSON key path and the value at fault; `file` prefixes every message.
     public func validate(file: String) throws {
-        var problems = ValidationProblems(file: file, schemaVersion: schemaVersion, reads: Scenario.currentSchemaVersion)
+        var problems = ValidationProblems(
+            file: file, schemaVersion: schemaVersion, reads: Scenario.currentSchemaVersion)
         func bad(_ keyPath: String, _ what: String) { problems.add(keyPath, what) }
         if name.isEmpty { bad("name", "must not be empty") }
         if origins.isEmpty { bad("origins", "must list at least one origin") }
@@ -128,7 +134,11 @@ extension Scenario {
             if r.bytes < 0 { bad("resources[\(i)].bytes", "negative size \(r.bytes)") }
             if r.bytes > Scenario.largestBody { bad("resources[\(i)].bytes", "\(r.bytes) is above 1 TB") }
             if !r.path.hasPrefix("/") { bad("resources[\(i)].path", "'\(r.path)' must start with '/'") }
-            if ServerDescription.isDescriptionPath(r.path) { bad("resources[\(i)].path", "'\(r.path)' is reserved for netbench serve's description (\(ServerDescription.path))") }
+            if ServerDescription.isDescriptionPath(r.path) {
+                bad(
+                    "resources[\(i)].path",
+                    "'\(r.path)' is reserved for netbench serve's description (\(ServerDescription.path))")
+            }
             if let t = r.thinkTimeMs, !(t >= 0 && t.isFinite) { bad("resources[\(i)].thinkTimeMs", "\(t) must be ≥ 0") }
             if let t = r.thinkTimeMs, t > Scenario.longestThinkTimeMs {
                 bad("resources[\(i)].thinkTimeMs", "\(t) is above one hour (\(Int(Scenario.longestThinkTimeMs)) ms)")
@@ -140,19 +150,26 @@ extension Scenario {
         var pathsSeen: [String: Int] = [:]
         for (i, r) in resources.enumerated() {
             let key = r.origin + " " + r.path
-            if let j = pathsSeen[key] { bad("resources[\(i)].path", "'\(r.path)' on origin '\(r.origin)' is also resources[\(j)].path") }
-            else { pathsSeen[key] = i }
+            if let j = pathsSeen[key] {
+                bad("resources[\(i)].path", "'\(r.path)' on origin '\(r.origin)' is also resources[\(j)].path")
+            } else {
+                pathsSeen[key] = i
+            }
             guard let p = r.parent else { roots.append(i); continue }
             guard let parent = byID[p] else { bad("resources[\(i)].parent", "unknown resource '\(p)'"); continue }
             if p == r.id { bad("resources[\(i)].parent", "'\(p)' is the resource itself (a cycle)") }
             if let n = r.revealAfterBytes, n > parent.bytes {
-                bad("resources[\(i)].revealAfterBytes", "\(n) is beyond the end of parent '\(p)' (\(parent.bytes) bytes)")
+                bad(
+                    "resources[\(i)].revealAfterBytes",
+                    "\(n) is beyond the end of parent '\(p)' (\(parent.bytes) bytes)")
             }
         }
         if !resources.isEmpty {
             if roots.isEmpty { bad("resources", "no root resource (one resource must have no parent)") }
             if roots.count > 1 {
-                bad("resources[\(roots[1])].parent", "missing: only one root resource is allowed (resources[\(roots[0])] is the root)")
+                bad(
+                    "resources[\(roots[1])].parent",
+                    "missing: only one root resource is allowed (resources[\(roots[0])] is the root)")
             }
             if let r = roots.first, resources[r].type != .document {
                 bad("resources[\(r)].type", "the root resource must be a document, not '\(resources[r].type.rawValue)'")

@@ -45,7 +45,8 @@ public struct ServerDescription: Codable, Sendable, Equatable {
     }
 
     public var headers: [(String, String)] {
-        [(Self.versionHeader, netbenchVersion)] + scenarios.map { (Self.scenarioHeader, "\($0.sha256) \(Self.percentEncoded($0.name))") }
+        [(Self.versionHeader, netbenchVersion)]
+            + scenarios.map { (Self.scenarioHeader, "\($0.sha256) \(Self.percentEncoded($0.name))") }
     }
 
     /// The description carried by a response's headers; nil when they carry none (not netbench serve).
@@ -57,7 +58,10 @@ public struct ServerDescription: Codable, Sendable, Equatable {
             for item in value.split(separator: ",") {
                 let parts = item.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
                 guard let digest = parts.first else { continue }
-                served.append(ServedScenario(name: parts.count > 1 ? Self.percentDecoded(String(parts[1])) : "", sha256: String(digest).lowercased()))
+                served.append(
+                    ServedScenario(
+                        name: parts.count > 1 ? Self.percentDecoded(String(parts[1])) : "",
+                        sha256: String(digest).lowercased()))
             }
         }
         self.init(netbenchVersion: version, scenarios: served)
@@ -67,8 +71,11 @@ public struct ServerDescription: Codable, Sendable, Equatable {
     static func percentEncoded(_ s: String) -> String {
         var out = ""
         for b in s.utf8 {
-            if b > 0x20 && b < 0x7f && b != UInt8(ascii: "%") && b != UInt8(ascii: ",") { out.unicodeScalars.append(UnicodeScalar(b)) }
-            else { out += String(format: "%%%02X", b) }
+            if b > 0x20 && b < 0x7f && b != UInt8(ascii: "%") && b != UInt8(ascii: ",") {
+                out.unicodeScalars.append(UnicodeScalar(b))
+            } else {
+                out += String(format: "%%%02X", b)
+            }
         }
         return out
     }
@@ -77,9 +84,13 @@ public struct ServerDescription: Codable, Sendable, Equatable {
         var bytes: [UInt8] = []
         var it = Array(s.utf8)[...]
         while let b = it.popFirst() {
-            if b == UInt8(ascii: "%"), it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) {
+            if b == UInt8(ascii: "%"), it.count >= 2,
+                let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
+            {
                 bytes.append(v); it = it.dropFirst(2)
-            } else { bytes.append(b) }
+            } else {
+                bytes.append(b)
+            }
         }
         return String(decoding: bytes, as: UTF8.self)
     }

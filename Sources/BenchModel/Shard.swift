@@ -22,8 +22,12 @@ public struct ShardSpec: Codable, Hashable, Sendable, CustomStringConvertible {
     /// A variable that is set but unusable is a usage error naming it and its value.
     public static func fromEnvironment(_ env: [String: String]) throws -> (shard: ShardSpec, source: String)? {
         func int(_ name: String) throws -> Int {
-            guard let text = env[name] else { throw BenchError.usage("\(name) is not set (needed with the other shard variables)") }
-            guard let v = Int(text.trimmingCharacters(in: .whitespaces)) else { throw BenchError.usage("\(name)=\(text): not an integer") }
+            guard let text = env[name] else {
+                throw BenchError.usage("\(name) is not set (needed with the other shard variables)")
+            }
+            guard let v = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                throw BenchError.usage("\(name)=\(text): not an integer")
+            }
             return v
         }
         func checked(_ i: Int, _ n: Int, _ source: String) throws -> (ShardSpec, String) {
@@ -41,8 +45,10 @@ public struct ShardSpec: Codable, Hashable, Sendable, CustomStringConvertible {
             return try checked(i, n, "CI_NODE_INDEX=\(i) CI_NODE_TOTAL=\(n)")
         }
         if env["SLURM_ARRAY_TASK_ID"] != nil {
-            let id = try int("SLURM_ARRAY_TASK_ID"), min = try int("SLURM_ARRAY_TASK_MIN"), n = try int("SLURM_ARRAY_TASK_COUNT")
-            return try checked(id - min + 1, n, "SLURM_ARRAY_TASK_ID=\(id) SLURM_ARRAY_TASK_MIN=\(min) SLURM_ARRAY_TASK_COUNT=\(n)")
+            let id = try int("SLURM_ARRAY_TASK_ID"), min = try int("SLURM_ARRAY_TASK_MIN"),
+                n = try int("SLURM_ARRAY_TASK_COUNT")
+            return try checked(
+                id - min + 1, n, "SLURM_ARRAY_TASK_ID=\(id) SLURM_ARRAY_TASK_MIN=\(min) SLURM_ARRAY_TASK_COUNT=\(n)")
         }
         return nil
     }

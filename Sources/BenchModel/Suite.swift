@@ -36,9 +36,11 @@ public struct Suite: Codable, Hashable, Sendable {
     /// Published claims the suite tests (`netbench study`); see `StudyClaim`.
     public var claims: [StudyClaim]?
 
-    public init(name: String, description: String? = nil, scenarios: [String], profiles: [String],
-                transports: [TransportKind], runs: Int, warmupRuns: Int? = nil, baselineTransport: TransportKind? = nil,
-                thresholds: [String]? = nil, seed: UInt64? = nil, client: String? = nil) {
+    public init(
+        name: String, description: String? = nil, scenarios: [String], profiles: [String],
+        transports: [TransportKind], runs: Int, warmupRuns: Int? = nil, baselineTransport: TransportKind? = nil,
+        thresholds: [String]? = nil, seed: UInt64? = nil, client: String? = nil
+    ) {
         self.schemaVersion = Suite.currentSchemaVersion
         self.name = name; self.description = description; self.scenarios = scenarios; self.profiles = profiles
         self.transports = transports; self.runs = runs; self.warmupRuns = warmupRuns
@@ -55,12 +57,22 @@ public struct Suite: Codable, Hashable, Sendable {
         if runs < 1 || runs > 100_000 { bad("runs", "\(runs) must be between 1 and 100000") }
         if let w = warmupRuns, w < 0 || w > 1000 { bad("warmupRuns", "\(w) must be between 0 and 1000") }
         if let b = baselineTransport, !transports.contains(b) {
-            bad("baselineTransport", "'\(b.rawValue)' is not one of the suite's transports (\(transports.map(\.rawValue).joined(separator: ", ")))")
+            bad(
+                "baselineTransport",
+                "'\(b.rawValue)' is not one of the suite's transports "
+                    + "(\(transports.map(\.rawValue).joined(separator: ", ")))"
+            )
         }
-        if let c = client, !c.split(separator: ",").allSatisfy({ ["builtin", "chromium"].contains($0.trimmingCharacters(in: .whitespaces)) }) {
+        if let c = client,
+            !c.split(separator: ",").allSatisfy({
+                ["builtin", "chromium"].contains($0.trimmingCharacters(in: .whitespaces))
+            })
+        {
             bad("client", "'\(c)' is not 'builtin', 'chromium' or 'builtin,chromium'")
         }
-        if let p = precision, !(p > 0 && p < 1) { bad("precision", "\(p) must be a fraction between 0 and 1 (0.02 is ±2%)") }
+        if let p = precision, !(p > 0 && p < 1) {
+            bad("precision", "\(p) must be a fraction between 0 and 1 (0.02 is ±2%)")
+        }
         if let m = maxRuns, m < 5 || m > 100_000 { bad("maxRuns", "\(m) must be between 5 and 100000") }
         if let b = budget, b.nanoseconds <= .zero { bad("budget", "\(b) must be positive") }
         if (precision != nil || maxRuns != nil || budget != nil) && !$runs.isAuto {
@@ -71,7 +83,9 @@ public struct Suite: Codable, Hashable, Sendable {
         }
         for (i, c) in (claims ?? []).enumerated() {
             let clients = client.flatMap { RunClient.parseList($0) } ?? [.builtin]
-            for (key, what) in c.problems(transports: transports, profiles: profiles, clients: clients) { bad("claims[\(i)].\(key)", what) }
+            for (key, what) in c.problems(transports: transports, profiles: profiles, clients: clients) {
+                bad("claims[\(i)].\(key)", what)
+            }
         }
         try problems.throwIfAny()
     }
@@ -102,7 +116,8 @@ extension Suite: ValidatedFile {
             return try CorpusManifest.scenarioFiles(inDirectory: path, suite: suite, key: key, value: entry)
         }
         if entry.hasSuffix("/") {
-            throw BenchError.data("\(suite): \(key): '\(entry)' is not a directory (\(exists ? "a file" : "does not exist"))")
+            throw BenchError.data(
+                "\(suite): \(key): '\(entry)' is not a directory (\(exists ? "a file" : "does not exist"))")
         }
         return [path]
     }

@@ -23,7 +23,8 @@ public struct SuiteRunCount: Codable, Hashable, Sendable {
             wrappedValue = SuiteRunCount.autoDefaultMaximum
             isAuto = true
         } else {
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected a whole number of runs or \"auto\"")
+            throw DecodingError.dataCorruptedError(
+                in: c, debugDescription: "expected a whole number of runs or \"auto\"")
         }
     }
 

@@ -10,7 +10,9 @@ struct ValidationProblems {
 
     init(file: String, schemaVersion: Int, reads current: Int) {
         self.file = file
-        if schemaVersion != current { add("schemaVersion", "is \(schemaVersion); this netbench reads version \(current)") }
+        if schemaVersion != current {
+            add("schemaVersion", "is \(schemaVersion); this netbench reads version \(current)")
+        }
     }
 
     mutating func add(_ keyPath: String, _ what: String) {

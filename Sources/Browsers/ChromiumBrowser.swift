@@ -15,8 +15,10 @@ import SystemIO
 /// and a process group of its own, so a Ctrl-C reaches netbench, which then stops it.
 final class ChromiumBrowser {
     /// Where Chromium is looked for: `$NETBENCH_CHROMIUM`, then Debian's and the usual places.
-    static let candidates = ["/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser",
-                             "/usr/bin/google-chrome", "/opt/google/chrome/chrome"]
+    static let candidates = [
+        "/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome", "/opt/google/chrome/chrome",
+    ]
 
     /// The Chromium binary to run, or nil when none is installed.
     static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
@@ -27,7 +29,9 @@ final class ChromiumBrowser {
     }
 
     /// How to get Chromium when `locate()` finds none.
-    static let installHint = "install it with `apt-get install -y chromium` (or `scripts/bootstrap.sh --chromium`), or point NETBENCH_CHROMIUM at a Chromium binary"
+    static let installHint =
+        "install it with `apt-get install -y chromium` (or `scripts/bootstrap.sh --chromium`), or point "
+            + "NETBENCH_CHROMIUM at a Chromium binary"
 
     let pid: Int32
     /// DevToolsPipe: commands to the browser (its fd 3), answers and events from it (its fd 4).
@@ -40,7 +44,8 @@ final class ChromiumBrowser {
     /// Starts `executable` with `arguments` plus a fresh `--user-data-dir` and the pipe.
     init(executable: String, arguments: [String], namespace: String?) throws {
         Self.removeStaleProfiles()
-        let directory = NSTemporaryDirectory() + "netbench-chromium-\(getpid())-" + UUID().uuidString.prefix(8).lowercased()
+        let directory =
+            NSTemporaryDirectory() + "netbench-chromium-\(getpid())-" + UUID().uuidString.prefix(8).lowercased()
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory + "/profile", withIntermediateDirectories: true)
         let toBrowser = try BackgroundProcess.pipe()
@@ -52,13 +57,17 @@ final class ChromiumBrowser {
         // setpriv gives the browser the parent-death signal and then becomes it (exec keeps the PID).
         let setpriv = "/usr/bin/setpriv"
         let wrap = FileManager.default.isExecutableFile(atPath: setpriv) ? [setpriv, "--pdeathsig", "KILL", "--"] : []
-        let argv = wrap + [executable] + arguments + ["--user-data-dir=\(directory)/profile", "--remote-debugging-pipe", "about:blank"]
+        let argv =
+            wrap + [executable] + arguments + [
+                "--user-data-dir=\(directory)/profile", "--remote-debugging-pipe", "about:blank",
+            ]
         ProcessControl.ignoreBrokenPipes()
         let child: BackgroundProcess
         do {
             child = try NetworkNamespace.with(namespace) {
-                try BackgroundProcess(executable: argv[0], arguments: argv, descriptors: [3: toBrowser.read, 4: fromBrowser.write],
-                                 stderrPath: directory + "/stderr.log")
+                try BackgroundProcess(
+                    executable: argv[0], arguments: argv, descriptors: [3: toBrowser.read, 4: fromBrowser.write],
+                    stderrPath: directory + "/stderr.log")
             }
         } catch {
             for fd in [toBrowser.read, toBrowser.write, fromBrowser.read, fromBrowser.write] { Socket.close(fd) }
@@ -79,9 +88,12 @@ final class ChromiumBrowser {
     /// Profiles left behind by a netbench that was killed (its PID is in the name and gone).
     static func removeStaleProfiles() {
         let tmp = NSTemporaryDirectory()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? [] where name.hasPrefix("netbench-chromium-") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []
+        where name.hasPrefix("netbench-chromium-") {
             let fields = name.split(separator: "-")
-            guard fields.count == 4, let owner = Int32(fields[2]), owner != getpid(), !ProcessControl.signal(pid: owner, 0) else { continue }
+            guard fields.count == 4, let owner = Int32(fields[2]), owner != getpid(),
+                !ProcessControl.signal(pid: owner, 0)
+            else { continue }
             try? FileManager.default.removeItem(atPath: tmp + name)
         }
     }
@@ -104,7 +116,9 @@ final class ChromiumBrowser {
         // Children are found before the browser goes: once it exits they are re-parented.
         let tree = ProcessTree.descendants(of: pid)
         process.wait(timeout: grace)
-        for p in tree.reversed() where ProcessTree.startTime(p.pid) == p.startTime { ProcessControl.signal(pid: p.pid, SIGKILL) }
+        for p in tree.reversed() where ProcessTree.startTime(p.pid) == p.startTime {
+            ProcessControl.signal(pid: p.pid, SIGKILL)
+        }
         if !process.hasExited { ProcessControl.signal(pid: pid, SIGKILL) }
         process.wait()
         Socket.close(commands)
@@ -143,7 +157,9 @@ enum ProcessTree {
     /// (ppid, starttime) from /proc/PID/stat; the command name may hold spaces and parentheses,
     /// so fields are counted after its last ')'.
     static func stat(_ pid: Int32) -> (Int32, UInt64)? {
-        guard let text = ProcessControl.readSmallFile("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return nil }
+        guard let text = ProcessControl.readSmallFile("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else {
+            return nil
+        }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // After the name: state(3) ppid(4) … starttime(22).
         guard fields.count > 19, let ppid = Int32(fields[1]), let start = UInt64(fields[19]) else { return nil }

@@ -64,7 +64,11 @@ final class DevToolsPipe {
         var done = 0
         while done < data.count {
             let status: IOStatus
-            do { status = try data.withUnsafeBytes { try Socket.write(output, UnsafeRawBufferPointer(rebasing: $0[done...])) } } catch {
+            do {
+                status = try data.withUnsafeBytes {
+                    try Socket.write(output, UnsafeRawBufferPointer(rebasing: $0[done...]))
+                }
+            } catch {
                 closedReason = closedReason ?? "writing \(method): \(error)"
                 throw Failure.closed(closedReason!)
             }
@@ -75,7 +79,9 @@ final class DevToolsPipe {
     }
 
     /// Sends a command and waits for its result.
-    func call(_ method: String, _ params: [String: Any] = [:], session: String? = nil, deadline: Instant) throws -> [String: Any] {
+    func call(_ method: String, _ params: [String: Any] = [:], session: String? = nil, deadline: Instant) throws
+        -> [String: Any]
+    {
         let id = try send(method, params, session: session)
         return try wait(forAnswer: id, method: method, deadline: deadline)
     }
@@ -118,7 +124,10 @@ final class DevToolsPipe {
             if let id = object["id"] as? Int {
                 answers[id] = object
             } else if let method = object["method"] as? String {
-                onEvent(Event(method: method, params: object["params"] as? [String: Any] ?? [:], sessionID: object["sessionId"] as? String))
+                onEvent(
+                    Event(
+                        method: method, params: object["params"] as? [String: Any] ?? [:],
+                        sessionID: object["sessionId"] as? String))
             }
         }
     }

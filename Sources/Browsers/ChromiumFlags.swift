@@ -27,15 +27,21 @@ struct ChromiumFlags {
             "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
             "--disable-backgrounding-occluded-windows",
             // Cross-origin iframes stay in the page's process, where one DevTools session sees them.
-            "--disable-site-isolation-trials", "--disable-features=IsolateOrigins,site-per-process,Translate,OptimizationHints,MediaRouter",
+            "--disable-site-isolation-trials",
+            "--disable-features=IsolateOrigins,site-per-process,Translate,OptimizationHints,MediaRouter",
             "--ignore-certificate-errors-spki-list=" + publicKeyPins.joined(separator: ","),
             // Every origin to the replay server; nothing else resolves.
-            "--host-resolver-rules=" + (unique(hosts).map { "MAP \($0) \(serverAddress)" } + ["MAP * ~NOTFOUND"]).joined(separator: ", "),
+            "--host-resolver-rules="
+                + (unique(hosts).map { "MAP \($0) \(serverAddress)" } + ["MAP * ~NOTFOUND"]).joined(separator: ", "),
         ]
         switch transport {
         case .h1: a += ["--disable-quic", "--disable-http2"]
         case .h2: a += ["--disable-quic"]
-        case .h3: a += ["--enable-quic", "--origin-to-force-quic-on=" + unique(hosts).map { "\($0):\(port)" }.joined(separator: ",")]
+        case .h3:
+            a += [
+                "--enable-quic",
+                "--origin-to-force-quic-on=" + unique(hosts).map { "\($0):\(port)" }.joined(separator: ","),
+            ]
         }
         return a
     }

@@ -24,8 +24,9 @@ public final class ChromiumLoadFactory: PageLoadFactory {
             let over = s.resources.filter { renderer.servedBytes(of: $0) > $0.bytes }
             if !over.isEmpty {
                 let sizes = over.map { "\($0.id) is \(renderer.servedBytes(of: $0) - $0.bytes) B larger" }
-                notice("\(s.name): rendered for the browser, " + sizes.joined(separator: ", ")
-                       + " than the scenario says (content does not fit; served whole)")
+                notice(
+                    "\(s.name): rendered for the browser, " + sizes.joined(separator: ", ")
+                        + " than the scenario says (content does not fit; served whole)")
             }
             if !renderer.notes.isEmpty {
                 let more = renderer.notes.count > 3 ? "; and \(renderer.notes.count - 3) more" : ""

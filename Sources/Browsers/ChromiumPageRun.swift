@@ -42,18 +42,22 @@ struct ChromiumPageRun: PageLoad {
             urls[r.id] = renderer.url(of: r)
             served[r.id] = renderer.servedBytes(of: r)
         }
-        let flags = ChromiumFlags(transport: transport, hosts: scenario.origins.map(\.host), serverAddress: Self.dottedQuad(server.address),
-                                  port: server.port, publicKeyPins: try credentials.identities.map { try $0.leafPublicKeySHA256Base64() })
+        let flags = ChromiumFlags(
+            transport: transport, hosts: scenario.origins.map(\.host), serverAddress: Self.dottedQuad(server.address),
+            port: server.port, publicKeyPins: try credentials.identities.map { try $0.leafPublicKeySHA256Base64() })
 
         let loop = try EventLoop()
         register(loop.stopper)
         defer { register(nil) }
-        let browser = try ChromiumBrowser(executable: executable, arguments: flags.arguments, namespace: clientNamespace)
+        let browser = try ChromiumBrowser(
+            executable: executable, arguments: flags.arguments, namespace: clientNamespace)
         var grace: Nanoseconds = 0
         defer { browser.stop(grace: grace) }
         let devtools = try DevToolsPipe(loop: loop, answers: browser.answers, commands: browser.commands)
         defer { devtools.close() }
-        let tracker = NetworkTracker(expected: Dictionary(urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
+        let tracker = NetworkTracker(
+            expected: Dictionary(
+                urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
         let film = ScreencastFrames()
         devtools.onEvent = { e in
             tracker.handle(e)
@@ -76,7 +80,8 @@ struct ChromiumPageRun: PageLoad {
         }
         let results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
         let r = results.records(report)
-        var outcome = PageLoadOutcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        var outcome = PageLoadOutcome(
+            requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
         if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
         return outcome
     }
@@ -88,18 +93,25 @@ struct ChromiumPageRun: PageLoad {
 
     /// Opens a tab, starts the screencast if asked, navigates to `url` and waits until the page and
     /// every expected resource loaded (or the page's time limit passed); then reads the timings.
-    private func load(_ devtools: DevToolsPipe, tracker: NetworkTracker, film: ScreencastFrames, url: String,
-                      urls: [String: String]) throws -> PageResult {
+    private func load(
+        _ devtools: DevToolsPipe, tracker: NetworkTracker, film: ScreencastFrames, url: String,
+        urls: [String: String]
+    ) throws -> PageResult {
         let session = try openPage(devtools)
         tracker.session = session
         if screencast {
-            _ = try devtools.call("Page.startScreencast", ["format": "jpeg", "quality": 50, "maxWidth": 400,
-                                                           "maxHeight": 300],
-                                  session: session, deadline: Instant.now() + Self.setupAllowance)
+            _ = try devtools.call(
+                "Page.startScreencast",
+                [
+                    "format": "jpeg", "quality": 50, "maxWidth": 400,
+                    "maxHeight": 300,
+                ],
+                session: session, deadline: Instant.now() + Self.setupAllowance)
             // The strip starts with what showed before navigation (the blank tab): wait for that first
             // frame, or a fast page's first paint can be the first frame the browser sends.
-            do { try devtools.run(until: Instant.now() + .seconds(5), "the blank tab's first frame") { film.count > 0 } }
-            catch DevToolsPipe.Failure.timedOut {}
+            do {
+                try devtools.run(until: Instant.now() + .seconds(5), "the blank tab's first frame") { film.count > 0 }
+            } catch DevToolsPipe.Failure.timedOut {}
         }
         let deadline = Instant.now() + timeout
         let navigation = try devtools.call("Page.navigate", ["url": url], session: session, deadline: deadline)
@@ -109,8 +121,9 @@ struct ChromiumPageRun: PageLoad {
         do {
             try devtools.run(until: deadline, "loading the page") { tracker.isComplete || tracker.failure != nil }
         } catch DevToolsPipe.Failure.timedOut {
-            return .failed("timed out after \(Units.format(timeout.inMilliseconds / 1000, 1)) s: "
-                           + tracker.pendingSummary(urls: urls))
+            return .failed(
+                "timed out after \(Units.format(timeout.inMilliseconds / 1000, 1)) s: "
+                    + tracker.pendingSummary(urls: urls))
         }
         if let f = tracker.failure { return .failed(f) }
         let frames = try collectTimings(devtools, session: session, expected: Set(tracker.expected.keys))
@@ -121,13 +134,19 @@ struct ChromiumPageRun: PageLoad {
     private func openPage(_ devtools: DevToolsPipe) throws -> String {
         let deadline = Instant.now() + Self.setupAllowance
         let target = try devtools.call("Target.createTarget", ["url": "about:blank"], deadline: deadline)
-        guard let targetID = target["targetId"] as? String else { throw DevToolsPipe.Failure.protocolError(method: "Target.createTarget", message: "no targetId") }
-        let attached = try devtools.call("Target.attachToTarget", ["targetId": targetID, "flatten": true], deadline: deadline)
-        guard let session = attached["sessionId"] as? String else { throw DevToolsPipe.Failure.protocolError(method: "Target.attachToTarget", message: "no sessionId") }
+        guard let targetID = target["targetId"] as? String else {
+            throw DevToolsPipe.Failure.protocolError(method: "Target.createTarget", message: "no targetId")
+        }
+        let attached = try devtools.call(
+            "Target.attachToTarget", ["targetId": targetID, "flatten": true], deadline: deadline)
+        guard let session = attached["sessionId"] as? String else {
+            throw DevToolsPipe.Failure.protocolError(method: "Target.attachToTarget", message: "no sessionId")
+        }
         _ = try devtools.call("Page.enable", session: session, deadline: deadline)
         _ = try devtools.call("Network.enable", session: session, deadline: deadline)
         // Resource Timing keeps 250 entries by default: large pages would lose the rest.
-        _ = try devtools.call("Page.addScriptToEvaluateOnNewDocument", ["source": Self.pageScript], session: session, deadline: deadline)
+        _ = try devtools.call(
+            "Page.addScriptToEvaluateOnNewDocument", ["source": Self.pageScript], session: session, deadline: deadline)
         return session
     }
 
@@ -135,7 +154,8 @@ struct ChromiumPageRun: PageLoad {
     /// browser's largest-contentful-paint candidates as it reports them (the last one is the LCP).
     static let pageScript = """
         performance.setResourceTimingBufferSize(100000);
-        try { new PerformanceObserver(function (list) { var e = list.getEntries(); if (e.length) window.__netbenchLCP = e[e.length - 1].startTime; })
+        try { new PerformanceObserver(function (list) { var e = list.getEntries(); if (e.length) window.__netbenchLCP \
+        = e[e.length - 1].startTime; })
           .observe({type: "largest-contentful-paint", buffered: true}); } catch (e) {}
         """
 
@@ -144,17 +164,21 @@ struct ChromiumPageRun: PageLoad {
     static let settleExpression = """
         new Promise(function (done) { var last = -1, quiet = 0, t0 = performance.now();
           function count() { try { var o = new PerformanceObserver(function () {});
-            o.observe({type: "largest-contentful-paint", buffered: true}); var n = o.takeRecords().length; o.disconnect(); return n; } catch (e) { return 0; } }
+            o.observe({type: "largest-contentful-paint", buffered: true}); var n = o.takeRecords().length; \
+            o.disconnect(); return n; } catch (e) { return 0; } }
           function tick() { var n = count(); if (n === last) { quiet += 1; } else { quiet = 0; last = n; }
-            if (quiet >= 3 || performance.now() - t0 > 1500) { done(); } else { requestAnimationFrame(function () { setTimeout(tick, 50); }); } }
+            if (quiet >= 3 || performance.now() - t0 > 1500) { done(); } else { requestAnimationFrame(function () { \
+            setTimeout(tick, 50); }); } }
           setTimeout(done, 2000); tick(); })
         """
 
     private static let timingsExpression = """
         JSON.stringify({timeOrigin: performance.timeOrigin,
-          paint: performance.getEntriesByType("paint").map(function (e) { return {name: e.name, startTime: e.startTime}; }),
+          paint: performance.getEntriesByType("paint").map(function (e) { return {name: e.name, startTime: \
+          e.startTime}; }),
           lcp: (function () { var v = window.__netbenchLCP;
-            try { var o = new PerformanceObserver(function () {}); o.observe({type: "largest-contentful-paint", buffered: true});
+            try { var o = new PerformanceObserver(function () {}); o.observe({type: "largest-contentful-paint", \
+            buffered: true});
               var r = o.takeRecords(); o.disconnect(); if (r.length) v = r[r.length - 1].startTime; } catch (e) {}
             return (typeof v === "number") ? v : null; })(),
           navigation: performance.getEntriesByType("navigation").map(function (e) { return e.toJSON(); }),
@@ -164,18 +188,23 @@ struct ChromiumPageRun: PageLoad {
     /// Resource Timing of the page and of each iframe (read in an isolated world of its own). An
     /// entry may be added a moment after the Network domain reported the load finished: read
     /// again, for up to a second, until every expected URL has one.
-    private func collectTimings(_ devtools: DevToolsPipe, session: String, expected: Set<String>) throws -> [BrowserReport.FrameTimings] {
+    private func collectTimings(_ devtools: DevToolsPipe, session: String, expected: Set<String>) throws
+        -> [BrowserReport.FrameTimings]
+    {
         // The page decodes and paints what arrived last (the image that ends the load) after the
         // load event, and only then reports its largest-contentful-paint entry: wait for it.
-        _ = try? devtools.call("Runtime.evaluate", ["expression": Self.settleExpression, "awaitPromise": true], session: session,
-                               deadline: Instant.now() + .seconds(3))
+        _ = try? devtools.call(
+            "Runtime.evaluate", ["expression": Self.settleExpression, "awaitPromise": true], session: session,
+            deadline: Instant.now() + .seconds(3))
         let deadline = Instant.now() + .seconds(1)
         while true {
             var frames = [try evaluateTimings(devtools, session: session, context: nil)]
-            let tree = try devtools.call("Page.getFrameTree", session: session, deadline: Instant.now() + Self.setupAllowance)
+            let tree = try devtools.call(
+                "Page.getFrameTree", session: session, deadline: Instant.now() + Self.setupAllowance)
             for frameID in Self.childFrames(tree["frameTree"] as? [String: Any]) {
-                let world = try devtools.call("Page.createIsolatedWorld", ["frameId": frameID, "worldName": "netbench"], session: session,
-                                              deadline: Instant.now() + Self.setupAllowance)
+                let world = try devtools.call(
+                    "Page.createIsolatedWorld", ["frameId": frameID, "worldName": "netbench"], session: session,
+                    deadline: Instant.now() + Self.setupAllowance)
                 if let context = world["executionContextId"] as? Int {
                     frames.append(try evaluateTimings(devtools, session: session, context: context))
                 }
@@ -186,16 +215,20 @@ struct ChromiumPageRun: PageLoad {
         }
     }
 
-    private func evaluateTimings(_ devtools: DevToolsPipe, session: String, context: Int?) throws -> BrowserReport.FrameTimings {
+    private func evaluateTimings(_ devtools: DevToolsPipe, session: String, context: Int?) throws
+        -> BrowserReport.FrameTimings
+    {
         var params: [String: Any] = ["expression": Self.timingsExpression, "returnByValue": true]
         if let context { params["contextId"] = context }
-        let answer = try devtools.call("Runtime.evaluate", params, session: session, deadline: Instant.now() + Self.setupAllowance)
+        let answer = try devtools.call(
+            "Runtime.evaluate", params, session: session, deadline: Instant.now() + Self.setupAllowance)
         guard let value = (answer["result"] as? [String: Any])?["value"] as? String else {
             let why = (answer["exceptionDetails"] as? [String: Any])?["text"] as? String ?? "no value"
             throw DevToolsPipe.Failure.protocolError(method: "Runtime.evaluate", message: why)
         }
         do { return try JSONDecoder().decode(BrowserReport.FrameTimings.self, from: Data(value.utf8)) } catch {
-            throw DevToolsPipe.Failure.protocolError(method: "Runtime.evaluate", message: "unexpected timings: \(error)")
+            throw DevToolsPipe.Failure.protocolError(
+                method: "Runtime.evaluate", message: "unexpected timings: \(error)")
         }
     }
 
@@ -237,22 +270,29 @@ final class NetworkTracker {
         case "Page.loadEventFired":
             loadEventFired = true
         case "Network.requestWillBeSent":
-            if let url = (e.params["request"] as? [String: Any])?["url"] as? String { keyByRequest[request] = ChromiumResults.key(url: url) }
+            if let url = (e.params["request"] as? [String: Any])?["url"] as? String {
+                keyByRequest[request] = ChromiumResults.key(url: url)
+            }
         case "Network.responseReceived":
             guard let key = keyByRequest[request], let r = e.params["response"] as? [String: Any] else { return }
             var n = BrowserReport.NetworkResponse()
             n.protocolName = r["protocol"] as? String
             n.connectionID = (r["connectionId"] as? NSNumber)?.intValue
             n.connectionReused = r["connectionReused"] as? Bool
-            if let ip = r["remoteIPAddress"] as? String { n.remoteAddress = ip + ((r["remotePort"] as? Int).map { ":\($0)" } ?? "") }
+            if let ip = r["remoteIPAddress"] as? String {
+                n.remoteAddress = ip + ((r["remotePort"] as? Int).map { ":\($0)" } ?? "")
+            }
             n.tlsVersion = (r["securityDetails"] as? [String: Any])?["protocol"] as? String
             n.status = r["status"] as? Int
             if responses[key] == nil { responses[key] = n }
         case "Network.loadingFinished":
             if let key = keyByRequest[request] { finished.insert(key) }
         case "Network.loadingFailed":
-            guard let key = keyByRequest[request], let id = expected[key], !finished.contains(key), failure == nil else { return }
-            failure = "\(id) (https://\(key)): \(e.params["errorText"] as? String ?? "failed")" + (e.params["canceled"] as? Bool == true ? " (canceled)" : "")
+            guard let key = keyByRequest[request], let id = expected[key], !finished.contains(key), failure == nil
+            else { return }
+            failure =
+                "\(id) (https://\(key)): \(e.params["errorText"] as? String ?? "failed")"
+                + (e.params["canceled"] as? Bool == true ? " (canceled)" : "")
         default:
             break
         }
@@ -262,7 +302,9 @@ final class NetworkTracker {
     func pendingSummary(urls: [String: String]) -> String {
         let missing = urls.filter { !finished.contains(ChromiumResults.key(url: $0.value)) }.map(\.key).sorted()
         if missing.isEmpty { return "the load event never fired" }
-        return "\(missing.count) of \(urls.count) resources not loaded (\(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", …" : ""))"
+        return
+            "\(missing.count) of \(urls.count) resources not loaded "
+                + "(\(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", …" : ""))"
             + (loadEventFired ? "" : "; no load event")
     }
 }
@@ -275,7 +317,9 @@ final class ScreencastFrames {
 
     func handle(_ e: DevToolsPipe.Event, _ devtools: DevToolsPipe) {
         guard let data = e.params["data"] as? String else { return }
-        if let id = e.params["sessionId"] as? Int { _ = try? devtools.send("Page.screencastFrameAck", ["sessionId": id], session: e.sessionID) }
+        if let id = e.params["sessionId"] as? Int {
+            _ = try? devtools.send("Page.screencastFrameAck", ["sessionId": id], session: e.sessionID)
+        }
         guard let t = (e.params["metadata"] as? [String: Any])?["timestamp"] as? Double else { return }
         captured.append((t, data))
     }
@@ -285,7 +329,9 @@ final class ScreencastFrames {
         var out: [FilmstripRecord.Frame] = []
         for c in captured.sorted(by: { $0.epochSeconds < $1.epochSeconds }) {
             let ms = max(0, (c.epochSeconds * 1000 - timeOrigin).rounded())
-            if let last = out.last, last.ms == ms { out[out.count - 1] = FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg) } else {
+            if let last = out.last, last.ms == ms {
+                out[out.count - 1] = FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg)
+            } else {
                 out.append(FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg))
             }
         }

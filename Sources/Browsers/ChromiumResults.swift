@@ -104,7 +104,8 @@ struct ChromiumResults {
 
     func records(_ report: BrowserReport) -> Records {
         guard let top = report.frames.first else {
-            return Records(requests: [], connections: [], metrics: RunMetrics(), failure: "the browser reported no timings")
+            return Records(
+                requests: [], connections: [], metrics: RunMetrics(), failure: "the browser reported no timings")
         }
         // Every frame's entries by key, placed on the top frame's clock; the first fetch of a URL counts.
         var entries: [String: BrowserReport.TimingEntry] = [:]
@@ -144,7 +145,8 @@ struct ChromiumResults {
             if let id = net?.connectionID {
                 if connectionIndex[id] == nil {
                     connectionIndex[id] = connections.count
-                    connections.append(connection(id: connections.count, origin: r.origin, entry: e, offset: o, net: net!))
+                    connections.append(
+                        connection(id: connections.count, origin: r.origin, entry: e, offset: o, net: net!))
                 }
                 rec.connection = connectionIndex[id]
             }
@@ -167,8 +169,10 @@ struct ChromiumResults {
 
     /// What is wrong with a fetched resource: another protocol, an HTTP error, other bytes than
     /// served; as the run's problem (after the resource's name) and the request's error.
-    private func check(_ rec: RequestRecord, resource r: Scenario.Resource, url: String,
-                       want: String) -> (text: String, error: String)? {
+    private func check(
+        _ rec: RequestRecord, resource r: Scenario.Resource, url: String,
+        want: String
+    ) -> (text: String, error: String)? {
         if rec.protocol != want {
             let p = (rec.protocol ?? "").isEmpty ? "an unreported protocol" : rec.protocol!
             return (" was fetched over \(p), not \(want)", "protocol \(p)")
@@ -183,8 +187,10 @@ struct ChromiumResults {
 
     /// The run's figures from its requests and the top frame's navigation and paint entries (PLT is
     /// set by the caller, only when nothing went wrong).
-    private func metrics(_ requests: [RequestRecord], connections: Int,
-                         top: BrowserReport.FrameTimings) -> RunMetrics {
+    private func metrics(
+        _ requests: [RequestRecord], connections: Int,
+        top: BrowserReport.FrameTimings
+    ) -> RunMetrics {
         var m = RunMetrics()
         m.requests = requests.filter { $0.lastByte != nil }.count
         m.bytes = requests.reduce(0) { $0 + $1.bytes }
@@ -200,9 +206,12 @@ struct ChromiumResults {
         return m
     }
 
-    private func connection(id: Int, origin: String, entry e: BrowserReport.TimingEntry, offset o: Double,
-                            net: BrowserReport.NetworkResponse) -> ConnectionRecord {
-        var c = ConnectionRecord(id: id, origin: origin, transport: transport, connectStart: (e.connectStart ?? e.startTime) + o)
+    private func connection(
+        id: Int, origin: String, entry e: BrowserReport.TimingEntry, offset o: Double,
+        net: BrowserReport.NetworkResponse
+    ) -> ConnectionRecord {
+        var c = ConnectionRecord(
+            id: id, origin: origin, transport: transport, connectStart: (e.connectStart ?? e.startTime) + o)
         if transport != .h3 { c.connectEnd = e.connectEnd.map { $0 + o } }
         c.handshakeEnd = e.connectEnd.map { $0 + o }
         c.remoteAddress = net.remoteAddress

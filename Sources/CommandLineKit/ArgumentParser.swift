@@ -35,7 +35,8 @@ public enum ArgumentParser {
 
     /// Each option's texts in order with the name used last, and the positionals.
     static func scan(_ arguments: [String], _ options: [any OptionBinding]) throws
-        -> (given: [ObjectIdentifier: (values: [String], name: String)], positionals: [String]) {
+        -> (given: [ObjectIdentifier: (values: [String], name: String)], positionals: [String])
+    {
         var given: [ObjectIdentifier: (values: [String], name: String)] = [:]
         var positionals: [String] = []
         var i = 0

@@ -31,7 +31,7 @@ public enum CommandLineTool {
         var current = root
         var path = [root.configuration.name]
         var rest = arguments
-        if rest.first == "help" {                       // `netbench help scenario generate`
+        if rest.first == "help" {  // `netbench help scenario generate`
             rest.removeFirst()
             var r = try resolve(root, rest)
             r.wantsHelp = true
@@ -48,12 +48,15 @@ public enum CommandLineTool {
             rest.removeFirst()
         }
         let options = rest.prefix { $0 != "--" }
-        return Resolution(command: current, path: path, arguments: rest,
-                          wantsHelp: options.contains("--help") || options.contains("-h"))
+        return Resolution(
+            command: current, path: path, arguments: rest,
+            wantsHelp: options.contains("--help") || options.contains("-h"))
     }
 
     /// Runs a command line and returns the process exit status.
-    public static func main(_ root: any ParsableCommand.Type, _ arguments: [String], output: CommandOutput = .standard) -> Int32 {
+    public static func main(_ root: any ParsableCommand.Type, _ arguments: [String], output: CommandOutput = .standard)
+        -> Int32
+    {
         let rootName = root.configuration.name
         if arguments.isEmpty {
             output.out(HelpFormatter.help(for: root, path: [rootName]))
@@ -85,8 +88,12 @@ public enum CommandLineTool {
     }
 
     /// Every command under `root` with its path, depth first, root included.
-    public static func allCommands(_ root: any ParsableCommand.Type) -> [(path: [String], command: any ParsableCommand.Type)] {
-        func walk(_ c: any ParsableCommand.Type, _ path: [String]) -> [(path: [String], command: any ParsableCommand.Type)] {
+    public static func allCommands(_ root: any ParsableCommand.Type) -> [(
+        path: [String], command: any ParsableCommand.Type
+    )] {
+        func walk(_ c: any ParsableCommand.Type, _ path: [String]) -> [(
+            path: [String], command: any ParsableCommand.Type
+        )] {
             [(path, c)] + c.configuration.subcommands.flatMap { walk($0, path + [$0.configuration.name]) }
         }
         return walk(root, [root.configuration.name])

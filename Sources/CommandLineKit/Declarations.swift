@@ -56,10 +56,13 @@ public final class Option<Value>: OptionBinding {
     }
 
     /// An optional option: nil when not given.
-    public convenience init<T>(_ long: String, _ short: String? = nil, value name: String, help: String,
-                               parse: ValueParser<T>) where Value == T? {
-        let spec = OptionSpec(long: long, short: short, valueName: name, help: help, defaultDescription: nil,
-                              isRequired: false, isRepeatable: false, completion: parse.completion)
+    public convenience init<T>(
+        _ long: String, _ short: String? = nil, value name: String, help: String,
+        parse: ValueParser<T>
+    ) where Value == T? {
+        let spec = OptionSpec(
+            long: long, short: short, valueName: name, help: help, defaultDescription: nil,
+            isRequired: false, isRepeatable: false, completion: parse.completion)
         self.init(spec: spec, initial: .some(nil)) { values, used in
             guard let last = values.last else { return .some(nil) }
             return .some(try Option.single(last, used, parse))
@@ -67,11 +70,14 @@ public final class Option<Value>: OptionBinding {
     }
 
     /// An option with a default (`defaultText` replaces the default's description in help).
-    public convenience init(_ long: String, _ short: String? = nil, value name: String, default: Value,
-                            defaultText: String? = nil, help: String, parse: ValueParser<Value>) {
-        let spec = OptionSpec(long: long, short: short, valueName: name, help: help,
-                              defaultDescription: defaultText ?? "\(`default`)", isRequired: false, isRepeatable: false,
-                              completion: parse.completion)
+    public convenience init(
+        _ long: String, _ short: String? = nil, value name: String, default: Value,
+        defaultText: String? = nil, help: String, parse: ValueParser<Value>
+    ) {
+        let spec = OptionSpec(
+            long: long, short: short, valueName: name, help: help,
+            defaultDescription: defaultText ?? "\(`default`)", isRequired: false, isRepeatable: false,
+            completion: parse.completion)
         self.init(spec: spec, initial: `default`) { values, used in
             guard let last = values.last else { return `default` }
             return try Option.single(last, used, parse)
@@ -79,10 +85,13 @@ public final class Option<Value>: OptionBinding {
     }
 
     /// A required option: a usage error names it when it is missing.
-    public convenience init(_ long: String, _ short: String? = nil, value name: String, help: String,
-                            parse: ValueParser<Value>) {
-        let spec = OptionSpec(long: long, short: short, valueName: name, help: help, defaultDescription: nil,
-                              isRequired: true, isRepeatable: false, completion: parse.completion)
+    public convenience init(
+        _ long: String, _ short: String? = nil, value name: String, help: String,
+        parse: ValueParser<Value>
+    ) {
+        let spec = OptionSpec(
+            long: long, short: short, valueName: name, help: help, defaultDescription: nil,
+            isRequired: true, isRepeatable: false, completion: parse.completion)
         self.init(spec: spec, initial: nil) { values, used in
             guard let last = values.last else { throw BenchError.usage("\(long) \(name) is required") }
             return try Option.single(last, used, parse)
@@ -90,17 +99,22 @@ public final class Option<Value>: OptionBinding {
     }
 
     /// A repeatable option: `--header A --header B` gives `[A, B]`.
-    public convenience init<T>(_ long: String, _ short: String? = nil, value name: String, help: String,
-                               repeating parse: ValueParser<T>) where Value == [T] {
-        let spec = OptionSpec(long: long, short: short, valueName: name, help: help, defaultDescription: nil,
-                              isRequired: false, isRepeatable: true, completion: parse.completion)
+    public convenience init<T>(
+        _ long: String, _ short: String? = nil, value name: String, help: String,
+        repeating parse: ValueParser<T>
+    ) where Value == [T] {
+        let spec = OptionSpec(
+            long: long, short: short, valueName: name, help: help, defaultDescription: nil,
+            isRequired: false, isRepeatable: true, completion: parse.completion)
         self.init(spec: spec, initial: []) { values, used in try values.map { try Option.single($0, used, parse) } }
     }
 
     func bind(_ values: [String], as name: String) throws { value = try convert(values, name) }
 
     static func single<T>(_ text: String, _ name: String, _ parse: ValueParser<T>) throws -> T {
-        guard let v = try parse.convert(text) else { throw BenchError.usage("\(name) '\(text)': expected \(parse.expected)") }
+        guard let v = try parse.convert(text) else {
+            throw BenchError.usage("\(name) '\(text)': expected \(parse.expected)")
+        }
         return v
     }
 }
@@ -112,8 +126,9 @@ public final class Flag: OptionBinding {
     public private(set) var wrappedValue = false
 
     public init(_ long: String, _ short: String? = nil, help: String) {
-        spec = OptionSpec(long: long, short: short, valueName: nil, help: help, defaultDescription: nil,
-                          isRequired: false, isRepeatable: false, completion: .none)
+        spec = OptionSpec(
+            long: long, short: short, valueName: nil, help: help, defaultDescription: nil,
+            isRequired: false, isRepeatable: false, completion: .none)
     }
 
     func bind(_ values: [String], as name: String) throws { wrappedValue = !values.isEmpty }
@@ -140,16 +155,25 @@ public final class Argument<Value>: PositionalBinding {
     }
 
     public convenience init(_ name: String, help: String, completion: ValueCompletion = .none) where Value == String {
-        self.init(spec: PositionalSpec(name: name, help: help, minimum: 1, maximum: 1, completion: completion)) { $0[0] }
+        self.init(spec: PositionalSpec(name: name, help: help, minimum: 1, maximum: 1, completion: completion)) {
+            $0[0]
+        }
     }
 
     public convenience init(_ name: String, help: String, completion: ValueCompletion = .none) where Value == String? {
-        self.init(spec: PositionalSpec(name: name, help: help, minimum: 0, maximum: 1, completion: completion)) { $0.first }
+        self.init(spec: PositionalSpec(name: name, help: help, minimum: 0, maximum: 1, completion: completion)) {
+            $0.first
+        }
     }
 
-    public convenience init(_ name: String, count: PartialRangeFrom<Int> = 0..., help: String,
-                            completion: ValueCompletion = .none) where Value == [String] {
-        self.init(spec: PositionalSpec(name: name, help: help, minimum: count.lowerBound, maximum: nil, completion: completion)) { $0 }
+    public convenience init(
+        _ name: String, count: PartialRangeFrom<Int> = 0..., help: String,
+        completion: ValueCompletion = .none
+    ) where Value == [String] {
+        self.init(
+            spec: PositionalSpec(
+                name: name, help: help, minimum: count.lowerBound, maximum: nil, completion: completion)
+        ) { $0 }
     }
 
     func bind(_ values: [String]) throws { value = convert(values) }

@@ -15,14 +15,18 @@ public enum HelpFormatter {
             s += "\(name)\(c.version.map { " " + $0 } ?? ""): \(c.abstract)\n\n"
             s += "usage: \(name) <command> [options]\n\n"
         } else {
-            s += wrap(words: usageParts(type, path: path), indent: "usage: ".count + name.count + 1, first: "usage: ") + "\n\n"
+            s +=
+                wrap(words: usageParts(type, path: path), indent: "usage: ".count + name.count + 1, first: "usage: ")
+                + "\n\n"
             if !c.discussion.isEmpty || path.count > 1 { s += c.abstract + "\n\n" }
         }
         if !c.discussion.isEmpty { s += discussion(c.discussion) + "\n" }
         if !c.subcommands.isEmpty {
             s += path.count == 1 ? "commands:\n" : "subcommands:\n"
             s += rows(c.subcommands.map { ($0.configuration.name, $0.configuration.abstract) })
-            s += "\n'\(name) <\(path.count == 1 ? "command" : "subcommand")> --help' describes \(path.count == 1 ? "a command" : "one")\n"
+            s +=
+                "\n'\(name) <\(path.count == 1 ? "command" : "subcommand")> --help' describes "
+                    + "\(path.count == 1 ? "a command" : "one")\n"
             return s
         }
         if !d.positionals.isEmpty {
@@ -82,7 +86,9 @@ public enum HelpFormatter {
         for (term, text) in items {
             let lead = "  " + term
             if lead.count + 2 <= column {
-                s += wrap(text, indent: column, first: lead.padding(toLength: column, withPad: " ", startingAt: 0)) + "\n"
+                s +=
+                    wrap(text, indent: column, first: lead.padding(toLength: column, withPad: " ", startingAt: 0))
+                    + "\n"
             } else {
                 s += lead + "\n" + wrap(text, indent: column, first: String(repeating: " ", count: column)) + "\n"
             }
@@ -99,9 +105,13 @@ public enum HelpFormatter {
             paragraph = []
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.trimmingCharacters(in: .whitespaces).isEmpty { flush(); out += "\n" }
-            else if line.hasPrefix("  ") { flush(); out += hanging(line) + "\n" }
-            else { paragraph.append(line) }
+            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+                flush(); out += "\n"
+            } else if line.hasPrefix("  ") {
+                flush(); out += hanging(line) + "\n"
+            } else {
+                paragraph.append(line)
+            }
         }
         flush()
         return out.hasSuffix("\n\n") ? String(out.dropLast()) : out

@@ -3,7 +3,9 @@ import Foundation
 /// A roff man page (section 1) generated from the same declarations as `--help`: one subsection
 /// per command with its usage, discussion, arguments, options, examples and exit codes.
 public enum ManPage {
-    public static func render(_ root: any ParsableCommand.Type, date: String, extraSections: [(String, String)] = []) -> String {
+    public static func render(_ root: any ParsableCommand.Type, date: String, extraSections: [(String, String)] = [])
+        -> String
+    {
         let c = root.configuration
         let name = c.name
         var s = ".TH \(name.uppercased()) 1 \"\(date)\" \"\(name) \(c.version ?? "")\" \"User Commands\"\n"
@@ -11,7 +13,8 @@ public enum ManPage {
         s += ".SH SYNOPSIS\n.B \(name)\n.I command\n[\\fIoptions\\fR]\n"
         if !c.discussion.isEmpty { s += ".SH DESCRIPTION\n" + paragraphs(c.discussion) }
         s += ".SH COMMANDS\n"
-        for (path, command) in CommandLineTool.allCommands(root).dropFirst() where command.configuration.subcommands.isEmpty {
+        for (path, command) in CommandLineTool.allCommands(root).dropFirst()
+        where command.configuration.subcommands.isEmpty {
             s += section(command, path: path)
         }
         for (title, text) in extraSections { s += ".SH \(escape(title.uppercased()))\n" + paragraphs(text) }
@@ -23,7 +26,8 @@ public enum ManPage {
         let d = CommandDeclarations(of: type)
         var s = ".SS \"\(escape(path.joined(separator: " ")))\"\n"
         s += ".PP\n\(escape(c.abstract))\n"
-        let usage = HelpFormatter.wrap(words: HelpFormatter.usageParts(type, path: path), indent: path.joined(separator: " ").count + 1, first: "")
+        let usage = HelpFormatter.wrap(
+            words: HelpFormatter.usageParts(type, path: path), indent: path.joined(separator: " ").count + 1, first: "")
         s += ".PP\n.nf\n\(escape(usage))\n.fi\n"
         if !c.discussion.isEmpty { s += paragraphs(c.discussion) }
         for p in d.positionals { s += ".TP\n\\fI\(escape(p.synopsis))\\fR\n\(escape(p.help))\n" }
@@ -31,7 +35,9 @@ public enum ManPage {
             if let title = section.title { s += ".PP\n\(escape(title.prefix(1).uppercased() + title.dropFirst())):\n" }
             for o in section.options { s += option(o) }
         }
-        if !c.examples.isEmpty { s += ".PP\nExamples:\n.nf\n" + c.examples.map { "  " + escape($0) + "\n" }.joined() + ".fi\n" }
+        if !c.examples.isEmpty {
+            s += ".PP\nExamples:\n.nf\n" + c.examples.map { "  " + escape($0) + "\n" }.joined() + ".fi\n"
+        }
         if !c.exitCodes.isEmpty {
             s += ".PP\nExit status:\n"
             for e in c.exitCodes { s += ".TP\n.B \(e.code)\n\(escape(e.meaning))\n" }

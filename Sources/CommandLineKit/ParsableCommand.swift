@@ -15,8 +15,10 @@ public struct CommandConfiguration {
     /// The root command answers `--version` with this.
     public var version: String?
 
-    public init(name: String, abstract: String, discussion: String = "", examples: [String] = [],
-                exitCodes: [ExitCodeDoc] = [], subcommands: [any ParsableCommand.Type] = [], version: String? = nil) {
+    public init(
+        name: String, abstract: String, discussion: String = "", examples: [String] = [],
+        exitCodes: [ExitCodeDoc] = [], subcommands: [any ParsableCommand.Type] = [], version: String? = nil
+    ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
@@ -79,8 +81,11 @@ public struct CommandDeclarations {
         positionals = b.positionals.map(\.spec)
         var sections = [OptionSection(title: nil, options: [])]
         for (o, title) in zip(options, b.sections) {
-            if let i = sections.firstIndex(where: { $0.title == title }) { sections[i].options.append(o) }
-            else { sections.append(OptionSection(title: title, options: [o])) }
+            if let i = sections.firstIndex(where: { $0.title == title }) {
+                sections[i].options.append(o)
+            } else {
+                sections.append(OptionSection(title: title, options: [o]))
+            }
         }
         self.sections = sections
         problems = b.problems

@@ -29,7 +29,9 @@ extension ValueParser where T == String {
 
 extension ValueParser where T == Int {
     public static func int(_ range: ClosedRange<Int>) -> ValueParser<Int> {
-        .init(expected: "a whole number from \(range.lowerBound) to \(range.upperBound)") { Int($0).flatMap { range.contains($0) ? $0 : nil } }
+        .init(expected: "a whole number from \(range.lowerBound) to \(range.upperBound)") {
+            Int($0).flatMap { range.contains($0) ? $0 : nil }
+        }
     }
 }
 
@@ -40,14 +42,19 @@ extension ValueParser where T == UInt64 {
 extension ValueParser where T == Nanoseconds {
     /// Durations as `Units.parseDuration` reads them (`ms`, `s`), at least `minimum`.
     public static func duration(atLeast minimum: Nanoseconds = 1) -> ValueParser<Nanoseconds> {
-        .init(expected: minimum > 1 ? "a duration of at least \(Units.format(Double(minimum) / 1e9, 0))s" : "a duration (e.g. 30s, 100ms)") {
+        .init(
+            expected: minimum > 1
+                ? "a duration of at least \(Units.format(Double(minimum) / 1e9, 0))s" : "a duration (e.g. 30s, 100ms)"
+        ) {
             Units.parseDuration($0).flatMap { $0 >= minimum ? $0 : nil }
         }
     }
 }
 
 extension ValueParser where T == Int64 {
-    public static var size: ValueParser<Int64> { .init(expected: "a size (e.g. 2.3MB, 512KiB)") { Units.parseBytes($0) } }
+    public static var size: ValueParser<Int64> {
+        .init(expected: "a size (e.g. 2.3MB, 512KiB)") { Units.parseBytes($0) }
+    }
 }
 
 extension ValueParser where T == Double {
@@ -69,16 +76,23 @@ extension ValueParser where T: RawRepresentable & CaseIterable, T.RawValue == St
     /// One of an enum's raw values; help and completion list them.
     public static func choice(_ type: T.Type = T.self) -> ValueParser<T> {
         let names = T.allCases.map(\.rawValue)
-        return .init(expected: "one of " + names.joined(separator: ", "), completion: .choices(names)) { T(rawValue: $0) }
+        return .init(expected: "one of " + names.joined(separator: ", "), completion: .choices(names)) {
+            T(rawValue: $0)
+        }
     }
 }
 
 extension ValueParser {
     /// A comma-separated list of `element` values (at least one).
     public static func list<E>(of element: ValueParser<E>) -> ValueParser<[E]> where T == [E] {
-        .init(expected: "a comma-separated list of " + element.expected.replacingOccurrences(of: "a ", with: "", options: .anchored),
-              completion: element.completion) { text in
-            let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        .init(
+            expected: "a comma-separated list of "
+                + element.expected.replacingOccurrences(of: "a ", with: "", options: .anchored),
+            completion: element.completion
+        ) { text in
+            let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.isEmpty
+            }
             guard !parts.isEmpty else { return nil }
             var out: [E] = []
             for p in parts {

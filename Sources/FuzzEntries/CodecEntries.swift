@@ -9,7 +9,9 @@ enum CodecEntries {
         let t: MahimahiTrace
         do { t = try MahimahiTrace.parse(text: String(decoding: bytes, as: UTF8.self)) } catch let e as TraceError {
             let control = e.description.unicodeScalars.contains { $0.properties.generalCategory == .control }
-            return control ? .violation("a control character in a trace error: \(e.description.debugDescription)") : .rejected(e.description)
+            return control
+                ? .violation("a control character in a trace error: \(e.description.debugDescription)")
+                : .rejected(e.description)
         } catch {
             return .violation("threw \(type(of: error)) instead of a TraceError: \(error)")
         }
@@ -24,8 +26,12 @@ enum CodecEntries {
             _ = queue.enqueue(Packet(handle: Int32(i), size: 100 + (i * 397) % 1400, arrival: now), now: now)
         }
         while let wake = queue.nextWakeup(now: now) {
-            guard let p = queue.dequeue(now: max(wake, now)) else { return .violation("nothing to dequeue at the announced \(wake)") }
-            guard p.departure >= p.arrival, p.departure >= last else { return .violation("packet \(p.handle) departs out of order") }
+            guard let p = queue.dequeue(now: max(wake, now)) else {
+                return .violation("nothing to dequeue at the announced \(wake)")
+            }
+            guard p.departure >= p.arrival, p.departure >= last else {
+                return .violation("packet \(p.handle) departs out of order")
+            }
             last = p.departure
         }
         return .accepted
@@ -50,7 +56,9 @@ enum CodecEntries {
                 case .request(let head):
                     if open { return .violation("a second .request before .end") }
                     open = true
-                    if let range = head.headers["range"], let r = HTTPByteRange(headerValue: range) { _ = r.resolved(totalLength: 1_000_000) }
+                    if let range = head.headers["range"], let r = HTTPByteRange(headerValue: range) {
+                        _ = r.resolved(totalLength: 1_000_000)
+                    }
                 case .body(let n):
                     if !open { return .violation(".body outside a request") }
                     fedBody += n
@@ -79,7 +87,9 @@ enum CodecEntries {
         do throws(HTTP1ParseError) {
             while index < bytes.count {
                 let end = min(bytes.count, index + piece)
-                let events = try bytes[index..<end].withUnsafeBytes { buffer in Result { () throws(HTTP1ParseError) in try parser.feed(buffer) } }.get()
+                let events = try bytes[index..<end].withUnsafeBytes { buffer in
+                    Result { () throws(HTTP1ParseError) in try parser.feed(buffer) }
+                }.get()
                 var fedBody = 0
                 for event in events {
                     switch event {

@@ -19,7 +19,8 @@ public enum FuzzReplayer {
         }
         guard args.count >= 2, let target = FuzzTarget(rawValue: args[0]) else {
             let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")
-            FileHandle.standardError.write(Data("usage: netbench-fuzz \(names) FILE_OR_DIR...  (or --list, or --seeds TARGET DIR)\n".utf8))
+            FileHandle.standardError.write(
+                Data("usage: netbench-fuzz \(names) FILE_OR_DIR...  (or --list, or --seeds TARGET DIR)\n".utf8))
             return 64
         }
         var violations = 0
@@ -54,7 +55,9 @@ public enum FuzzReplayer {
     private static func inputs(_ paths: ArraySlice<String>) -> [String] {
         paths.flatMap { path -> [String] in
             var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { return [path] }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
+                return [path]
+            }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
             return names.sorted().map { path + "/" + $0 }
         }
@@ -68,7 +71,8 @@ extension FuzzTarget {
         let name = ProcessInfo.processInfo.environment["NETBENCH_FUZZ_TARGET"] ?? ""
         guard let t = FuzzTarget(rawValue: name) else {
             let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
-            FileHandle.standardError.write(Data("netbench-fuzz: NETBENCH_FUZZ_TARGET '\(name)' is not one of \(names)\n".utf8))
+            FileHandle.standardError.write(
+                Data("netbench-fuzz: NETBENCH_FUZZ_TARGET '\(name)' is not one of \(names)\n".utf8))
             exit(64)
         }
         return t

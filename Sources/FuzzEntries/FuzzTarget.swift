@@ -46,7 +46,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .http1Request: "HTTP/1.1 request parser (server side), fed in pieces"
         case .http1Response: "HTTP/1.1 response parser (client side), fed in pieces"
         case .quicServer: "HTTP/3 server: datagrams from several peers, writes and timers"
-        case .h3Streams: "HTTP/3 server past decryption: stream bytes (control, QPACK, requests) after an in-memory handshake"
+        case .h3Streams:
+            "HTTP/3 server past decryption: stream bytes (control, QPACK, requests) after an in-memory handshake"
         }
     }
 }
@@ -92,7 +93,9 @@ extension FuzzTarget {
         guard let e = error as? BenchError else {
             return .violation("threw \(type(of: error)) instead of a BenchError: \(error)")
         }
-        guard e.exitCode == .dataError else { return .violation("exit class \(e.exitCode) instead of 65: \(e.message)") }
+        guard e.exitCode == .dataError else {
+            return .violation("exit class \(e.exitCode) instead of 65: \(e.message)")
+        }
         let lines = e.message.split(separator: "\n", omittingEmptySubsequences: false)
         for line in lines where !line.hasPrefix(file) {
             return .violation("an error line does not name the file: \(line)")

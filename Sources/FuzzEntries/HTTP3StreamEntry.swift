@@ -22,14 +22,18 @@ public enum HTTP3StreamEntry {
         public var requests: Int
     }
 
-    static let config = QUICConfiguration().with { $0.idleTimeout = .seconds(5); $0.handshakeTimeout = .seconds(3) }
+    static let config = QUICConfiguration().with {
+        $0.idleTimeout = .seconds(5); $0.handshakeTimeout = .seconds(3)
+    }
     /// Type bytes the harness writes first on the slots 0–2.
     static let streamTypes: [UInt8] = [0x00, 0x02, 0x03]
 
     public static func run(_ input: [UInt8]) -> FuzzOutcome { replay(input).outcome }
 
     public static func replay(_ input: [UInt8]) -> Replay {
-        guard let pki = QUICServerEntry.pki else { return Replay(outcome: .violation("cannot make the test certificates"), requests: 0) }
+        guard let pki = QUICServerEntry.pki else {
+            return Replay(outcome: .violation("cannot make the test certificates"), requests: 0)
+        }
         let link: MemoryLink
         do { link = try MemoryLink(pki: pki, config: config) } catch {
             return Replay(outcome: .violation("the in-memory handshake failed: \(error)"), requests: 0)
@@ -48,7 +52,9 @@ public enum HTTP3StreamEntry {
                 slots[slot] = try? link.client.openStream(bidirectional: slot >= 4)
                 if let s = slots[slot], slot < 3 { try? link.client.send(stream: s, [streamTypes[slot]]) }
             }
-            if let s = slots[slot], !finished.contains(s), (try? link.client.send(stream: s, Array(input[start..<end]), fin: fin)) != nil, fin {
+            if let s = slots[slot], !finished.contains(s),
+                (try? link.client.send(stream: s, Array(input[start..<end]), fin: fin)) != nil, fin
+            {
                 finished.insert(s)
             }
             link.exchange()
@@ -76,10 +82,13 @@ final class MemoryLink {
     init(pki: (caPEM: String, identity: QUICServerCredentials), config: QUICConfiguration) throws {
         limit = config.maxHeaderListSize
         server = try HTTP3Server(config: config, credentials: [pki.identity], now: now)
-        client = try QUICStreamClient(config: config, trustedRootsPEM: pki.caPEM, serverName: "localhost",
-                                      local: Self.clientAddress, remote: Self.serverAddress, now: now)
+        client = try QUICStreamClient(
+            config: config, trustedRootsPEM: pki.caPEM, serverName: "localhost",
+            local: Self.clientAddress, remote: Self.serverAddress, now: now)
         exchange()
-        guard client.isHandshakeComplete && serverHandshakeDone else { throw QUICError.invalidState("no handshake in memory") }
+        guard client.isHandshakeComplete && serverHandshakeDone else {
+            throw QUICError.invalidState("no handshake in memory")
+        }
     }
 
     /// Passes datagrams both ways until neither side has anything to send (at most 64 rounds),
@@ -90,12 +99,20 @@ final class MemoryLink {
             var toServer: [[UInt8]] = []
             client.write(now: now) { bytes, _, _ in toServer.append(Array(bytes)) }
             for d in toServer {
-                handle(d.withUnsafeBytes { server.receive($0, local: Self.serverAddress, remote: Self.clientAddress, now: now) })
+                handle(
+                    d.withUnsafeBytes {
+                        server.receive($0, local: Self.serverAddress, remote: Self.clientAddress, now: now)
+                    })
             }
             let toClient = serverWrite()
-            for d in toClient { _ = d.withUnsafeBytes { client.receive($0, local: Self.clientAddress, remote: Self.serverAddress, now: now) } }
+            for d in toClient {
+                _ = d.withUnsafeBytes {
+                    client.receive($0, local: Self.clientAddress, remote: Self.serverAddress, now: now)
+                }
+            }
             if toServer.isEmpty && toClient.isEmpty {
-                let soon = [client.expiry, server.expiry].compactMap { $0 }.filter { $0 <= now + .milliseconds(30) }.min()
+                let soon = [client.expiry, server.expiry].compactMap { $0 }.filter { $0 <= now + .milliseconds(30) }
+                    .min()
                 guard let soon else { return }
                 if soon > now { now = soon }
                 if let e = client.expiry, e <= now { client.handleExpiry(now: now) }
@@ -121,30 +138,50 @@ final class MemoryLink {
             _ = serverWrite()
             if let problem { return .violation(problem) }
         }
-        return server.connectionCount == 0 ? .accepted
-            : .violation("\(server.connectionCount) connection(s) still held 20 s after the client fell silent (idle timeout 5 s)")
+        return server.connectionCount == 0
+            ? .accepted
+            : .violation(
+                "\(server.connectionCount) connection(s) still held 20 s after the client fell silent (idle timeout 5 "
+                    + "s)"
+            )
     }
 
     private func serverWrite() -> [[UInt8]] {
         var out: [[UInt8]] = []
-        handle(server.write(now: now) { bytes, _, _ in
-            if bytes.isEmpty || bytes.count > 65_507 { problem = problem ?? "the server emitted a datagram of \(bytes.count) bytes" }
-            out.append(Array(bytes))
-        })
+        handle(
+            server.write(now: now) { bytes, _, _ in
+                if bytes.isEmpty || bytes.count > 65_507 {
+                    problem = problem ?? "the server emitted a datagram of \(bytes.count) bytes"
+                }
+                out.append(Array(bytes))
+            })
         return out
     }
 
     private func handle(_ events: [HTTP3ServerEvent]) {
-        if events.contains(where: { if case .handshakeCompleted = $0 { true } else { false } }) { serverHandshakeDone = true }
+        if events.contains(where: { if case .handshakeCompleted = $0 { true } else { false } }) {
+            serverHandshakeDone = true
+        }
         for case .request(let conn, let stream, let method, let authority, let path, let headers, _) in events {
             requests += 1
-            guard stream % 4 == 0 else { problem = problem ?? "a request on stream \(stream), not a client bidirectional one"; continue }
-            guard answered.insert(stream).inserted else { problem = problem ?? "stream \(stream) reported as a request twice"; continue }
-            let size = [(":method", method), (":authority", authority), (":path", path)].reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 32 }
+            guard stream % 4 == 0 else {
+                problem = problem ?? "a request on stream \(stream), not a client bidirectional one"; continue
+            }
+            guard answered.insert(stream).inserted else {
+                problem = problem ?? "stream \(stream) reported as a request twice"; continue
+            }
+            let size =
+                [(":method", method), (":authority", authority), (":path", path)].reduce(0) {
+                    $0 + $1.0.utf8.count + $1.1.utf8.count + 32
+                }
                 + headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 32 }
-            if size > limit { problem = problem ?? "a request on stream \(stream) with \(size) bytes of header fields (limit \(limit))" }
-            try? server.submitResponse(connection: conn, stream: stream, status: 200, headers: [("content-type", "text/plain")],
-                                       bodyLength: Int64(min(path.utf8.count * 64, 20_000)))
+            if size > limit {
+                problem =
+                    problem ?? "a request on stream \(stream) with \(size) bytes of header fields (limit \(limit))"
+            }
+            try? server.submitResponse(
+                connection: conn, stream: stream, status: 200, headers: [("content-type", "text/plain")],
+                bodyLength: Int64(min(path.utf8.count * 64, 20_000)))
         }
     }
 }

@@ -7,12 +7,18 @@ extension HTTP3StreamEntry {
     /// memory, and the stream bytes the server received are written as this entry's records.
     public static func seeds() -> [(name: String, bytes: [UInt8])] {
         guard let pki = QUICServerEntry.pki else { return [] }
-        let browser = [("user-agent", "Mozilla/5.0 (X11; Linux x86_64) netbench-seed"), ("accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
-                       ("accept-encoding", "gzip, deflate, br"), ("accept-language", "en-US,en;q=0.9"),
-                       ("cookie", "session=0123456789abcdef; theme=dark")]
+        let browser = [
+            ("user-agent", "Mozilla/5.0 (X11; Linux x86_64) netbench-seed"),
+            ("accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
+            ("accept-encoding", "gzip, deflate, br"), ("accept-language", "en-US,en;q=0.9"),
+            ("cookie", "session=0123456789abcdef; theme=dark"),
+        ]
         let mixes: [(String, [(path: String, headers: [(String, String)], body: Int64)])] = [
             ("one-get", [("/", browser, 0)]),
-            ("page-of-six", ["/", "/a.css", "/app.js", "/i1.webp", "/i2.webp", "/api/comments?id=42"].map { ($0, browser, 0) }),
+            (
+                "page-of-six",
+                ["/", "/a.css", "/app.js", "/i1.webp", "/i2.webp", "/api/comments?id=42"].map { ($0, browser, 0) }
+            ),
             ("upload", [("/upload", browser + [("content-type", "application/octet-stream")], 3_000)]),
         ]
         return mixes.compactMap { name, requests in
@@ -21,30 +27,39 @@ extension HTTP3StreamEntry {
     }
 
     /// The stream bytes the server receives while a real client makes `requests`, in order.
-    static func capture(pki: (caPEM: String, identity: QUICServerCredentials),
-                        _ requests: [(path: String, headers: [(String, String)], body: Int64)]) -> [(Int64, [UInt8], Bool)]? {
+    static func capture(
+        pki: (caPEM: String, identity: QUICServerCredentials),
+        _ requests: [(path: String, headers: [(String, String)], body: Int64)]
+    ) -> [(Int64, [UInt8], Bool)]? {
         var now = Instant(nanoseconds: 1_000_000_000)
         guard let server = try? HTTP3Server(config: config, credentials: [pki.identity], now: now),
-              let client = try? HTTP3Client(config: config, trustedRootsPEM: pki.caPEM, serverName: "localhost",
-                                            local: MemoryLink.clientAddress, remote: MemoryLink.serverAddress, now: now) else { return nil }
+            let client = try? HTTP3Client(
+                config: config, trustedRootsPEM: pki.caPEM, serverName: "localhost",
+                local: MemoryLink.clientAddress, remote: MemoryLink.serverAddress, now: now)
+        else { return nil }
         var captured: [(Int64, [UInt8], Bool)] = []
         server.onStreamData = { _, stream, bytes, fin in captured.append((stream, Array(bytes), fin)) }
         for r in requests {
-            _ = try? client.submitRequest(method: r.body > 0 ? "POST" : "GET", authority: "localhost", path: r.path,
-                                          headers: r.headers, bodyLength: r.body)
+            _ = try? client.submitRequest(
+                method: r.body > 0 ? "POST" : "GET", authority: "localhost", path: r.path,
+                headers: r.headers, bodyLength: r.body)
         }
         var ended = 0
         for _ in 0..<400 where ended < requests.count {
             var toServer: [[UInt8]] = [], toClient: [[UInt8]] = []
             client.write(now: now) { bytes, _, _ in toServer.append(Array(bytes)) }
             for d in toServer {
-                for case .request(let conn, let stream, _, _, _, _, _) in d.withUnsafeBytes({ server.receive($0, local: MemoryLink.serverAddress, remote: MemoryLink.clientAddress, now: now) }) {
+                for case .request(let conn, let stream, _, _, _, _, _) in d.withUnsafeBytes({
+                    server.receive($0, local: MemoryLink.serverAddress, remote: MemoryLink.clientAddress, now: now)
+                }) {
                     try? server.submitResponse(connection: conn, stream: stream, status: 200, bodyLength: 100)
                 }
             }
             server.write(now: now) { bytes, _, _ in toClient.append(Array(bytes)) }
             for d in toClient {
-                for case .responseEnd in d.withUnsafeBytes({ client.receive($0, local: MemoryLink.clientAddress, remote: MemoryLink.serverAddress, now: now) }) {
+                for case .responseEnd in d.withUnsafeBytes({
+                    client.receive($0, local: MemoryLink.clientAddress, remote: MemoryLink.serverAddress, now: now)
+                }) {
                     ended += 1
                 }
             }
@@ -78,7 +93,9 @@ extension HTTP3StreamEntry {
             repeat {
                 let n = min(bytes.count - offset, 0xFFFF)
                 let last = offset + n == bytes.count
-                out += [slot | (fin && last ? 8 : 0) | (fresh ? 0x10 : 0), UInt8(n >> 8), UInt8(n & 0xFF)] + bytes[offset..<(offset + n)]
+                out +=
+                    [slot | (fin && last ? 8 : 0) | (fresh ? 0x10 : 0), UInt8(n >> 8), UInt8(n & 0xFF)]
+                    + bytes[offset..<(offset + n)]
                 offset += n
                 fresh = false
             } while offset < bytes.count

@@ -7,10 +7,15 @@ extension QUICServerEntry {
     enum LiveConnection {
         /// Completes a handshake from `peer` and returns the connection ID the server chose (the
         /// destination ID of the client's later long-header packets), or nil if it failed.
-        static func open(server: HTTP3Server, from peer: Endpoint, caPEM: String, now: inout Instant,
-                         ledger: inout Ledger) -> [UInt8]? {
-            guard let client = try? HTTP3Client(config: QUICConfiguration(), trustedRootsPEM: caPEM, serverName: "localhost",
-                                                local: peer, remote: serverAddress, resumption: nil, now: now) else { return nil }
+        static func open(
+            server: HTTP3Server, from peer: Endpoint, caPEM: String, now: inout Instant,
+            ledger: inout Ledger
+        ) -> [UInt8]? {
+            guard
+                let client = try? HTTP3Client(
+                    config: QUICConfiguration(), trustedRootsPEM: caPEM, serverName: "localhost",
+                    local: peer, remote: serverAddress, resumption: nil, now: now)
+            else { return nil }
             var cid: [UInt8]?
             var toServer: [[UInt8]] = []
             var toClient: [[UInt8]] = []
@@ -21,7 +26,9 @@ extension QUICServerEntry {
                     clientSent += 1
                     // Byte 5 is the destination ID's length in a long header; the first datagram
                     // still carries the client's random one.
-                    if clientSent > 1, d.count > 6, d[0] & 0x80 != 0, d.count >= 6 + Int(d[5]) { cid = Array(d[6..<(6 + Int(d[5]))]) }
+                    if clientSent > 1, d.count > 6, d[0] & 0x80 != 0, d.count >= 6 + Int(d[5]) {
+                        cid = Array(d[6..<(6 + Int(d[5]))])
+                    }
                     toServer.append(d)
                 }
                 for d in toServer {

@@ -19,24 +19,35 @@ enum QUICServerEntry {
     /// A CA and a certificate for `localhost`, made once per process.
     static let pki: (caPEM: String, identity: QUICServerCredentials)? = {
         guard let ca = try? CertificateAuthority(commonName: "netbench fuzz CA"),
-              let leaf = try? ca.issue(hostNames: ["localhost"]) else { return nil }
-        return (ca.certificatePEM, QUICServerCredentials(certificateChainPEM: leaf.certificateChainPEM, privateKeyPEM: leaf.privateKeyPEM))
+            let leaf = try? ca.issue(hostNames: ["localhost"])
+        else { return nil }
+        return (
+            ca.certificatePEM,
+            QUICServerCredentials(certificateChainPEM: leaf.certificateChainPEM, privateKeyPEM: leaf.privateKeyPEM)
+        )
     }()
 
     /// The first datagram of a real client (a padded Initial with its ClientHello).
     static let clientInitial: [UInt8] = {
-        guard let pki, let client = try? HTTP3Client(config: QUICConfiguration(), trustedRootsPEM: pki.caPEM, serverName: "localhost",
-                                                     local: Endpoint(address: 0x0A00_0002, port: 5000), remote: serverAddress,
-                                                     resumption: nil, now: Instant(nanoseconds: 1_000_000_000)) else { return [] }
+        guard let pki,
+            let client = try? HTTP3Client(
+                config: QUICConfiguration(), trustedRootsPEM: pki.caPEM, serverName: "localhost",
+                local: Endpoint(address: 0x0A00_0002, port: 5000), remote: serverAddress,
+                resumption: nil, now: Instant(nanoseconds: 1_000_000_000))
+        else { return [] }
         var first: [UInt8] = []
-        client.write(now: Instant(nanoseconds: 1_000_000_000)) { bytes, _, _ in if first.isEmpty { first = Array(bytes) } }
+        client.write(now: Instant(nanoseconds: 1_000_000_000)) { bytes, _, _ in
+            if first.isEmpty { first = Array(bytes) }
+        }
         return first
     }()
 
     static func run(_ input: [UInt8]) -> FuzzOutcome {
         guard let pki else { return .violation("cannot make the test certificates") }
         var now = Instant(nanoseconds: 1_000_000_000)
-        let config = QUICConfiguration().with { $0.idleTimeout = .seconds(5); $0.handshakeTimeout = .seconds(3) }
+        let config = QUICConfiguration().with {
+            $0.idleTimeout = .seconds(5); $0.handshakeTimeout = .seconds(3)
+        }
         guard let server = try? HTTP3Server(config: config, credentials: [pki.identity], now: now) else {
             return .violation("cannot start a server")
         }
@@ -52,7 +63,10 @@ enum QUICServerEntry {
             let peer = Endpoint(address: 0x0A00_0100 + UInt32(control & 3), port: 40_000 + UInt16(control & 3))
             var datagram = control & 4 != 0 ? payload : overlay(payload, on: clientInitial)
             if control & 8 != 0 {
-                guard let cid = LiveConnection.open(server: server, from: peer, caPEM: pki.caPEM, now: &now, ledger: &ledger) else {
+                guard
+                    let cid = LiveConnection.open(
+                        server: server, from: peer, caPEM: pki.caPEM, now: &now, ledger: &ledger)
+                else {
                     return .violation("a real client could not complete a handshake")
                 }
                 datagram = [0x40 | (payload.first ?? 0) & 0x3F] + cid + payload.dropFirst()
@@ -71,8 +85,10 @@ enum QUICServerEntry {
             server.handleExpiry(now: now)
             if let problem = ledger.write(server, now: now) { return .violation(problem) }
         }
-        return server.connectionCount == 0 ? .accepted
-            : .violation("\(server.connectionCount) connections still held 20 s after the last datagram (idle timeout 5 s)")
+        return server.connectionCount == 0
+            ? .accepted
+            : .violation(
+                "\(server.connectionCount) connections still held 20 s after the last datagram (idle timeout 5 s)")
     }
 
     /// `payload` XORed over `base` from byte 1 on (byte 0 keeps the long-header form), so a
@@ -97,7 +113,9 @@ enum QUICServerEntry {
                 sent[remote, default: 0] += bytes.count
             }
             for (peer, out) in sent where !validated.contains(peer) && out > 3 * (received[peer] ?? 0) {
-                problem = problem ?? "sent \(out) bytes to \(peer), which sent \(received[peer] ?? 0) and is not validated (limit 3×)"
+                problem =
+                    problem
+                    ?? "sent \(out) bytes to \(peer), which sent \(received[peer] ?? 0) and is not validated (limit 3×)"
             }
             return problem
         }

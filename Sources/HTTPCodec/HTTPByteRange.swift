@@ -78,8 +78,8 @@ public struct HTTPContentRange: Hashable, Sendable, CustomStringConvertible {
         guard value.count > 6, value.prefix(6).lowercased() == "bytes " else { return nil }
         let spec = value.dropFirst(6)
         guard let slash = spec.firstIndex(of: "/"), let dash = spec[..<slash].firstIndex(of: "-"),
-              let first = parseDecimal(spec[..<dash]),
-              let last = parseDecimal(spec[spec.index(after: dash)..<slash]), first <= last
+            let first = parseDecimal(spec[..<dash]),
+            let last = parseDecimal(spec[spec.index(after: dash)..<slash]), first <= last
         else { return nil }
         let completeText = spec[spec.index(after: slash)...]
         if completeText == "*" {

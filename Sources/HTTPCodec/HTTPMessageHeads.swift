@@ -31,9 +31,10 @@ public struct HTTPRequestHead: Sendable, Equatable {
     /// `:scheme` of HTTP/2 and HTTP/3.
     public var scheme: String?
 
-    public init(method: String = "GET", target: String, version: HTTPVersion = .http1_1,
-                headers: HTTPHeaders = [:], authority: String? = nil, scheme: String? = nil)
-    {
+    public init(
+        method: String = "GET", target: String, version: HTTPVersion = .http1_1,
+        headers: HTTPHeaders = [:], authority: String? = nil, scheme: String? = nil
+    ) {
         self.method = method
         self.target = target
         self.version = version
@@ -60,9 +61,10 @@ public struct HTTPResponseHead: Sendable, Equatable {
     public var reason: String
     public var headers: HTTPHeaders
 
-    public init(version: HTTPVersion = .http1_1, status: Int, reason: String? = nil,
-                headers: HTTPHeaders = [:])
-    {
+    public init(
+        version: HTTPVersion = .http1_1, status: Int, reason: String? = nil,
+        headers: HTTPHeaders = [:]
+    ) {
         self.version = version
         self.status = status
         self.reason = reason ?? HTTPStatus.reasonPhrase(status)

@@ -16,11 +16,15 @@ public enum Calibration {
     /// just before the probe's sendto to the kernel's receive timestamp of the echo
     /// (SO_TIMESTAMPNS), minus the echo server's dwell (its kernel receive timestamp to its
     /// sendto, carried back in the echo), so neither end's thread wake-up counts.
-    public static func measureRoundTrip(on network: EmulatedNetwork, path: String? = nil, samples: Int = 100,
-                                        interval: Nanoseconds = 10_000_000, payloadBytes: Int = 64,
-                                        timeout: Nanoseconds = 5_000_000_000) throws -> [Nanoseconds] {
+    public static func measureRoundTrip(
+        on network: EmulatedNetwork, path: String? = nil, samples: Int = 100,
+        interval: Nanoseconds = 10_000_000, payloadBytes: Int = 64,
+        timeout: Nanoseconds = 5_000_000_000
+    ) throws -> [Nanoseconds] {
         let p = try clientPath(network, path)
-        let (echoFD, echoEndpoint) = try network.inServerNamespace { try Socket.bindUDP(Endpoint(address: network.serverAddress, port: 0)) }
+        let (echoFD, echoEndpoint) = try network.inServerNamespace {
+            try Socket.bindUDP(Endpoint(address: network.serverAddress, port: 0))
+        }
         defer { Socket.close(echoFD) }
         let (clientFD, _) = try network.inClientNamespace { try Socket.bindUDP(Endpoint(address: p.address, port: 0)) }
         defer { Socket.close(clientFD) }
@@ -43,7 +47,9 @@ public enum Calibration {
             let now = Instant.now()
             let nextSend = begin + Nanoseconds(sent) * interval
             if sent < samples, nextSend <= now {
-                probe.withUnsafeMutableBytes { $0.storeBytes(of: UInt64(sent).littleEndian, toByteOffset: 0, as: UInt64.self) }
+                probe.withUnsafeMutableBytes {
+                    $0.storeBytes(of: UInt64(sent).littleEndian, toByteOffset: 0, as: UInt64.self)
+                }
                 sentAt[sent] = Instant.now()
                 _ = try probe.withUnsafeBytes { try Socket.sendDatagram(clientFD, $0, to: echoEndpoint) }
                 sent += 1
@@ -52,12 +58,16 @@ public enum Calibration {
             }
             let wait = sent < samples ? nextSend.since(now) : deadline.since(now)
             try epoll.wait(timeout: max(0, wait)) { _, _ in
-                while let (n, _, stamp) = try reply.withUnsafeMutableBytes({ try Socket.receiveDatagramTimestamped(clientFD, into: $0) }) {
+                while let (n, _, stamp) = try reply.withUnsafeMutableBytes({
+                    try Socket.receiveDatagramTimestamped(clientFD, into: $0)
+                }) {
                     let at = stamp ?? Instant.now()
                     guard n >= 16 else { continue }
                     let (seq, dwell) = reply.withUnsafeBytes {
-                        (Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))),
-                         Int64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: Int64.self)))
+                        (
+                            Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))),
+                            Int64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: Int64.self))
+                        )
                     }
                     guard seq < samples, let s = sentAt[seq], rtts[seq] == nil else { continue }
                     rtts[seq] = at.since(s) - dwell
@@ -71,15 +81,20 @@ public enum Calibration {
     /// Goodput of one TCP connection from a sender in the server namespace to a receiver bound
     /// to `path` in the client namespace: payload bits received per second between `warmup`
     /// (after the connection was accepted; slow start excluded) and `duration`.
-    public static func measureGoodput(on network: EmulatedNetwork, path: String? = nil, duration: Nanoseconds = 10_000_000_000,
-                                      warmup: Nanoseconds = 2_000_000_000, congestionControl: String? = nil) throws -> GoodputMeasurement {
+    public static func measureGoodput(
+        on network: EmulatedNetwork, path: String? = nil, duration: Nanoseconds = 10_000_000_000,
+        warmup: Nanoseconds = 2_000_000_000, congestionControl: String? = nil
+    ) throws -> GoodputMeasurement {
         precondition(duration > warmup, "duration must exceed warmup")
         let p = try clientPath(network, path)
-        let (listener, receiverEndpoint) = try network.inClientNamespace { try Socket.listenTCP(on: Endpoint(address: p.address, port: 0)) }
+        let (listener, receiverEndpoint) = try network.inClientNamespace {
+            try Socket.listenTCP(on: Endpoint(address: p.address, port: 0))
+        }
         defer { Socket.close(listener) }
         let senderFD = try network.inServerNamespace {
-            try Socket.connectTCP(to: receiverEndpoint, from: Endpoint(address: network.serverAddress, port: 0),
-                                  options: .init(noDelay: false, congestionControl: congestionControl ?? network.congestionControl))
+            try Socket.connectTCP(
+                to: receiverEndpoint, from: Endpoint(address: network.serverAddress, port: 0),
+                options: .init(noDelay: false, congestionControl: congestionControl ?? network.congestionControl))
         }
         let sender = try BulkSender(fd: senderFD)
         sender.startThread()
@@ -94,7 +109,9 @@ public enum Calibration {
         try epoll.add(listener, .read, token: 0)
         let acceptDeadline = Instant.now() + 10_000_000_000
         while connection == nil {
-            guard Instant.now() < acceptDeadline else { throw BenchError.run("calibration: the TCP connection was not accepted within 10 s") }
+            guard Instant.now() < acceptDeadline else {
+                throw BenchError.run("calibration: the TCP connection was not accepted within 10 s")
+            }
             try epoll.wait(timeout: 100_000_000) { _, _ in }
             connection = try Socket.accept(listener)?.0
         }
@@ -121,12 +138,14 @@ public enum Calibration {
             if Instant.now() >= windowEnd, atWindowEnd == nil { atWindowEnd = (Instant.now(), total) }
         }
         guard let s = atWindowStart, let e = atWindowEnd, e.0 > s.0 else {
-            throw BenchError.run("calibration: the connection ended before the measurement window (received \(total) bytes)")
+            throw BenchError.run(
+                "calibration: the connection ended before the measurement window (received \(total) bytes)")
         }
         let window = e.0.since(s.0)
         let bytes = e.1 - s.1
-        return GoodputMeasurement(bitsPerSecond: Double(bytes) * 8 / (Double(window) / 1e9), bytes: bytes, window: window,
-                                  totalBytes: total, duration: Instant.now().since(accepted))
+        return GoodputMeasurement(
+            bitsPerSecond: Double(bytes) * 8 / (Double(window) / 1e9), bytes: bytes, window: window,
+            totalBytes: total, duration: Instant.now().since(accepted))
     }
 
     static func clientPath(_ network: EmulatedNetwork, _ name: String?) throws -> EmulatedNetwork.ClientPath {

@@ -28,12 +28,18 @@ final class EchoServer: @unchecked Sendable {
             var buffer = [UInt8](repeating: 0, count: 2048)
             while !stopFlag.load(ordering: .acquiring) {
                 try? epoll.wait(timeout: nil) { _, _ in }
-                while let (n, from, stamp) = try? buffer.withUnsafeMutableBytes({ try Socket.receiveDatagramTimestamped(fd, into: $0) }) {
+                while let (n, from, stamp) = try? buffer.withUnsafeMutableBytes({
+                    try Socket.receiveDatagramTimestamped(fd, into: $0)
+                }) {
                     guard n >= 16 else { continue }
                     let now = Instant.now()
                     let dwell = stamp.map { now.since($0) } ?? 0
-                    buffer.withUnsafeMutableBytes { $0.storeBytes(of: Int64(dwell).littleEndian, toByteOffset: 8, as: Int64.self) }
-                    _ = try? buffer.withUnsafeBytes { try Socket.sendDatagram(fd, UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: from) }
+                    buffer.withUnsafeMutableBytes {
+                        $0.storeBytes(of: Int64(dwell).littleEndian, toByteOffset: 8, as: Int64.self)
+                    }
+                    _ = try? buffer.withUnsafeBytes {
+                        try Socket.sendDatagram(fd, UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: from)
+                    }
                 }
             }
             finished.signal()

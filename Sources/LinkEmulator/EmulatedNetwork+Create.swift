@@ -9,7 +9,9 @@ extension EmulatedNetwork {
     ///
     /// Throws `BenchError` with exit class `.noPermission` when the process lacks the privileges,
     /// `.usage` for a bad configuration, `.runFailed` when the system refuses.
-    public static func create(paths configurations: [PathConfiguration], options: Options = Options()) throws -> EmulatedNetwork {
+    public static func create(paths configurations: [PathConfiguration], options: Options = Options()) throws
+        -> EmulatedNetwork
+    {
         let privileges = EmulationPrivileges.check()
         guard privileges.isSufficient else { throw BenchError.privilege(privileges.reason) }
         try validate(configurations, options)
@@ -31,23 +33,31 @@ extension EmulatedNetwork {
                 created.append(ns)
             }
             let settings = Topology.sysctls(socketBufferMax: options.socketBufferMax)
-            let optional = Topology.optionalSysctls(congestionControl: options.congestionControl, socketBufferMax: options.socketBufferMax)
+            let optional = Topology.optionalSysctls(
+                congestionControl: options.congestionControl, socketBufferMax: options.socketBufferMax)
             _ = try Topology.applySysctls(settings, optional: optional, namespace: serverNamespace)
             let readBack = try Topology.applySysctls(settings, optional: optional, namespace: clientNamespace)
             fds.append(try NetworkNamespace.with(serverNamespace) { try TUNDevice.open(name: serverDevice) })
             for device in devices {
                 fds.append(try NetworkNamespace.with(clientNamespace) { try TUNDevice.open(name: device) })
             }
-            try Topology.runBatch(Topology.serverCommands(device: serverDevice, pathCount: devices.count,
-                                                          txQueueLength: options.txQueueLength), namespace: serverNamespace)
-            try Topology.runBatch(Topology.clientCommands(devices: devices, activePath: activeIndex,
-                                                          txQueueLength: options.txQueueLength), namespace: clientNamespace)
+            try Topology.runBatch(
+                Topology.serverCommands(
+                    device: serverDevice, pathCount: devices.count,
+                    txQueueLength: options.txQueueLength), namespace: serverNamespace)
+            try Topology.runBatch(
+                Topology.clientCommands(
+                    devices: devices, activePath: activeIndex,
+                    txQueueLength: options.txQueueLength), namespace: clientNamespace)
             let paths = configurations.enumerated().map { i, c in
-                ClientPath(name: c.name, index: i, address: NetworkAddressing.clientAddress(pathIndex: i), device: devices[i], configuration: c)
+                ClientPath(
+                    name: c.name, index: i, address: NetworkAddressing.clientAddress(pathIndex: i), device: devices[i],
+                    configuration: c)
             }
-            return EmulatedNetwork(id: id, serverNamespace: serverNamespace, clientNamespace: clientNamespace,
-                                   serverDevice: serverDevice, paths: paths, options: options, kernelSettings: readBack,
-                                   serverFD: fds[0], clientFDs: Array(fds.dropFirst()), activeIndex: activeIndex)
+            return EmulatedNetwork(
+                id: id, serverNamespace: serverNamespace, clientNamespace: clientNamespace,
+                serverDevice: serverDevice, paths: paths, options: options, kernelSettings: readBack,
+                serverFD: fds[0], clientFDs: Array(fds.dropFirst()), activeIndex: activeIndex)
         } catch {
             for fd in fds { Socket.close(fd) }
             for ns in created { try? Topology.deleteNamespace(ns) }
@@ -79,7 +89,10 @@ extension EmulatedNetwork {
         }
         let available = Topology.availableCongestionControls()
         guard available.isEmpty || available.contains(options.congestionControl) else {
-            throw BenchError.usage("congestion control \"\(options.congestionControl)\" is not available (kernel offers \(available.joined(separator: ", ")))")
+            throw BenchError.usage(
+                "congestion control \"\(options.congestionControl)\" is not available (kernel offers "
+                    + "\(available.joined(separator: ", ")))"
+            )
         }
         guard options.readBatch >= 1, options.packetPoolCapacity >= 64 else {
             throw BenchError.usage("readBatch must be ≥ 1 and packetPoolCapacity ≥ 64")

@@ -17,11 +17,12 @@ extension EmulatedNetwork {
             guard forwarder == nil else { throw BenchError.run("the emulator of \(id) is already running") }
         }
         let before = try readDrops()
-        let f = try PacketForwarder(serverFD: serverFD, clientFDs: clientFDs, paths: paths.map(\.configuration),
-                                    seed: options.seed, start: Instant.now(), schedule: schedule,
-                                    poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
-                                    nice: options.loopNice, realtimePriority: options.loopRealtimePriority,
-                                    spinMargin: options.preciseSpinMargin)
+        let f = try PacketForwarder(
+            serverFD: serverFD, clientFDs: clientFDs, paths: paths.map(\.configuration),
+            seed: options.seed, start: Instant.now(), schedule: schedule,
+            poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
+            nice: options.loopNice, realtimePriority: options.loopRealtimePriority,
+            spinMargin: options.preciseSpinMargin)
         let steal = StealTime.total()
         let activations = schedule.filter { $0.action == .activate }
         let a = activations.isEmpty ? nil : PathActivator(events: activations, start: f.start, network: self)
@@ -38,10 +39,11 @@ extension EmulatedNetwork {
     /// Stops the loop (joining its thread) and reports what it did since `start`.
     /// Packets still in flight are discarded.
     public func stop() throws -> EmulatorReport {
-        let (f, activated, before, stealBefore): (PacketForwarder?, [PathActivator], [EmulatorReport.DeviceDrops], Nanoseconds?) = lock.withLock {
-            defer { forwarder = nil; activators = [] }
-            return (forwarder, activators, dropsAtStart, stealAtStart)
-        }
+        let (f, activated, before, stealBefore):
+            (PacketForwarder?, [PathActivator], [EmulatorReport.DeviceDrops], Nanoseconds?) = lock.withLock {
+                defer { forwarder = nil; activators = [] }
+                return (forwarder, activators, dropsAtStart, stealAtStart)
+            }
         guard let f else { throw BenchError.run("the emulator of \(id) is not running") }
         for a in activated { a.cancelAndJoin() }
         f.stopAndJoin()
@@ -49,21 +51,25 @@ extension EmulatedNetwork {
         let stealAfter = StealTime.total()
         var devices = before
         let after = try readDrops()
-        for i in devices.indices { if let d = after.first(where: { $0.device == devices[i].device }) { devices[i].after = d.after } }
+        for i in devices.indices {
+            if let d = after.first(where: { $0.device == devices[i].device }) { devices[i].after = d.after }
+        }
         let stats = paths.indices.map { i in
-            EmulatorReport.PathStatistics(name: paths[i].name, uplink: f.uplinks[i].counters, downlink: f.downlinks[i].counters,
-                                          uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit)
+            EmulatorReport.PathStatistics(
+                name: paths[i].name, uplink: f.uplinks[i].counters, downlink: f.downlinks[i].counters,
+                uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit)
         }
         let events = (f.appliedEvents + activated.flatMap(\.applied)).sorted { $0.appliedAt < $1.appliedAt }
-        var report = EmulatorReport(duration: duration, paths: stats, releasedPackets: f.counters.released,
-                              latenessP50: f.histogram.percentile(0.5), latenessP99: f.histogram.percentile(0.99),
-                              latenessMax: f.histogram.maximum, devices: devices,
-                              unroutablePackets: f.counters.unroutable, nonIPv4Packets: f.counters.nonIPv4,
-                              poolExhaustedDrops: f.counters.poolExhausted, readErrors: f.counters.readErrors,
-                              writeErrors: f.counters.writeErrors, pathEvents: events,
-                              loopCPUTime: f.schedulerTimes?.cpu, loopRunQueueWait: f.schedulerTimes?.runQueueWait,
-                              stealTime: stealBefore.flatMap { b in stealAfter.map { max(0, $0 - b) } },
-                              spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
+        var report = EmulatorReport(
+            duration: duration, paths: stats, releasedPackets: f.counters.released,
+            latenessP50: f.histogram.percentile(0.5), latenessP99: f.histogram.percentile(0.99),
+            latenessMax: f.histogram.maximum, devices: devices,
+            unroutablePackets: f.counters.unroutable, nonIPv4Packets: f.counters.nonIPv4,
+            poolExhaustedDrops: f.counters.poolExhausted, readErrors: f.counters.readErrors,
+            writeErrors: f.counters.writeErrors, pathEvents: events,
+            loopCPUTime: f.schedulerTimes?.cpu, loopRunQueueWait: f.schedulerTimes?.runQueueWait,
+            stealTime: stealBefore.flatMap { b in stealAfter.map { max(0, $0 - b) } },
+            spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
         report.wakeLatenessP99 = f.wakeHistogram.percentile(0.99)
         report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
         return report
@@ -140,7 +146,8 @@ final class PathActivator: @unchecked Sendable {
                 if wait > 0, cancelled.wait(timeout: .now() + .nanoseconds(Int(wait))) == .success { break }
                 guard let network else { break }
                 if (try? network.activate(path: e.path)) != nil {
-                    let event = AppliedPathEvent(path: e.path, action: .activate, scheduledAt: e.at, appliedAt: Instant.now().since(start))
+                    let event = AppliedPathEvent(
+                        path: e.path, action: .activate, scheduledAt: e.at, appliedAt: Instant.now().since(start))
                     lock.withLock { appliedEvents.append(event) }
                 }
             }

@@ -44,10 +44,12 @@ public final class EmulatedNetwork: @unchecked Sendable {
         /// nil: the default mode, which sleeps until each release.
         public var preciseSpinMargin: Nanoseconds?
 
-        public init(congestionControl: String = "cubic", seed: UInt64 = 1, activePath: String? = nil,
-                    namespacePrefix: String = "nb-", socketBufferMax: Int = 64 << 20, txQueueLength: Int = 10_000,
-                    packetPoolCapacity: Int = 65_536, readBatch: Int = 16, loopNice: Int32? = -10,
-                    loopRealtimePriority: Int32? = 10) {
+        public init(
+            congestionControl: String = "cubic", seed: UInt64 = 1, activePath: String? = nil,
+            namespacePrefix: String = "nb-", socketBufferMax: Int = 64 << 20, txQueueLength: Int = 10_000,
+            packetPoolCapacity: Int = 65_536, readBatch: Int = 16, loopNice: Int32? = -10,
+            loopRealtimePriority: Int32? = 10
+        ) {
             self.congestionControl = congestionControl
             self.seed = seed
             self.activePath = activePath
@@ -104,8 +106,11 @@ public final class EmulatedNetwork: @unchecked Sendable {
     var activeIndex: Int
     var isTornDown = false
 
-    init(id: String, serverNamespace: String, clientNamespace: String, serverDevice: String, paths: [ClientPath],
-         options: Options, kernelSettings: [String: String], serverFD: FileDescriptor, clientFDs: [FileDescriptor], activeIndex: Int) {
+    init(
+        id: String, serverNamespace: String, clientNamespace: String, serverDevice: String, paths: [ClientPath],
+        options: Options, kernelSettings: [String: String], serverFD: FileDescriptor, clientFDs: [FileDescriptor],
+        activeIndex: Int
+    ) {
         self.id = id
         self.serverNamespace = serverNamespace
         self.clientNamespace = clientNamespace
@@ -149,7 +154,7 @@ public final class EmulatedNetwork: @unchecked Sendable {
         }
         for a in activated { a.cancelAndJoin() }
         f?.stopAndJoin()
-        for fd in fds { Socket.close(fd) }   // the TUN devices vanish with their last fd
+        for fd in fds { Socket.close(fd) }  // the TUN devices vanish with their last fd
         for ns in [serverNamespace, clientNamespace] where fds.count > 0 {
             try? Topology.deleteNamespace(ns)
         }
@@ -173,8 +178,11 @@ public final class EmulatedNetwork: @unchecked Sendable {
             let id = parts.count >= 3 ? parts[(parts.count - 3)...(parts.count - 2)].joined(separator: "-") : ""
             if !includeLive {
                 // The lock decides where there is one; without (older runs), whether the PID lives.
-                if let alive = RunLock.ownerAlive(id) { if alive { continue } }
-                else if let pid, ProcessControl.signal(pid: pid, 0) { continue }
+                if let alive = RunLock.ownerAlive(id) {
+                    if alive { continue }
+                } else if let pid, ProcessControl.signal(pid: pid, 0) {
+                    continue
+                }
             }
             if (try? Topology.deleteNamespace(name)) != nil {
                 deleted.append(name)

@@ -78,9 +78,14 @@ public struct EmulatorReport: Sendable {
     public var flagReasons: [String] {
         var reasons: [String] = []
         for d in devices where d.txDropsRose {
-            reasons.append("TUN \(d.device) in \(d.namespace) dropped \(d.after.txDropped - d.before.txDropped) packets on transmit")
+            reasons.append(
+                "TUN \(d.device) in \(d.namespace) dropped \(d.after.txDropped - d.before.txDropped) packets on "
+                    + "transmit"
+            )
         }
-        if poolExhaustedDrops > 0 { reasons.append("\(poolExhaustedDrops) packets dropped: packet buffer pool exhausted") }
+        if poolExhaustedDrops > 0 {
+            reasons.append("\(poolExhaustedDrops) packets dropped: packet buffer pool exhausted")
+        }
         if writeErrors > 0 { reasons.append("\(writeErrors) TUN writes failed") }
         if let loopFailure { reasons.append("packet loop failed: \(loopFailure)") }
         return reasons

@@ -12,7 +12,8 @@ enum HostCommand {
         var status: Int32
         var stderr: String
         var description: String {
-            "`\(command)` exited with \(status)" + (stderr.isEmpty ? "" : ": \(stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+            "`\(command)` exited with \(status)"
+                + (stderr.isEmpty ? "" : ": \(stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
     }
 
@@ -23,12 +24,15 @@ enum HostCommand {
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], input: String? = nil) throws -> String {
         guard let path = locate(tool) else {
-            throw Failure(command: tool, status: 127, stderr: "\(tool) not found in /usr/sbin, /sbin, /usr/bin or /bin (install iproute2 / procps)")
+            throw Failure(
+                command: tool, status: 127,
+                stderr: "\(tool) not found in /usr/sbin, /sbin, /usr/bin or /bin (install iproute2 / procps)")
         }
         // posix_spawn + waitpid (SystemIO): Foundation's Process hangs inside a user namespace.
         let result = try ChildProcess.run(path, arguments, input: input)
         guard result.status == 0 else {
-            throw Failure(command: ([tool] + arguments).joined(separator: " "), status: result.status, stderr: result.stderr)
+            throw Failure(
+                command: ([tool] + arguments).joined(separator: " "), status: result.status, stderr: result.stderr)
         }
         return result.stdout
     }

@@ -17,7 +17,8 @@ enum InterfaceStatistics {
     /// Reads the drop counters of `devices` in namespace `namespace` from /proc/thread-self/net/dev,
     /// which shows the network namespace of the reading thread (so no process is started).
     static func dropCounters(namespace: String, devices: [String]) throws -> [String: DeviceDropCounters] {
-        let text = try NetworkNamespace.with(namespace) { ProcessControl.readSmallFile("/proc/thread-self/net/dev") } ?? ""
+        let text =
+            try NetworkNamespace.with(namespace) { ProcessControl.readSmallFile("/proc/thread-self/net/dev") } ?? ""
         let counters = parse(text, devices: Set(devices))
         for d in devices where counters[d] == nil {
             throw BenchError.run("no statistics for device \(d) in namespace \(namespace) (/proc/thread-self/net/dev)")

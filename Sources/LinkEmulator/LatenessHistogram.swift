@@ -5,8 +5,8 @@ import BenchCore
 /// the memory is fixed, however long the run. Percentiles are nearest-rank over bucket upper
 /// edges, so they err on the late side by at most one bucket.
 public struct LatenessHistogram: Sendable {
-    static let fineBuckets = 10_000         // 1 µs each: [0, 10 ms)
-    static let coarseBuckets = 9_990        // 1 ms each: [10 ms, 10 s)
+    static let fineBuckets = 10_000  // 1 µs each: [0, 10 ms)
+    static let coarseBuckets = 9_990  // 1 ms each: [10 ms, 10 s)
     private var buckets: [Int64]
     public private(set) var count: Int64 = 0
     public private(set) var maximum: Nanoseconds = 0

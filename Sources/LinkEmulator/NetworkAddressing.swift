@@ -4,7 +4,7 @@ import BenchCore
 /// 198.18.0.0/15 and only inside netbench's own namespaces: the server is 198.18.0.1, client
 /// path i is 198.18.(i+1).2 on its own /24.
 public enum NetworkAddressing {
-    public static let serverAddress: UInt32 = 0xC612_0001   // 198.18.0.1
+    public static let serverAddress: UInt32 = 0xC612_0001  // 198.18.0.1
     public static let maximumPaths = 254
 
     public static func clientAddress(pathIndex i: Int) -> UInt32 {

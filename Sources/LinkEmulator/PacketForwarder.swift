@@ -66,9 +66,11 @@ final class PacketForwarder: @unchecked Sendable {
     /// Longest sleep of the precise mode's polling.
     static let pollHop: Nanoseconds = 50_000
 
-    init(serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
-         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?,
-         spinMargin: Nanoseconds? = nil) throws {
+    init(
+        serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
+        start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?,
+        spinMargin: Nanoseconds? = nil
+    ) throws {
         self.spinMargin = spinMargin
         self.serverFD = serverFD
         self.clientFDs = clientFDs
@@ -81,7 +83,8 @@ final class PacketForwarder: @unchecked Sendable {
         var up: [Link] = [], down: [Link] = []
         for (i, p) in paths.enumerated() {
             up.append(Link(configuration: p.uplink, start: start, seed: seed &+ UInt64(2 * i), roundTrip: p.roundTrip))
-            down.append(Link(configuration: p.downlink, start: start, seed: seed &+ UInt64(2 * i + 1), roundTrip: p.roundTrip))
+            down.append(
+                Link(configuration: p.downlink, start: start, seed: seed &+ UInt64(2 * i + 1), roundTrip: p.roundTrip))
         }
         uplinks = up
         downlinks = down
@@ -139,7 +142,11 @@ final class PacketForwarder: @unchecked Sendable {
                     // hops of at most `Self.pollHop`: short sleeps wake far more punctually than
                     // long ones, and a thread that never sleeps is throttled under SCHED_FIFO
                     // (the kernel's 95% limit: 36-40 ms stalls measured with zero-timeout polling).
-                    if let spinMargin { timeout = wait <= spinMargin ? min(wait, Self.pollHop) : wait - spinMargin } else { timeout = wait }
+                    if let spinMargin {
+                        timeout = wait <= spinMargin ? min(wait, Self.pollHop) : wait - spinMargin
+                    } else {
+                        timeout = wait
+                    }
                     if let t = timeout, t > 0 { deadline = now + t }
                 }
                 moreWaiting = false
@@ -169,7 +176,10 @@ final class PacketForwarder: @unchecked Sendable {
             failure = error
         }
         // Where the loop's time went: on a CPU, or runnable but waiting for one.
-        let fields = ProcessControl.readSmallFile("/proc/thread-self/schedstat")?.split(separator: " ").compactMap { Int64($0.trimming("\n")) } ?? []
+        let fields =
+            ProcessControl.readSmallFile("/proc/thread-self/schedstat")?.split(separator: " ").compactMap {
+                Int64($0.trimming("\n"))
+            } ?? []
         if fields.count >= 2 { schedulerTimes = (fields[0], fields[1]) }
     }
 
@@ -200,7 +210,8 @@ final class PacketForwarder: @unchecked Sendable {
             guard case .bytes(let n) = status, n > 0 else { pool.put(slot); return false }
             let now = Instant.now()
             if let link = route(slot: slot, length: n, fromPort: port),
-               link.enqueue(Packet(handle: slot, size: n, arrival: now), now: now) == .accepted {
+                link.enqueue(Packet(handle: slot, size: n, arrival: now), now: now) == .accepted
+            {
                 continue
             }
             pool.put(slot)
@@ -249,7 +260,9 @@ final class PacketForwarder: @unchecked Sendable {
             histogram.record(lateness)
             ownHistogram.record(lateness - passWakeLateness)
             do {
-                if case .wouldBlock = try Socket.write(fd, pool.bytes(p.handle, length: Int(p.size))) { counters.writeErrors += 1 }
+                if case .wouldBlock = try Socket.write(fd, pool.bytes(p.handle, length: Int(p.size))) {
+                    counters.writeErrors += 1
+                }
             } catch {
                 counters.writeErrors += 1
             }
@@ -269,8 +282,10 @@ final class PacketForwarder: @unchecked Sendable {
             switch command {
             case .setDown(let path, let down):
                 setDown(path: path, down: down, at: now)
-                appliedEvents.append(AppliedPathEvent(path: pathNames[path], action: down ? .down : .up,
-                                                      scheduledAt: nil, appliedAt: now.since(start)))
+                appliedEvents.append(
+                    AppliedPathEvent(
+                        path: pathNames[path], action: down ? .down : .up,
+                        scheduledAt: nil, appliedAt: now.since(start)))
             case .schedule(let events):
                 schedule.add(events.filter { $0.action != .activate })
             }
@@ -288,8 +303,10 @@ final class PacketForwarder: @unchecked Sendable {
                 setDown(path: i, down: event.action == .down, at: start + event.at)
             case .activate: continue
             }
-            appliedEvents.append(AppliedPathEvent(path: event.path, action: event.action,
-                                                  scheduledAt: event.at, appliedAt: now.since(start)))
+            appliedEvents.append(
+                AppliedPathEvent(
+                    path: event.path, action: event.action,
+                    scheduledAt: event.at, appliedAt: now.since(start)))
         }
     }
 

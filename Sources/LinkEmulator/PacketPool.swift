@@ -2,7 +2,7 @@
 /// slot indices, so the packet loop never allocates per packet. The stack hands back the most
 /// recently freed slot first, whose bytes are still warm in the cache.
 final class PacketPool {
-    static let slotSize = 2048   // > MTU 1500; the TUN devices are created with MTU 1500
+    static let slotSize = 2048  // > MTU 1500; the TUN devices are created with MTU 1500
 
     let capacity: Int
     private let region: UnsafeMutableRawPointer

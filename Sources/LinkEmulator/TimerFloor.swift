@@ -23,15 +23,19 @@ public struct TimerFloor: Sendable, Equatable {
     /// `SCHED_FIFO 10` or `SCHED_OTHER nice -10`.
     public var policy: String = ""
 
-    public init(samples: Int, duration: Nanoseconds, p50: Nanoseconds, p99: Nanoseconds, p999: Nanoseconds?, maximum: Nanoseconds) {
+    public init(
+        samples: Int, duration: Nanoseconds, p50: Nanoseconds, p99: Nanoseconds, p999: Nanoseconds?,
+        maximum: Nanoseconds
+    ) {
         self.samples = samples; self.duration = duration
         self.p50 = p50; self.p99 = p99; self.p999 = p999; self.maximum = maximum
     }
 
     /// Built from a histogram of wake-up lateness.
     public init(histogram h: LatenessHistogram, duration: Nanoseconds) {
-        self.init(samples: Int(h.count), duration: duration, p50: h.percentile(0.5), p99: h.percentile(0.99),
-                  p999: h.count >= 1_000 ? h.percentile(0.999) : nil, maximum: h.maximum)
+        self.init(
+            samples: Int(h.count), duration: duration, p50: h.percentile(0.5), p99: h.percentile(0.99),
+            p999: h.count >= 1_000 ? h.percentile(0.999) : nil, maximum: h.maximum)
     }
 
     /// Sleeps until absolute deadlines for `duration`, on a new thread with timer slack 1 ns and
@@ -43,8 +47,10 @@ public struct TimerFloor: Sendable, Equatable {
     /// here on a busy 2-core VM, 250 µs sleeps woke 0.1 ms late at p99 but 5 ms sleeps 3.8 ms late
     /// (a vCPU that idles longer is more often descheduled), so a floor taken with short sleeps
     /// only would be a bound the emulator could never meet.
-    public static func measure(duration: Nanoseconds, shortest: Nanoseconds = 50_000, longest: Nanoseconds = 10_000_000,
-                               nice: Int32? = -10, realtimePriority: Int32? = 10) -> TimerFloor {
+    public static func measure(
+        duration: Nanoseconds, shortest: Nanoseconds = 50_000, longest: Nanoseconds = 10_000_000,
+        nice: Int32? = -10, realtimePriority: Int32? = 10
+    ) -> TimerFloor {
         let box = ResultBox()
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
@@ -81,8 +87,11 @@ public struct TimerFloor: Sendable, Equatable {
     /// One line: `timer floor p50 0.071 ms, p99 1.402 ms, p99.9 5.1 ms (5,960 wake-ups in 1.5 s)`.
     public var summary: String {
         let ms = { (ns: Nanoseconds) in Units.format(Double(ns) / 1e6, 3) }
-        return "timer floor p50 \(ms(p50)) ms, p99 \(ms(p99)) ms, p99.9 \(p999.map(ms) ?? "unknown (< 1000 wake-ups)") ms, "
-            + "max \(ms(maximum)) ms (\(samples) wake-ups in \(Units.format(Double(duration) / 1e9, 2)) s, \(policy.isEmpty ? "policy unknown" : policy))"
+        return
+            "timer floor p50 \(ms(p50)) ms, p99 \(ms(p99)) ms, p99.9 \(p999.map(ms) ?? "unknown (< 1000 wake-ups)") "
+                + "ms, "
+            + "max \(ms(maximum)) ms (\(samples) wake-ups in \(Units.format(Double(duration) / 1e9, 2)) s, "
+            + "\(policy.isEmpty ? "policy unknown" : policy))"
     }
 
     private final class ResultBox: @unchecked Sendable { var value: TimerFloor? }
@@ -95,7 +104,8 @@ public enum StealTime {
     /// /proc/stat counts in USER_HZ ticks, which Linux fixes at 100 per second for user space.
     public static func total() -> Nanoseconds? {
         guard let text = ProcessControl.readSmallFile("/proc/stat"),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") })
+        else { return nil }
         let fields = line.split(separator: " ").dropFirst().compactMap { Int64($0) }
         guard fields.count >= 8 else { return nil }
         return fields[7] * 10_000_000

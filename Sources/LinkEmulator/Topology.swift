@@ -32,14 +32,19 @@ enum Topology {
     /// in the host's tcp_allowed_congestion_control (EPERM otherwise): then netbench's sockets
     /// set TCP_CONGESTION themselves, which CAP_NET_ADMIN allows for any available algorithm.
     static func optionalSysctls(congestionControl: String, socketBufferMax: Int) -> [(String, String)] {
-        [("net.ipv4.tcp_congestion_control", congestionControl),
-         ("net.core.rmem_max", "\(socketBufferMax)"), ("net.core.wmem_max", "\(socketBufferMax)")]
+        [
+            ("net.ipv4.tcp_congestion_control", congestionControl),
+            ("net.core.rmem_max", "\(socketBufferMax)"), ("net.core.wmem_max", "\(socketBufferMax)"),
+        ]
     }
 
     /// Applies `settings` (all must take) and `optional` (each may fail) in `namespace`, and
     /// returns the values of both read back.
-    static func applySysctls(_ settings: [(String, String)], optional: [(String, String)], namespace: String) throws -> [String: String] {
-        try HostCommand.run("ip", ["netns", "exec", namespace, "sysctl", "-q", "-w"] + settings.map { "\($0.0)=\($0.1)" })
+    static func applySysctls(_ settings: [(String, String)], optional: [(String, String)], namespace: String) throws
+        -> [String: String]
+    {
+        try HostCommand.run(
+            "ip", ["netns", "exec", namespace, "sysctl", "-q", "-w"] + settings.map { "\($0.0)=\($0.1)" })
         for (key, value) in optional {
             _ = try? HostCommand.run("ip", ["netns", "exec", namespace, "sysctl", "-q", "-w", "\(key)=\(value)"])
         }
@@ -68,7 +73,10 @@ enum Topology {
         ]
         for i in 0..<pathCount {
             let net = NetworkAddressing.clientAddress(pathIndex: i) & 0xFFFF_FF00
-            lines.append("route add \(NetworkAddressing.dotted(net))/24 dev \(device) src \(NetworkAddressing.dotted(NetworkAddressing.serverAddress))")
+            lines.append(
+                "route add \(NetworkAddressing.dotted(net))/24 dev \(device) src "
+                    + "\(NetworkAddressing.dotted(NetworkAddressing.serverAddress))"
+            )
         }
         return lines
     }
@@ -93,7 +101,8 @@ enum Topology {
     }
 
     static func defaultRoute(device: String, pathIndex i: Int) -> String {
-        "route replace default dev \(device) src \(NetworkAddressing.dotted(NetworkAddressing.clientAddress(pathIndex: i)))"
+        "route replace default dev \(device) src "
+            + "\(NetworkAddressing.dotted(NetworkAddressing.clientAddress(pathIndex: i)))"
     }
 
     static func runBatch(_ lines: [String], namespace: String) throws {
@@ -103,7 +112,9 @@ enum Topology {
     /// Interface names live inside netbench's own namespace, so they only need to be unique per
     /// network: `nb<index><name>`, at most 15 bytes (IFNAMSIZ − 1), letters, digits, - and _.
     static func deviceName(pathIndex i: Int, name: String) -> String {
-        let clean = name.unicodeScalars.filter { ($0.isASCII && (CharacterSet.alphanumerics.contains($0))) || $0 == "-" || $0 == "_" }
+        let clean = name.unicodeScalars.filter {
+            ($0.isASCII && (CharacterSet.alphanumerics.contains($0))) || $0 == "-" || $0 == "_"
+        }
         return String("nb\(i)" + String(String.UnicodeScalarView(clean)).prefix(10))
     }
 

@@ -11,7 +11,7 @@ public final class ConstantRateQueue: BottleneckQueue {
     private var queue = DepartureQueue()
     private var busyUntil = Instant(nanoseconds: 0)
     private let wholeBitsPerSecond: Int64
-    private var busyRemainder: Int64 = 0   // sub-nanosecond part of `busyUntil`, in 1/rate ns
+    private var busyRemainder: Int64 = 0  // sub-nanosecond part of `busyUntil`, in 1/rate ns
     public var queuedBytes: Int { queue.queuedBytes }
 
     public init(bitsPerSecond: Double?, limit: QueueLimit) {

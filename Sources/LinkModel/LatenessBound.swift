@@ -23,8 +23,10 @@ public struct LatenessBound: Sendable, Equatable {
     public var tailCrossings: Int
     public var bound: Nanoseconds
 
-    public init(latenessP50: Nanoseconds, latenessP99: Nanoseconds, roundTrips: Int, packets: Int,
-                packetSpacing: Nanoseconds? = nil) {
+    public init(
+        latenessP50: Nanoseconds, latenessP99: Nanoseconds, roundTrips: Int, packets: Int,
+        packetSpacing: Nanoseconds? = nil
+    ) {
         crossings = 2 * max(0, roundTrips)
         var atRisk = max(0, packets)
         if let spacing = packetSpacing, spacing > 0 {

@@ -61,8 +61,10 @@ public struct LinkConfiguration: Sendable, Equatable {
     public var queueLimit: QueueLimit?
     public var outages: [Outage]
 
-    public init(delay: Nanoseconds = 0, rate: LinkRate = .unlimited, loss: LossModel = .none,
-                queueLimit: QueueLimit? = nil, outages: [Outage] = []) {
+    public init(
+        delay: Nanoseconds = 0, rate: LinkRate = .unlimited, loss: LossModel = .none,
+        queueLimit: QueueLimit? = nil, outages: [Outage] = []
+    ) {
         self.delay = delay
         self.rate = rate
         self.loss = loss
@@ -92,8 +94,10 @@ public struct PathConfiguration: Sendable, Equatable {
     public var roundTrip: Nanoseconds { uplink.delay + downlink.delay }
 
     /// A symmetric path with the netbench RTT convention: each direction gets `roundTrip / 2`.
-    public static func symmetric(name: String, roundTrip: Nanoseconds, rate: LinkRate = .unlimited,
-                                 loss: LossModel = .none, queueLimit: QueueLimit? = nil) -> PathConfiguration {
+    public static func symmetric(
+        name: String, roundTrip: Nanoseconds, rate: LinkRate = .unlimited,
+        loss: LossModel = .none, queueLimit: QueueLimit? = nil
+    ) -> PathConfiguration {
         let half = roundTrip / 2
         return PathConfiguration(
             name: name,

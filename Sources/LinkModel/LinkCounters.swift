@@ -24,8 +24,9 @@ public struct LinkCounters: Sendable, Equatable {
     public init() {}
 
     public var dropped: PacketCount {
-        PacketCount(packets: droppedByLoss.packets + droppedByQueue.packets + droppedByOutage.packets,
-                    bytes: droppedByLoss.bytes + droppedByQueue.bytes + droppedByOutage.bytes)
+        PacketCount(
+            packets: droppedByLoss.packets + droppedByQueue.packets + droppedByOutage.packets,
+            bytes: droppedByLoss.bytes + droppedByQueue.bytes + droppedByOutage.bytes)
     }
 }
 

@@ -13,7 +13,9 @@ public struct MahimahiTrace: Sendable, Equatable {
     public init(offsetsMs: [UInt32]) throws {
         guard let last = offsetsMs.last else { throw TraceError(line: 0, value: "", problem: "the trace is empty") }
         guard last > 0 else {
-            throw TraceError(line: offsetsMs.count, value: "\(last)", problem: "the last offset (the trace's period) must be greater than 0")
+            throw TraceError(
+                line: offsetsMs.count, value: "\(last)",
+                problem: "the last offset (the trace's period) must be greater than 0")
         }
         self.offsetsMs = offsetsMs
     }
@@ -44,19 +46,22 @@ public struct MahimahiTrace: Sendable, Equatable {
             while i < hi {
                 let c = line[i]
                 guard c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9"), value <= UInt64(UInt32.max) else {
-                    throw TraceError(line: lineNumber, value: String(decoding: line[lo..<hi], as: UTF8.self),
-                                     problem: "expected a millisecond offset (a non-negative integer below 2^32)")
+                    throw TraceError(
+                        line: lineNumber, value: String(decoding: line[lo..<hi], as: UTF8.self),
+                        problem: "expected a millisecond offset (a non-negative integer below 2^32)")
                 }
                 value = value * 10 + UInt64(c - UInt8(ascii: "0"))
                 i = line.index(after: i)
             }
             guard value <= UInt64(UInt32.max) else {
-                throw TraceError(line: lineNumber, value: String(decoding: line[lo..<hi], as: UTF8.self),
-                                 problem: "expected a millisecond offset (a non-negative integer below 2^32)")
+                throw TraceError(
+                    line: lineNumber, value: String(decoding: line[lo..<hi], as: UTF8.self),
+                    problem: "expected a millisecond offset (a non-negative integer below 2^32)")
             }
             if let previous = offsets.last, UInt32(value) < previous {
-                throw TraceError(line: lineNumber, value: "\(value)",
-                                 problem: "offsets must not decrease (the line before holds \(previous))")
+                throw TraceError(
+                    line: lineNumber, value: "\(value)",
+                    problem: "offsets must not decrease (the line before holds \(previous))")
             }
             offsets.append(UInt32(value))
         }
@@ -75,6 +80,8 @@ public struct TraceError: Error, Sendable, Equatable, CustomStringConvertible {
     public var value: String
     public var problem: String
     public var description: String {
-        line == 0 ? "trace: \(problem)" : "trace line \(line): \"\(value.prefix(80).description.escapingControlCharacters)\": \(problem)"
+        line == 0
+            ? "trace: \(problem)"
+            : "trace line \(line): \"\(value.prefix(80).description.escapingControlCharacters)\": \(problem)"
     }
 }

@@ -36,8 +36,10 @@ public struct NATState: Sendable, Equatable {
         rewrite(packet, addressOffset: 16, portOffset: 2) { addr, port in (addr &- addressDelta, port ^ portXor) }
     }
 
-    private func rewrite(_ p: UnsafeMutableRawBufferPointer, addressOffset: Int, portOffset: Int,
-                         _ map: (UInt32, UInt16) -> (UInt32, UInt16)) {
+    private func rewrite(
+        _ p: UnsafeMutableRawBufferPointer, addressOffset: Int, portOffset: Int,
+        _ map: (UInt32, UInt16) -> (UInt32, UInt16)
+    ) {
         guard p.count >= 20, p[0] >> 4 == 4 else { return }
         let ihl = Int(p[0] & 0x0F) * 4
         let proto = p[9]
@@ -49,19 +51,24 @@ public struct NATState: Sendable, Equatable {
         let (newAddr, newPort) = map(oldAddr, oldPort)
         // IPv4 header checksum (bytes 10-11).
         NATState.write32(p, addressOffset, newAddr)
-        NATState.adjust(p, at: 10, old: [UInt16(oldAddr >> 16), UInt16(oldAddr & 0xFFFF)], new: [UInt16(newAddr >> 16), UInt16(newAddr & 0xFFFF)])
+        NATState.adjust(
+            p, at: 10, old: [UInt16(oldAddr >> 16), UInt16(oldAddr & 0xFFFF)],
+            new: [UInt16(newAddr >> 16), UInt16(newAddr & 0xFFFF)])
         guard hasPorts else { return }
         NATState.write16(p, ihl + portOffset, newPort)
         // The transport checksum covers the pseudo-header (addresses) and the ports.
         let checksumAt = ihl + (proto == 6 ? 16 : 6)
         guard p.count >= checksumAt + 2 else { return }
         if proto == 17 && NATState.read16(p, checksumAt) == 0 { return }  // UDP without checksum
-        NATState.adjust(p, at: checksumAt, old: [UInt16(oldAddr >> 16), UInt16(oldAddr & 0xFFFF), oldPort],
-                        new: [UInt16(newAddr >> 16), UInt16(newAddr & 0xFFFF), newPort], udp: proto == 17)
+        NATState.adjust(
+            p, at: checksumAt, old: [UInt16(oldAddr >> 16), UInt16(oldAddr & 0xFFFF), oldPort],
+            new: [UInt16(newAddr >> 16), UInt16(newAddr & 0xFFFF), newPort], udp: proto == 17)
     }
 
     /// RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') over each changed 16-bit word.
-    static func adjust(_ p: UnsafeMutableRawBufferPointer, at offset: Int, old: [UInt16], new: [UInt16], udp: Bool = false) {
+    static func adjust(
+        _ p: UnsafeMutableRawBufferPointer, at offset: Int, old: [UInt16], new: [UInt16], udp: Bool = false
+    ) {
         var sum = UInt32(~read16(p, offset))
         for (o, n) in zip(old, new) { sum += UInt32(~o) + UInt32(n) }
         while sum >> 16 != 0 { sum = (sum & 0xFFFF) + (sum >> 16) }
@@ -71,7 +78,13 @@ public struct NATState: Sendable, Equatable {
     }
 
     static func read16(_ p: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt16 { UInt16(p[o]) << 8 | UInt16(p[o + 1]) }
-    static func read32(_ p: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt32 { UInt32(read16(p, o)) << 16 | UInt32(read16(p, o + 2)) }
-    static func write16(_ p: UnsafeMutableRawBufferPointer, _ o: Int, _ v: UInt16) { p[o] = UInt8(v >> 8); p[o + 1] = UInt8(v & 0xFF) }
-    static func write32(_ p: UnsafeMutableRawBufferPointer, _ o: Int, _ v: UInt32) { write16(p, o, UInt16(v >> 16)); write16(p, o + 2, UInt16(v & 0xFFFF)) }
+    static func read32(_ p: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt32 {
+        UInt32(read16(p, o)) << 16 | UInt32(read16(p, o + 2))
+    }
+    static func write16(_ p: UnsafeMutableRawBufferPointer, _ o: Int, _ v: UInt16) {
+        p[o] = UInt8(v >> 8); p[o + 1] = UInt8(v & 0xFF)
+    }
+    static func write32(_ p: UnsafeMutableRawBufferPointer, _ o: Int, _ v: UInt32) {
+        write16(p, o, UInt16(v >> 16)); write16(p, o + 2, UInt16(v & 0xFFFF))
+    }
 }

@@ -16,24 +16,26 @@ struct CalibrateCommand: ParsableCommand {
             name: "calibrate",
             abstract: "measure the link emulator against the profile it claims",
             discussion: """
-            Measures the timer floor first (how late a thread sleeping until absolute deadlines wakes: no \
-            sleeping emulator can be more punctual), then builds each profile's emulated network (--profile, or \
-            ad-hoc symmetric links from every --rtt × --rate pair) and measures: the round trip of lone UDP echoes \
-            (kernel timestamps) against the RTT the link model predicts for them (configured RTT plus the probe's \
-            serialization each way, so a slow link's serialization is not counted as error); the emulator's \
-            release lateness while only the probes pass (idle) and while one TCP connection saturates the link \
-            downstream (loaded; cubic, after a warm-up), split into late wake-ups and the emulator's own part; the \
-            goodput of that connection; the loop's CPU share, its wait for a CPU and the machine's steal time; \
-            then the release lateness while a page loads through the same profile's emulator, built as a benchmark \
-            run builds it (--page, default the mobile median page, --page-loads times over h2 and h3 with the \
-            built-in client and the replay server, whose CPU competes with the emulator as in a benchmark). \
-            Targets, default mode: probe RTT error p99 ≤ floor p99 + 0.5 ms and lateness p99 ≤ floor p99 + 0.3 ms; \
-            --precise: ≤ 0.5 ms and ≤ 0.3 ms. The loop and the floor's thread run under SCHED_FIFO 10 unless \
-            --normal-scheduler; goodput ≥ 94% of the rate (96.5% is the header limit at MTU 1500). \
-            Needs root (network namespaces and TUN devices).
-            """,
-            examples: ["netbench calibrate --profile Cable,4G", "netbench calibrate --rtt 40ms,200ms --rate 10Mbit,100Mbit",
-                       "netbench calibrate --rtt 40ms --rate 100Mbit --precise"],
+                Measures the timer floor first (how late a thread sleeping until absolute deadlines wakes: no \
+                sleeping emulator can be more punctual), then builds each profile's emulated network (--profile, or \
+                ad-hoc symmetric links from every --rtt × --rate pair) and measures: the round trip of lone UDP echoes \
+                (kernel timestamps) against the RTT the link model predicts for them (configured RTT plus the probe's \
+                serialization each way, so a slow link's serialization is not counted as error); the emulator's \
+                release lateness while only the probes pass (idle) and while one TCP connection saturates the link \
+                downstream (loaded; cubic, after a warm-up), split into late wake-ups and the emulator's own part; the \
+                goodput of that connection; the loop's CPU share, its wait for a CPU and the machine's steal time; \
+                then the release lateness while a page loads through the same profile's emulator, built as a benchmark \
+                run builds it (--page, default the mobile median page, --page-loads times over h2 and h3 with the \
+                built-in client and the replay server, whose CPU competes with the emulator as in a benchmark). \
+                Targets, default mode: probe RTT error p99 ≤ floor p99 + 0.5 ms and lateness p99 ≤ floor p99 + 0.3 ms; \
+                --precise: ≤ 0.5 ms and ≤ 0.3 ms. The loop and the floor's thread run under SCHED_FIFO 10 unless \
+                --normal-scheduler; goodput ≥ 94% of the rate (96.5% is the header limit at MTU 1500). \
+                Needs root (network namespaces and TUN devices).
+                """,
+            examples: [
+                "netbench calibrate --profile Cable,4G", "netbench calibrate --rtt 40ms,200ms --rate 10Mbit,100Mbit",
+                "netbench calibrate --rtt 40ms --rate 100Mbit --precise",
+            ],
             exitCodes: [
                 ExitCodeDoc(.success, "every measurement within its target"),
                 ExitCodeDoc(.runFailed, "a measurement missed its target (FLAGGED) or the network could not be built"),
@@ -42,21 +44,46 @@ struct CalibrateCommand: ParsableCommand {
             ])
     }
 
-    @Option("--profile", "-p", value: "LIST", help: "profiles by name or file", parse: .list(of: .nonEmpty)) var profileNames: [String]?
-    @Option("--rtt", value: "LIST", help: "round trips of ad-hoc symmetric profiles (e.g. 40ms,200ms); needs --rate", parse: .list(of: .duration())) var rtt: [Nanoseconds]?
-    @Option("--rate", value: "LIST", help: "rates of the ad-hoc profiles, both directions (e.g. 10Mbit,100Mbit); one profile per --rtt × --rate", parse: .list(of: .bitrate)) var rate: [Double]?
+    @Option("--profile", "-p", value: "LIST", help: "profiles by name or file", parse: .list(of: .nonEmpty))
+    var profileNames: [String]?
+    @Option(
+        "--rtt", value: "LIST", help: "round trips of ad-hoc symmetric profiles (e.g. 40ms,200ms); needs --rate",
+        parse: .list(of: .duration())) var rtt: [Nanoseconds]?
+    @Option(
+        "--rate", value: "LIST",
+        help: "rates of the ad-hoc profiles, both directions (e.g. 10Mbit,100Mbit); one profile per --rtt × --rate",
+        parse: .list(of: .bitrate)) var rate: [Double]?
     @Option("--loss", value: "P", help: "loss for the ad-hoc profile (e.g. 1%)", parse: .probability) var loss: Double?
     @Option("--samples", value: "N", default: 200, help: "RTT probes", parse: .int(10...100_000)) var samples: Int
-    @Option("--duration", value: "D", default: 10_000_000_000, defaultText: "10s", help: "goodput measurement time", parse: .duration(atLeast: 1_000_000_000)) var duration: Nanoseconds
+    @Option(
+        "--duration", value: "D", default: 10_000_000_000, defaultText: "10s", help: "goodput measurement time",
+        parse: .duration(atLeast: 1_000_000_000)) var duration: Nanoseconds
     @Flag("--no-goodput", help: "measure RTT only") var noGoodput: Bool
-    @Flag("--precise", help: "precise mode: the packet loop, under SCHED_FIFO, stops sleeping shortly before each release and polls (punctual below the timer floor; costs CPU, reported)") var precise: Bool
-    @Option("--page", value: "SCENARIO", default: "mobile-median", help: "page loaded through the emulator for the page-load phase: a name from the scenario library or a file", parse: .nonEmpty) var page: String
-    @Option("--page-loads", value: "N", default: 3, help: "loads per transport (h2, h3) in the page-load phase; 0 skips it", parse: .int(0...100)) var pageLoads: Int
-    @Flag("--normal-scheduler", help: "run the packet loop (and the timer-floor thread) under the normal scheduler at nice -10 instead of SCHED_FIFO 10, the default") var normalScheduler: Bool
+    @Flag(
+        "--precise",
+        help:
+            "precise mode: the packet loop, under SCHED_FIFO, stops sleeping shortly before each release and polls "
+                + "(punctual below the timer floor; costs CPU, reported)"
+    ) var precise: Bool
+    @Option(
+        "--page", value: "SCENARIO", default: "mobile-median",
+        help: "page loaded through the emulator for the page-load phase: a name from the scenario library or a file",
+        parse: .nonEmpty) var page: String
+    @Option(
+        "--page-loads", value: "N", default: 3, help: "loads per transport (h2, h3) in the page-load phase; 0 skips it",
+        parse: .int(0...100)) var pageLoads: Int
+    @Flag(
+        "--normal-scheduler",
+        help:
+            "run the packet loop (and the timer-floor thread) under the normal scheduler at nice -10 instead of "
+                + "SCHED_FIFO 10, the default"
+    ) var normalScheduler: Bool
 
     func validate() throws {
         if rtt != nil && rate == nil { throw BenchError.usage("--rate RATE is required with --rtt (e.g. 100Mbit)") }
-        if rtt == nil && (rate != nil || loss != nil) { throw BenchError.usage("--rate and --loss describe an ad-hoc profile: give --rtt too") }
+        if rtt == nil && (rate != nil || loss != nil) {
+            throw BenchError.usage("--rate and --loss describe an ad-hoc profile: give --rtt too")
+        }
         if rtt == nil && profileNames == nil { throw BenchError.usage("give --profile NAME or --rtt D --rate R") }
     }
 
@@ -66,9 +93,14 @@ struct CalibrateCommand: ParsableCommand {
         var profiles: [Profile] = []
         for rtt in rtt ?? [] {
             for rate in rate ?? [] {
-                let name = "rtt\(Units.format(Double(rtt) / 1e6, 0))ms-\(Units.formatBitrate(rate).replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "/s", with: ""))"
-                profiles.append(Profile(name: name, source: "command line", rtt: DurationValue(nanoseconds: rtt),
-                                        down: BitrateValue(bitsPerSecond: rate), up: BitrateValue(bitsPerSecond: rate), loss: loss.map { Fraction($0) }))
+                let compact = Units.formatBitrate(rate).replacingOccurrences(of: " ", with: "")
+                    .replacingOccurrences(of: "/s", with: "")
+                let name = "rtt\(Units.format(Double(rtt) / 1e6, 0))ms-\(compact)"
+                profiles.append(
+                    Profile(
+                        name: name, source: "command line", rtt: DurationValue(nanoseconds: rtt),
+                        down: BitrateValue(bitsPerSecond: rate), up: BitrateValue(bitsPerSecond: rate),
+                        loss: loss.map { Fraction($0) }))
             }
         }
         if let profileNames {
@@ -79,26 +111,31 @@ struct CalibrateCommand: ParsableCommand {
         var pageFile: (path: String, scenario: Scenario)?
         if pageLoads > 0 {
             let library = Library.locate()
-            let path = page.hasSuffix(".json") || page.contains("/") ? page : library.pagesDirectory + "/" + page + ".json"
+            let path =
+                page.hasSuffix(".json") || page.contains("/") ? page : library.pagesDirectory + "/" + page + ".json"
             pageFile = (path, try Scenario.load(from: path))
         }
         try PrivilegeGate.requireEmulation()
 
         FileHandle.standardError.write("measuring the timer floor (2 s)…\n".data(using: .utf8)!)
-        let floor = TimerFloor.measure(duration: .seconds(2),
-                                       realtimePriority: emulator.scheduling == .realtime ? 10 : nil)
+        let floor = TimerFloor.measure(
+            duration: .seconds(2),
+            realtimePriority: emulator.scheduling == .realtime ? 10 : nil)
         print(floor.summary)
         var worst: ExitCode = .success
         for p in profiles where p.isEmulated {
             FileHandle.standardError.write("calibrating \(p.name) (\(p.summary))…\n".data(using: .utf8)!)
-            let r = try CalibrationRun.measure(profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration,
-                                               emulator: emulator, timerFloor: floor)
+            let r = try CalibrationRun.measure(
+                profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration,
+                emulator: emulator, timerFloor: floor)
             var loads: [PageLoadLateness] = []
             if pageLoads > 0 {
-                FileHandle.standardError.write("loading \(page) through \(p.name) (\(pageLoads)× h2, h3)…\n".data(using: .utf8)!)
-                loads = try CalibrationPageLoad.measure(profile: p, scenarioPath: pageFile!.path, scenario: pageFile!.scenario,
-                                                        transports: [.h2, .h3], loads: pageLoads, emulator: emulator,
-                                                        library: Library.locate())
+                FileHandle.standardError.write(
+                    "loading \(page) through \(p.name) (\(pageLoads)× h2, h3)…\n".data(using: .utf8)!)
+                loads = try CalibrationPageLoad.measure(
+                    profile: p, scenarioPath: pageFile!.path, scenario: pageFile!.scenario,
+                    transports: [.h2, .h3], loads: pageLoads, emulator: emulator,
+                    library: Library.locate())
             }
             let (text, missed) = Self.render(r, pageLoads: loads, precise: precise)
             print(text)
@@ -116,19 +153,30 @@ struct CalibrateCommand: ParsableCommand {
         let rttTarget = precise ? 500_000 : floor.p99 + 500_000
         let reference: String
         if let p = r.predictedRTT {
-            reference = "link model predicts \(ms(p)) ms for a \(r.probePacketBytes)-byte probe (configured \(ms(r.configuredRTT)) ms + serialization \(ms(p - r.configuredRTT)) ms)"
+            reference =
+                "link model predicts \(ms(p)) ms for a \(r.probePacketBytes)-byte probe (configured "
+                    + "\(ms(r.configuredRTT)) ms + serialization \(ms(p - r.configuredRTT)) ms)"
         } else {
-            reference = "configured \(ms(r.configuredRTT)) ms (trace link: the wait for a delivery opportunity is not predicted and counts as error)"
+            reference =
+                "configured \(ms(r.configuredRTT)) ms (trace link: the wait for a delivery opportunity is not "
+                    + "predicted and counts as error)"
         }
         lines.append("  RTT      \(reference)")
         let rtts = r.rttSamples.sorted(), errors = r.rttErrors.map { abs($0) }.sorted()
         if !rtts.isEmpty {
-            let q = { (xs: [Nanoseconds], f: Double) in xs[min(xs.count - 1, max(0, Int((f * Double(xs.count)).rounded(.up)) - 1))] }
+            let q = { (xs: [Nanoseconds], f: Double) in
+                xs[min(xs.count - 1, max(0, Int((f * Double(xs.count)).rounded(.up)) - 1))]
+            }
             let e99 = q(errors, 0.99)
             let ok = e99 <= rttTarget
             if !ok { missed.append("RTT error p99") }
-            lines.append("           measured median \(ms(q(rtts, 0.5))) ms (p1 \(ms(q(rtts, 0.01))), p99 \(ms(q(rtts, 0.99))))   |error| median \(ms(q(errors, 0.5))) ms, p99 \(ms(e99)) ms "
-                         + (ok ? "✓" : "✗") + " (target ≤ \(precise ? "0.5 ms" : "floor p99 + 0.5 = \(ms(rttTarget)) ms"))   \(rtts.count)/\(r.probesSent) echoes")
+            lines.append(
+                "           measured median \(ms(q(rtts, 0.5))) ms (p1 \(ms(q(rtts, 0.01))), p99 \(ms(q(rtts, 0.99)))) "
+                    + "  |error| median \(ms(q(errors, 0.5))) ms, p99 \(ms(e99)) ms "
+                    + (ok ? "✓" : "✗")
+                    + " (target ≤ \(precise ? "0.5 ms" : "floor p99 + 0.5 = \(ms(rttTarget)) ms"))   "
+                    + "\(rtts.count)/\(r.probesSent) echoes"
+            )
         } else {
             missed.append("RTT")
             lines.append("           no echo came back (\(r.probesSent) sent)")
@@ -137,23 +185,36 @@ struct CalibrateCommand: ParsableCommand {
             if let rate = r.configuredDownBitsPerSecond {
                 let pct = g.bitsPerSecond / rate * 100
                 if pct < 94 { missed.append("goodput") }
-                lines.append("  goodput  configured \(Units.formatBitrate(rate))   measured \(Units.formatBitrate(g.bitsPerSecond)) = \(Units.format(pct, 1))% \(pct >= 94 ? "✓" : "✗ (target ≥ 94%)")   TCP \(r.congestionControl), \(Units.format(Double(g.window) / 1e9, 1)) s window")
+                lines.append(
+                    "  goodput  configured \(Units.formatBitrate(rate))   measured "
+                        + "\(Units.formatBitrate(g.bitsPerSecond)) = \(Units.format(pct, 1))% "
+                        + "\(pct >= 94 ? "✓" : "✗ (target ≥ 94%)")   TCP \(r.congestionControl), "
+                        + "\(Units.format(Double(g.window) / 1e9, 1)) s window"
+                )
             } else {
                 lines.append("  goodput  unlimited link: measured \(Units.formatBitrate(g.bitsPerSecond))")
             }
         }
         let latenessTarget = precise ? 300_000 : floor.p99 + 300_000
-        lines.append("  emulator \(r.idle.spinMargin.map { "precise mode (polls from \(ms($0)) ms before a release)" } ?? "default mode (sleeps until each release)"); "
-                     + "target lateness p99 ≤ \(precise ? "0.3 ms" : "floor p99 + 0.3 = \(ms(latenessTarget)) ms")")
+        let mode = r.idle.spinMargin.map { "precise mode (polls from \(ms($0)) ms before a release)" }
+            ?? "default mode (sleeps until each release)"
+        lines.append(
+            "  emulator \(mode); "
+                + "target lateness p99 ≤ \(precise ? "0.3 ms" : "floor p99 + 0.3 = \(ms(latenessTarget)) ms")")
         for (phase, report) in [("idle  ", r.idle), ("loaded", r.loaded)] {
             guard let report else { continue }
             let ok = report.latenessP99 <= latenessTarget
             if !ok { missed.append("lateness (\(phase.trimmingCharacters(in: .whitespaces)))") }
             let cpu = report.loopCPUShare.map { Units.format($0 * 100, 1) + "%" } ?? "unknown"
-            lines.append("    \(phase) lateness p50 \(ms(report.latenessP50)) ms, p99 \(ms(report.latenessP99)) ms \(ok ? "✓" : "✗") "
-                         + "(late wake-ups p99 \(ms(report.wakeLatenessP99)), own p99 \(ms(report.ownLatenessP99)); \(report.releasedPackets) packets)   "
-                         + "loop CPU \(cpu) of a core, waited for a CPU \(report.loopRunQueueWait.map(ms) ?? "unknown") ms, "
-                         + "machine steal \(report.stealTime.map(ms) ?? "unknown") ms in \(Units.format(Double(report.duration) / 1e9, 1)) s")
+            lines.append(
+                "    \(phase) lateness p50 \(ms(report.latenessP50)) ms, p99 \(ms(report.latenessP99)) ms "
+                    + "\(ok ? "✓" : "✗") "
+                    + "(late wake-ups p99 \(ms(report.wakeLatenessP99)), own p99 \(ms(report.ownLatenessP99)); "
+                    + "\(report.releasedPackets) packets)   "
+                    + "loop CPU \(cpu) of a core, waited for a CPU \(report.loopRunQueueWait.map(ms) ?? "unknown") ms, "
+                    + "machine steal \(report.stealTime.map(ms) ?? "unknown") ms in "
+                    + "\(Units.format(Double(report.duration) / 1e9, 1)) s"
+            )
             if !report.flagReasons.isEmpty {
                 missed.append("integrity")
                 lines.append("    FLAGGED: " + report.flagReasons.joined(separator: "; "))
@@ -173,7 +234,7 @@ extension CalibrateCommand {
     /// The page-load phase: per transport, the release lateness p99 of each load (median and
     /// worst) against the same target as the idle and loaded phases.
     static func renderPageLoads(_ loads: [PageLoadLateness], floor: TimerFloor, precise: Bool) -> (String, Bool) {
-        let target = Double(precise ? 300_000 : floor.p99 + 300_000) / 1_000   // µs
+        let target = Double(precise ? 300_000 : floor.p99 + 300_000) / 1_000  // µs
         let ms = { (us: Double) in Units.format(us / 1_000, 3) }
         var missed = false
         var lines: [String] = []
@@ -189,12 +250,16 @@ extension CalibrateCommand {
             let worst = p99.last!, median = p99[(p99.count - 1) / 2]
             let within = p99.filter { $0 <= target }.count
             if worst > target || !l.failures.isEmpty { missed = true }
-            let wake = l.emulator.compactMap(\.wakeLatenessP99Us).max(), own = l.emulator.compactMap(\.ownLatenessP99Us).max()
+            let wake = l.emulator.compactMap(\.wakeLatenessP99Us).max(),
+                own = l.emulator.compactMap(\.ownLatenessP99Us).max()
             let cpu = l.emulator.compactMap(\.loopCPUShare).sorted()
             let plt = l.pltMs.sorted()
-            line += "lateness p99 median \(ms(median)) ms, worst \(ms(worst)) ms \(worst <= target ? "✓" : "✗") "
-                + "(\(within)/\(p99.count) loads within target; late wake-ups p99 worst \(wake.map(ms) ?? "unknown"), own p99 worst \(own.map(ms) ?? "unknown"))   "
-                + "loop CPU median \(cpu.isEmpty ? "unknown" : Units.format(cpu[(cpu.count - 1) / 2] * 100, 1) + "%") of a core, "
+            line +=
+                "lateness p99 median \(ms(median)) ms, worst \(ms(worst)) ms \(worst <= target ? "✓" : "✗") "
+                + "(\(within)/\(p99.count) loads within target; late wake-ups p99 worst \(wake.map(ms) ?? "unknown"), "
+                + "own p99 worst \(own.map(ms) ?? "unknown"))   "
+                + "loop CPU median \(cpu.isEmpty ? "unknown" : Units.format(cpu[(cpu.count - 1) / 2] * 100, 1) + "%") "
+                + "of a core, "
                 + "PLT median \(plt.isEmpty ? "unknown" : Units.format(plt[(plt.count - 1) / 2], 0)) ms"
             if !l.failures.isEmpty { line += "; \(l.failures.count) load(s) failed: \(l.failures[0])" }
             lines.append(line)

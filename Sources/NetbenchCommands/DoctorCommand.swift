@@ -15,16 +15,20 @@ struct DoctorCommand: ParsableCommand {
             name: "doctor",
             abstract: "check privileges, libraries, peers and stale namespaces",
             discussion: """
-            Reports what netbench can do on this machine: where its scenario library (pages, profiles, traces, \
-            suites) was found, privileges for emulated profiles (network namespaces, TUN devices), the C \
-            libraries it was built against, the kernel's congestion controls, the timer floor (how late a thread \
-            sleeping until absolute deadlines with timer slack 1 ns wakes: median, p99, p99.9 over 2 s; the \
-            emulator cannot be more punctual in its default mode), test peers (aioquic), a headless \
-            Chromium for --client chromium, and network namespaces left by a killed run.
-            """,
-            examples: ["netbench doctor", "netbench doctor --cleanup", "netbench doctor --quiet || echo 'cannot emulate here'"],
-            exitCodes: [ExitCodeDoc(.success, "emulated profiles can run here"), Netbench.usageExit,
-                         ExitCodeDoc(.noPermission, "emulated profiles cannot run here (missing privilege)")])
+                Reports what netbench can do on this machine: where its scenario library (pages, profiles, traces, \
+                suites) was found, privileges for emulated profiles (network namespaces, TUN devices), the C \
+                libraries it was built against, the kernel's congestion controls, the timer floor (how late a thread \
+                sleeping until absolute deadlines with timer slack 1 ns wakes: median, p99, p99.9 over 2 s; the \
+                emulator cannot be more punctual in its default mode), test peers (aioquic), a headless \
+                Chromium for --client chromium, and network namespaces left by a killed run.
+                """,
+            examples: [
+                "netbench doctor", "netbench doctor --cleanup", "netbench doctor --quiet || echo 'cannot emulate here'",
+            ],
+            exitCodes: [
+                ExitCodeDoc(.success, "emulated profiles can run here"), Netbench.usageExit,
+                ExitCodeDoc(.noPermission, "emulated profiles cannot run here (missing privilege)"),
+            ])
     }
 
     @Flag("--cleanup", help: "delete namespaces left by runs whose process is gone (nb-<pid>-…)") var cleanup: Bool
@@ -44,14 +48,22 @@ struct DoctorCommand: ParsableCommand {
         let p = EmulationPrivileges.check()
         add("emulation privileges", p.isSufficient, p.reason)
         add("running as", nil, ProcessControl.isRoot ? "root" : "uid \(getuid())")
-        for (lib, pkg) in [("openssl", "libssl-dev"), ("libnghttp2", "libnghttp2-dev"), ("libngtcp2", "libngtcp2-dev"),
-                           ("libngtcp2_crypto_gnutls", "libngtcp2-crypto-gnutls-dev"), ("libnghttp3", "libnghttp3-dev"), ("gnutls", "libgnutls28-dev")] {
+        for (lib, pkg) in [
+            ("openssl", "libssl-dev"), ("libnghttp2", "libnghttp2-dev"), ("libngtcp2", "libngtcp2-dev"),
+            ("libngtcp2_crypto_gnutls", "libngtcp2-crypto-gnutls-dev"), ("libnghttp3", "libnghttp3-dev"),
+            ("gnutls", "libgnutls28-dev"),
+        ] {
             let v = Self.shell("pkg-config", ["--modversion", lib])
-            add(lib, v != nil, v.map { "version \($0)" } ?? "not found: apt-get install \(pkg) (or scripts/bootstrap.sh)")
+            add(
+                lib, v != nil,
+                v.map { "version \($0)" } ?? "not found: apt-get install \(pkg) (or scripts/bootstrap.sh)")
         }
-        let ccs = ProcessControl.readSmallFile("/proc/sys/net/ipv4/tcp_available_congestion_control")?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let ccs = ProcessControl.readSmallFile("/proc/sys/net/ipv4/tcp_available_congestion_control")?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         add("TCP congestion controls", ccs?.contains("cubic") ?? false, ccs ?? "unknown")
-        let kernel = ProcessControl.readSmallFile("/proc/sys/kernel/osrelease")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        let kernel =
+            ProcessControl.readSmallFile("/proc/sys/kernel/osrelease")?.trimmingCharacters(in: .whitespacesAndNewlines)
+            ?? "?"
         add("kernel", nil, "Linux \(kernel) (epoll_pwait2 needs ≥ 5.11; netem is not used)")
         // The bound on any sleeping emulator's punctuality here (see `netbench calibrate`).
         add("timer floor", nil, TimerFloor.measure(duration: .seconds(2)).summary)
@@ -63,19 +75,34 @@ struct DoctorCommand: ParsableCommand {
         }
         let venv = library.root + "/../.build-venv"
         let hasAioquic = FileManager.default.fileExists(atPath: venv + "/aioquic-examples/http3_client.py")
-        add("aioquic (tests)", hasAioquic, hasAioquic ? URL(fileURLWithPath: venv).standardizedFileURL.path : "not installed (tests only): scripts/bootstrap.sh --test")
-        let stale = ((try? FileManager.default.contentsOfDirectory(atPath: NetworkNamespace.directory)) ?? []).filter { $0.hasPrefix("nb-") }.sorted()
+        add(
+            "aioquic (tests)", hasAioquic,
+            hasAioquic
+                ? URL(fileURLWithPath: venv).standardizedFileURL.path
+                : "not installed (tests only): scripts/bootstrap.sh --test")
+        let stale = ((try? FileManager.default.contentsOfDirectory(atPath: NetworkNamespace.directory)) ?? []).filter {
+            $0.hasPrefix("nb-")
+        }.sorted()
         if cleanup {
             let removed = EmulatedNetwork.cleanupStale()
             let kept = stale.filter { !removed.contains($0) }
-            add("stale namespaces", true, removed.isEmpty ? "none removed" : "removed \(removed.joined(separator: ", "))")
-            if !kept.isEmpty { add("live namespaces", nil, "kept (their process still runs): \(kept.joined(separator: ", "))") }
+            add(
+                "stale namespaces", true,
+                removed.isEmpty ? "none removed" : "removed \(removed.joined(separator: ", "))")
+            if !kept.isEmpty {
+                add("live namespaces", nil, "kept (their process still runs): \(kept.joined(separator: ", "))")
+            }
         } else {
-            add("namespaces nb-*", stale.isEmpty ? true : nil, stale.isEmpty ? "none" : "\(stale.joined(separator: ", ")) — `netbench doctor --cleanup` removes those of dead runs")
+            add(
+                "namespaces nb-*", stale.isEmpty ? true : nil,
+                stale.isEmpty
+                    ? "none"
+                    : "\(stale.joined(separator: ", ")) — `netbench doctor --cleanup` removes those of dead runs")
         }
         switch try OutputMode.from(json: json, quiet: quiet) {
         case .table: print(Table.render(rows))
-        case .json: try OutputMode.printJSON(rows.dropFirst().map { ["check": $0[0], "status": $0[1], "detail": $0[2]] })
+        case .json:
+            try OutputMode.printJSON(rows.dropFirst().map { ["check": $0[0], "status": $0[1], "detail": $0[2]] })
         case .quiet: for r in rows.dropFirst() where r[1] == "MISSING" { print("\(r[0]): \(r[2])") }
         }
         return p.isSufficient ? .success : .noPermission

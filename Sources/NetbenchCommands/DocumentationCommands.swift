@@ -8,7 +8,9 @@ struct CompletionCommand: ParsableCommand {
         CommandConfiguration(
             name: "completion",
             abstract: "print a bash or zsh completion script",
-            discussion: "Completes commands, subcommands, options and their values (transports, profiles' files, directories) from the same declarations as --help.",
+            discussion:
+                "Completes commands, subcommands, options and their values (transports, profiles' files, directories) "
+                    + "from the same declarations as --help.",
             examples: [
                 "source <(netbench completion bash)",
                 "netbench completion bash > /etc/bash_completion.d/netbench",
@@ -17,14 +19,18 @@ struct CompletionCommand: ParsableCommand {
             exitCodes: [ExitCodeDoc(.success, "printed"), Netbench.usageExit])
     }
 
-    @Argument("SHELL", help: "bash or zsh", completion: .choices(CompletionScript.Shell.allCases.map(\.rawValue))) var shellName: String
+    @Argument("SHELL", help: "bash or zsh", completion: .choices(CompletionScript.Shell.allCases.map(\.rawValue)))
+    var shellName: String
 
     func validate() throws {
-        if CompletionScript.Shell(rawValue: shellName) == nil { throw BenchError.usage("SHELL '\(shellName)': expected bash or zsh") }
+        if CompletionScript.Shell(rawValue: shellName) == nil {
+            throw BenchError.usage("SHELL '\(shellName)': expected bash or zsh")
+        }
     }
 
     func run() throws -> ExitCode {
-        print(CompletionScript.render(Netbench.self, shell: CompletionScript.Shell(rawValue: shellName)!), terminator: "")
+        print(
+            CompletionScript.render(Netbench.self, shell: CompletionScript.Shell(rawValue: shellName)!), terminator: "")
         return .success
     }
 }
@@ -39,7 +45,8 @@ struct ManCommand: ParsableCommand {
             exitCodes: [ExitCodeDoc(.success, "written"), Netbench.usageExit])
     }
 
-    @Option("--output", "-o", value: "FILE", help: "write the page to FILE instead of stdout", parse: .file("1")) var output: String?
+    @Option("--output", "-o", value: "FILE", help: "write the page to FILE instead of stdout", parse: .file("1"))
+    var output: String?
 
     func run() throws -> ExitCode {
         let page = Self.page()
@@ -54,24 +61,37 @@ struct ManCommand: ParsableCommand {
     }
 
     static func page() -> String {
-        ManPage.render(Netbench.self, date: "", extraSections: [
-            ("Exit status", """
-            0 success; 1 a check or threshold failed (regression); 2 a run failed (transport or emulator error); \
-            64 usage error; 65 bad input data (scenario, profile, HAR, results file); 77 missing privilege.
-            """),
-            ("Environment", """
-            NETBENCH_HOME: a directory holding Scenarios/ (or the library itself: pages, profiles, traces, suites).
-            SSLKEYLOGFILE: the default of --keylog.
-            NETBENCH_CHROMIUM: the Chromium binary for --client chromium.
-            NETBENCH_UDP_GSO=0: QUIC sends and receives one datagram per call (no UDP GSO/GRO), for comparison.
-            JOB_COMPLETION_INDEX with NETBENCH_SHARD_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL, \
-            SLURM_ARRAY_TASK_ID/_MIN/_COUNT: the shard of 'netbench run' when --shard is not given.
-            """),
-            ("Files", """
-            The scenario library is searched in $NETBENCH_HOME, then the Scenarios folder of the checkout the \
-            binary was built in, then ./Scenarios, then <dir of the binary>/../share/netbench (where \
-            scripts/install.sh puts it). 'netbench doctor' says which one was found.
-            """),
-        ])
+        ManPage.render(
+            Netbench.self, date: "",
+            extraSections: [
+                (
+                    "Exit status",
+                    """
+                    0 success; 1 a check or threshold failed (regression); 2 a run failed (transport or emulator \
+                    error); \
+                    64 usage error; 65 bad input data (scenario, profile, HAR, results file); 77 missing privilege.
+                    """
+                ),
+                (
+                    "Environment",
+                    """
+                    NETBENCH_HOME: a directory holding Scenarios/ (or the library itself: pages, profiles, traces, \
+                    suites).
+                    SSLKEYLOGFILE: the default of --keylog.
+                    NETBENCH_CHROMIUM: the Chromium binary for --client chromium.
+                    NETBENCH_UDP_GSO=0: QUIC sends and receives one datagram per call (no UDP GSO/GRO), for comparison.
+                    JOB_COMPLETION_INDEX with NETBENCH_SHARD_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL, \
+                    SLURM_ARRAY_TASK_ID/_MIN/_COUNT: the shard of 'netbench run' when --shard is not given.
+                    """
+                ),
+                (
+                    "Files",
+                    """
+                    The scenario library is searched in $NETBENCH_HOME, then the Scenarios folder of the checkout the \
+                    binary was built in, then ./Scenarios, then <dir of the binary>/../share/netbench (where \
+                    scripts/install.sh puts it). 'netbench doctor' says which one was found.
+                    """
+                ),
+            ])
     }
 }

@@ -11,35 +11,43 @@ struct ImportHARCommand: ParsableCommand {
             name: "import-har",
             abstract: "turn a HAR file (Chrome, Firefox, WebPageTest) into a scenario",
             discussion: """
-            Reads a HAR 1.2 file as Chrome, Firefox or WebPageTest export it and writes a scenario: one origin \
-            per host; each response's body size (bodySize, content.size or Chrome's _transferSize, the first \
-            present and ≥ 0); server think time from timings.wait less the recorded round trip (the fastest TCP \
-            handshake in the file; --raw-wait keeps wait as is); dependencies from Chrome's _initiator (URL or \
-            script stack) when present, otherwise from timing (a resource depends on the latest document, \
-            stylesheet or script that finished before it started; the first document is the root). Redirects \
-            are followed and listed, data: URLs skipped, duplicate URLs imported once, non-GET requests \
-            imported as GETs and noted. Multi-page HARs: the first page.
+                Reads a HAR 1.2 file as Chrome, Firefox or WebPageTest export it and writes a scenario: one origin \
+                per host; each response's body size (bodySize, content.size or Chrome's _transferSize, the first \
+                present and ≥ 0); server think time from timings.wait less the recorded round trip (the fastest TCP \
+                handshake in the file; --raw-wait keeps wait as is); dependencies from Chrome's _initiator (URL or \
+                script stack) when present, otherwise from timing (a resource depends on the latest document, \
+                stylesheet or script that finished before it started; the first document is the root). Redirects \
+                are followed and listed, data: URLs skipped, duplicate URLs imported once, non-GET requests \
+                imported as GETs and noted. Multi-page HARs: the first page.
 
-            Shapes of recorded pages, counted per kind in the report: cache hits (_fromCache) and 304s, CORS \
-            preflights (OPTIONS) and requests started after the page's onLoad are not imported; service-worker \
-            responses are replayed from the network; HTTP/2 pseudo-headers are ignored; -1 timings count as 0; \
-            non-ASCII characters and spaces in URLs are percent-encoded as UTF-8; fragments are dropped; URLs \
-            that differ only in their query are separate resources.
+                Shapes of recorded pages, counted per kind in the report: cache hits (_fromCache) and 304s, CORS \
+                preflights (OPTIONS) and requests started after the page's onLoad are not imported; service-worker \
+                responses are replayed from the network; HTTP/2 pseudo-headers are ignored; -1 timings count as 0; \
+                non-ASCII characters and spaces in URLs are percent-encoded as UTF-8; fragments are dropped; URLs \
+                that differ only in their query are separate resources.
 
-            Prints what was imported and, per entry index, what was not and why. Without -o the scenario goes \
-            to stdout and the report to stderr. When the HAR cannot be read (bad JSON, truncated, a required \
-            field missing) the message names the entry, e.g. 'log.entries[12].request.url: missing'.
-            """,
-            examples: ["netbench import-har shop.har -o Scenarios/pages/shop.json",
-                       "netbench import-har wpt-run.har --name news-home > news-home.json"],
-            exitCodes: [ExitCodeDoc(.success, "imported"), Netbench.usageExit,
-                        ExitCodeDoc(.dataError, "the HAR cannot be read")])
+                Prints what was imported and, per entry index, what was not and why. Without -o the scenario goes \
+                to stdout and the report to stderr. When the HAR cannot be read (bad JSON, truncated, a required \
+                field missing) the message names the entry, e.g. 'log.entries[12].request.url: missing'.
+                """,
+            examples: [
+                "netbench import-har shop.har -o Scenarios/pages/shop.json",
+                "netbench import-har wpt-run.har --name news-home > news-home.json",
+            ],
+            exitCodes: [
+                ExitCodeDoc(.success, "imported"), Netbench.usageExit,
+                ExitCodeDoc(.dataError, "the HAR cannot be read"),
+            ])
     }
 
     @Argument("FILE.har", help: "the HAR file", completion: .file(extensions: ["har"])) var file: String
-    @Option("--output", "-o", value: "SCENARIO.json", help: "where to write the scenario (default: stdout)", parse: .file("json")) var output: String?
-    @Option("--name", value: "NAME", help: "the scenario's name (default: from the page)", parse: .nonEmpty) var name: String?
-    @Flag("--raw-wait", help: "keep timings.wait as the think time (do not subtract the recorded round trip)") var rawWait: Bool
+    @Option(
+        "--output", "-o", value: "SCENARIO.json", help: "where to write the scenario (default: stdout)",
+        parse: .file("json")) var output: String?
+    @Option("--name", value: "NAME", help: "the scenario's name (default: from the page)", parse: .nonEmpty) var name:
+        String?
+    @Flag("--raw-wait", help: "keep timings.wait as the think time (do not subtract the recorded round trip)")
+    var rawWait: Bool
 
     func run() throws -> ExitCode {
         let result = try HARImporter.load(path: file, options: .init(name: name, subtractRoundTrip: !rawWait))

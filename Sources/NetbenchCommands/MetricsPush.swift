@@ -23,10 +23,14 @@ enum MetricsPush {
         if let slash = rest.firstIndex(of: "/") { prefix = String(rest[slash...]); rest = rest[..<slash] }
         while prefix.hasSuffix("/") { prefix.removeLast() }
         var host = String(rest), port: UInt16 = 80
-        if host.hasPrefix("[") {   // [v6]:port
+        if host.hasPrefix("[") {  // [v6]:port
             guard let close = host.firstIndex(of: "]") else { return nil }
             let after = host[host.index(after: close)...]
-            if after.hasPrefix(":") { guard let p = UInt16(after.dropFirst()) else { return nil }; port = p } else if !after.isEmpty { return nil }
+            if after.hasPrefix(":") {
+                guard let p = UInt16(after.dropFirst()) else { return nil }; port = p
+            } else if !after.isEmpty {
+                return nil
+            }
             host = String(host[host.index(after: host.startIndex)..<close])
         } else if let colon = host.lastIndex(of: ":") {
             guard let p = UInt16(host[host.index(after: colon)...]) else { return nil }
@@ -48,8 +52,9 @@ enum MetricsPush {
             "Content-Length": String(body.count),
             "Connection": "close",
         ]
-        let head = HTTP1Serializer.requestHead(method: "PUT", target: target.prefix + path, host: authority,
-                                               headers: fields)
+        let head = HTTP1Serializer.requestHead(
+            method: "PUT", target: target.prefix + path, host: authority,
+            headers: fields)
         do {
             try connection.sendAll(head + [UInt8](body))
         } catch {
@@ -67,7 +72,8 @@ enum MetricsPush {
     /// The status line of a 2xx answer; a run failure naming the URL for anything else.
     static func accepted(_ answer: [UInt8], url: String) throws -> String {
         guard let (head, body) = parse(answer) else {
-            let firstLine = String(decoding: answer, as: UTF8.self).split(separator: "\r\n", maxSplits: 1).first
+            let firstLine =
+                String(decoding: answer, as: UTF8.self).split(separator: "\r\n", maxSplits: 1).first
                 .map(String.init) ?? "(connection closed without one)"
             throw BenchError.run("\(url): not an HTTP answer: \(firstLine)")
         }

@@ -10,23 +10,28 @@ import QUIC
 struct ServerOptionGroup: ParsableArguments {
     static var title: String? { "server and connection options" }
 
-    @Option("--tls", value: "V", help: "force TLS 1.2 or 1.3 on h1/h2 connections (default: 1.3 negotiated)",
-            parse: .choice(TLSVersion.self)) var tlsVersion: TLSVersion?
-    @Option("--tls-records", value: "R",
-            help: "how the server cuts h1/h2 responses into TLS records: dynamic (one packet per record at first and "
-                + "after an idle second, 16 KiB records after about 1 MB; the default), 16k, or a fixed size such as "
-                + "4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
-    @Option("--late-binding", value: "SIZE",
-            help: "HTTP/2 server: at most SIZE bytes wait unsent in the kernel (TCP_NOTSENT_LOWAT) so stream "
-                + "priorities choose what is sent next, as h2o does (default 16KiB); off: the kernel queues whatever "
-                + "the server writes, as nginx does", parse: .lateBinding) var lateBinding: LateBinding?
-    @Option("--tcp-cc", value: "NAME",
-            help: "TCP congestion control on every socket netbench opens (default: cubic for run, whose results "
-                + "record it per connection; the system's for serve)",
-            parse: .nonEmpty) var tcpCongestionControl: String?
-    @Option("--quic-cc", value: "NAME",
-            help: "QUIC congestion control: reno, cubic (the default), bbr or bbr2 (ngtcp2's)",
-            parse: .choice(QUICCongestionControl.self)) var quicCongestionControl: QUICCongestionControl?
+    @Option(
+        "--tls", value: "V", help: "force TLS 1.2 or 1.3 on h1/h2 connections (default: 1.3 negotiated)",
+        parse: .choice(TLSVersion.self)) var tlsVersion: TLSVersion?
+    @Option(
+        "--tls-records", value: "R",
+        help: "how the server cuts h1/h2 responses into TLS records: dynamic (one packet per record at first and "
+            + "after an idle second, 16 KiB records after about 1 MB; the default), 16k, or a fixed size such as "
+            + "4KiB", parse: .tlsRecords) var tlsRecords: TLSRecordPolicy?
+    @Option(
+        "--late-binding", value: "SIZE",
+        help: "HTTP/2 server: at most SIZE bytes wait unsent in the kernel (TCP_NOTSENT_LOWAT) so stream "
+            + "priorities choose what is sent next, as h2o does (default 16KiB); off: the kernel queues whatever "
+            + "the server writes, as nginx does", parse: .lateBinding) var lateBinding: LateBinding?
+    @Option(
+        "--tcp-cc", value: "NAME",
+        help: "TCP congestion control on every socket netbench opens (default: cubic for run, whose results "
+            + "record it per connection; the system's for serve)",
+        parse: .nonEmpty) var tcpCongestionControl: String?
+    @Option(
+        "--quic-cc", value: "NAME",
+        help: "QUIC congestion control: reno, cubic (the default), bbr or bbr2 (ngtcp2's)",
+        parse: .choice(QUICCongestionControl.self)) var quicCongestionControl: QUICCongestionControl?
 }
 
 /// Files for looking inside connections: TLS secrets for Wireshark, qlog for qvis. Taken by `run`
@@ -34,13 +39,15 @@ struct ServerOptionGroup: ParsableArguments {
 struct DiagnosticOptionGroup: ParsableArguments {
     static var title: String? { "diagnostics" }
 
-    @Option("--keylog", value: "FILE",
-            help: "append the TLS secrets of TCP+TLS and QUIC in NSS key-log format, for Wireshark "
-                + "(default: $SSLKEYLOGFILE)",
-            parse: .file()) var keylog: String?
-    @Option("--qlog", value: "DIR",
-            help: "write a qlog file per QUIC connection into DIR, which must exist (<client|server>-<scid>.sqlog)",
-            parse: .directory) var qlog: String?
+    @Option(
+        "--keylog", value: "FILE",
+        help: "append the TLS secrets of TCP+TLS and QUIC in NSS key-log format, for Wireshark "
+            + "(default: $SSLKEYLOGFILE)",
+        parse: .file()) var keylog: String?
+    @Option(
+        "--qlog", value: "DIR",
+        help: "write a qlog file per QUIC connection into DIR, which must exist (<client|server>-<scid>.sqlog)",
+        parse: .directory) var qlog: String?
 
     /// `--keylog`, else `$SSLKEYLOGFILE`.
     var keyLogFile: String? { keylog ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"] }

@@ -22,7 +22,8 @@ enum OutputMode {
 /// Parsers for netbench's own vocabulary (the generic ones live in CommandLineKit).
 extension ValueParser where T == [TransportKind] {
     static var transports: ValueParser<[TransportKind]> {
-        .init(expected: "a list of h1, h2, h3", completion: .choices(["h1", "h2", "h3", "h1,h2", "h1,h2,h3", "h2,h3"])) { TransportKind.parseList($0) }
+        .init(expected: "a list of h1, h2, h3", completion: .choices(["h1", "h2", "h3", "h1,h2", "h1,h2,h3", "h2,h3"]))
+        { TransportKind.parseList($0) }
     }
 }
 
@@ -33,14 +34,18 @@ extension ValueParser where T == TransportKind {
 extension ValueParser where T == LateBinding {
     /// `--late-binding` on run and serve.
     static var lateBinding: ValueParser<LateBinding> {
-        .init(expected: "off or a size from 1 KiB to 16 MiB (e.g. 16KiB)", completion: .choices(["off", "16KiB"])) { LateBinding($0) }
+        .init(expected: "off or a size from 1 KiB to 16 MiB (e.g. 16KiB)", completion: .choices(["off", "16KiB"])) {
+            LateBinding($0)
+        }
     }
 }
 
 extension ValueParser where T == TLSRecordPolicy {
     /// `--tls-records` on run and serve.
     static var tlsRecords: ValueParser<TLSRecordPolicy> {
-        .init(expected: "dynamic, 16k or a record size from 512 B to 16 KiB (e.g. 4KiB)",
-              completion: .choices(["dynamic", "16k"])) { TLSRecordPolicy($0) }
+        .init(
+            expected: "dynamic, 16k or a record size from 512 B to 16 KiB (e.g. 4KiB)",
+            completion: .choices(["dynamic", "16k"])
+        ) { TLSRecordPolicy($0) }
     }
 }

@@ -18,8 +18,9 @@ enum PrivilegeGate {
             let code = reexec(unshare: unshare)
             if code != ExitCode.noPermission.rawValue { exit(code) }
         }
-        throw BenchError.privilege(p.reason + (ProcessControl.isRoot ? "" : "; user namespaces did not help either")
-                                   + " (loopback runs need no privilege: --profile loopback)")
+        throw BenchError.privilege(
+            p.reason + (ProcessControl.isRoot ? "" : "; user namespaces did not help either")
+                + " (loopback runs need no privilege: --profile loopback)")
     }
 
     /// Every TCP socket of a benchmark run gets the run's congestion control; a process without
@@ -29,9 +30,10 @@ enum PrivilegeGate {
         guard let name, let refusal = CongestionControlProbe.refusal(name) else { return }
         let allowed = CongestionControlProbe.allowed()
         let pick = allowed.contains("bbr") ? "bbr" : allowed.last ?? "reno"
-        throw BenchError.privilege("TCP congestion control '\(name)' is refused for this user (\(refusal); "
-                                   + "\(CongestionControlProbe.allowedPath) is '\(allowed.joined(separator: " "))'): "
-                                   + "run with --tcp-cc \(pick), run as root, or add \(name) to that sysctl")
+        throw BenchError.privilege(
+            "TCP congestion control '\(name)' is refused for this user (\(refusal); "
+                + "\(CongestionControlProbe.allowedPath) is '\(allowed.joined(separator: " "))'): "
+                + "run with --tcp-cc \(pick), run as root, or add \(name) to that sysctl")
     }
 
     /// Runs this command again under `unshare -r -n -m`; returns its exit status.
@@ -39,9 +41,12 @@ enum PrivilegeGate {
         var env = ProcessInfo.processInfo.environment
         env[marker] = "1"
         // A private tmpfs on /run so `ip netns` can keep its files, then netbench again.
-        let args = ["--user", "--map-root-user", "--net", "--mount", "/bin/sh", "-c",
-                    "mount -t tmpfs netbench /run 2>/dev/null; exec \"$0\" \"$@\"",
-                    executablePath()] + CommandLine.arguments.dropFirst()
+        let args =
+            [
+                "--user", "--map-root-user", "--net", "--mount", "/bin/sh", "-c",
+                "mount -t tmpfs netbench /run 2>/dev/null; exec \"$0\" \"$@\"",
+                executablePath(),
+            ] + CommandLine.arguments.dropFirst()
         return (try? ChildProcess.runInheritingIO(unshare, args, environment: env)) ?? ExitCode.noPermission.rawValue
     }
 

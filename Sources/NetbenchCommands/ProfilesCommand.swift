@@ -14,11 +14,11 @@ struct ProfilesCommand: ParsableCommand {
             name: "profiles",
             abstract: "list the network profiles (down/up/RTT/loss/queue/trace)",
             discussion: """
-            Lists the profiles of the scenario library (see 'netbench doctor' for where it was found) and the \
-            built-in loopback; path-change profiles show their paths and events. RTT convention: `rtt` is \
-            the round trip; each direction of the emulated link gets rtt/2 of one-way delay (WebPageTest's \
-            convention; sitespeed.io/Browsertime name the same profiles with half these RTTs).
-            """,
+                Lists the profiles of the scenario library (see 'netbench doctor' for where it was found) and the \
+                built-in loopback; path-change profiles show their paths and events. RTT convention: `rtt` is \
+                the round trip; each direction of the emulated link gets rtt/2 of one-way delay (WebPageTest's \
+                convention; sitespeed.io/Browsertime name the same profiles with half these RTTs).
+                """,
             examples: ["netbench profiles", "netbench profiles --quiet", "netbench profiles --json"],
             exitCodes: [ExitCodeDoc(.success, "listed"), Netbench.usageExit, Netbench.dataExit])
     }
@@ -46,12 +46,16 @@ struct ProfilesCommand: ParsableCommand {
                 rows.append([p.name, p.summary, "", "", "", "", p.source ?? ""])
                 continue
             }
-            let down = p.downTrace.map { "trace:" + URL(fileURLWithPath: $0).lastPathComponent } ?? p.down?.description ?? "-"
+            let down =
+                p.downTrace.map { "trace:" + URL(fileURLWithPath: $0).lastPathComponent } ?? p.down?.description ?? "-"
             let up = p.upTrace.map { "trace:" + URL(fileURLWithPath: $0).lastPathComponent } ?? p.up?.description ?? "-"
             var loss = p.loss?.description ?? "0%"
             if p.lossModel != nil { loss = "bursty (GE)" }
-            rows.append([p.name, p.isEmulated ? down : "-", p.isEmulated ? up : "-", p.rtt?.description ?? (p.isEmulated ? "-" : "measured"),
-                         p.isEmulated ? loss : "-", p.isEmulated ? (p.queue?.description ?? "BDP") : "-", p.source ?? ""])
+            rows.append([
+                p.name, p.isEmulated ? down : "-", p.isEmulated ? up : "-",
+                p.rtt?.description ?? (p.isEmulated ? "-" : "measured"),
+                p.isEmulated ? loss : "-", p.isEmulated ? (p.queue?.description ?? "BDP") : "-", p.source ?? "",
+            ])
         }
         print(Table.render(rows))
         print("RTT = round trip; each direction gets RTT/2.")
@@ -66,7 +70,8 @@ enum Table {
         var widths = Array(repeating: 0, count: first.count)
         for r in rows { for (i, c) in r.enumerated() where i < widths.count { widths[i] = max(widths[i], c.count) } }
         return rows.map { r in
-            r.enumerated().map { i, c in i == r.count - 1 ? c : c + String(repeating: " ", count: widths[i] - c.count) }.joined(separator: "  ")
+            r.enumerated().map { i, c in i == r.count - 1 ? c : c + String(repeating: " ", count: widths[i] - c.count) }
+                .joined(separator: "  ")
         }.joined(separator: "\n")
     }
 }

@@ -34,14 +34,18 @@ final class ProgressDisplay: RunObserver {
     func runFinished(position: Int, total: Int, record: RunRecord) {
         var outcome: String
         if record.status == .ok {
-            outcome = "PLT " + fmt(record.metrics.pltMs ?? record.metrics.idealPltMs) + " ms, TTFB " + fmt(record.metrics.ttfbMs) + " ms"
+            outcome =
+                "PLT " + fmt(record.metrics.pltMs ?? record.metrics.idealPltMs) + " ms, TTFB "
+                + fmt(record.metrics.ttfbMs) + " ms"
             if let g = record.metrics.goodputMbps { outcome += ", \(Units.format(g, 2)) Mbit/s" }
             if record.emulator?.flagged == true { outcome += " (emulator fell behind: flagged)" }
         } else {
             outcome = "FAILED: " + (record.error ?? "unknown error")
         }
         let client = record.client.map { $0 == .builtin ? "" : "\($0.rawValue) · " } ?? ""
-        let label = "\(record.scenario) · \(record.profile) · \(client)\(record.transport.rawValue) · " + (record.warmup == true ? "warm-up" : "run \(record.index + 1)")
+        let label =
+            "\(record.scenario) · \(record.profile) · \(client)\(record.transport.rawValue) · "
+            + (record.warmup == true ? "warm-up" : "run \(record.index + 1)")
         pending = "\(label): \(outcome)"
     }
 
@@ -81,7 +85,8 @@ final class InterruptHandler: @unchecked Sendable {
                 guard let self else { return }
                 self.count += 1
                 if self.count > 1 { _exit(130) }
-                FileHandle.standardError.write("\nnetbench: interrupted; \(message) (Ctrl-C again to quit at once)\n".data(using: .utf8)!)
+                FileHandle.standardError.write(
+                    "\nnetbench: interrupted; \(message) (Ctrl-C again to quit at once)\n".data(using: .utf8)!)
                 onInterrupt()
             }
             src.resume()

@@ -10,32 +10,45 @@ struct ReportCommand: ParsableCommand {
             name: "report",
             abstract: "(re)write the reports of a results directory",
             discussion: """
-            Reads DIR/runs.jsonl (or, for older runs and merges, DIR/results.json; DIR may also be either file) and writes its reports next to it, or into --out:
-              html   report.html              one self-contained page: charts, waterfalls, every figure
-              csv    summary.csv, runs.csv    one row per scenario/profile/transport/metric; one per run
-              md     summary.md               tables for a pull-request comment
-              json   results.json             the results re-saved with sorted keys
-              prometheus  metrics.prom        the summary in Prometheus' text format: per scenario/profile/transport/client \
-            median and p95 PLT and TTFB (seconds), runs, failures; labels netbench_version and commit
-              influx      metrics.influx      InfluxDB line protocol, one point per run at the run's own start time
-            Default: html,csv,md (results.json is left as it is unless json is asked for); with --push and no \
-            --format, nothing is written.
-            --push URL sends the Prometheus text to a Pushgateway with PUT URL/metrics/job/netbench/suite/<suite>\
-            [/label/<label>] (the results' suite and --label of the run), replacing that group's metrics: the \
-            gateway keeps the latest run, the history stays in the results directories.
-            """,
-            examples: ["netbench report results/2024-06-01", "netbench report results/2024-06-01 --format md --out /tmp/pr-comment",
-                       "netbench report results/2024-06-01 --format prometheus,influx",
-                       "netbench report results/2024-06-01 --push http://127.0.0.1:9091"],
-            exitCodes: [ExitCodeDoc(.success, "written (and pushed)"), Netbench.usageExit,
-                        ExitCodeDoc(.runFailed, "--push: the Pushgateway could not be reached or refused the metrics"),
-                        ExitCodeDoc(.dataError, "missing or unreadable results, or results of another schema version")])
+                Reads DIR/runs.jsonl (or, for older runs and merges, DIR/results.json; DIR may also be either file) \
+                and writes its reports next to it, or into --out:
+                  html   report.html              one self-contained page: charts, waterfalls, every figure
+                  csv    summary.csv, runs.csv    one row per scenario/profile/transport/metric; one per run
+                  md     summary.md               tables for a pull-request comment
+                  json   results.json             the results re-saved with sorted keys
+                  prometheus  metrics.prom        the summary in Prometheus' text format: per \
+                  scenario/profile/transport/client \
+                median and p95 PLT and TTFB (seconds), runs, failures; labels netbench_version and commit
+                  influx      metrics.influx      InfluxDB line protocol, one point per run at the run's own start time
+                Default: html,csv,md (results.json is left as it is unless json is asked for); with --push and no \
+                --format, nothing is written.
+                --push URL sends the Prometheus text to a Pushgateway with PUT URL/metrics/job/netbench/suite/<suite>\
+                [/label/<label>] (the results' suite and --label of the run), replacing that group's metrics: the \
+                gateway keeps the latest run, the history stays in the results directories.
+                """,
+            examples: [
+                "netbench report results/2024-06-01",
+                "netbench report results/2024-06-01 --format md --out /tmp/pr-comment",
+                "netbench report results/2024-06-01 --format prometheus,influx",
+                "netbench report results/2024-06-01 --push http://127.0.0.1:9091",
+            ],
+            exitCodes: [
+                ExitCodeDoc(.success, "written (and pushed)"), Netbench.usageExit,
+                ExitCodeDoc(.runFailed, "--push: the Pushgateway could not be reached or refused the metrics"),
+                ExitCodeDoc(.dataError, "missing or unreadable results, or results of another schema version"),
+            ])
     }
 
     @Argument("DIR", help: "the results directory (or its results.json)", completion: .directory) var input: String
-    @Option("--format", "-f", value: "LIST", help: "formats to write: html, csv, md, json, prometheus, influx (default: html,csv,md)", parse: .reportFormats) var formatText: String?
-    @Option("--out", "-o", value: "DIR", help: "where to write (default: next to the results)", parse: .directory) var out: String?
-    @Option("--push", value: "URL", help: "send the Prometheus metrics to this Pushgateway (http://HOST:PORT)", parse: .pushgateway) var push: String?
+    @Option(
+        "--format", "-f", value: "LIST",
+        help: "formats to write: html, csv, md, json, prometheus, influx (default: html,csv,md)", parse: .reportFormats)
+    var formatText: String?
+    @Option("--out", "-o", value: "DIR", help: "where to write (default: next to the results)", parse: .directory)
+    var out: String?
+    @Option(
+        "--push", value: "URL", help: "send the Prometheus metrics to this Pushgateway (http://HOST:PORT)",
+        parse: .pushgateway) var push: String?
 
     func run() throws -> ExitCode {
         let formats = ReportFormat.parse(formatText ?? (push == nil ? "html,csv,md" : "")).formats
@@ -50,7 +63,10 @@ struct ReportCommand: ParsableCommand {
             let body = try PrometheusExposition.reporter.render(results, ResultsAnalysis(results))
             let path = PrometheusExposition.pushPath(results)
             let status = try MetricsPush.put(body, path: path, to: target)
-            print("pushed \(body.count) bytes to \(push.hasSuffix("/") ? String(push.dropLast()) : push)\(path) (\(status))")
+            print(
+                "pushed \(body.count) bytes to \(push.hasSuffix("/") ? String(push.dropLast()) : push)\(path) "
+                    + "(\(status))"
+            )
         }
         return .success
     }
@@ -62,16 +78,20 @@ enum ResultsInput {
     /// Loads the results (refusing other schema versions) and returns the directory they live in.
     /// A cut-off last line of a log (a run killed mid-write) is dropped, and said on standard error.
     /// `forReports`: a log's runs are skimmed, whole only where `ResultsAnalysis.runsDrawnWhole` says.
-    static func load(_ path: String, role: String = "results", forReports: Bool = false) throws -> (ResultsFile, String) {
+    static func load(_ path: String, role: String = "results", forReports: Bool = false) throws -> (ResultsFile, String)
+    {
         let (results, dir, _) = try loadWithLog(path, role: role, forReports: forReports)
         return (results, dir)
     }
 
     /// `load`, and when the results came from a log, where each run's line lies in it.
-    static func loadWithLog(_ path: String, role: String = "results", forReports: Bool = false) throws -> (ResultsFile, String, ResultsWriter.LogLines?) {
+    static func loadWithLog(_ path: String, role: String = "results", forReports: Bool = false) throws -> (
+        ResultsFile, String, ResultsWriter.LogLines?
+    ) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw BenchError.data("\(path): \(role) not found (give a results directory, its runs.jsonl or its results.json)")
+            throw BenchError.data(
+                "\(path): \(role) not found (give a results directory, its runs.jsonl or its results.json)")
         }
         if isDirectory.boolValue {
             let log = URL(fileURLWithPath: path).appendingPathComponent(ResultsLog.fileName).path
@@ -96,7 +116,10 @@ enum ResultsInput {
     static func loadLog(_ path: String, forReports: Bool = false) throws -> (ResultsFile, [ResultsLog.LineRange]) {
         let contents = try ResultsLog.load(from: path, skimming: forReports)
         if contents.droppedBytes > 0 {
-            writeError("netbench: note: \(path): the last line was cut off (\(contents.droppedBytes) bytes, a run interrupted mid-write): dropped; \(contents.runs.count) full run(s) read")
+            writeError(
+                "netbench: note: \(path): the last line was cut off (\(contents.droppedBytes) bytes, a run interrupted "
+                    + "mid-write): dropped; \(contents.runs.count) full run(s) read"
+            )
         }
         var results = contents.resultsFile
         if forReports {
@@ -113,7 +136,8 @@ extension ResultsFile {
         struct Strips: Decodable { var filmstrips: [FilmstripRecord]? }
         let file = URL(fileURLWithPath: directory).appendingPathComponent("results.json").path
         guard let data = FileManager.default.contents(atPath: file),
-              let strips = try? JSONDecoder().decode(Strips.self, from: data).filmstrips else { return self }
+            let strips = try? JSONDecoder().decode(Strips.self, from: data).filmstrips
+        else { return self }
         var out = self
         out.filmstrips = strips
         return out
@@ -123,8 +147,10 @@ extension ResultsFile {
 extension ValueParser where T == String {
     /// Checked here so that a bad format is a usage error before any file is read.
     static var reportFormats: ValueParser<String> {
-        .init(expected: "a list of html, csv, md, json, prometheus, influx",
-              completion: .choices(["html", "csv", "md", "json", "prometheus", "influx", "html,csv,md"])) {
+        .init(
+            expected: "a list of html, csv, md, json, prometheus, influx",
+            completion: .choices(["html", "csv", "md", "json", "prometheus", "influx", "html,csv,md"])
+        ) {
             let parsed = ReportFormat.parse($0)
             return parsed.unknown.isEmpty && !parsed.formats.isEmpty ? $0 : nil
         }
@@ -133,6 +159,8 @@ extension ValueParser where T == String {
 
 extension ValueParser where T == String {
     static var pushgateway: ValueParser<String> {
-        .init(expected: "a Pushgateway URL, http://HOST:PORT", completion: .none) { MetricsPush.parse($0) == nil ? nil : $0 }
+        .init(expected: "a Pushgateway URL, http://HOST:PORT", completion: .none) {
+            MetricsPush.parse($0) == nil ? nil : $0
+        }
     }
 }

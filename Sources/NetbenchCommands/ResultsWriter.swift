@@ -19,8 +19,10 @@ enum ResultsWriter {
     /// Every file of `formats` into `directory` (created if missing), atomically; the paths written.
     /// results.json is produced a run at a time, so it is never whole in memory.
     @discardableResult
-    static func write(_ results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.standard,
-                      log: LogLines? = nil) throws -> [String] {
+    static func write(
+        _ results: ResultsFile, to directory: String, formats: [ReportFormat] = ReportFormat.standard,
+        log: LogLines? = nil
+    ) throws -> [String] {
         var written: [String] = []
         if formats.contains(.json) {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
@@ -42,11 +44,12 @@ enum ResultsWriter {
         }
         let others = formats.filter { $0 != .json }
         guard !others.isEmpty else { return written }
-        return written + (try ReportWriter.render(results, formats: others).map { name, data in
-            let path = URL(fileURLWithPath: directory).appendingPathComponent(name).path
-            try AtomicFile.write(data, to: path)
-            return path
-        })
+        return written
+            + (try ReportWriter.render(results, formats: others).map { name, data in
+                let path = URL(fileURLWithPath: directory).appendingPathComponent(name).path
+                try AtomicFile.write(data, to: path)
+                return path
+            })
     }
 
     /// Where the runs of results read from a log lie in it: results.json is then pretty-printed from
@@ -81,8 +84,9 @@ final class ResultsLogSink: RunSink {
 
     func begin(_ results: ResultsFile) throws {
         if !resuming {
-            var header = ResultsLog.Header(planDigest: results.planDigest ?? "", host: results.host, netbenchVersion: results.netbenchVersion,
-                                           shard: results.shards?.first?.shard, startedAt: results.startedAt, suite: results.suite)
+            var header = ResultsLog.Header(
+                planDigest: results.planDigest ?? "", host: results.host, netbenchVersion: results.netbenchVersion,
+                shard: results.shards?.first?.shard, startedAt: results.startedAt, suite: results.suite)
             header.source = source ?? results.source
             // A fresh run replaces any earlier log in the directory, as it replaces results.json.
             try AtomicFile.write(Data(try ResultsLog.headerLine(header)), to: path)
@@ -99,7 +103,8 @@ final class ResultsLogSink: RunSink {
             // One line that says what is kept: the log ends with the last whole run (append cuts a
             // partial one away), and --resume continues from it once there is room.
             let kept = resuming ? "the runs before it are kept" : "the \(appended) run(s) before it are kept"
-            throw BenchError.run("\(path): cannot append a run: \(e.reason); \(kept) (free space, then --resume \(directory))")
+            throw BenchError.run(
+                "\(path): cannot append a run: \(e.reason); \(kept) (free space, then --resume \(directory))")
         }
         appended += 1
         // A key log or qlog that could not be written stops the suite after the run it belongs to.

@@ -18,58 +18,58 @@ struct RunCommand: ParsableCommand {
             name: "run",
             abstract: "run a suite or scenarios and write results, summary and report",
             discussion: """
-            Loads pages (scenarios) through the replay server over each transport and profile, interleaving \
-            the runs (h1 h2 h3 h1 h2 h3 …), and writes:
-              DIR/runs.jsonl     a header line, then every run's raw timestamps, one line per run as it ends
-              DIR/results.json   the same runs as one file (schema v1), written when the run ends
-              DIR/runs.csv       one row per run (failed and warm-up runs included)
-              DIR/summary.csv    per scenario/profile/transport/metric: n, median, p90, p95, mean, sd, 95% CI
-              DIR/summary.md     the summary as Markdown (for pull-request comments)
-              DIR/report.html    the comparative report (open it in a browser)
+                Loads pages (scenarios) through the replay server over each transport and profile, interleaving \
+                the runs (h1 h2 h3 h1 h2 h3 …), and writes:
+                  DIR/runs.jsonl     a header line, then every run's raw timestamps, one line per run as it ends
+                  DIR/results.json   the same runs as one file (schema v1), written when the run ends
+                  DIR/runs.csv       one row per run (failed and warm-up runs included)
+                  DIR/summary.csv    per scenario/profile/transport/metric: n, median, p90, p95, mean, sd, 95% CI
+                  DIR/summary.md     the summary as Markdown (for pull-request comments)
+                  DIR/report.html    the comparative report (open it in a browser)
 
-            A run is appended to runs.jsonl in one write and fsync as it ends: a crash, Ctrl-C or kill -9 \
-            loses at most the run in flight; --resume DIR continues, and 'netbench report DIR' writes the \
-            other files again from the log. Progress is one line per run on stderr with an ETA, then a \
-            summary table. Ctrl-C stops the run in progress and removes the network namespaces. Emulated \
-            profiles need root; without it netbench runs itself again in a user and network namespace \
-            where the kernel allows it, else exits 77.
+                A run is appended to runs.jsonl in one write and fsync as it ends: a crash, Ctrl-C or kill -9 \
+                loses at most the run in flight; --resume DIR continues, and 'netbench report DIR' writes the \
+                other files again from the log. Progress is one line per run on stderr with an ETA, then a \
+                summary table. Ctrl-C stops the run in progress and removes the network namespaces. Emulated \
+                profiles need root; without it netbench runs itself again in a user and network namespace \
+                where the kernel allows it, else exits 77.
 
-            With no file, runs the default suite (Scenarios/suites/default.json: the median mobile page over \
-            h1, h2, h3 on loopback, Cable, 4G and 3GFast, adaptive runs, about 10 minutes on 2 cores). A suite \
-            names its scenarios, profiles, transports and runs; options given here override it. With scenario \
-            files, the defaults are --transport h1,h2 --profile loopback --runs 10.
+                With no file, runs the default suite (Scenarios/suites/default.json: the median mobile page over \
+                h1, h2, h3 on loopback, Cable, 4G and 3GFast, adaptive runs, about 10 minutes on 2 cores). A suite \
+                names its scenarios, profiles, transports and runs; options given here override it. With scenario \
+                files, the defaults are --transport h1,h2 --profile loopback --runs 10.
 
-            --runs auto stops a cell once the distribution-free 95% interval of its median PLT (order \
-            statistics, exact binomial coverage) is within ±--precision; a suite may say "runs": "auto". \
-            --shard gives each shard whole scenario × profile blocks (all transports, runs interleaved), or \
-            with more shards than blocks a block's run indices (with --runs auto, whole blocks only); \
-            'netbench merge' pools the shards. --resume of another plan, shard or host exits 65 naming what \
-            differs; unfinished cells repeat their warm-ups.
+                --runs auto stops a cell once the distribution-free 95% interval of its median PLT (order \
+                statistics, exact binomial coverage) is within ±--precision; a suite may say "runs": "auto". \
+                --shard gives each shard whole scenario × profile blocks (all transports, runs interleaved), or \
+                with more shards than blocks a block's run indices (with --runs auto, whole blocks only); \
+                'netbench merge' pools the shards. --resume of another plan, shard or host exits 65 naming what \
+                differs; unfinished cells repeat their warm-ups.
 
-            Every run records its server options (runs[].server: tlsRecords, lateBinding for h2, the \
-            congestion control read back from the server's sockets); a suite's "tlsRecords" sets \
-            --tls-records (nginx's default is 16k).
+                Every run records its server options (runs[].server: tlsRecords, lateBinding for h2, the \
+                congestion control read back from the server's sockets); a suite's "tlsRecords" sets \
+                --tls-records (nginx's default is 16k).
 
-            --client chromium: a fresh headless Chromium per run (scripts/bootstrap.sh --chromium, or \
-            NETBENCH_CHROMIUM) in the client's namespace, trusting the run's certificates by their public \
-            keys, over exactly the run's protocol (a resource fetched over another fails the run). It \
-            records Resource Timing in the same schema ("client": "chromium") plus loadEventMs, firstPaintMs, \
-            firstContentfulPaintMs and largestContentfulPaintMs; a suite's "client" sets it too.
+                --client chromium: a fresh headless Chromium per run (scripts/bootstrap.sh --chromium, or \
+                NETBENCH_CHROMIUM) in the client's namespace, trusting the run's certificates by their public \
+                keys, over exactly the run's protocol (a resource fetched over another fails the run). It \
+                records Resource Timing in the same schema ("client": "chromium") plus loadEventMs, firstPaintMs, \
+                firstContentfulPaintMs and largestContentfulPaintMs; a suite's "client" sets it too.
 
-            --server HOST:PORT: no local servers and no emulator; every origin is reached at HOST:PORT (h3 \
-            over UDP to the same port) with its name as SNI and Host, and runs are recorded under the \
-            profile "network". Before the first run each origin name gets one verified handshake per \
-            protocol stack, against --ca or the system store (SSL_CERT_FILE, SSL_CERT_DIR, else OpenSSL's \
-            default paths); one that does not verify exits 2. Then GET /.well-known/netbench: 'netbench \
-            serve' of another scenario exits 65, a 404 (nginx, a CDN) is fine. Each run's RTT, and so its \
-            ideal, is the minimum of 5 TCP connects just before it (a UDP-only server: QUIC's minimum RTT, \
-            as metrics.rttSource says). A response whose status or size differs from the scenario fails the \
-            run. Servers: 'netbench serve', the nginx configuration of 'netbench scenario export' (h1, h2), \
-            ngtcp2's gtlsserver (h3). HOST must resolve to IPv4; against a static server the ideal still \
-            counts the scenario's think times.
+                --server HOST:PORT: no local servers and no emulator; every origin is reached at HOST:PORT (h3 \
+                over UDP to the same port) with its name as SNI and Host, and runs are recorded under the \
+                profile "network". Before the first run each origin name gets one verified handshake per \
+                protocol stack, against --ca or the system store (SSL_CERT_FILE, SSL_CERT_DIR, else OpenSSL's \
+                default paths); one that does not verify exits 2. Then GET /.well-known/netbench: 'netbench \
+                serve' of another scenario exits 65, a 404 (nginx, a CDN) is fine. Each run's RTT, and so its \
+                ideal, is the minimum of 5 TCP connects just before it (a UDP-only server: QUIC's minimum RTT, \
+                as metrics.rttSource says). A response whose status or size differs from the scenario fails the \
+                run. Servers: 'netbench serve', the nginx configuration of 'netbench scenario export' (h1, h2), \
+                ngtcp2's gtlsserver (h3). HOST must resolve to IPv4; against a static server the ideal still \
+                counts the scenario's think times.
 
-            Environment variables and where the scenario library is found: 'netbench man'.
-            """,
+                Environment variables and where the scenario library is found: 'netbench man'.
+                """,
             examples: [
                 "netbench run",
                 "netbench run Scenarios/pages/mobile-median.json -t h1,h2 -n 10 -o /tmp/nb",
@@ -82,44 +82,122 @@ struct RunCommand: ParsableCommand {
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "ok (even if some runs failed: see the results)"),
-                ExitCodeDoc(.runFailed, "every run failed, setup failed, a results, key-log or qlog file could not be "
-                            + "written (a full disk: the runs so far are kept), or the run was interrupted"),
+                ExitCodeDoc(
+                    .runFailed,
+                    "every run failed, setup failed, a results, key-log or qlog file could not be "
+                        + "written (a full disk: the runs so far are kept), or the run was interrupted"),
                 Netbench.usageExit,
                 ExitCodeDoc(.dataError, "bad scenario, profile or suite; --resume of another plan or host"),
                 ExitCodeDoc(.noPermission, "missing privilege for an emulated profile"),
             ])
     }
 
-    @Argument("SUITE_OR_SCENARIO", help: "a suite file, scenario files or a corpus directory (default: the default suite)",
-              completion: .file(extensions: ["json"])) var files: [String]
-    @Option("--transport", "-t", value: "LIST", help: "transports to compare: h1 (HTTP/1.1+TLS), h2 (HTTP/2+TLS), h3 (HTTP/3+QUIC)", parse: .transports) var transports: [TransportKind]?
-    @Option("--profile", "-p", value: "LIST", help: "network profiles by name (see 'netbench profiles') or file; loopback = no emulation", parse: .list(of: .nonEmpty)) var profiles: [String]?
-    @Option("--runs", "-n", value: "N", help: "counted runs per scenario × profile × transport, or auto: until the 95% CI of each cell's median PLT is within ±--precision", parse: .runs) var runs: RunsSetting?
-    @Option("--precision", value: "P", help: "--runs auto: the median PLT's 95% CI half-width to reach, relative (default 2%)", parse: .percent) var precision: Double?
-    @Option("--max-runs", value: "N", help: "--runs auto: at most this many runs per cell (default 30); a cell settles "
-                + "after 6 at the earliest (no 95% interval of the median below 6)",
-            parse: .int(5...100_000)) var maxRuns: Int?
-    @Option("--budget", value: "D", help: "--runs auto: start no new round after this long, e.g. 1200s", parse: .duration()) var budget: Nanoseconds?
-    @Option("--shard", value: "I/N", help: "run only shard I of N (1-based) of the plan; also from JOB_COMPLETION_INDEX+NETBENCH_SHARD_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL, SLURM_ARRAY_TASK_ID/_MIN/_COUNT", parse: .shard) var shard: ShardSpec?
-    @Option("--resume", value: "DIR", help: "continue the interrupted run in DIR (same plan and host): finished runs are kept, the cut-off run repeated", parse: .directory) var resume: String?
-    @Option("--warmup", value: "N", help: "extra runs first, recorded but left out of statistics", parse: .int(0...1000)) var warmup: Int?
-    @Option("--out", "-o", value: "DIR", help: "output directory (default: results/<UTC time>-<suite>/)", parse: .directory) var out: String?
-    @Option("--seed", value: "N", help: "seed for loss and other random choices (default: the suite's, else 1)", parse: .uint64) var seed: UInt64?
-    @Option("--timeout", value: "D", help: "limit per run, e.g. 30s (default: 10 × the ideal load time + 30 s)", parse: .duration()) var timeout: Nanoseconds?
+    @Argument(
+        "SUITE_OR_SCENARIO", help: "a suite file, scenario files or a corpus directory (default: the default suite)",
+        completion: .file(extensions: ["json"])) var files: [String]
+    @Option(
+        "--transport", "-t", value: "LIST",
+        help: "transports to compare: h1 (HTTP/1.1+TLS), h2 (HTTP/2+TLS), h3 (HTTP/3+QUIC)", parse: .transports)
+    var transports: [TransportKind]?
+    @Option(
+        "--profile", "-p", value: "LIST",
+        help: "network profiles by name (see 'netbench profiles') or file; loopback = no emulation",
+        parse: .list(of: .nonEmpty)) var profiles: [String]?
+    @Option(
+        "--runs", "-n", value: "N",
+        help:
+            "counted runs per scenario × profile × transport, or auto: until the 95% CI of each cell's median PLT is "
+                + "within ±--precision",
+        parse: .runs) var runs: RunsSetting?
+    @Option(
+        "--precision", value: "P",
+        help: "--runs auto: the median PLT's 95% CI half-width to reach, relative (default 2%)", parse: .percent)
+    var precision: Double?
+    @Option(
+        "--max-runs", value: "N",
+        help: "--runs auto: at most this many runs per cell (default 30); a cell settles "
+            + "after 6 at the earliest (no 95% interval of the median below 6)",
+        parse: .int(5...100_000)) var maxRuns: Int?
+    @Option(
+        "--budget", value: "D", help: "--runs auto: start no new round after this long, e.g. 1200s", parse: .duration())
+    var budget: Nanoseconds?
+    @Option(
+        "--shard", value: "I/N",
+        help:
+            "run only shard I of N (1-based) of the plan; also from JOB_COMPLETION_INDEX+NETBENCH_SHARD_COUNT, "
+                + "CI_NODE_INDEX/CI_NODE_TOTAL, SLURM_ARRAY_TASK_ID/_MIN/_COUNT",
+        parse: .shard) var shard: ShardSpec?
+    @Option(
+        "--resume", value: "DIR",
+        help:
+            "continue the interrupted run in DIR (same plan and host): finished runs are kept, the cut-off run "
+                + "repeated",
+        parse: .directory) var resume: String?
+    @Option(
+        "--warmup", value: "N", help: "extra runs first, recorded but left out of statistics", parse: .int(0...1000))
+    var warmup: Int?
+    @Option(
+        "--out", "-o", value: "DIR", help: "output directory (default: results/<UTC time>-<suite>/)", parse: .directory)
+    var out: String?
+    @Option(
+        "--seed", value: "N", help: "seed for loss and other random choices (default: the suite's, else 1)",
+        parse: .uint64) var seed: UInt64?
+    @Option(
+        "--timeout", value: "D", help: "limit per run, e.g. 30s (default: 10 × the ideal load time + 30 s)",
+        parse: .duration()) var timeout: Nanoseconds?
     @OptionGroup var serverOptions: ServerOptionGroup
     @OptionGroup var diagnostics: DiagnosticOptionGroup
-    @Flag("--repeat-view", help: "keep TLS sessions and QUIC tickets between runs: later runs resume (QUIC 0-RTT); each connection records resumed / earlyDataAccepted (use --warmup 1)") var repeatView: Bool
-    @Flag("--emulator-precise", help: "the emulator's precise mode: its loop, under SCHED_FIFO, stops sleeping shortly before each release and polls (release lateness below the timer floor, at the cost of CPU the endpoints may need; see 'netbench calibrate --precise')") var emulatorPrecise: Bool
-    @Option("--client", value: "LIST", help: "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)", parse: .clients) var clients: [RunClient]?
-    @Flag("--filmstrip", help: "with --client chromium: after each profile's runs, one more browser load per scenario "
+    @Flag(
+        "--repeat-view",
+        help:
+            "keep TLS sessions and QUIC tickets between runs: later runs resume (QUIC 0-RTT); each connection records "
+                + "resumed / earlyDataAccepted (use --warmup 1)"
+    ) var repeatView: Bool
+    @Flag(
+        "--emulator-precise",
+        help:
+            "the emulator's precise mode: its loop, under SCHED_FIFO, stops sleeping shortly before each release and "
+                + "polls (release lateness below the timer floor, at the cost of CPU the endpoints may need; see "
+                + "'netbench calibrate --precise')"
+    ) var emulatorPrecise: Bool
+    @Option(
+        "--client", value: "LIST",
+        help:
+            "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, "
+                + "served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)",
+        parse: .clients) var clients: [RunClient]?
+    @Flag(
+        "--filmstrip",
+        help: "with --client chromium: after each profile's runs, one more browser load per scenario "
             + "and transport, capturing what it paints; the report shows the frames every 100 ms side by side per "
             + "transport, results.json keeps them (filmstrips); not a measured run: capturing costs CPU")
     var filmstrip: Bool
-    @Option("--label", value: "TEXT", help: "a name for this run recorded with the results (source.label), beside the git commit and branch of the working directory when it is a repository; 'history' and '--push' use it", parse: .nonEmpty) var label: String?
-    @Option("--server", value: "HOST:PORT", help: "load every origin from this server over the real network (names as SNI and Host; h3 over UDP to the same port; profile 'network', RTT from TCP connects); checks its certificates and, at /.well-known/netbench, that it serves these scenarios", parse: .nonEmpty) var server: String?
-    @Option("--ca", value: "FILE", help: "--server: PEM file of the roots the server's certificates must verify against (default: the system store, OpenSSL's default verify paths)", parse: .file()) var ca: String?
-    @Flag("--json", help: "print the summary (per cell: runs, medians, p95, ideal) and the output paths as JSON instead of the table") var json: Bool
-    @Flag("--quiet", "-q", help: "no progress lines and no table; errors only (the files are written as always)") var quiet: Bool
+    @Option(
+        "--label", value: "TEXT",
+        help:
+            "a name for this run recorded with the results (source.label), beside the git commit and branch of the "
+                + "working directory when it is a repository; 'history' and '--push' use it",
+        parse: .nonEmpty) var label: String?
+    @Option(
+        "--server", value: "HOST:PORT",
+        help:
+            "load every origin from this server over the real network (names as SNI and Host; h3 over UDP to the same "
+                + "port; profile 'network', RTT from TCP connects); checks its certificates and, at "
+                + "/.well-known/netbench, that it serves these scenarios",
+        parse: .nonEmpty) var server: String?
+    @Option(
+        "--ca", value: "FILE",
+        help:
+            "--server: PEM file of the roots the server's certificates must verify against (default: the system store, "
+                + "OpenSSL's default verify paths)",
+        parse: .file()) var ca: String?
+    @Flag(
+        "--json",
+        help:
+            "print the summary (per cell: runs, medians, p95, ideal) and the output paths as JSON instead of the table")
+    var json: Bool
+    @Flag("--quiet", "-q", help: "no progress lines and no table; errors only (the files are written as always)")
+    var quiet: Bool
 
     func validate() throws { _ = try OutputMode.from(json: json, quiet: quiet) }
 
@@ -137,26 +215,38 @@ struct RunCommand: ParsableCommand {
         if request.profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
         if executors == nil { try PrivilegeGate.requireCongestionControl(request.server.tcpCongestionControl) }
         let out = request.outputDirectory
-        let runner = BenchmarkRunner(request: request, netbenchVersion: netbenchVersion,
-                                     executors: try executors ?? StandardExecutors.testbed(request))
+        let runner = BenchmarkRunner(
+            request: request, netbenchVersion: netbenchVersion,
+            executors: try executors ?? StandardExecutors.testbed(request))
         let progress = ProgressDisplay(silent: mode != .table)
         let interrupt = InterruptHandler { runner.cancel() }
         defer { interrupt.remove() }
         progress.line(planLine(request, suiteName: suiteName))
         prepareMachine(progress)
         if let serverLine { progress.line(serverLine) }
-        if let shard = request.shard { progress.line("shard \(shard) (\(plan.shardSource)), plan \(request.planDigest ?? "")") }
+        if let shard = request.shard {
+            progress.line("shard \(shard) (\(plan.shardSource)), plan \(request.planDigest ?? "")")
+        }
         if plan.resuming { progress.line("resuming \(out): \(request.finishedRuns.count) run(s) kept") }
         let sink = ResultsLogSink(directory: out, resuming: plan.resuming)
         let source = SourceDetection.detect(label: label)
         sink.source = source
         var results = try runner.execute(observer: progress, sink: sink)
         // A resumed run keeps the source its log's header recorded.
-        if plan.resuming, let logged = try? ResultsLog.load(from: sink.path).header.source { results.source = logged } else { results.source = source }
+        if plan.resuming, let logged = try? ResultsLog.load(from: sink.path).header.source {
+            results.source = logged
+        } else {
+            results.source = source
+        }
         try ResultsWriter.writeFinal(results, to: out)
         try printSummary(results, mode: mode, directory: out, interrupted: runner.isCancelled)
         if runner.isCancelled {
-            if mode != .json { writeError("interrupted: \(results.runs.count) run(s) kept in \(out)/runs.jsonl (continue with --resume \(out))") }
+            if mode != .json {
+                writeError(
+                    "interrupted: \(results.runs.count) run(s) kept in \(out)/runs.jsonl (continue with --resume "
+                        + "\(out))"
+                )
+            }
             return .runFailed
         }
         let ok = results.runs.filter { $0.status == .ok }.count
@@ -178,7 +268,8 @@ extension RunCommand {
         let credentials: RunCredentials
         if let ca {
             guard let pem = FileManager.default.contents(atPath: ca).flatMap({ String(data: $0, encoding: .utf8) }),
-                  pem.contains("BEGIN CERTIFICATE") else {
+                pem.contains("BEGIN CERTIFICATE")
+            else {
                 throw BenchError.data("\(ca): not a readable PEM certificate file")
             }
             credentials = RunCredentials(caPEM: pem)
@@ -210,13 +301,15 @@ extension RunCommand {
         if getuid() == 0 {
             let removed = EmulatedNetwork.cleanupStale()
             if !removed.isEmpty {
-                progress.line("removed \(removed.count) namespace(s) left by netbench runs that died: "
-                              + removed.joined(separator: ", "))
+                progress.line(
+                    "removed \(removed.count) namespace(s) left by netbench runs that died: "
+                        + removed.joined(separator: ", "))
             }
         }
         for other in RunLock.liveOthers() {
-            writeError("netbench: warning: another netbench run (pid \(other.pid.map(String.init) ?? "unknown")) "
-                       + "is emulating a network on this machine: both share the CPUs, and both runs' figures feel it")
+            writeError(
+                "netbench: warning: another netbench run (pid \(other.pid.map(String.init) ?? "unknown")) "
+                    + "is emulating a network on this machine: both share the CPUs, and both runs' figures feel it")
         }
     }
 
@@ -235,6 +328,9 @@ extension RunCommand {
 
 extension ValueParser where T == [RunClient] {
     static var clients: ValueParser<[RunClient]> {
-        .init(expected: "builtin, chromium or builtin,chromium", completion: .choices(["builtin", "chromium", "builtin,chromium"])) { RunClient.parseList($0) }
+        .init(
+            expected: "builtin, chromium or builtin,chromium",
+            completion: .choices(["builtin", "chromium", "builtin,chromium"])
+        ) { RunClient.parseList($0) }
     }
 }

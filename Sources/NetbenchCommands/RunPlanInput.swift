@@ -27,9 +27,10 @@ struct RunPlanInput {
         let scenarios = try files.scenarioPaths.map { ($0, try Scenario.load(from: $0)) }
         let profiles = try plan.profiles.map { try library.profile($0) }
         let out = c.out ?? defaultOutputDirectory(files.name)
-        var request = RunRequest(suiteName: files.name, scenarios: scenarios, profiles: profiles,
-                                 transports: plan.transports, runs: plan.runs, warmupRuns: plan.warmup, seed: plan.seed,
-                                 baselineTransport: plan.baseline, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: files.name, scenarios: scenarios, profiles: profiles,
+            transports: plan.transports, runs: plan.runs, warmupRuns: plan.warmup, seed: plan.seed,
+            baselineTransport: plan.baseline, outputDirectory: out)
         request.adaptive = plan.adaptive
         request.server = c.serverOptions.merged(over: files.suite.server)
         request.pageLoads = c.pageLoads(over: files.suite.pageLoads)
@@ -55,41 +56,59 @@ struct RunPlanInput {
 
     /// The digest of what makes the plan: file contents, profiles, matrix, counts and version.
     static func digest(_ files: PlanFiles, _ plan: PlanValues, profiles: [Profile], clients: [RunClient]) throws
-        -> String {
+        -> String
+    {
         let runs = plan.adaptive.map { "auto(precision=\($0.precision),min=\($0.minRuns),max=\($0.maxRuns))" }
         let contents = files.scenarioPaths.map { [UInt8](FileManager.default.contents(atPath: $0) ?? Data()) }
-        let digest = PlanDigest(scenarioContents: contents,
-                                profiles: profiles, suiteContents: files.suiteBytes, transports: plan.transports,
-                                clients: clients.map(\.rawValue), runs: runs ?? String(plan.runs),
-                                warmupRuns: plan.warmup, seed: plan.seed, netbenchVersion: netbenchVersion)
+        let digest = PlanDigest(
+            scenarioContents: contents,
+            profiles: profiles, suiteContents: files.suiteBytes, transports: plan.transports,
+            clients: clients.map(\.rawValue), runs: runs ?? String(plan.runs),
+            warmupRuns: plan.warmup, seed: plan.seed, netbenchVersion: netbenchVersion)
         return try digest.hex()
     }
 
     /// `--resume DIR`: the log of DIR must be of this plan (digest, shard) and this host; its runs are kept.
     mutating func resume(from dir: String, out: String?) throws {
-        if let out, URL(fileURLWithPath: out).standardizedFileURL.path != URL(fileURLWithPath: dir).standardizedFileURL.path {
+        if let out,
+            URL(fileURLWithPath: out).standardizedFileURL.path != URL(fileURLWithPath: dir).standardizedFileURL.path
+        {
             throw BenchError.usage("--resume \(dir) continues in that directory; --out \(out) names another")
         }
         let log = URL(fileURLWithPath: dir).appendingPathComponent(ResultsLog.fileName).path
         guard FileManager.default.fileExists(atPath: log) else {
-            throw BenchError.data("\(dir): no \(ResultsLog.fileName) to resume (was this directory written by netbench run?)")
+            throw BenchError.data(
+                "\(dir): no \(ResultsLog.fileName) to resume (was this directory written by netbench run?)")
         }
         let contents = try ResultsLog.load(from: log)
         let h = contents.header
         let host = ProcessInfo.processInfo.hostName
         if h.host.hostname != host {
-            throw BenchError.data("\(log): host is '\(h.host.hostname ?? "unknown")'; this machine is '\(host)' (resume on the machine that began the run)")
+            throw BenchError.data(
+                "\(log): host is '\(h.host.hostname ?? "unknown")'; this machine is '\(host)' (resume on the machine "
+                    + "that began the run)"
+            )
         }
         if h.shard != request.shard {
-            throw BenchError.data("\(log): shard is \(h.shard?.description ?? "none"); this run's is \(request.shard?.description ?? "none")")
+            throw BenchError.data(
+                "\(log): shard is \(h.shard?.description ?? "none"); this run's is "
+                    + "\(request.shard?.description ?? "none")"
+            )
         }
         if h.planDigest != request.planDigest {
-            let differences = PlanComparison.differences(h.suite, version: h.netbenchVersion, against: currentSuiteInfo(), version: netbenchVersion)
-            throw BenchError.data("\(log): planDigest is \(h.planDigest); this plan's is \(request.planDigest ?? "")"
-                                  + (differences.isEmpty ? " (the contents of a scenario, profile or suite file changed)" : " (\(differences.joined(separator: "; ")))"))
+            let differences = PlanComparison.differences(
+                h.suite, version: h.netbenchVersion, against: currentSuiteInfo(), version: netbenchVersion)
+            throw BenchError.data(
+                "\(log): planDigest is \(h.planDigest); this plan's is \(request.planDigest ?? "")"
+                    + (differences.isEmpty
+                        ? " (the contents of a scenario, profile or suite file changed)"
+                        : " (\(differences.joined(separator: "; ")))"))
         }
         if contents.droppedBytes > 0 {
-            writeError("netbench: note: \(log): the last line was cut off (a run interrupted mid-write): that run is made again")
+            writeError(
+                "netbench: note: \(log): the last line was cut off (a run interrupted mid-write): that run is made "
+                    + "again"
+            )
         }
         request.finishedRuns = contents.runs
         request.outputDirectory = dir
@@ -98,23 +117,31 @@ struct RunPlanInput {
 
     func currentSuiteInfo() -> SuiteInfo {
         let r = request
-        return SuiteInfo(name: r.suiteName, scenarios: r.scenarios.map { $0.scenario.name }, profiles: r.profiles, transports: r.transports,
-                         runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed, baselineTransport: r.baselineTransport,
-                         client: r.pageLoads.clients.map(\.rawValue).joined(separator: ","))
+        return SuiteInfo(
+            name: r.suiteName, scenarios: r.scenarios.map { $0.scenario.name }, profiles: r.profiles,
+            transports: r.transports,
+            runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed, baselineTransport: r.baselineTransport,
+            client: r.pageLoads.clients.map(\.rawValue).joined(separator: ","))
     }
 
     /// A directory given as a file (a corpus): the scenario files it stands for; nil for a file.
     static func corpusPages(_ path: String) throws -> [String]? {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
-        return try CorpusManifest.scenarioFiles(inDirectory: path, suite: "netbench run", key: "SUITE_OR_SCENARIO", value: path)
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return nil
+        }
+        return try CorpusManifest.scenarioFiles(
+            inDirectory: path, suite: "netbench run", key: "SUITE_OR_SCENARIO", value: path)
     }
 
     /// A suite has `scenarios`; a scenario has `resources`.
     static func isSuite(_ path: String) throws -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { throw BenchError.data("\(path): does not exist or cannot be read") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BenchError.data("\(path): does not exist or cannot be read")
+        }
         guard let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            _ = try JSONFile.decode([String: Int].self, from: data, file: path) // raises the JSON syntax error with its position
+            // Raises the JSON syntax error with its position.
+            _ = try JSONFile.decode([String: Int].self, from: data, file: path)
             throw BenchError.data("\(path): not a JSON object")
         }
         return obj["scenarios"] != nil && obj["resources"] == nil
@@ -156,12 +183,16 @@ struct RunSummaryJSON: Encodable {
         report = directory + "/report.html"
         self.interrupted = interrupted
         let a = ResultsAnalysis(r)
-        func stat(_ m: String, _ cell: CellKey) -> Stat? { a.summary(m, cell).map { Stat(median: $0.median, p95: $0.p95) } }
+        func stat(_ m: String, _ cell: CellKey) -> Stat? {
+            a.summary(m, cell).map { Stat(median: $0.median, p95: $0.p95) }
+        }
         cells = a.cells.map { cell in
-            Cell(scenario: cell.scenario, profile: cell.profile, transport: cell.transport.rawValue, client: cell.client?.rawValue,
-                 runs: a.countedRuns(cell).count, failed: a.runs(cell).filter { $0.status == .failed }.count,
-                 pltMs: stat("pltMs", cell), ttfbMs: stat("ttfbMs", cell), handshakeMs: stat("handshakeMs", cell),
-                 idealPltMs: a.summary("idealPltMs", cell)?.median)
+            Cell(
+                scenario: cell.scenario, profile: cell.profile, transport: cell.transport.rawValue,
+                client: cell.client?.rawValue,
+                runs: a.countedRuns(cell).count, failed: a.runs(cell).filter { $0.status == .failed }.count,
+                pltMs: stat("pltMs", cell), ttfbMs: stat("ttfbMs", cell), handshakeMs: stat("handshakeMs", cell),
+                idealPltMs: a.summary("idealPltMs", cell)?.median)
         }
     }
 }
@@ -175,7 +206,8 @@ enum RunsSetting: Equatable, ExpressibleByIntegerLiteral {
 
 extension ValueParser where T == RunsSetting {
     static var runs: ValueParser<RunsSetting> {
-        .init(expected: "a whole number from 1 to 100000, or auto", completion: .choices(["auto", "5", "10", "30"])) { text in
+        .init(expected: "a whole number from 1 to 100000, or auto", completion: .choices(["auto", "5", "10", "30"])) {
+            text in
             if text == "auto" { return .auto }
             return Int(text).flatMap { (1...100_000).contains($0) ? .fixed($0) : nil }
         }

@@ -84,8 +84,9 @@ struct PlanValues {
         if case .fixed(let n) = c.runs { runs = n }
         // A baseline the flags left out of the plan gives way to the first transport.
         let baseline = s.baseline.flatMap { transports.contains($0) ? $0 : nil } ?? transports.first
-        return PlanValues(profiles: c.profiles ?? s.profiles, transports: transports, runs: adaptive?.maxRuns ?? runs,
-                          adaptive: adaptive, warmup: c.warmup ?? s.warmup, seed: c.seed ?? s.seed, baseline: baseline)
+        return PlanValues(
+            profiles: c.profiles ?? s.profiles, transports: transports, runs: adaptive?.maxRuns ?? runs,
+            adaptive: adaptive, warmup: c.warmup ?? s.warmup, seed: c.seed ?? s.seed, baseline: baseline)
     }
 
     /// `--runs auto` (or a suite's `"runs": "auto"` that `--runs N` does not override).
@@ -96,8 +97,9 @@ struct PlanValues {
             }
             return nil
         }
-        return AdaptiveRuns(precision: c.precision ?? s.precision ?? 0.02, maxRuns: c.maxRuns ?? s.maxRuns ?? 30,
-                            budget: c.budget ?? s.budget)
+        return AdaptiveRuns(
+            precision: c.precision ?? s.precision ?? 0.02, maxRuns: c.maxRuns ?? s.maxRuns ?? 30,
+            budget: c.budget ?? s.budget)
     }
 }
 

@@ -16,9 +16,14 @@ enum ScenarioCorpusWriter {
         if c.chain != nil { others.append("--script-chain") }
         if c.name != nil { others.append("--name") }
         if !others.isEmpty {
-            throw BenchError.usage("--corpus draws every page's size itself; it takes --seed, --distribution and -o, not \(others.joined(separator: ", "))")
+            throw BenchError.usage(
+                "--corpus draws every page's size itself; it takes --seed, --distribution and -o, not "
+                    + "\(others.joined(separator: ", "))"
+            )
         }
-        guard let out = c.output else { throw BenchError.usage("--corpus needs -o DIR (the directory the pages go to)") }
+        guard let out = c.output else {
+            throw BenchError.usage("--corpus needs -o DIR (the directory the pages go to)")
+        }
         if out.hasSuffix(".json") { throw BenchError.usage("--corpus writes a directory: -o \(out) looks like a file") }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory), !isDirectory.boolValue {
@@ -37,9 +42,11 @@ enum ScenarioCorpusWriter {
         let base = URL(fileURLWithPath: dir, isDirectory: true)
         for page in pages {
             try page.scenario.validate(file: page.entry.file)
-            try AtomicFile.write(try JSONFile.encode(page.scenario), to: base.appendingPathComponent(page.entry.file).path)
+            try AtomicFile.write(
+                try JSONFile.encode(page.scenario), to: base.appendingPathComponent(page.entry.file).path)
         }
-        try AtomicFile.write(try JSONFile.encode(manifest), to: base.appendingPathComponent(CorpusManifest.fileName).path)
+        try AtomicFile.write(
+            try JSONFile.encode(manifest), to: base.appendingPathComponent(CorpusManifest.fileName).path)
         print(summary(manifest, dir: dir))
         return .success
     }
@@ -50,8 +57,11 @@ enum ScenarioCorpusWriter {
         let bytes = m.pages.map(\.bytes).sorted()
         func at(_ q: Double, _ xs: [Int64]) -> Int64 { xs[min(xs.count - 1, Int(q * Double(xs.count)))] }
         let r = requests.map(Int64.init)
-        return "wrote \(m.pages.count) pages and \(CorpusManifest.fileName) to \(dir) (seed \(m.seed), \(m.distribution)): "
+        return
+            "wrote \(m.pages.count) pages and \(CorpusManifest.fileName) to \(dir) (seed \(m.seed), "
+                + "\(m.distribution)): "
             + "requests \(requests.first!)–\(requests.last!) (median \(at(0.5, r))), "
-            + "weight \(Units.formatBytes(bytes.first!))–\(Units.formatBytes(bytes.last!)) (median \(Units.formatBytes(at(0.5, bytes))))"
+            + "weight \(Units.formatBytes(bytes.first!))–\(Units.formatBytes(bytes.last!)) (median "
+            + "\(Units.formatBytes(at(0.5, bytes))))"
     }
 }

@@ -13,27 +13,34 @@ struct ScenarioExportCommand: ParsableCommand {
             name: "export",
             abstract: "write a scenario's bodies as files per origin, with an nginx configuration and a certificate",
             discussion: """
-            Writes DIR/www/<host>/<path> for every resource (exact sizes; the same filler bytes netbench serve \
-            sends; "/" becomes index.html), DIR/tls/ca.pem with a certificate and key for every origin host \
-            (DIR/tls/cert.pem, key.pem), DIR/nginx.conf serving them over h1 and h2 on --port, and \
-            DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries) and which file \
-            a query or percent-encoded path became, and DIR/merged/ with every origin's files under one root \
-            (hard links) for servers with one document root, unless two origins share a path. Then:
-              nginx -c DIR/nginx.conf -p DIR
-              gtlsserver -q -d DIR/merged ADDR PORT DIR/tls/key.pem DIR/tls/cert.pem    (h3, Debian ngtcp2-server)
-              netbench run SCENARIO --server 127.0.0.1:PORT --ca DIR/tls/ca.pem
-            """,
+                Writes DIR/www/<host>/<path> for every resource (exact sizes; the same filler bytes netbench serve \
+                sends; "/" becomes index.html), DIR/tls/ca.pem with a certificate and key for every origin host \
+                (DIR/tls/cert.pem, key.pem), DIR/nginx.conf serving them over h1 and h2 on --port, and \
+                DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries) and which file \
+                a query or percent-encoded path became, and DIR/merged/ with every origin's files under one root \
+                (hard links) for servers with one document root, unless two origins share a path. Then:
+                  nginx -c DIR/nginx.conf -p DIR
+                  gtlsserver -q -d DIR/merged ADDR PORT DIR/tls/key.pem DIR/tls/cert.pem    (h3, Debian ngtcp2-server)
+                  netbench run SCENARIO --server 127.0.0.1:PORT --ca DIR/tls/ca.pem
+                """,
             examples: ["netbench scenario export Scenarios/pages/mobile-median.json -o /srv/netbench --port 8443"],
-            exitCodes: [ExitCodeDoc(.success, "exported"), Netbench.usageExit,
-                        ExitCodeDoc(.dataError, "bad scenario, or DIR is not writable")])
+            exitCodes: [
+                ExitCodeDoc(.success, "exported"), Netbench.usageExit,
+                ExitCodeDoc(.dataError, "bad scenario, or DIR is not writable"),
+            ])
     }
 
     @Argument("SCENARIO", help: "the scenario file", completion: .file(extensions: ["json"])) var scenarios: [String]
-    @Option("--output", "-o", value: "DIR", help: "the directory to write (created; existing files are replaced)", parse: .directory) var output: String?
-    @Option("--port", value: "PORT", default: 8443, help: "the port nginx.conf listens on", parse: .int(1...65535)) var port: Int
+    @Option(
+        "--output", "-o", value: "DIR", help: "the directory to write (created; existing files are replaced)",
+        parse: .directory) var output: String?
+    @Option("--port", value: "PORT", default: 8443, help: "the port nginx.conf listens on", parse: .int(1...65535))
+    var port: Int
 
     func validate() throws {
-        guard scenarios.count == 1 else { throw BenchError.usage("give exactly one scenario file (got \(scenarios.count))") }
+        guard scenarios.count == 1 else {
+            throw BenchError.usage("give exactly one scenario file (got \(scenarios.count))")
+        }
         guard output != nil else { throw BenchError.usage("--output DIR is required") }
     }
 
@@ -65,24 +72,38 @@ struct ScenarioExportCommand: ParsableCommand {
             }
         }
         let ca = try CertificateAuthority(commonName: "netbench export CA", validDays: 365)
-        let identity = try ca.issue(hostNames: Array(Set(export.files.map(\.host))).sorted() + ["localhost", "127.0.0.1"])
+        let identity = try ca.issue(
+            hostNames: Array(Set(export.files.map(\.host))).sorted() + ["localhost", "127.0.0.1"])
         try makeDirectory(dir + "/tls")
         try write(ca.certificatePEM, to: dir + "/tls/ca.pem")
         try write(identity.certificateChainPEM, to: dir + "/tls/cert.pem")
         try write(identity.privateKeyPEM, to: dir + "/tls/key.pem")
         try makeDirectory(dir + "/logs")
-        try write(export.nginxConfiguration(root: dir + "/www", port: UInt16(port), certificate: dir + "/tls/cert.pem",
-                                            key: dir + "/tls/key.pem", pidFile: dir + "/nginx.pid"), to: dir + "/nginx.conf")
-        let notes = export.notes.isEmpty ? "nothing: a static server reproduces this scenario\n"
-                                         : export.notes.map { "- " + $0 }.joined(separator: "\n") + "\n"
+        try write(
+            export.nginxConfiguration(
+                root: dir + "/www", port: UInt16(port), certificate: dir + "/tls/cert.pem",
+                key: dir + "/tls/key.pem", pidFile: dir + "/nginx.pid"), to: dir + "/nginx.conf")
+        let notes =
+            export.notes.isEmpty
+            ? "nothing: a static server reproduces this scenario\n"
+            : export.notes.map { "- " + $0 }.joined(separator: "\n") + "\n"
         try write("What a static server cannot reproduce of \(scenario.name):\n" + notes, to: dir + "/EXPORT.txt")
         let total = export.files.reduce(Int64(0)) { $0 + $1.bytes }
-        print("wrote \(export.files.count) file(s), \(Units.formatBytes(total)), for \(Set(export.files.map(\.host)).count) origin(s) under \(dir)/www")
+        print(
+            "wrote \(export.files.count) file(s), \(Units.formatBytes(total)), for "
+                + "\(Set(export.files.map(\.host)).count) origin(s) under \(dir)/www"
+        )
         print("nginx: nginx -c \(dir)/nginx.conf -p \(dir)    (h1 + h2 on port \(port); CA: \(dir)/tls/ca.pem)")
         if shared.isEmpty {
-            print("h3:    gtlsserver -q -d \(dir)/merged ADDR PORT \(dir)/tls/key.pem \(dir)/tls/cert.pem    (ngtcp2's server; every origin under one root)")
+            print(
+                "h3:    gtlsserver -q -d \(dir)/merged ADDR PORT \(dir)/tls/key.pem \(dir)/tls/cert.pem    (ngtcp2's "
+                    + "server; every origin under one root)"
+            )
         } else {
-            print("note: \(shared.count) path(s) are on several origins (\(shared.prefix(3).joined(separator: ", "))): no merged/ root for one-root servers such as gtlsserver")
+            print(
+                "note: \(shared.count) path(s) are on several origins (\(shared.prefix(3).joined(separator: ", "))): "
+                    + "no merged/ root for one-root servers such as gtlsserver"
+            )
         }
         for n in export.notes.prefix(5) { print("note: " + n) }
         if export.notes.count > 5 { print("note: … and \(export.notes.count - 5) more in \(dir)/EXPORT.txt") }
@@ -97,7 +118,8 @@ struct ScenarioExportCommand: ParsableCommand {
 
     /// The body netbench serve would send: `bytes` filler bytes, written in 64 KiB chunks.
     private func writeBody(_ bytes: Int64, to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path)
+        else {
             throw BenchError.data("\(path): cannot create the file")
         }
         defer { try? h.close() }
@@ -105,8 +127,12 @@ struct ScenarioExportCommand: ParsableCommand {
         var offset: Int64 = 0
         while offset < bytes {
             let n = Int(min(Int64(chunk.count), bytes - offset))
-            chunk.withUnsafeMutableBytes { BodyFiller.fill(UnsafeMutableRawBufferPointer(rebasing: $0[0..<n]), offset: offset) }
-            do { try h.write(contentsOf: chunk[0..<n]) } catch { throw BenchError.data("\(path): cannot write: \(error.localizedDescription)") }
+            chunk.withUnsafeMutableBytes {
+                BodyFiller.fill(UnsafeMutableRawBufferPointer(rebasing: $0[0..<n]), offset: offset)
+            }
+            do { try h.write(contentsOf: chunk[0..<n]) } catch {
+                throw BenchError.data("\(path): cannot write: \(error.localizedDescription)")
+            }
             offset += Int64(n)
         }
     }

@@ -22,7 +22,9 @@ enum SourceDetection {
                     f.formatOptions = [.withInternetDateTime]
                     info.commitDate = f.string(from: Date(timeIntervalSince1970: seconds))
                 }
-                if let r = try? ChildProcess.run(git, ["-C", directory, "status", "--porcelain", "--untracked-files=no"]), r.status == 0 {
+                if let r = try? ChildProcess.run(
+                    git, ["-C", directory, "status", "--porcelain", "--untracked-files=no"]), r.status == 0
+                {
                     info.dirty = !r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
                 }
             }

@@ -15,7 +15,8 @@ public enum StandardExecutors {
 extension BenchmarkRunner {
     /// A runner of `request` on the standard testbed (`StandardExecutors.testbed`).
     public convenience init(request: RunRequest, netbenchVersion: String) throws {
-        self.init(request: request, netbenchVersion: netbenchVersion,
-                  executors: try StandardExecutors.testbed(request))
+        self.init(
+            request: request, netbenchVersion: netbenchVersion,
+            executors: try StandardExecutors.testbed(request))
     }
 }

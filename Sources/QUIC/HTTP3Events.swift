@@ -32,8 +32,9 @@ public enum HTTP3ServerEvent: Sendable {
     case handshakeCompleted(connection: HTTP3ConnectionHandle)
     /// A complete request, its body (`bodyBytes` long, 0 for none) received whole; answer with
     /// `HTTP3Server.submitResponse`, now or later.
-    case request(connection: HTTP3ConnectionHandle, stream: Int64, method: String,
-                 authority: String, path: String, headers: [(String, String)], bodyBytes: Int64)
+    case request(
+        connection: HTTP3ConnectionHandle, stream: Int64, method: String,
+        authority: String, path: String, headers: [(String, String)], bodyBytes: Int64)
     /// The client moved to a new path (migration or NAT rebinding) and it was validated.
     case pathChanged(connection: HTTP3ConnectionHandle, local: Endpoint, remote: Endpoint)
     /// The connection is gone (closed, drained, timed out idle); its handle is no longer valid.

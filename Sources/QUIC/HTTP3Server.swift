@@ -55,8 +55,10 @@ public final class HTTP3Server {
 
     /// Processes one received UDP payload; never fails on bad input from the network.
     /// `arrival`: when the kernel received the datagram, if known (see `HTTP3Client.receive`).
-    public func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint,
-                        now: Instant, arrival: Instant? = nil) -> [HTTP3ServerEvent] {
+    public func receive(
+        _ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint,
+        now: Instant, arrival: Instant? = nil
+    ) -> [HTTP3ServerEvent] {
         guard let base = datagram.baseAddress?.assumingMemoryBound(to: UInt8.self), datagram.count > 0
         else { return [] }
         var vc = ngtcp2_version_cid()
@@ -82,20 +84,24 @@ public final class HTTP3Server {
     /// `bodyLength` is added unless given) and exactly `bodyLength` bytes of filler, generated as
     /// sent. May be called any time after the `.request` event (server think time).
     /// The body starts with `prefix` and ends with `suffix` when given (both counted in `bodyLength`).
-    public func submitResponse(connection: HTTP3ConnectionHandle, stream: Int64, status: Int,
-                               headers: [(String, String)] = [], bodyLength: Int64,
-                               prefix: [UInt8] = [], suffix: [UInt8] = []) throws {
+    public func submitResponse(
+        connection: HTTP3ConnectionHandle, stream: Int64, status: Int,
+        headers: [(String, String)] = [], bodyLength: Int64,
+        prefix: [UInt8] = [], suffix: [UInt8] = []
+    ) throws {
         guard let sc = connections[connection] else {
             throw QUICError.invalidState("\(connection) is closed")
         }
-        try sc.quic.submitResponse(stream: stream, status: status, headers: headers, bodyLength: bodyLength,
-                                   prefix: prefix, suffix: suffix)
+        try sc.quic.submitResponse(
+            stream: stream, status: status, headers: headers, bodyLength: bodyLength,
+            prefix: prefix, suffix: suffix)
     }
 
     /// Sends what every connection has to send; see `HTTP3Client.write`.
     @discardableResult
     public func write(now: Instant, emit: (UnsafeRawBufferPointer, _ remote: Endpoint, _ local: Endpoint) -> Void)
-        -> [HTTP3ServerEvent] {
+        -> [HTTP3ServerEvent]
+    {
         for packet in stateless {
             packet.bytes.withUnsafeBytes { emit($0, packet.remote, packet.local) }
         }
@@ -111,9 +117,12 @@ public final class HTTP3Server {
     /// Sends what every connection has to send, the datagrams of one path together; see
     /// `HTTP3Client.writeBatched`.
     @discardableResult
-    public func writeBatched(now: Instant,
-                             emit: (UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint) -> Void)
-        -> [HTTP3ServerEvent] {
+    public func writeBatched(
+        now: Instant,
+        emit: (UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint) -> Void
+    )
+        -> [HTTP3ServerEvent]
+    {
         for packet in stateless {
             packet.bytes.withUnsafeBytes { emit($0, $0.count, packet.remote, packet.local) }
         }
@@ -157,22 +166,26 @@ public final class HTTP3Server {
     /// The path a connection uses now.
     public func currentPath(of connection: HTTP3ConnectionHandle) -> (local: Endpoint, remote: Endpoint)? {
         guard let sc = connections[connection], let p = ngtcp2_conn_get_path(sc.quic.conn),
-              let local = Endpoint(p.pointee.local), let remote = Endpoint(p.pointee.remote) else { return nil }
+            let local = Endpoint(p.pointee.local), let remote = Endpoint(p.pointee.remote)
+        else { return nil }
         return (local, remote)
     }
 
     // MARK: Internals
 
-    private func accept(_ datagram: UnsafeRawBufferPointer, base: UnsafePointer<UInt8>,
-                        local: Endpoint, remote: Endpoint, now: Instant) {
+    private func accept(
+        _ datagram: UnsafeRawBufferPointer, base: UnsafePointer<UInt8>,
+        local: Endpoint, remote: Endpoint, now: Instant
+    ) {
         var hd = ngtcp2_pkt_hd()
         guard ngtcp2_accept(&hd, base, datagram.count) == 0 else { return }
         guard case .accept(let retry) = admit(hd, local: local, remote: remote, now: now) else { return }
         let quic: QUICConnection
         do {
-            quic = try QUICConnection.server(config: config, tls: tls, initial: hd, local: local,
-                                             remote: remote, staticSecret: staticSecret,
-                                             filler: filler, now: now, retry: retry)
+            quic = try QUICConnection.server(
+                config: config, tls: tls, initial: hd, local: local,
+                remote: remote, staticSecret: staticSecret,
+                filler: filler, now: now, retry: retry)
         } catch {
             return
         }
@@ -219,7 +232,8 @@ public final class HTTP3Server {
         case .always: wantRetry = true
         }
         if wantRetry && token.isEmpty && hd.type == UInt8(NGTCP2_PKT_INITIAL.rawValue),
-           let packet = retryTokens.retryPacket(for: hd, remote: remote, now: now) {
+            let packet = retryTokens.retryPacket(for: hd, remote: remote, now: now)
+        {
             retriesSent += 1
             stateless.append((packet, remote, local))
             return .drop
@@ -258,12 +272,15 @@ public final class HTTP3Server {
                     default: rest.append((name, value))
                     }
                 }
-                events.append(.request(connection: sc.handle, stream: stream, method: method,
-                                       authority: authority, path: path, headers: rest, bodyBytes: bodyBytes))
+                events.append(
+                    .request(
+                        connection: sc.handle, stream: stream, method: method,
+                        authority: authority, path: path, headers: rest, bodyBytes: bodyBytes))
             case .pathValidated(let local, let remote, let ok):
                 guard ok, let p = ngtcp2_conn_get_path(sc.quic.conn),
-                      Endpoint(p.pointee.local) == local, Endpoint(p.pointee.remote) == remote,
-                      sc.reportedLocal != local || sc.reportedRemote != remote else { break }
+                    Endpoint(p.pointee.local) == local, Endpoint(p.pointee.remote) == remote,
+                    sc.reportedLocal != local || sc.reportedRemote != remote
+                else { break }
                 sc.reportedLocal = local
                 sc.reportedRemote = remote
                 events.append(.pathChanged(connection: sc.handle, local: local, remote: remote))
@@ -302,9 +319,10 @@ public final class HTTP3Server {
         var versions: [UInt32] = [0x1a2a_3a4a, NGTCP2_PROTO_VER_V1]
         var buffer = [UInt8](repeating: 0, count: 256)
         let n = buffer.withUnsafeMutableBufferPointer { buf in
-            ngtcp2_pkt_write_version_negotiation(buf.baseAddress, buf.count, UInt8.random(in: 0...255),
-                                                 vc.scid, vc.scidlen, vc.dcid, vc.dcidlen,
-                                                 &versions, versions.count)
+            ngtcp2_pkt_write_version_negotiation(
+                buf.baseAddress, buf.count, UInt8.random(in: 0...255),
+                vc.scid, vc.scidlen, vc.dcid, vc.dcidlen,
+                &versions, versions.count)
         }
         guard n > 0 else { return }
         stateless.append((Array(buffer.prefix(Int(n))), remote, local))

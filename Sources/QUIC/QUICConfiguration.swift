@@ -118,12 +118,14 @@ public struct QUICResumptionState: Sendable, Codable, Equatable {
     public var disableActiveMigration: Bool
     public var maxDatagramFrameSize: UInt64
 
-    public init(ticket: [UInt8], serverName: String, alpn: String,
-                initialMaxStreamsBidi: UInt64, initialMaxStreamsUni: UInt64,
-                initialMaxStreamDataBidiLocal: UInt64, initialMaxStreamDataBidiRemote: UInt64,
-                initialMaxStreamDataUni: UInt64, initialMaxData: UInt64,
-                activeConnectionIDLimit: UInt64, maxIdleTimeout: UInt64, maxUDPPayloadSize: UInt64,
-                disableActiveMigration: Bool, maxDatagramFrameSize: UInt64) {
+    public init(
+        ticket: [UInt8], serverName: String, alpn: String,
+        initialMaxStreamsBidi: UInt64, initialMaxStreamsUni: UInt64,
+        initialMaxStreamDataBidiLocal: UInt64, initialMaxStreamDataBidiRemote: UInt64,
+        initialMaxStreamDataUni: UInt64, initialMaxData: UInt64,
+        activeConnectionIDLimit: UInt64, maxIdleTimeout: UInt64, maxUDPPayloadSize: UInt64,
+        disableActiveMigration: Bool, maxDatagramFrameSize: UInt64
+    ) {
         self.ticket = ticket
         self.serverName = serverName
         self.alpn = alpn

@@ -17,11 +17,14 @@ public final class QUICStreamClient {
         case closed(QUICError)
     }
 
-    public init(config: QUICConfiguration, trustedRootsPEM: String, serverName: String,
-                local: Endpoint, remote: Endpoint, now: Instant) throws {
+    public init(
+        config: QUICConfiguration, trustedRootsPEM: String, serverName: String,
+        local: Endpoint, remote: Endpoint, now: Instant
+    ) throws {
         let credentials = try ClientTLSCredentials.shared(trustedRootsPEM: trustedRootsPEM)
-        connection = try QUICConnection.client(config: config, credentials: credentials, serverName: serverName,
-                                               local: local, remote: remote, resumption: nil, now: now, rawStreams: true)
+        connection = try QUICConnection.client(
+            config: config, credentials: credentials, serverName: serverName,
+            local: local, remote: remote, resumption: nil, now: now, rawStreams: true)
     }
 
     /// Opens a stream (needs the handshake's 1-RTT keys and the peer's stream credit).
@@ -43,13 +46,16 @@ public final class QUICStreamClient {
         return o.bytes.count - o.offset
     }
 
-    public func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint, now: Instant) -> [Event] {
+    public func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint, now: Instant) -> [Event]
+    {
         connection.receive(datagram, local: local, remote: remote, now: now)
         return takeEvents()
     }
 
     @discardableResult
-    public func write(now: Instant, emit: (UnsafeRawBufferPointer, _ remote: Endpoint, _ local: Endpoint) -> Void) -> [Event] {
+    public func write(now: Instant, emit: (UnsafeRawBufferPointer, _ remote: Endpoint, _ local: Endpoint) -> Void)
+        -> [Event]
+    {
         connection.write(now: now, emit: emit)
         return takeEvents()
     }
@@ -68,7 +74,9 @@ public final class QUICStreamClient {
 
     private func takeEvents() -> [Event] {
         var out: [Event] = []
-        for (stream, bytes, fin) in connection.raw?.received ?? [] { out.append(.streamData(stream: stream, bytes: bytes, fin: fin)) }
+        for (stream, bytes, fin) in connection.raw?.received ?? [] {
+            out.append(.streamData(stream: stream, bytes: bytes, fin: fin))
+        }
         connection.raw?.received.removeAll()
         for event in connection.takeEvents() {
             switch event {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import BenchCore
@@ -31,8 +31,10 @@ public final class RemoteExecutor: PageExecutor {
     /// Who answered the description request (`identify`); recorded with every run.
     public private(set) var identity: RemoteServerIdentity?
 
-    public init(endpoint: RemoteEndpoint, scenarios: [Scenario], credentials: RunCredentials, tlsVersion: TLSVersion? = nil,
-                quic: QUICConfiguration = QUICConfiguration()) throws {
+    public init(
+        endpoint: RemoteEndpoint, scenarios: [Scenario], credentials: RunCredentials, tlsVersion: TLSVersion? = nil,
+        quic: QUICConfiguration = QUICConfiguration()
+    ) throws {
         self.endpoint = endpoint; self.scenarios = scenarios; self.tlsVersion = tlsVersion; self.quic = quic
         self.credentials = credentials
         address = Endpoint(address: try RemoteRTTProbe.ipv4Address(endpoint), port: endpoint.port)
@@ -51,10 +53,13 @@ public final class RemoteExecutor: PageExecutor {
         for transport in stacks {
             for host in originNames {
                 do {
-                    _ = try RemoteServerProbe.get(ServerDescription.path, over: transport, at: address, serverName: host,
-                                                  credentials: credentials, tlsVersion: tlsVersion, quic: quic)
+                    _ = try RemoteServerProbe.get(
+                        ServerDescription.path, over: transport, at: address, serverName: host,
+                        credentials: credentials, tlsVersion: tlsVersion, quic: quic)
                 } catch {
-                    throw RemoteCertificateCheck.Failure(hostName: host, endpoint: "\(endpoint)" + (transport == .h3 ? " (QUIC)" : ""), reason: "\(error)")
+                    throw RemoteCertificateCheck.Failure(
+                        hostName: host, endpoint: "\(endpoint)" + (transport == .h3 ? " (QUIC)" : ""),
+                        reason: "\(error)")
                 }
             }
         }
@@ -63,25 +68,33 @@ public final class RemoteExecutor: PageExecutor {
     /// Before the first run, after `verifyCertificates`: asks the server for its description over
     /// `transport`. netbench serve of another scenario throws `ScenarioDigest.Mismatch`; a server
     /// without the description (404) is recorded as not identified.
-    public func identify(over transport: TransportKind, scenarioFiles: [(file: String, name: String, bytes: [UInt8])]) throws -> RemoteServerIdentity {
+    public func identify(over transport: TransportKind, scenarioFiles: [(file: String, name: String, bytes: [UInt8])])
+        throws -> RemoteServerIdentity
+    {
         let host = scenarios.first?.origins.first?.host ?? endpoint.host
         let head: RemoteServerProbe.Head
         do {
-            head = try RemoteServerProbe.get(ServerDescription.path, over: transport, at: address, serverName: host,
-                                             credentials: credentials, tlsVersion: tlsVersion, quic: quic)
+            head = try RemoteServerProbe.get(
+                ServerDescription.path, over: transport, at: address, serverName: host,
+                credentials: credentials, tlsVersion: tlsVersion, quic: quic)
         } catch {
-            throw BenchError.run("--server \(endpoint): GET https://\(host)\(ServerDescription.path) over \(transport.rawValue) failed: \(error)")
+            throw BenchError.run(
+                "--server \(endpoint): GET https://\(host)\(ServerDescription.path) over \(transport.rawValue) failed: "
+                    + "\(error)"
+            )
         }
-        let id = try RemoteServerIdentity.judge(status: head.status, description: ServerDescription(headers: head.headers),
-                                                scenarios: scenarioFiles, server: endpoint.description)
+        let id = try RemoteServerIdentity.judge(
+            status: head.status, description: ServerDescription(headers: head.headers),
+            scenarios: scenarioFiles, server: endpoint.description)
         identity = id
         return id
     }
 
     public func execute(_ run: RunSpec, register: (StopFlag?) -> Void) -> RunRecord {
         let scenario = scenarios[run.scenarioIndex]
-        var record = RunRecord(scenario: scenario.name, profile: Self.profileName, transport: run.transport,
-                               index: max(run.index, 0), status: .ok)
+        var record = RunRecord(
+            scenario: scenario.name, profile: Self.profileName, transport: run.transport,
+            index: max(run.index, 0), status: .ok)
         if run.index < 0 { record.warmup = true }
         record.client = run.client
         record.startedAt = BenchmarkRunner.utcTimestamp()
@@ -90,11 +103,13 @@ public final class RemoteExecutor: PageExecutor {
         var rttProblem: String?
         do { rttMs = try RemoteRTTProbe.measure(endpoint).inMilliseconds } catch { rttProblem = "\(error)" }
         do {
-            let context = PageLoadContext(scenario: scenario, transport: run.transport,
-                                          serverEndpoints: ServerHost.Endpoints(tcp: address, udp: address),
-                                          credentials: credentials, timeout: run.timeout ?? .seconds(60))
-            let page = PageRun(context: context, keyLogFile: keyLogFile, tlsVersion: tlsVersion,
-                               quic: quic.with { $0.diagnostics = diagnostics ?? $0.diagnostics })
+            let context = PageLoadContext(
+                scenario: scenario, transport: run.transport,
+                serverEndpoints: ServerHost.Endpoints(tcp: address, udp: address),
+                credentials: credentials, timeout: run.timeout ?? .seconds(60))
+            let page = PageRun(
+                context: context, keyLogFile: keyLogFile, tlsVersion: tlsVersion,
+                quic: quic.with { $0.diagnostics = diagnostics ?? $0.diagnostics })
             let outcome = try page.execute(register: register)
             record.requests = outcome.requests
             record.connections = outcome.connections
@@ -113,25 +128,33 @@ public final class RemoteExecutor: PageExecutor {
         // A UDP-only server (an h3 server such as gtlsserver) refuses TCP: QUIC's own minimum RTT stands in.
         if rttMs == nil, run.transport == .h3 {
             rttMs = record.connections.compactMap { $0.quic?.minRttMs }.min()
-            if rttMs != nil { rttProblem = nil; record.metrics.rttSource = "QUIC minimum RTT (no TCP connect completed)" }
+            if rttMs != nil {
+                rttProblem = nil; record.metrics.rttSource = "QUIC minimum RTT (no TCP connect completed)"
+            }
         }
         let unknown = "RTT unknown: \(rttProblem ?? "the TCP connects to \(endpoint) failed")"
         // Only netbench serve waits the scenario's think times; any other server answers at once.
         let thinks: Bool
         if case .netbench = identity { thinks = true } else { thinks = false }
-        RunFinishing(rttMs: rttMs, rttProblem: rttMs == nil ? unknown : nil, configuredTLS12: tlsVersion == .tls12,
-                     serverThinks: thinks).finish(&record, scenario: scenario)
+        RunFinishing(
+            rttMs: rttMs, rttProblem: rttMs == nil ? unknown : nil, configuredTLS12: tlsVersion == .tls12,
+            serverThinks: thinks
+        ).finish(&record, scenario: scenario)
         return record
     }
 
     /// The first resource whose response is missing, not 200, or not exactly its scenario size.
-    static func mismatch(_ scenario: Scenario, _ requests: [RequestRecord], ignoringMissing: Bool = false) -> RemoteResponseCheck.Mismatch? {
+    static func mismatch(_ scenario: Scenario, _ requests: [RequestRecord], ignoringMissing: Bool = false)
+        -> RemoteResponseCheck.Mismatch?
+    {
         for r in scenario.resources {
             guard let got = requests.first(where: { $0.id == r.id }) else {
                 if ignoringMissing { continue }
                 return RemoteResponseCheck.Mismatch(resourceID: r.id, url: r.path, what: "never loaded")
             }
-            if let m = RemoteResponseCheck.check(r, in: scenario, status: got.status ?? 0, bodyBytes: got.bytes) { return m }
+            if let m = RemoteResponseCheck.check(r, in: scenario, status: got.status ?? 0, bodyBytes: got.bytes) {
+                return m
+            }
         }
         return nil
     }
@@ -153,24 +176,31 @@ public final class RemoteExecutorFactory: PageExecutorFactory {
         // Only netbench's own client loads from a remote server: a run labelled with a browser that
         // never loaded the page would be false data.
         if let other = request.pageLoads.clients.first(where: { $0 != .builtin }) {
-            throw BenchError.usage("--server loads pages with the built-in client only; --client \(other.rawValue) "
-                                   + "needs netbench's own replay server (drop --server)")
+            throw BenchError.usage(
+                "--server loads pages with the built-in client only; --client \(other.rawValue) "
+                    + "needs netbench's own replay server (drop --server)")
         }
-        executor = try RemoteExecutor(endpoint: endpoint, scenarios: request.scenarios.map(\.scenario),
-                                      credentials: credentials, tlsVersion: request.server.tlsVersion)
+        executor = try RemoteExecutor(
+            endpoint: endpoint, scenarios: request.scenarios.map(\.scenario),
+            credentials: credentials, tlsVersion: request.server.tlsVersion)
         // Checked before the first run, as for emulated runs (a qlog directory that is missing is a usage error).
         executor.keyLogFile = request.diagnostics.keyLogFile
         executor.diagnostics = try request.diagnostics.open()
-        do { try executor.verifyCertificates(transports: request.transports) } catch { throw BenchError.run("\(error)") }
+        do { try executor.verifyCertificates(transports: request.transports) } catch {
+            throw BenchError.run("\(error)")
+        }
         let files = request.scenarios.map { (file: $0.path, name: $0.scenario.name, bytes: Self.contents($0.path)) }
-        do { _ = try executor.identify(over: request.transports.first ?? .h2, scenarioFiles: files) }
-        catch let e as ScenarioDigest.Mismatch { throw BenchError.data("\(e)") }
+        do { _ = try executor.identify(over: request.transports.first ?? .h2, scenarioFiles: files) } catch let e
+            as ScenarioDigest.Mismatch
+        { throw BenchError.data("\(e)") }
     }
 
     static func contents(_ path: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path) ?? Data()) }
 
-    public static let profile = Profile(name: RemoteExecutor.profileName, description: "the real network to --server (RTT: minimum of TCP connects before each run)",
-                                        source: "--server", emulated: false)
+    public static let profile = Profile(
+        name: RemoteExecutor.profileName,
+        description: "the real network to --server (RTT: minimum of TCP connects before each run)",
+        source: "--server", emulated: false)
 
     public func makeExecutor(profile: Profile, profileIndex: Int) throws -> PageExecutor { executor }
 

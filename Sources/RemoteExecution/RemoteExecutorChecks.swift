@@ -14,12 +14,15 @@ public enum RemoteResponseCheck {
     }
 
     /// nil when the response matches the scenario's resource.
-    public static func check(_ resource: Scenario.Resource, in scenario: Scenario, status: Int, bodyBytes: Int64) -> Mismatch? {
+    public static func check(_ resource: Scenario.Resource, in scenario: Scenario, status: Int, bodyBytes: Int64)
+        -> Mismatch?
+    {
         let host = scenario.origins.first { $0.id == resource.origin }?.host ?? resource.origin
         let url = "https://\(host)\(resource.path)"
         if status != 200 { return Mismatch(resourceID: resource.id, url: url, what: "status \(status), expected 200") }
         if bodyBytes != resource.bytes {
-            return Mismatch(resourceID: resource.id, url: url, what: "\(bodyBytes) body bytes, expected exactly \(resource.bytes)")
+            return Mismatch(
+                resourceID: resource.id, url: url, what: "\(bodyBytes) body bytes, expected exactly \(resource.bytes)")
         }
         return nil
     }
@@ -42,7 +45,8 @@ public enum ScenarioDigest {
         /// The served scenarios as "'name' (sha256 hex)", comma-separated.
         public var served: String
         public var description: String {
-            "\(scenarioFile): the server \(server) does not serve this scenario: expected '\(expectedName)' (sha256 \(expected)), it serves \(served.isEmpty ? "none" : served)"
+            "\(scenarioFile): the server \(server) does not serve this scenario: expected '\(expectedName)' (sha256 "
+                + "\(expected)), it serves \(served.isEmpty ? "none" : served)"
         }
     }
 }

@@ -20,12 +20,18 @@ public struct RemoteEndpoint: Sendable, Hashable, CustomStringConvertible {
             hostPart = text[text.index(after: text.startIndex)..<close]
             portPart = text[text.index(close, offsetBy: 2)...]
         } else {
-            guard let colon = text.lastIndex(of: ":") else { throw RemoteEndpointError.invalid(text, "expected HOST:PORT") }
+            guard let colon = text.lastIndex(of: ":") else {
+                throw RemoteEndpointError.invalid(text, "expected HOST:PORT")
+            }
             hostPart = text[..<colon]; portPart = text[text.index(after: colon)...]
-            if hostPart.contains(":") { throw RemoteEndpointError.invalid(text, "an IPv6 address needs brackets: [ADDR]:PORT") }
+            if hostPart.contains(":") {
+                throw RemoteEndpointError.invalid(text, "an IPv6 address needs brackets: [ADDR]:PORT")
+            }
         }
         guard !hostPart.isEmpty else { throw RemoteEndpointError.invalid(text, "empty host") }
-        guard let p = UInt16(portPart), p > 0 else { throw RemoteEndpointError.invalid(text, "port '\(portPart)' is not 1…65535") }
+        guard let p = UInt16(portPart), p > 0 else {
+            throw RemoteEndpointError.invalid(text, "port '\(portPart)' is not 1…65535")
+        }
         host = String(hostPart); port = p
     }
 

@@ -13,26 +13,31 @@ enum RemoteServerProbe {
     struct Head { var status: Int; var headers: [(String, String)] }
     struct Failure: Error, CustomStringConvertible { var reason: String; var description: String { reason } }
 
-    static func get(_ path: String, over transport: TransportKind, at address: Endpoint, serverName: String,
-                    credentials: RunCredentials, tlsVersion: TLSVersion?, quic: QUICConfiguration,
-                    timeout: Nanoseconds = .seconds(10)) throws -> Head {
+    static func get(
+        _ path: String, over transport: TransportKind, at address: Endpoint, serverName: String,
+        credentials: RunCredentials, tlsVersion: TLSVersion?, quic: QUICConfiguration,
+        timeout: Nanoseconds = .seconds(10)
+    ) throws -> Head {
         let loop = try EventLoop()
         var tls: TLSClientContext?
         if transport != .h3 {
-            var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [transport.alpn])
+            var cfg = TLSClientConfiguration(
+                trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [transport.alpn])
             cfg.systemRoots = credentials.systemRoots
             cfg.resumption = false
             if let v = tlsVersion { cfg.force(v) }
             tls = try TLSClientContext(cfg)
         }
         let settings = ClientSettings(tls: tls, quic: quic, trustedRootsPEM: credentials.caPEM)
-        let connection = try ClientConnector.open(transport, loop: loop, remote: address, local: nil, serverName: serverName, settings: settings)
+        let connection = try ClientConnector.open(
+            transport, loop: loop, remote: address, local: nil, serverName: serverName, settings: settings)
         var head: Head?
         var outcome: Result<Head, Failure>?
         connection.send(ClientRequest(authority: serverName, path: path)) { event in
             switch event {
             case .head(let status, let headers, _): head = Head(status: status, headers: headers)
-            case .end: outcome = head.map { .success($0) } ?? .failure(Failure(reason: "the response ended without a head"))
+            case .end:
+                outcome = head.map { .success($0) } ?? .failure(Failure(reason: "the response ended without a head"))
             case .failed(let why, _): outcome = .failure(Failure(reason: why))
             default: break
             }
@@ -42,7 +47,9 @@ enum RemoteServerProbe {
         switch outcome {
         case .success(let h): return h
         case .failure(let f): throw f
-        case nil: throw Failure(reason: "no \(transport.rawValue) response to GET \(path) within \(timeout / 1_000_000_000) s")
+        case nil:
+            throw Failure(
+                reason: "no \(transport.rawValue) response to GET \(path) within \(timeout / 1_000_000_000) s")
         }
     }
 }
@@ -57,20 +64,26 @@ public enum RemoteServerIdentity: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .netbench(let v): return "netbench serve \(v), scenario digests checked"
-        case .unidentified(let s): return "not identified: \(ServerDescription.path) answered \(s), so the server was not checked to serve these scenarios (not netbench serve)"
+        case .unidentified(let s):
+            return
+                "not identified: \(ServerDescription.path) answered \(s), so the server was not checked to serve these "
+                    + "scenarios (not netbench serve)"
         }
     }
 
     /// Compares the served description (nil: none in the head) with the plan's scenario files;
     /// throws `ScenarioDigest.Mismatch` (exit 65) for a scenario the server does not serve.
-    static func judge(status: Int, description: ServerDescription?, scenarios: [(file: String, name: String, bytes: [UInt8])],
-                      server: String) throws -> RemoteServerIdentity {
+    static func judge(
+        status: Int, description: ServerDescription?, scenarios: [(file: String, name: String, bytes: [UInt8])],
+        server: String
+    ) throws -> RemoteServerIdentity {
         guard status == 200, let description else { return .unidentified(status: status) }
         for s in scenarios {
             let expected = ScenarioDigest.of(fileBytes: s.bytes)
             if !description.scenarios.contains(where: { $0.sha256 == expected }) {
-                throw ScenarioDigest.Mismatch(scenarioFile: s.file, server: server, expectedName: s.name, expected: expected,
-                                              served: description.scenarios.map { "'\($0.name)' (sha256 \($0.sha256))" }.joined(separator: ", "))
+                throw ScenarioDigest.Mismatch(
+                    scenarioFile: s.file, server: server, expectedName: s.name, expected: expected,
+                    served: description.scenarios.map { "'\($0.name)' (sha256 \($0.sha256))" }.joined(separator: ", "))
             }
         }
         return .netbench(version: description.netbenchVersion)

@@ -167,7 +167,8 @@ struct DispatchPolicy {
     /// parser-blocking scripts): the children it held back may be due now.
     func parserResumes(after id: String) -> String? {
         guard let rootID, let r = byID[id], r.parent == rootID, r.type == .script, r.renderBlocking == true,
-              requests[rootID] != nil else { return nil }
+            requests[rootID] != nil
+        else { return nil }
         return rootID
     }
 
@@ -204,8 +205,10 @@ struct DispatchPolicy {
 
     /// A connection of `origin` with a free slot (for a lost request: one opened after the loss),
     /// or a new one if the per-origin limit allows (a lost request may exceed it by one).
-    private mutating func connection(for id: String, origin: String, now: Instant,
-                                     status: (Int) -> Status) -> (Int, Bool)? {
+    private mutating func connection(
+        for id: String, origin: String, now: Instant,
+        status: (Int) -> Status
+    ) -> (Int, Bool)? {
         let notBefore = requests[id]!.notBefore
         var open = 0
         for (i, c) in connections.enumerated() where c.origin == origin {

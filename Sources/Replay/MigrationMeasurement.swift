@@ -18,8 +18,10 @@ extension MigrationMetrics {
     /// What the first network change did to a page load, from the load's raw timestamps alone:
     /// `pathEvents` (when the network changed, told to the client or not), the body arrivals in
     /// order, the connections in opening order, and the bytes fetched twice. Nil without a change.
-    static func measured(pathEvents: [Instant], arrivals: [BodyArrival], connections: [ConnectionLifetime],
-                         bytesRedownloaded: Int64, recoveryRateBitsPerSecond: Double?) -> MigrationMetrics? {
+    static func measured(
+        pathEvents: [Instant], arrivals: [BodyArrival], connections: [ConnectionLifetime],
+        bytesRedownloaded: Int64, recoveryRateBitsPerSecond: Double?
+    ) -> MigrationMetrics? {
         guard let first = pathEvents.first else { return nil }
         var m = MigrationMetrics(survived: true)
         m.stallMs = stall(after: first, arrivals: arrivals)

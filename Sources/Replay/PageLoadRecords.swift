@@ -15,8 +15,9 @@ struct PageLoadRecords {
     func connectionRecords() -> [ConnectionRecord] {
         connections.enumerated().map { i, c in
             let info = c.info
-            var rec = ConnectionRecord(id: i, origin: c.origin, transport: kind,
-                                       connectStart: ms(info.connectStart) ?? 0)
+            var rec = ConnectionRecord(
+                id: i, origin: c.origin, transport: kind,
+                connectStart: ms(info.connectStart) ?? 0)
             rec.connectEnd = ms(info.connectEnd)
             rec.handshakeEnd = ms(info.handshakeEnd)
             rec.closedAt = ms(info.closedAt)

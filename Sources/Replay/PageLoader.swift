@@ -212,8 +212,9 @@ public final class PageLoader {
     /// from navigation start.
     public func records() -> (requests: [RequestRecord], connections: [ConnectionRecord], metrics: RunMetrics) {
         let opened = Array(zip(policy.connections, connections.map(\.info)))
-        let made = PageLoadRecords(navigationStart: navigationStart, kind: kind,
-                                   connections: opened.map { ($0.0.origin, $0.1) })
+        let made = PageLoadRecords(
+            navigationStart: navigationStart, kind: kind,
+            connections: opened.map { ($0.0.origin, $0.1) })
         let requests = log.entries.map(made.requestRecord)
         let root = scenario.root.flatMap { log[$0.id] }
         var metrics = made.metrics(requests: requests, root: root, completed: isFinished && failure == nil)

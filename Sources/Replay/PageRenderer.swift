@@ -54,7 +54,9 @@ public struct PageRenderer: Sendable {
         authorities = auth
         (references, ownerDocument, notes) = Self.plan(scenario)
         var pictures: [Int64: PageImage.Picture] = [:]
-        for r in scenario.resources where r.type == .image && pictures[r.bytes] == nil { pictures[r.bytes] = PageImage.picture(bytes: r.bytes) }
+        for r in scenario.resources where r.type == .image && pictures[r.bytes] == nil {
+            pictures[r.bytes] = PageImage.picture(bytes: r.bytes)
+        }
         self.pictures = pictures
     }
 
@@ -94,7 +96,8 @@ public struct PageRenderer: Sendable {
         case .document: return document(r, refs)
         case .stylesheet: return stylesheet(r, refs)
         case .script: return script(r, refs)
-        case .image: return Body(bytes: PageImage.gif(bytes: r.bytes, picture: pictures[r.bytes]), scenarioBytes: r.bytes)
+        case .image:
+            return Body(bytes: PageImage.gif(bytes: r.bytes, picture: pictures[r.bytes]), scenarioBytes: r.bytes)
         default: return nil
         }
     }
@@ -118,18 +121,23 @@ public struct PageRenderer: Sendable {
             }
             guard references(holder.type) else { continue }
             if holder.id != p {
-                notes.append("\(r.id): its parent \(p) (\(byID[p]!.type.rawValue)) cannot reference it; \(holder.id) does")
+                notes.append(
+                    "\(r.id): its parent \(p) (\(byID[p]!.type.rawValue)) cannot reference it; \(holder.id) does")
             } else if holder.type != .document, let n = r.revealAfterBytes, n < holder.bytes {
-                notes.append("\(r.id): revealed by \(holder.id) (\(holder.type.rawValue)) at its end, not after \(n) bytes")
+                notes.append(
+                    "\(r.id): revealed by \(holder.id) (\(holder.type.rawValue)) at its end, not after \(n) bytes")
             }
-            refs[holder.id, default: []].append(Reference(resource: r, index: i, revealAt: holder.type == .document ? reveal : nil))
+            refs[holder.id, default: []].append(
+                Reference(resource: r, index: i, revealAt: holder.type == .document ? reveal : nil))
         }
         // The document whose elements a stylesheet's rules apply to: its nearest document ancestor.
         var owner: [String: String] = [:]
         for r in s.resources where r.type == .stylesheet {
             var cur = r.parent.flatMap { byID[$0] }
             var hops = 0
-            while let c = cur, c.type != .document, hops < s.resources.count { cur = c.parent.flatMap { byID[$0] }; hops += 1 }
+            while let c = cur, c.type != .document, hops < s.resources.count {
+                cur = c.parent.flatMap { byID[$0] }; hops += 1
+            }
             if let d = cur, d.type == .document { owner[r.id] = d.id }
         }
         return (refs, owner, notes)
@@ -144,7 +152,9 @@ public struct PageRenderer: Sendable {
     /// holds back the content after it.
     private func document(_ r: Scenario.Resource, _ refs: [Reference]) -> Body {
         let title = Self.plainText(r.parent == nil ? scenario.name : r.id)
-        let head = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(title)</title><link rel=\"icon\" href=\"data:,\">"
+        let head =
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(title)</title><link rel=\"icon\" "
+                + "href=\"data:,\">"
             // Images are blocks: no line of inline content around them, whose text (the
             // whitespace between tags) Chromium would count as one text block the size of the page.
             + "<style>img{display:block}</style>\n"
@@ -152,7 +162,9 @@ public struct PageRenderer: Sendable {
         let tail = "</body></html>\n"
         let positioned = Self.positioned(refs)
         let inHead = Self.headCount(positioned.map(\.resource))
-        let atEnd = refs.filter { $0.revealAt == nil }.map { let t = htmlTag($0); return t.start + t.rest }.joined()
+        let atEnd = refs.filter { $0.revealAt == nil }.map {
+            let t = htmlTag($0); return t.start + t.rest
+        }.joined()
         let target = r.bytes
         var out = Array(head.utf8)
         // Each start tag (what the parser acts on) ends where the scenario reveals the child, as far
@@ -205,12 +217,17 @@ public struct PageRenderer: Sendable {
         case .document:
             return ("<iframe src=\"\(u)\" width=\"1\" height=\"1\">", "</iframe>\n")
         case .stylesheet:
-            return (ref.resource.renderBlocking == false
-                ? "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin media=\"print\" onload=\"this.media='all'\">"
-                : "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin>", "\n")
+            return (
+                ref.resource.renderBlocking == false
+                    ? "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin media=\"print\" onload=\"this.media='all'\">"
+                    : "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin>", "\n"
+            )
         case .script:
-            return (ref.resource.renderBlocking == true ? "<script src=\"\(u)\" crossorigin>" : "<script async src=\"\(u)\" crossorigin>",
-                    "</script>\n")
+            return (
+                ref.resource.renderBlocking == true
+                    ? "<script src=\"\(u)\" crossorigin>" : "<script async src=\"\(u)\" crossorigin>",
+                "</script>\n"
+            )
         case .image:
             // Drawn at its intrinsic size (`PageImage`): never upscaled.
             let p = pictures[ref.resource.bytes] ?? PageImage.picture(bytes: ref.resource.bytes)
@@ -228,7 +245,9 @@ public struct PageRenderer: Sendable {
         var out = ""
         for s in scenario.resources where s.type == .stylesheet && ownerDocument[s.id] == id {
             for ref in references[s.id] ?? [] where ref.resource.type != .stylesheet {
-                out += ref.resource.type == .font ? "<span id=\"nb\(ref.index)\">a</span>" : "<div id=\"nb\(ref.index)\"></div>"
+                out +=
+                    ref.resource.type == .font
+                    ? "<span id=\"nb\(ref.index)\">a</span>" : "<div id=\"nb\(ref.index)\"></div>"
             }
         }
         return out.isEmpty ? "" : "<div>" + out + "</div>\n"
@@ -244,7 +263,8 @@ public struct PageRenderer: Sendable {
             case .stylesheet:
                 imports += "@import url(\"\(u)\");\n"
             case .font:
-                rules += "@font-face{font-family:\"nbf\(ref.index)\";src:url(\"\(u)\") format(\"woff2\")}\n"
+                rules +=
+                    "@font-face{font-family:\"nbf\(ref.index)\";src:url(\"\(u)\") format(\"woff2\")}\n"
                     + "#nb\(ref.index){font-family:\"nbf\(ref.index)\"}\n"
             default:
                 // Scripts, documents and data under a stylesheet can only be fetched as images.
@@ -259,7 +279,9 @@ public struct PageRenderer: Sendable {
     // MARK: JavaScript
 
     private func script(_ r: Scenario.Resource, _ refs: [Reference]) -> Body {
-        guard !refs.isEmpty else { return Self.padded("/* netbench: \(Self.plainText(r.id)) */\n", to: r.bytes, comment: Padding.block) }
+        guard !refs.isEmpty else {
+            return Self.padded("/* netbench: \(Self.plainText(r.id)) */\n", to: r.bytes, comment: Padding.block)
+        }
         var used = Set<Character>()
         var calls = ""
         for ref in refs {
@@ -267,7 +289,8 @@ public struct PageRenderer: Sendable {
             used.insert(f)
             calls += "\(f)(\"\(url(of: ref.resource))\");\n"
         }
-        var js = "/* netbench: \(Self.plainText(r.id)) */\n(function(){var d=document,k=window.__nb||(window.__nb=[]);\n"
+        var js =
+            "/* netbench: \(Self.plainText(r.id)) */\n(function(){var d=document,k=window.__nb||(window.__nb=[]);\n"
         for (name, body) in Self.jsHelpers where used.contains(name) { js += "function \(name)(u){\(body)}\n" }
         js += calls + "})();\n"
         return Self.padded(js, to: r.bytes, comment: Padding.block)
@@ -291,10 +314,17 @@ public struct PageRenderer: Sendable {
     /// connections to an origin where the built-in client opens one.
     private static let jsHelpers: [(Character, String)] = [
         ("j", "var s=d.createElement(\"script\");s.crossOrigin=\"anonymous\";s.src=u;d.head.appendChild(s)"),
-        ("c", "var l=d.createElement(\"link\");l.rel=\"stylesheet\";l.crossOrigin=\"anonymous\";l.href=u;d.head.appendChild(l)"),
+        (
+            "c",
+            "var l=d.createElement(\"link\");l.rel=\"stylesheet\";l.crossOrigin=\"anonymous\";l.href=u;d.head.appendChi"
+                + "ld(l)"
+        ),
         ("i", "var m=new Image();m.crossOrigin=\"anonymous\";m.src=u;(d.body||d.documentElement).appendChild(m)"),
         ("f", "k.push(new FontFace(\"nb\",\"url(\"+u+\")\").load().catch(function(){}))"),
-        ("e", "var f=d.createElement(\"iframe\");f.src=u;f.width=1;f.height=1;(d.body||d.documentElement).appendChild(f)"),
+        (
+            "e",
+            "var f=d.createElement(\"iframe\");f.src=u;f.width=1;f.height=1;(d.body||d.documentElement).appendChild(f)"
+        ),
         ("x", "k.push(fetch(u).then(function(r){return r.arrayBuffer()}).catch(function(){}))"),
     ]
 

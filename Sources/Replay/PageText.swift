@@ -8,7 +8,8 @@ enum PageText {
     /// About the length of a paragraph of an article (bytes, markup included).
     static let paragraphBytes = 600
 
-    private static let words = Array(("""
+    private static let words = Array(
+        ("""
         The page you are reading was rendered by netbench so that a browser paints it the way it \
         paints a real page. Its text arrives with the document and is drawn as soon as the styles \
         that block rendering have loaded, while its images grow with their bytes and appear when \

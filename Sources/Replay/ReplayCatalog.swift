@@ -36,7 +36,8 @@ public struct ReplayCatalog: Sendable {
         }
         byOriginPath = op
         byPath = p
-        originByHost = Dictionary(scenario.origins.map { ($0.host.lowercased(), $0.id) }, uniquingKeysWith: { a, _ in a })
+        originByHost = Dictionary(
+            scenario.origins.map { ($0.host.lowercased(), $0.id) }, uniquingKeysWith: { a, _ in a })
         if let port, scenario.bulk == nil {
             let bodies = PageRenderer(scenario: scenario, port: port).renderAll()
             rendered = scenario.resources.map { bodies[$0.id] }
@@ -46,10 +47,14 @@ public struct ReplayCatalog: Sendable {
         heads = Self.heads(scenario.resources, altSvc: nil)
     }
 
-    private static func heads(_ resources: [Scenario.Resource], altSvc: String?) -> [(client: [(String, String)], browser: [(String, String)])] {
+    private static func heads(_ resources: [Scenario.Resource], altSvc: String?) -> [(
+        client: [(String, String)], browser: [(String, String)]
+    )] {
         resources.map { r in
-            var client: [(String, String)] = [("content-type", ReplayCatalog.contentType(r.type)), ("cache-control", "no-store"),
-                                              ("accept-ranges", "bytes")]
+            var client: [(String, String)] = [
+                ("content-type", ReplayCatalog.contentType(r.type)), ("cache-control", "no-store"),
+                ("accept-ranges", "bytes"),
+            ]
             if let altSvc { client.append(("alt-svc", altSvc)) }
             return (client, client + [("access-control-allow-origin", "*"), ("timing-allow-origin", "*")])
         }
@@ -69,7 +74,8 @@ public struct ReplayCatalog: Sendable {
         let plain = !host.utf8.contains { $0 == UInt8(ascii: ":") || ($0 >= 0x41 && $0 <= 0x5A) }
         let origin = plain ? originByHost[host] : originByHost[Self.hostKey(host)]
         let lookup: (String) -> Int? = { key in origin.map { byOriginPath[$0]?[key] } ?? byPath[key] }
-        if !path.utf8.contains(where: { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") }) {
+        if !path.utf8.contains(where: { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") })
+        {
             return lookup(path)
         }
         for key in Self.lookupKeys(path) {
@@ -85,7 +91,8 @@ public struct ReplayCatalog: Sendable {
 
     /// The forms of a request path to look up, most exact first.
     static func lookupKeys(_ path: String) -> [String] {
-        let noFragment = path.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? path
+        let noFragment =
+            path.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? path
         var keys = [noFragment]
         if noFragment.utf8.contains(UInt8(ascii: "%")) { keys.append(percentDecoded(noFragment)) }
         if let q = noFragment.firstIndex(of: "?") {
@@ -101,7 +108,9 @@ public struct ReplayCatalog: Sendable {
         var bytes: [UInt8] = []
         var it = Array(s.utf8)[...]
         while let b = it.popFirst() {
-            if b == UInt8(ascii: "%"), it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) {
+            if b == UInt8(ascii: "%"), it.count >= 2,
+                let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
+            {
                 bytes.append(v)
                 it = it.dropFirst(2)
             } else {
@@ -114,7 +123,9 @@ public struct ReplayCatalog: Sendable {
     /// The replay server's answer to a request: the resource's exact size after its think time;
     /// a satisfiable `Range: bytes=N-` gets 206 with the rest; unknown paths 404; other methods 405.
     public func respond(to request: ServerRequest) -> ServerResponse {
-        if request.method == "POST", request.path == Scenario.bulkPath, let bulk = scenario.bulk, bulk.direction == .upload {
+        if request.method == "POST", request.path == Scenario.bulkPath, let bulk = scenario.bulk,
+            bulk.direction == .upload
+        {
             // An upload is answered once its whole body arrived; a short body is the client's fault.
             guard request.bodyBytes == bulk.bytes else {
                 return ServerResponse(status: 400, headers: [("content-type", "text/plain")], bodyLength: 0)
@@ -122,12 +133,15 @@ public struct ReplayCatalog: Sendable {
             return ServerResponse(status: 200, headers: [("content-type", "text/plain")], bodyLength: 0)
         }
         guard request.method == "GET" || request.method == "HEAD" else {
-            return ServerResponse(status: 405, headers: [("allow", "GET, HEAD"), ("content-type", "text/plain")], bodyLength: 0)
+            return ServerResponse(
+                status: 405, headers: [("allow", "GET, HEAD"), ("content-type", "text/plain")], bodyLength: 0)
         }
         if let d = serverDescription, ServerDescription.isDescriptionPath(request.path) {
             let body = d.jsonBody()
-            var response = ServerResponse(status: 200, headers: [("content-type", "application/json"), ("cache-control", "no-store")] + d.headers,
-                                          bodyLength: request.method == "HEAD" ? 0 : Int64(body.count))
+            var response = ServerResponse(
+                status: 200,
+                headers: [("content-type", "application/json"), ("cache-control", "no-store")] + d.headers,
+                bodyLength: request.method == "HEAD" ? 0 : Int64(body.count))
             if request.method != "HEAD" { response.prefix = body }
             return response
         }
@@ -137,33 +151,48 @@ public struct ReplayCatalog: Sendable {
         let length = scenario.resources[index].bytes, thinkTime = scenario.resources[index].thinkTime
         // Browsers send a User-Agent, netbench's own client none: it keeps its filler bodies.
         if let rendered, request.header("user-agent") != nil {
-            return browserResponse(length: length, thinkTime: thinkTime, rendered[index], request: request, headers: heads[index].browser)
+            return browserResponse(
+                length: length, thinkTime: thinkTime, rendered[index], request: request, headers: heads[index].browser)
         }
-        return rangeResponse(length: length, thinkTime: thinkTime, request: request, headers: heads[index].client).response
+        return rangeResponse(length: length, thinkTime: thinkTime, request: request, headers: heads[index].client)
+            .response
     }
 
     /// 200 with the whole body, 206 from the start a `Range: bytes=N-` asks for, or 416 past the end;
     /// `start` is where the body sent begins.
-    private func rangeResponse(length: Int64, thinkTime: Nanoseconds, request: ServerRequest,
-                               headers: [(String, String)]) -> (response: ServerResponse, start: Int64) {
+    private func rangeResponse(
+        length: Int64, thinkTime: Nanoseconds, request: ServerRequest,
+        headers: [(String, String)]
+    ) -> (response: ServerResponse, start: Int64) {
         let head = request.method == "HEAD"
         guard let range = request.header("range"), let start = ReplayCatalog.parseOpenRange(range) else {
             return (ServerResponse(status: 200, headers: headers, bodyLength: head ? 0 : length, delay: thinkTime), 0)
         }
         guard start < length else {
-            return (ServerResponse(status: 416, headers: headers + [("content-range", "bytes */\(length)")], bodyLength: 0, delay: thinkTime), 0)
+            return (
+                ServerResponse(
+                    status: 416, headers: headers + [("content-range", "bytes */\(length)")], bodyLength: 0,
+                    delay: thinkTime), 0
+            )
         }
-        return (ServerResponse(status: 206, headers: headers + [("content-range", "bytes \(start)-\(length - 1)/\(length)")],
-                               bodyLength: head ? 0 : length - start, delay: thinkTime), start)
+        return (
+            ServerResponse(
+                status: 206, headers: headers + [("content-range", "bytes \(start)-\(length - 1)/\(length)")],
+                bodyLength: head ? 0 : length - start, delay: thinkTime), start
+        )
     }
 
     /// A browser's answer: cross-origin fetches and Resource Timing details allowed, the rendered
     /// page (if the resource has one) as the body, whatever its size.
-    private func browserResponse(length: Int64, thinkTime: Nanoseconds, _ page: PageRenderer.Body?, request: ServerRequest,
-                                 headers: [(String, String)]) -> ServerResponse {
+    private func browserResponse(
+        length: Int64, thinkTime: Nanoseconds, _ page: PageRenderer.Body?, request: ServerRequest,
+        headers: [(String, String)]
+    ) -> ServerResponse {
         let length = page.map { Int64($0.bytes.count) } ?? length
         var (response, start) = rangeResponse(length: length, thinkTime: thinkTime, request: request, headers: headers)
-        if let page, response.bodyLength > 0 { response.prefix = start == 0 ? page.bytes : Array(page.bytes[Int(start)...]) }
+        if let page, response.bodyLength > 0 {
+            response.prefix = start == 0 ? page.bytes : Array(page.bytes[Int(start)...])
+        }
         return response
     }
 

@@ -31,12 +31,16 @@ public struct ScenarioExport: Sendable {
             let host = hosts[r.origin] ?? r.origin
             var path = r.path
             if let q = path.firstIndex(of: "?") {
-                notes.append("\(r.id): \(r.path) has a query; a static server ignores it and serves \(path[..<q]) (resources that differ only in their query are one file)")
+                notes.append(
+                    "\(r.id): \(r.path) has a query; a static server ignores it and serves \(path[..<q]) (resources "
+                        + "that differ only in their query are one file)"
+                )
                 path = String(path[..<q])
             }
             let file = Self.filePath(forURLPath: path)
             if let other = seen[host + "/" + file] {
-                notes.append("\(r.id): \(host)/\(file) is already \(other)'s file; \(r.id) is not exported (\(r.bytes) B)")
+                notes.append(
+                    "\(r.id): \(host)/\(file) is already \(other)'s file; \(r.id) is not exported (\(r.bytes) B)")
                 continue
             }
             seen[host + "/" + file] = r.id
@@ -45,17 +49,29 @@ public struct ScenarioExport: Sendable {
         let thinking = scenario.resources.filter { ($0.thinkTimeMs ?? 0) > 0 }
         if !thinking.isEmpty {
             let total = thinking.reduce(0.0) { $0 + ($1.thinkTimeMs ?? 0) }
-            notes.append("server think times are not reproduced: \(thinking.count) resource(s) wait \(Units.format(total, 1)) ms in all before answering on netbench serve, none on a static server")
+            notes.append(
+                "server think times are not reproduced: \(thinking.count) resource(s) wait \(Units.format(total, 1)) "
+                    + "ms in all before answering on netbench serve, none on a static server"
+            )
         }
         if scenario.resources.contains(where: { $0.revealAfterBytes != nil }) {
-            notes.append("reveal offsets are the client's: netbench's loader asks for a child once that many bytes of its parent arrived, whichever server it talks to")
+            notes.append(
+                "reveal offsets are the client's: netbench's loader asks for a child once that many bytes of its "
+                    + "parent arrived, whichever server it talks to"
+            )
         }
         if let bulk = scenario.bulk {
             let host = scenario.origins.first?.host ?? "bulk"
             if bulk.direction == .download {
-                files.append(File(host: host, relativePath: Self.filePath(forURLPath: Scenario.bulkPath), bytes: bulk.bytes, resource: "bulk"))
+                files.append(
+                    File(
+                        host: host, relativePath: Self.filePath(forURLPath: Scenario.bulkPath), bytes: bulk.bytes,
+                        resource: "bulk"))
             } else {
-                notes.append("bulk upload: a static configuration has no endpoint that accepts a \(bulk.bytes)-byte POST at \(Scenario.bulkPath)")
+                notes.append(
+                    "bulk upload: a static configuration has no endpoint that accepts a \(bulk.bytes)-byte POST at "
+                        + "\(Scenario.bulkPath)"
+                )
             }
         }
         self.files = files
@@ -81,40 +97,42 @@ public struct ScenarioExport: Sendable {
     /// An nginx `http { }` configuration serving every origin over TLS on `port`, h1 and h2 by
     /// ALPN, each origin by its `server_name` from `root/<host>`. `certificate`/`key` name PEM
     /// files valid for every host (for instance from `netbench serve --ca-out` or your own CA).
-    public func nginxConfiguration(root: String, port: UInt16, certificate: String, key: String, pidFile: String? = nil) -> String {
+    public func nginxConfiguration(root: String, port: UInt16, certificate: String, key: String, pidFile: String? = nil)
+        -> String
+    {
         var s = """
-        # nginx configuration for the files netbench exported (`netbench scenario export`).
-        # Run: nginx -c <this file> -p <a writable prefix>; point netbench at it with
-        #   netbench run SCENARIO --server 127.0.0.1:\(port) --ca CA.pem
-        worker_processes 1;
-        error_log stderr warn;
-        \(pidFile.map { "pid \($0);" } ?? "")
-        events { worker_connections 1024; }
-        http {
-            access_log off;
-            default_type application/octet-stream;
-            sendfile on;
-            keepalive_requests 100000;
-            client_body_temp_path /tmp/netbench-nginx-body;
-            proxy_temp_path /tmp/netbench-nginx-proxy;
-            fastcgi_temp_path /tmp/netbench-nginx-fastcgi;
-            uwsgi_temp_path /tmp/netbench-nginx-uwsgi;
-            scgi_temp_path /tmp/netbench-nginx-scgi;
-
-        """
-        for host in Set(files.map(\.host)).sorted() {
-            s += """
-                server {
-                    listen \(port) ssl http2;
-                    server_name \(host);
-                    ssl_certificate \(certificate);
-                    ssl_certificate_key \(key);
-                    ssl_protocols TLSv1.2 TLSv1.3;
-                    root \(root)/\(host);
-                    add_header cache-control no-store;
-                }
+            # nginx configuration for the files netbench exported (`netbench scenario export`).
+            # Run: nginx -c <this file> -p <a writable prefix>; point netbench at it with
+            #   netbench run SCENARIO --server 127.0.0.1:\(port) --ca CA.pem
+            worker_processes 1;
+            error_log stderr warn;
+            \(pidFile.map { "pid \($0);" } ?? "")
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                default_type application/octet-stream;
+                sendfile on;
+                keepalive_requests 100000;
+                client_body_temp_path /tmp/netbench-nginx-body;
+                proxy_temp_path /tmp/netbench-nginx-proxy;
+                fastcgi_temp_path /tmp/netbench-nginx-fastcgi;
+                uwsgi_temp_path /tmp/netbench-nginx-uwsgi;
+                scgi_temp_path /tmp/netbench-nginx-scgi;
 
             """
+        for host in Set(files.map(\.host)).sorted() {
+            s += """
+                    server {
+                        listen \(port) ssl http2;
+                        server_name \(host);
+                        ssl_certificate \(certificate);
+                        ssl_certificate_key \(key);
+                        ssl_protocols TLSv1.2 TLSv1.3;
+                        root \(root)/\(host);
+                        add_header cache-control no-store;
+                    }
+
+                """
         }
         s += "}\n"
         return s

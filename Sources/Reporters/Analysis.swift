@@ -48,7 +48,9 @@ public struct ResultsAnalysis: Sendable {
         self.resamples = resamples
         var scenarios: [String] = [], profiles: [String] = [], present = Set<TransportKind>()
         var clients: [RunClient] = []
-        for run in results.runs where !clients.contains(run.client ?? .builtin) { clients.append(run.client ?? .builtin) }
+        for run in results.runs where !clients.contains(run.client ?? .builtin) {
+            clients.append(run.client ?? .builtin)
+        }
         if let i = clients.firstIndex(of: .builtin), i > 0 { clients.insert(clients.remove(at: i), at: 0) }
         let split = clients.count > 1
         var byCell: [CellKey: [RunRecord]] = [:]
@@ -56,8 +58,11 @@ public struct ResultsAnalysis: Sendable {
             if !scenarios.contains(run.scenario) { scenarios.append(run.scenario) }
             if !profiles.contains(run.profile) { profiles.append(run.profile) }
             present.insert(run.transport)
-            byCell[CellKey(scenario: run.scenario, profile: run.profile, transport: run.transport,
-                           client: split ? run.client ?? .builtin : nil), default: []].append(run)
+            byCell[
+                CellKey(
+                    scenario: run.scenario, profile: run.profile, transport: run.transport,
+                    client: split ? run.client ?? .builtin : nil), default: []
+            ].append(run)
         }
         self.clients = clients.isEmpty ? [.builtin] : clients
         let order = results.suite.transports + TransportKind.allCases.filter { !results.suite.transports.contains($0) }
@@ -71,14 +76,18 @@ public struct ResultsAnalysis: Sendable {
             for metric in Metric.all {
                 let xs = runs.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
                 let seed = Bootstrap.seed(results.suite.seed, cell.labels + [metric.name])
-                if let s = Summary(xs, seed: seed, resamples: resamples) { summaries[SummaryKey(cell: cell, metric: metric.name)] = s }
+                if let s = Summary(xs, seed: seed, resamples: resamples) {
+                    summaries[SummaryKey(cell: cell, metric: metric.name)] = s
+                }
             }
         }
         self.summaries = summaries
         var comparisons: [SummaryKey: Comparison] = [:]
         for (cell, runs) in byCell {
             guard let base = Self.baseline(results.suite, cell.scenario, cell.profile, byCell), base != cell.transport,
-                  let baseRuns = byCell[CellKey(scenario: cell.scenario, profile: cell.profile, transport: base, client: cell.client)] else { continue }
+                let baseRuns = byCell[
+                    CellKey(scenario: cell.scenario, profile: cell.profile, transport: base, client: cell.client)]
+            else { continue }
             for metric in Metric.compared {
                 let a = baseRuns.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
                 let b = runs.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
@@ -92,12 +101,15 @@ public struct ResultsAnalysis: Sendable {
         var clientComparisons: [SummaryKey: Comparison] = [:]
         for (cell, runs) in byCell {
             guard let reference = split ? self.clients.first : nil, cell.client != reference,
-                  let refRuns = byCell[CellKey(scenario: cell.scenario, profile: cell.profile, transport: cell.transport, client: reference)]
+                let refRuns = byCell[
+                    CellKey(
+                        scenario: cell.scenario, profile: cell.profile, transport: cell.transport, client: reference)]
             else { continue }
             for metric in Metric.compared {
                 let a = refRuns.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
                 let b = runs.filter(\.counts).compactMap { $0.metrics.value(named: metric.name) }
-                let seed = Bootstrap.seed(results.suite.seed, ["vs client", reference.rawValue] + cell.labels + [metric.name])
+                let seed = Bootstrap.seed(
+                    results.suite.seed, ["vs client", reference.rawValue] + cell.labels + [metric.name])
                 if let c = Comparison(baseline: a, candidate: b, seed: seed, resamples: resamples) {
                     clientComparisons[SummaryKey(cell: cell, metric: metric.name)] = c
                 }
@@ -107,10 +119,14 @@ public struct ResultsAnalysis: Sendable {
     }
 
     /// The suite's `baselineTransport`, else h2, else the first transport with runs in this scenario × profile.
-    private static func baseline(_ suite: SuiteInfo, _ scenario: String, _ profile: String,
-                                 _ byCell: [CellKey: [RunRecord]]) -> TransportKind? {
+    private static func baseline(
+        _ suite: SuiteInfo, _ scenario: String, _ profile: String,
+        _ byCell: [CellKey: [RunRecord]]
+    ) -> TransportKind? {
         let order = suite.transports + TransportKind.allCases.filter { !suite.transports.contains($0) }
-        let present = order.filter { t in byCell.keys.contains { $0.scenario == scenario && $0.profile == profile && $0.transport == t } }
+        let present = order.filter { t in
+            byCell.keys.contains { $0.scenario == scenario && $0.profile == profile && $0.transport == t }
+        }
         if let b = suite.baselineTransport, present.contains(b) { return b }
         if present.contains(.h2) { return .h2 }
         return present.first
@@ -180,7 +196,8 @@ public struct ResultsAnalysis: Sendable {
 
     /// Scenario × profile pairs with runs, in display order.
     public var panels: [(scenario: String, profile: String)] {
-        scenarios.flatMap { s in profiles.compactMap { p in transports(scenario: s, profile: p).isEmpty ? nil : (s, p) } }
+        scenarios.flatMap { s in profiles.compactMap { p in transports(scenario: s, profile: p).isEmpty ? nil : (s, p) }
+        }
     }
 
     public func profile(named name: String) -> Profile? { results.suite.profiles.first { $0.name == name } }
@@ -212,8 +229,9 @@ public struct ResultsAnalysis: Sendable {
         for (i, run) in results.runs.enumerated() {
             if !run.pathEvents.isEmpty || run.metrics.migration != nil { out.insert(i) }
             guard run.counts, let plt = run.metrics.value(named: "pltMs") else { continue }
-            let cell = CellKey(scenario: run.scenario, profile: run.profile, transport: run.transport,
-                               client: split ? run.client ?? .builtin : nil)
+            let cell = CellKey(
+                scenario: run.scenario, profile: run.profile, transport: run.transport,
+                client: split ? run.client ?? .builtin : nil)
             byCell[cell, default: []].append((i, plt))
         }
         for values in byCell.values {

@@ -5,9 +5,11 @@ import Statistics
 /// The "Across pages" parts of `report.html` and `summary.md` (see `CorpusSummary`): per profile, a
 /// table of each transport's ratio quantiles and decided shares, and a CDF of the per-page ratios.
 enum CorpusReport {
-    static let caption = "Ratio = median page load time of the transport / that of the baseline, per page (below 1: faster); "
+    static let caption =
+        "Ratio = median page load time of the transport / that of the baseline, per page (below 1: faster); "
         + "p10 to p90 are quantiles of the ratio across pages. "
-        + "Decided: two-sided Mann-Whitney p of the page's runs at most 0.05 after the Benjamini–Hochberg correction across "
+        + "Decided: two-sided Mann-Whitney p of the page's runs at most 0.05 after the Benjamini–Hochberg correction "
+        + "across "
         + "the pages of the row (false-discovery rate 5%); \"raw\" counts p &lt; 0.05 before the correction. "
         + "In the chart, a filled dot is a decided page, a hollow one undecided."
 
@@ -22,8 +24,10 @@ enum CorpusReport {
     }
 
     static func omittedNote(_ a: ResultsAnalysis) -> String {
-        showsPanels(a) ? "" : "The \(a.panels.count) page × profile panels are left out (more than \(maxPanels)): "
-            + "per-page figures are in summary.csv, runs.csv and corpus.csv."
+        showsPanels(a)
+            ? ""
+            : "The \(a.panels.count) page × profile panels are left out (more than \(maxPanels)): "
+                + "per-page figures are in summary.csv, runs.csv and corpus.csv."
     }
 
     static func html(_ a: ResultsAnalysis) -> String {
@@ -44,12 +48,18 @@ enum CorpusReport {
     static func htmlTable(_ rows: [CorpusSummary.Series]) -> String {
         var out = "<table><thead><tr><th>transport</th><th class=\"num\">pages</th>"
         for q in CorpusSummary.shownQuantiles { out += "<th class=\"num\">\(q == 50 ? "median" : "p\(Int(q))")</th>" }
-        out += "<th class=\"num\">faster</th><th class=\"num\">slower</th><th class=\"num\">undecided</th><th class=\"num\">p &lt; 0.05 raw</th></tr></thead><tbody>\n"
+        out +=
+            "<th class=\"num\">faster</th><th class=\"num\">slower</th><th class=\"num\">undecided</th><th "
+                + "class=\"num\">p &lt; 0.05 raw</th></tr></thead><tbody>\n"
         for s in rows {
             let n = s.pages.count
-            out += "<tr><td style=\"white-space:nowrap\">\(RatioCDFChart.swatch(s.transport))\(s.transport.rawValue) vs \(s.baseline.rawValue)</td><td class=\"num\">\(n)</td>"
+            out +=
+                "<tr><td style=\"white-space:nowrap\">\(RatioCDFChart.swatch(s.transport))\(s.transport.rawValue) vs "
+                    + "\(s.baseline.rawValue)</td><td class=\"num\">\(n)</td>"
             for q in CorpusSummary.shownQuantiles { out += "<td class=\"num\">\(s.quantile(q).map(ratio) ?? "–")</td>" }
-            for d in [CorpusSummary.Decision.faster, .slower, .undecided] { out += "<td class=\"num\">\(share(s.count(d), n))</td>" }
+            for d in [CorpusSummary.Decision.faster, .slower, .undecided] {
+                out += "<td class=\"num\">\(share(s.count(d), n))</td>"
+            }
             out += "<td class=\"num\">\(share(s.uncorrectedDecided, n))</td></tr>\n"
         }
         out += "</tbody></table>\n"
@@ -62,25 +72,33 @@ enum CorpusReport {
         let k = s.pagesNeededToDecide
         guard k > 1, let floor = s.pages.map(\.smallestPossibleP).min() else { return nil }
         return "\(s.transport.rawValue) vs \(s.baseline.rawValue): with these runs per cell no page's p can be below "
-            + "\(Format.pValue(floor)), so Benjamini–Hochberg over \(s.pages.count) pages decides none unless at least \(k) pages "
-            + "have p ≤ \(String(format: "%.4f", CorpusSummary.fdr * Double(k) / Double(s.pages.count))); more runs per cell lower that floor."
+            + "\(Format.pValue(floor)), so Benjamini–Hochberg over \(s.pages.count) pages decides none unless at least "
+            + "\(k) pages "
+            + "have p ≤ \(String(format: "%.4f", CorpusSummary.fdr * Double(k) / Double(s.pages.count))); more runs "
+            + "per cell lower that floor."
     }
 
     static func markdown(_ a: ResultsAnalysis) -> String {
         guard let corpus = CorpusSummary(a) else { return "" }
         var out = "\n### Across pages\n\n"
-        out += "| profile | transport | pages | ratio p10 | p25 | median | p75 | p90 | faster | slower | undecided | p < 0.05 raw |\n"
+        out +=
+            "| profile | transport | pages | ratio p10 | p25 | median | p75 | p90 | faster | slower | undecided | p < "
+                + "0.05 raw |\n"
         out += "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n"
         for s in corpus.series {
             let n = s.pages.count
-            out += "| \(MarkdownSummary.escape(s.profile)) | \(s.transport.rawValue) vs \(s.baseline.rawValue) | \(n) | "
+            out +=
+                "| \(MarkdownSummary.escape(s.profile)) | \(s.transport.rawValue) vs \(s.baseline.rawValue) | \(n) | "
             out += CorpusSummary.shownQuantiles.map { s.quantile($0).map(ratio) ?? "–" }.joined(separator: " | ")
-            out += " | \(share(s.count(.faster), n)) | \(share(s.count(.slower), n)) | \(share(s.count(.undecided), n)) | \(share(s.uncorrectedDecided, n)) |\n"
+            out +=
+                " | \(share(s.count(.faster), n)) | \(share(s.count(.slower), n)) | \(share(s.count(.undecided), n)) | "
+                    + "\(share(s.uncorrectedDecided, n)) |\n"
         }
         let notes = corpus.series.compactMap { s in powerNote(s).map { "\(s.profile), " + $0 } }
         if !notes.isEmpty { out += "\n" + notes.joined(separator: "\n") + "\n" }
         let note = omittedNote(a)
-        return out + "\n" + caption.replacingOccurrences(of: "&lt;", with: "<") + " Per page: `corpus.csv`.\n" + (note.isEmpty ? "" : "\n" + note + "\n")
+        return out + "\n" + caption.replacingOccurrences(of: "&lt;", with: "<") + " Per page: `corpus.csv`.\n"
+            + (note.isEmpty ? "" : "\n" + note + "\n")
     }
 
     static func ratio(_ r: Double) -> String { String(format: "%.3f", r) }
@@ -125,12 +143,19 @@ enum RatioCDFChart {
             if row.pages.count <= maxDots {
                 for (k, p) in row.pages.enumerated() {
                     let decided = p.decision != .undecided
-                    let tip = "\(p.scenario): \(row.transport.rawValue) \(Format.value(p.median, unit: "ms")) / \(row.baseline.rawValue) "
-                        + "\(Format.value(p.baselineMedian, unit: "ms")) = \(CorpusReport.ratio(p.ratio)); p \(Format.pValue(p.pValue)), "
+                    let tip =
+                        "\(p.scenario): \(row.transport.rawValue) \(Format.value(p.median, unit: "ms")) / "
+                            + "\(row.baseline.rawValue) "
+                        + "\(Format.value(p.baselineMedian, unit: "ms")) = \(CorpusReport.ratio(p.ratio)); p "
+                        + "\(Format.pValue(p.pValue)), "
                         + "BH-adjusted \(Format.pValue(p.adjustedP)): \(p.decision.rawValue)"
-                    s += HTML.element("circle", [("cx", HTML.n(x(p.ratio))), ("cy", HTML.n(y(Double(k + 1) / n))), ("r", "3"),
-                                                 ("fill", decided ? color : "white"), ("stroke", color)],
-                                      HTML.element("title", [], HTML.escape(tip)))
+                    s += HTML.element(
+                        "circle",
+                        [
+                            ("cx", HTML.n(x(p.ratio))), ("cy", HTML.n(y(Double(k + 1) / n))), ("r", "3"),
+                            ("fill", decided ? color : "white"), ("stroke", color),
+                        ],
+                        HTML.element("title", [], HTML.escape(tip)))
                 }
             }
             let text = "\(row.transport.rawValue) vs \(row.baseline.rawValue) (\(row.pages.count) pages)"

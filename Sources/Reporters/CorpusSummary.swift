@@ -67,7 +67,9 @@ public struct CorpusSummary: Sendable {
                 guard let base = a.baselineTransport(scenario: scenario, profile: profile) else { continue }
                 for t in a.transports(scenario: scenario, profile: profile) where t != base {
                     let cell = CellKey(scenario: scenario, profile: profile, transport: t, client: client)
-                    if let c = a.comparison("pltMs", cell), c.baselineMedian > 0 { byTransport[t, default: []].append((scenario, base, c)) }
+                    if let c = a.comparison("pltMs", cell), c.baselineMedian > 0 {
+                        byTransport[t, default: []].append((scenario, base, c))
+                    }
                 }
             }
             for t in a.transports {
@@ -79,11 +81,17 @@ public struct CorpusSummary: Sendable {
                 var pages: [Page] = []
                 for (i, (scenario, _, c)) in kept.enumerated() {
                     let ratio = c.candidateMedian / c.baselineMedian
-                    let decision: Decision = adjusted[i] > Self.fdr || ratio == 1 ? .undecided : ratio < 1 ? .faster : .slower
-                    let floor = MannWhitney.test((0..<c.baselineCount).map(Double.init),
-                                                 (0..<c.candidateCount).map { Double(c.baselineCount + $0) })?.pValue ?? 1
-                    pages.append(Page(scenario: scenario, baselineMedian: c.baselineMedian, median: c.candidateMedian, ratio: ratio,
-                                      pValue: c.pValue, adjustedP: adjusted[i], decision: decision, smallestPossibleP: floor))
+                    let decision: Decision =
+                        adjusted[i] > Self.fdr || ratio == 1 ? .undecided : ratio < 1 ? .faster : .slower
+                    let floor =
+                        MannWhitney.test(
+                            (0..<c.baselineCount).map(Double.init),
+                            (0..<c.candidateCount).map { Double(c.baselineCount + $0) })?.pValue ?? 1
+                    pages.append(
+                        Page(
+                            scenario: scenario, baselineMedian: c.baselineMedian, median: c.candidateMedian,
+                            ratio: ratio,
+                            pValue: c.pValue, adjustedP: adjusted[i], decision: decision, smallestPossibleP: floor))
                 }
                 pages.sort { ($0.ratio, $0.scenario) < ($1.ratio, $1.scenario) }
                 out.append(Series(profile: profile, transport: t, baseline: base, pages: pages))
@@ -100,17 +108,21 @@ public struct CorpusSummary: Sendable {
 /// `corpus.csv`: one row per profile × transport × page, sorted by ratio within each series, with
 /// the empirical CDF at that page (its rank / pages). Empty (and not written) without a corpus.
 public enum CorpusCSV {
-    public static let header = "profile,transport,baseline,scenario,baseline_median_ms,median_ms,ratio,cdf,p_value,p_bh,decision"
+    public static let header =
+        "profile,transport,baseline,scenario,baseline_median_ms,median_ms,ratio,cdf,p_value,p_bh,decision"
 
     public static func render(_ a: ResultsAnalysis) -> String {
         guard let corpus = CorpusSummary(a) else { return "" }
         var lines = [header + "\n"]
         for s in corpus.series {
             for (k, p) in s.pages.enumerated() {
-                lines.append(CSV.record([s.profile, s.transport.rawValue, s.baseline.rawValue, p.scenario,
-                                      Format.number(p.baselineMedian), Format.number(p.median), Format.fraction(p.ratio),
-                                      Format.fraction(Double(k + 1) / Double(s.pages.count)), Format.fraction(p.pValue),
-                                      Format.fraction(p.adjustedP), p.decision.rawValue]))
+                lines.append(
+                    CSV.record([
+                        s.profile, s.transport.rawValue, s.baseline.rawValue, p.scenario,
+                        Format.number(p.baselineMedian), Format.number(p.median), Format.fraction(p.ratio),
+                        Format.fraction(Double(k + 1) / Double(s.pages.count)), Format.fraction(p.pValue),
+                        Format.fraction(p.adjustedP), p.decision.rawValue,
+                    ]))
             }
         }
         return lines.joined()

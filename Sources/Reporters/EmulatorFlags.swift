@@ -29,8 +29,16 @@ public struct EmulatorFlags: Sendable {
                     let before = c.verdict(higherIsBetter: metric.higherIsBetter)
                     let after = without.comparison(metric.name, cell)?.verdict(higherIsBetter: metric.higherIsBetter)
                     guard after != before else { continue }
-                    let word = { (v: Verdict?) in v.map { $0 == .noSignificantChange ? "no significant change" : $0.transportWord(higherIsBetter: metric.higherIsBetter) } ?? "no comparison left" }
-                    changed.append("\(panel.profile) · \(panel.scenario) · \(cell.label) \(metric.name): \(word(before)) → \(word(after))")
+                    let word = { (v: Verdict?) in
+                        v.map {
+                            $0 == .noSignificantChange
+                                ? "no significant change" : $0.transportWord(higherIsBetter: metric.higherIsBetter)
+                        } ?? "no comparison left"
+                    }
+                    changed.append(
+                        "\(panel.profile) · \(panel.scenario) · \(cell.label) \(metric.name): \(word(before)) → "
+                            + "\(word(after))"
+                    )
                 }
             }
         }
@@ -46,10 +54,15 @@ public struct EmulatorFlags: Sendable {
     /// One sentence for a report's footer; nil when nothing was flagged.
     public var sentence: String? {
         guard flaggedRuns > 0 else { return nil }
-        var s = "\(flaggedRuns) of \(emulatedRuns) emulated runs were flagged (the emulator's release lateness could move "
-            + "their PLT or TTFB by more than 1%, or packets were lost outside the link model); they stay in the statistics. "
-        s += changedVerdicts.isEmpty ? "Leaving them out changes no verdict."
-            : "Leaving them out changes \(changedVerdicts.count) verdict\(changedVerdicts.count == 1 ? "" : "s"): " + changedVerdicts.joined(separator: "; ") + "."
+        var s =
+            "\(flaggedRuns) of \(emulatedRuns) emulated runs were flagged (the emulator's release lateness could move "
+            + "their PLT or TTFB by more than 1%, or packets were lost outside the link model); they stay in the "
+            + "statistics. "
+        s +=
+            changedVerdicts.isEmpty
+            ? "Leaving them out changes no verdict."
+            : "Leaving them out changes \(changedVerdicts.count) verdict\(changedVerdicts.count == 1 ? "" : "s"): "
+                + changedVerdicts.joined(separator: "; ") + "."
         return s
     }
 }

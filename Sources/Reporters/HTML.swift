@@ -46,12 +46,18 @@ enum HTML {
     static func slug(_ text: String) -> String {
         var out = ""
         for ch in text.lowercased().unicodeScalars {
-            if ("a"..."z").contains(ch) || ("0"..."9").contains(ch) { out.unicodeScalars.append(ch) } else if !out.hasSuffix("-") { out += "-" }
+            if ("a"..."z").contains(ch) || ("0"..."9").contains(ch) {
+                out.unicodeScalars.append(ch)
+            } else if !out.hasSuffix("-") {
+                out += "-"
+            }
         }
         return out
     }
 
-    static func svgText(_ x: Double, _ y: Double, _ text: String, anchor: String = "start", cls: String? = nil, fill: String? = nil) -> String {
+    static func svgText(
+        _ x: Double, _ y: Double, _ text: String, anchor: String = "start", cls: String? = nil, fill: String? = nil
+    ) -> String {
         var attrs = [("x", n(x)), ("y", n(y))]
         if anchor != "start" { attrs.append(("text-anchor", anchor)) }
         if let cls { attrs.append(("class", cls)) }
@@ -59,14 +65,21 @@ enum HTML {
         return element("text", attrs, escape(text))
     }
 
-    static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1, dash: String? = nil, cls: String? = nil) -> String {
-        var attrs = [("x1", n(x1)), ("y1", n(y1)), ("x2", n(x2)), ("y2", n(y2)), ("stroke", stroke), ("stroke-width", n(width))]
+    static func line(
+        _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1, dash: String? = nil,
+        cls: String? = nil
+    ) -> String {
+        var attrs = [
+            ("x1", n(x1)), ("y1", n(y1)), ("x2", n(x2)), ("y2", n(y2)), ("stroke", stroke), ("stroke-width", n(width)),
+        ]
         if let dash { attrs.append(("stroke-dasharray", dash)) }
         if let cls { attrs.append(("class", cls)) }
         return empty("line", attrs)
     }
 
-    static func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double, fill: String, title: String? = nil, opacity: Double? = nil) -> String {
+    static func rect(
+        _ x: Double, _ y: Double, _ w: Double, _ h: Double, fill: String, title: String? = nil, opacity: Double? = nil
+    ) -> String {
         var attrs = [("x", n(x)), ("y", n(y)), ("width", n(max(w, 0))), ("height", n(h)), ("fill", fill)]
         if let opacity { attrs.append(("fill-opacity", String(format: "%.2f", opacity))) }
         guard let title else { return empty("rect", attrs) }
@@ -75,8 +88,12 @@ enum HTML {
 
     /// An `<svg>` that scales to its container, with a text alternative for screen readers.
     static func svg(width: Double, height: Double, label: String, _ content: String) -> String {
-        element("svg", [("viewBox", "0 0 \(n(width)) \(n(height))"), ("width", n(width)), ("role", "img"),
-                        ("aria-label", label), ("class", "chart")], content)
+        element(
+            "svg",
+            [
+                ("viewBox", "0 0 \(n(width)) \(n(height))"), ("width", n(width)), ("role", "img"),
+                ("aria-label", label), ("class", "chart"),
+            ], content)
     }
 }
 

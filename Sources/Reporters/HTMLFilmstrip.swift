@@ -12,30 +12,42 @@ enum HTMLFilmstrip {
     static func render(_ a: ResultsAnalysis, scenario: String, profile: String, panel: String) -> String {
         let strips = (a.results.filmstrips ?? []).filter { $0.scenario == scenario && $0.profile == profile }
         guard !strips.isEmpty else { return "" }
-        let end = strips.map { s in max(s.frames.last?.ms ?? 0, s.loadEventMs ?? 0, s.largestContentfulPaintMs ?? 0) }.max() ?? 0
+        let end =
+            strips.map { s in max(s.frames.last?.ms ?? 0, s.loadEventMs ?? 0, s.largestContentfulPaintMs ?? 0) }.max()
+            ?? 0
         let step = max(100, Int((end / Double(maxColumns) / 100).rounded(.up)) * 100)
         let columns = Int(end / Double(step)) + 2
         var style = "", rows = ""
         let prefix = "fs" + HTML.slug(panel)
         for (i, s) in strips.enumerated() {
             for (j, f) in s.frames.enumerated() {
-                style += ".\(prefix)-\(i)-\(j){background-image:url(data:image/jpeg;base64,\(f.jpeg.filter { $0.isLetter || $0.isNumber || "+/=".contains($0) }))}\n"
+                style +=
+                    ".\(prefix)-\(i)-\(j){background-image:url(data:image/jpeg;base64,"
+                        + "\(f.jpeg.filter { $0.isLetter || $0.isNumber || "+/=".contains($0) }))}\n"
             }
             rows += row(s, index: i, prefix: prefix, step: step, columns: columns)
         }
         var html = "<h3>Filmstrip: what the page showed, every \(Format.value(Double(step), unit: "ms"))</h3>\n"
         html += "<style>\n\(css)\n\(style)</style>\n<div class=\"filmstrip\">\(rows)</div>\n"
-        return html + "<p class=\"caption\">One load per transport made after the measured runs, by the same browser over the same "
-            + "network, capturing every frame it painted (capturing costs the browser CPU, so no measured run does it). A coloured "
+        return html
+            + "<p class=\"caption\">One load per transport made after the measured runs, by the same browser over the "
+            + "same "
+            + "network, capturing every frame it painted (capturing costs the browser CPU, so no measured run does "
+            + "it). A coloured "
             + "frame changed since the previous column; the milestones are this load's own.</p>\n"
     }
 
     static func row(_ s: FilmstripRecord, index i: Int, prefix: String, step: Int, columns: Int) -> String {
         let label = s.transport.rawValue + (s.client == .chromium ? "" : " · \(s.client.rawValue)")
-        var html = "<div class=\"fs-row\"><div class=\"fs-label\">\(HTMLReport.swatch(s.transport))\(HTML.escape(label))"
-        let milestones = [("FCP", s.firstContentfulPaintMs), ("LCP", s.largestContentfulPaintMs), ("load", s.loadEventMs)]
-            .compactMap { name, v in v.map { "\(name) \(Format.value($0, unit: "ms"))" } }
-        if !milestones.isEmpty { html += "<br><span class=\"note-text\">\(HTML.escape(milestones.joined(separator: " · ")))</span>" }
+        var html =
+            "<div class=\"fs-row\"><div class=\"fs-label\">\(HTMLReport.swatch(s.transport))\(HTML.escape(label))"
+        let milestones = [
+            ("FCP", s.firstContentfulPaintMs), ("LCP", s.largestContentfulPaintMs), ("load", s.loadEventMs),
+        ]
+        .compactMap { name, v in v.map { "\(name) \(Format.value($0, unit: "ms"))" } }
+        if !milestones.isEmpty {
+            html += "<br><span class=\"note-text\">\(HTML.escape(milestones.joined(separator: " · ")))</span>"
+        }
         if let e = s.error { html += "<br><span class=\"note-text\">\(HTML.escape(e))</span>" }
         html += "</div><div class=\"fs-frames\">"
         var previous: Int? = nil

@@ -21,20 +21,30 @@ enum HTMLPaint {
         for c in cells {
             rows += "<tr><td>\(HTMLReport.swatch(c.transport))\(HTML.escape(c.label))</td>"
             rows += "<td class=\"num\">\(a.summary("pltMs", c)?.n ?? a.countedRuns(c).count)</td>"
-            for m in Metric.browserMilestones.map(\.metric) + [.plt] { rows += "<td class=\"num\">\(cell(a.summary(m.name, c)))</td>" }
+            for m in Metric.browserMilestones.map(\.metric) + [.plt] {
+                rows += "<td class=\"num\">\(cell(a.summary(m.name, c)))</td>"
+            }
             rows += "</tr>\n"
         }
-        html += "<div class=\"table-wrap\"><table class=\"figures\"><thead><tr><th>transport</th><th class=\"num\">n</th>"
-            + Metric.browserMilestones.map { "<th class=\"num\">\(HTML.escape($0.metric.label.replacingOccurrences(of: " (browser)", with: ""))) ms</th>" }.joined()
+        html +=
+            "<div class=\"table-wrap\"><table class=\"figures\"><thead><tr><th>transport</th><th class=\"num\">n</th>"
+            + Metric.browserMilestones.map {
+                "<th class=\"num\">\(HTML.escape($0.metric.label.replacingOccurrences(of: " (browser)", with: ""))) "
+                    + "ms</th>"
+            }.joined()
             + "<th class=\"num\">Page load time ms</th></tr></thead><tbody>\n" + rows + "</tbody></table></div>\n"
-        return html + "<p class=\"caption\">As the browser reports them (Paint Timing, Largest Contentful Paint, Navigation Timing), "
-            + "ms from the start of navigation; PLT is the last byte of the page's last resource. Medians with their 95% "
+        return html
+            + "<p class=\"caption\">As the browser reports them (Paint Timing, Largest Contentful Paint, Navigation "
+            + "Timing), "
+            + "ms from the start of navigation; PLT is the last byte of the page's last resource. Medians with their "
+            + "95% "
             + "bootstrap CI, as for PLT; – where the runs carry none.</p>\n"
     }
 
     static func cell(_ s: Summary?) -> String {
         guard let s else { return "–" }
-        return HTML.escape(Format.value(s.median) + " (" + Format.value(s.ci95Low) + "–" + Format.value(s.ci95High) + ")")
+        return HTML.escape(
+            Format.value(s.median) + " (" + Format.value(s.ci95Low) + "–" + Format.value(s.ci95High) + ")")
     }
 
     static let markerColors = ["#8c8c8c", "#1b7837", "#b35806", "#542788"]
@@ -52,14 +62,20 @@ enum HTMLPaint {
             let y = top + Double(i) * rowHeight + 6
             s += HTML.svgText(left - 8, y + 12, c.label, anchor: "end", cls: "label")
             if let plt = a.summary("pltMs", c) {
-                s += HTML.rect(x(0), y + 5, x(plt.median) - x(0), 8, fill: Palette.transport(c.transport), title: "\(c.label): page load time median \(Format.value(plt.median, unit: "ms"))", opacity: 0.35)
+                s += HTML.rect(
+                    x(0), y + 5, x(plt.median) - x(0), 8, fill: Palette.transport(c.transport),
+                    title: "\(c.label): page load time median \(Format.value(plt.median, unit: "ms"))", opacity: 0.35)
             }
             for (k, m) in Metric.browserMilestones.enumerated() {
                 guard let v = a.summary(m.metric.name, c) else { continue }
                 let color = markerColors[k]
                 s += HTML.line(x(v.ci95Low), y + 9, x(v.ci95High), y + 9, stroke: color, width: 1.5)
-                s += HTML.rect(x(v.median) - 2, y, 4, 18, fill: color,
-                               title: "\(c.label): \(m.short) median \(Format.value(v.median, unit: "ms")), 95% CI \(Format.value(v.ci95Low))–\(Format.value(v.ci95High, unit: "ms"))")
+                s += HTML.rect(
+                    x(v.median) - 2, y, 4, 18, fill: color,
+                    title:
+                        "\(c.label): \(m.short) median \(Format.value(v.median, unit: "ms")), 95% CI "
+                            + "\(Format.value(v.ci95Low))–\(Format.value(v.ci95High, unit: "ms"))"
+                )
             }
         }
         // Legend: the milestones' colours, then the PLT bar.
@@ -69,7 +85,9 @@ enum HTMLPaint {
             s += HTML.rect(lx, ly - 9, 4, 12, fill: markerColors[k]) + HTML.svgText(lx + 8, ly, m.short, cls: "tick")
             lx += 18 + 7 * Double(m.short.count)
         }
-        s += HTML.rect(lx, ly - 7, 18, 8, fill: Palette.ink, opacity: 0.35) + HTML.svgText(lx + 22, ly, "page load time", cls: "tick")
+        s +=
+            HTML.rect(lx, ly - 7, 18, 8, fill: Palette.ink, opacity: 0.35)
+            + HTML.svgText(lx + 22, ly, "page load time", cls: "tick")
         return HTML.svg(width: width, height: height, label: label, s)
     }
 }

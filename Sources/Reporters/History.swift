@@ -59,7 +59,9 @@ public struct History: Sendable {
         // Parsed, so that a commit date ("…:57Z") and a start time ("…:57.120Z") order by time, not by characters.
         func time(_ text: String) -> Int64 { InfluxLineProtocol.nanoseconds(text) ?? Int64.max }
         let entries = given.enumerated().sorted { a, b in
-            (time(a.element.date), time(a.element.results.startedAt), a.offset) < (time(b.element.date), time(b.element.results.startedAt), b.offset)
+            (time(a.element.date), time(a.element.results.startedAt), a.offset) < (
+                time(b.element.date), time(b.element.results.startedAt), b.offset
+            )
         }.map(\.element)
         self.entries = entries
         self.noise = noise
@@ -70,8 +72,9 @@ public struct History: Sendable {
         var comparisons: [[Int]: ResultsComparison] = [:]
         func comparison(_ from: Int, _ to: Int) -> ResultsComparison {
             if let c = comparisons[[from, to]] { return c }
-            let c = ResultsComparison(a: entries[from].results, b: entries[to].results, metrics: History.metrics,
-                                      noise: noise, resamples: resamples)
+            let c = ResultsComparison(
+                a: entries[from].results, b: entries[to].results, metrics: History.metrics,
+                noise: noise, resamples: resamples)
             comparisons[[from, to]] = c
             return c
         }
@@ -101,30 +104,38 @@ public struct History: Sendable {
     /// Scenario × profile pairs in the order their cells appear.
     public var panels: [(scenario: String, profile: String)] {
         var out: [(String, String)] = []
-        for s in series where !out.contains(where: { $0 == (s.cell.scenario, s.cell.profile) }) { out.append((s.cell.scenario, s.cell.profile)) }
+        for s in series where !out.contains(where: { $0 == (s.cell.scenario, s.cell.profile) }) {
+            out.append((s.cell.scenario, s.cell.profile))
+        }
         return out
     }
 }
 
 /// `history.csv`: one row per point of every series.
 public enum HistoryCSV {
-    public static let header = ["scenario", "profile", "transport", "client", "metric", "position", "directory", "commit", "branch",
-                                "label", "date", "host", "netbench_version", "n", "median", "ci95_low", "ci95_high",
-                                "change", "change_ci95_low", "change_ci95_high", "p", "verdict", "host_changed", "version_changed"]
+    public static let header = [
+        "scenario", "profile", "transport", "client", "metric", "position", "directory", "commit", "branch",
+        "label", "date", "host", "netbench_version", "n", "median", "ci95_low", "ci95_high",
+        "change", "change_ci95_low", "change_ci95_high", "p", "verdict", "host_changed", "version_changed",
+    ]
 
     public static func render(_ h: History) -> String {
         var out = CSV.record(header)
         for s in h.series {
             for p in s.points {
                 let e = h.entries[p.entry], src = e.results.source, c = p.change
-                out += CSV.record([s.cell.scenario, s.cell.profile, s.cell.transport.rawValue, s.cell.client?.rawValue ?? "",
-                                   s.metric.name, String(p.entry + 1), e.name, src?.commit ?? "", src?.branch ?? "", src?.label ?? "",
-                                   e.date, e.hostDescription, e.results.netbenchVersion, String(p.summary.n),
-                                   Format.number(p.summary.median), Format.number(p.summary.ci95Low), Format.number(p.summary.ci95High),
-                                   c?.relativeChange.map { Format.fraction($0) } ?? "",
-                                   c?.interval.map { Format.fraction($0.low) } ?? "", c?.interval.map { Format.fraction($0.high) } ?? "",
-                                   c.map { String($0.pValue) } ?? "", p.verdict?.changeWord ?? "",
-                                   p.hostChanged ? "yes" : "", p.versionChanged ? "yes" : ""])
+                out += CSV.record([
+                    s.cell.scenario, s.cell.profile, s.cell.transport.rawValue, s.cell.client?.rawValue ?? "",
+                    s.metric.name, String(p.entry + 1), e.name, src?.commit ?? "", src?.branch ?? "", src?.label ?? "",
+                    e.date, e.hostDescription, e.results.netbenchVersion, String(p.summary.n),
+                    Format.number(p.summary.median), Format.number(p.summary.ci95Low),
+                    Format.number(p.summary.ci95High),
+                    c?.relativeChange.map { Format.fraction($0) } ?? "",
+                    c?.interval.map { Format.fraction($0.low) } ?? "",
+                    c?.interval.map { Format.fraction($0.high) } ?? "",
+                    c.map { String($0.pValue) } ?? "", p.verdict?.changeWord ?? "",
+                    p.hostChanged ? "yes" : "", p.versionChanged ? "yes" : "",
+                ])
             }
         }
         return out

@@ -7,13 +7,16 @@ public enum JUnitReport {
     public static func render(_ outcomes: [CheckOutcome], name: String = "netbench check") -> String {
         func count(_ xs: [CheckOutcome], _ s: CheckOutcome.Status) -> Int { xs.filter { $0.status == s }.count }
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"\(escape(name))\" tests=\"\(outcomes.count)\" failures=\"\(count(outcomes, .failed))\""
+        out +=
+            "<testsuites name=\"\(escape(name))\" tests=\"\(outcomes.count)\" failures=\"\(count(outcomes, .failed))\""
         out += " skipped=\"\(count(outcomes, .skipped))\" errors=\"0\">\n"
         var kinds: [CheckOutcome.Kind] = []
         for o in outcomes where !kinds.contains(o.kind) { kinds.append(o.kind) }
         for kind in kinds {
             let cases = outcomes.filter { $0.kind == kind }
-            out += "  <testsuite name=\"\(escape(kind.rawValue))\" tests=\"\(cases.count)\" failures=\"\(count(cases, .failed))\""
+            out +=
+                "  <testsuite name=\"\(escape(kind.rawValue))\" tests=\"\(cases.count)\" "
+                    + "failures=\"\(count(cases, .failed))\""
             out += " skipped=\"\(count(cases, .skipped))\" errors=\"0\">\n"
             for c in cases {
                 out += "    <testcase classname=\"netbench.\(escape(kind.rawValue))\" name=\"\(escape(c.name))\""
@@ -21,7 +24,9 @@ public enum JUnitReport {
                 case .passed:
                     out += ">\n      <system-out>\(escape(c.message))</system-out>\n    </testcase>\n"
                 case .failed:
-                    out += ">\n      <failure message=\"\(escape(c.message))\" type=\"\(escape(kind.rawValue))\">\(escape(c.message))</failure>\n    </testcase>\n"
+                    out +=
+                        ">\n      <failure message=\"\(escape(c.message))\" "
+                            + "type=\"\(escape(kind.rawValue))\">\(escape(c.message))</failure>\n    </testcase>\n"
                 case .skipped:
                     out += ">\n      <skipped message=\"\(escape(c.message))\"/>\n    </testcase>\n"
                 }

@@ -50,10 +50,15 @@ public enum MarkdownSummary {
             }
             // How far the emulator's lateness could have moved this median, when it was emulated.
             let bound = EmulatorFlags.pltBoundMs(a, cell).map { " (emulator ≤ \(Format.value($0, unit: "ms")))" } ?? ""
-            out += "| \(name) | \(n) | \(Format.value(s.median, unit: "ms"))\(bound) | \(Format.value(s.p95, unit: "ms")) | "
-            out += "\(Format.value(s.ci95Low))–\(Format.value(s.ci95High, unit: "ms")) | \(ideal) | \(delta) | \(verdict) |\n"
+            out +=
+                "| \(name) | \(n) | \(Format.value(s.median, unit: "ms"))\(bound) | \(Format.value(s.p95, unit: "ms")) "
+                    + "| "
+            out +=
+                "\(Format.value(s.ci95Low))–\(Format.value(s.ci95High, unit: "ms")) | \(ideal) | \(delta) | \(verdict) "
+                    + "|\n"
         }
-        return out + paintTable(a, scenario: scenario, profile: profile) + clientsTable(a, scenario: scenario, profile: profile)
+        return out + paintTable(a, scenario: scenario, profile: profile)
+            + clientsTable(a, scenario: scenario, profile: profile)
     }
 
     /// The browser's page metrics beside PLT, per transport (only cells whose runs carry them).
@@ -61,13 +66,19 @@ public enum MarkdownSummary {
         let cells = HTMLPaint.cells(a, a.cells(scenario: scenario, profile: profile))
         guard !cells.isEmpty else { return "" }
         let metrics = Metric.browserMilestones.map(\.metric) + [.plt]
-        var out = "\nBrowser page metrics, median (95% CI), ms:\n\n| transport | "
-            + Metric.browserMilestones.map { $0.short == "load" ? "load event" : $0.short }.joined(separator: " | ") + " | PLT |\n"
+        var out =
+            "\nBrowser page metrics, median (95% CI), ms:\n\n| transport | "
+            + Metric.browserMilestones.map { $0.short == "load" ? "load event" : $0.short }.joined(separator: " | ")
+            + " | PLT |\n"
         out += "|---|" + String(repeating: "--:|", count: metrics.count) + "\n"
         for c in cells {
-            out += "| \(escape(c.label)) | " + metrics.map { m in
-                a.summary(m.name, c).map { "\(Format.value($0.median)) (\(Format.value($0.ci95Low))–\(Format.value($0.ci95High)))" } ?? "–"
-            }.joined(separator: " | ") + " |\n"
+            out +=
+                "| \(escape(c.label)) | "
+                + metrics.map { m in
+                    a.summary(m.name, c).map {
+                        "\(Format.value($0.median)) (\(Format.value($0.ci95Low))–\(Format.value($0.ci95High)))"
+                    } ?? "–"
+                }.joined(separator: " | ") + " |\n"
         }
         return out
     }
@@ -78,15 +89,24 @@ public enum MarkdownSummary {
         var rows = ""
         for cell in a.cells(scenario: scenario, profile: profile) where cell.client != reference {
             guard let c = a.clientComparison("pltMs", cell), let rel = c.relativeChange,
-                  let mine = a.summary("pltMs", cell), let ref = a.summary("pltMs", a.cell(cell, client: reference)) else { continue }
+                let mine = a.summary("pltMs", cell), let ref = a.summary("pltMs", a.cell(cell, client: reference))
+            else { continue }
             let v = c.verdict(higherIsBetter: false)
-            rows += "| \(cell.transport.rawValue) | \(Format.value(ref.median, unit: "ms")) | \(escape(cell.client?.rawValue ?? "")) \(Format.value(mine.median, unit: "ms")) | "
-            rows += "\(Format.value(mine.median - ref.median, unit: "ms")) | \(String(format: "%.2f", mine.median / ref.median))× | "
+            rows +=
+                "| \(cell.transport.rawValue) | \(Format.value(ref.median, unit: "ms")) | "
+                    + "\(escape(cell.client?.rawValue ?? "")) \(Format.value(mine.median, unit: "ms")) | "
+            rows +=
+                "\(Format.value(mine.median - ref.median, unit: "ms")) | "
+                    + "\(String(format: "%.2f", mine.median / ref.median))× | "
             rows += Format.percent(rel) + (c.interval.map { " (" + Format.percentInterval($0) + ")" } ?? "")
-            rows += " | \(v == .noSignificantChange ? Format.notSignificant(c) : v.transportWord(higherIsBetter: false)) (p \(Format.pValue(c.pValue))) |\n"
+            rows +=
+                " | \(v == .noSignificantChange ? Format.notSignificant(c) : v.transportWord(higherIsBetter: false)) "
+                    + "(p \(Format.pValue(c.pValue))) |\n"
         }
         guard !rows.isEmpty else { return "" }
-        return "\nMedian PLT by client, against \(escape(reference.rawValue)):\n\n| transport | \(escape(reference.rawValue)) | other | difference | ratio | Δ (95% CI) | verdict |\n"
+        return
+            "\nMedian PLT by client, against \(escape(reference.rawValue)):\n\n| transport | "
+                + "\(escape(reference.rawValue)) | other | difference | ratio | Δ (95% CI) | verdict |\n"
             + "|---|--:|--:|--:|--:|--:|---|\n" + rows
     }
 
@@ -99,7 +119,9 @@ public enum MarkdownSummary {
             out += "| scenario | profile | transport | run | error |\n|---|---|---|--:|---|\n"
             for run in failed {
                 let client = (run.client ?? .builtin) == .builtin ? "" : " · " + escape(run.client!.rawValue)
-                out += "| \(escape(run.scenario)) | \(escape(run.profile)) | \(run.transport.rawValue)\(client) | \(run.index) | "
+                out +=
+                    "| \(escape(run.scenario)) | \(escape(run.profile)) | \(run.transport.rawValue)\(client) | "
+                        + "\(run.index) | "
                 out += "\(escape(run.error ?? "(no message)")) |\n"
             }
             out += "\n</details>\n"

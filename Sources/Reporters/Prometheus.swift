@@ -16,24 +16,34 @@ public enum PrometheusExposition {
         var value: @Sendable (ResultsAnalysis, CellKey) -> Double?
     }
 
-    static func seconds(_ metric: String, _ pick: @escaping @Sendable (Summary) -> Double) -> @Sendable (ResultsAnalysis, CellKey) -> Double? {
+    static func seconds(_ metric: String, _ pick: @escaping @Sendable (Summary) -> Double)
+        -> @Sendable (ResultsAnalysis, CellKey) -> Double?
+    {
         // To the nanosecond, so that 8601.8 ms reads 8.6018 rather than 8.601799999999999.
         { a, cell in a.summary(metric, cell).map { (pick($0) * 1e6).rounded() / 1e9 } }
     }
 
     static let families: [Family] = [
-        Family(name: "netbench_plt_median_seconds", help: "Median page load time of the counted runs (navigation start to last byte).",
-               value: seconds("pltMs", \.median)),
-        Family(name: "netbench_plt_p95_seconds", help: "95th percentile page load time of the counted runs.",
-               value: seconds("pltMs", \.p95)),
-        Family(name: "netbench_ttfb_median_seconds", help: "Median time to first byte of the document of the counted runs.",
-               value: seconds("ttfbMs", \.median)),
-        Family(name: "netbench_ttfb_p95_seconds", help: "95th percentile time to first byte of the counted runs.",
-               value: seconds("ttfbMs", \.p95)),
-        Family(name: "netbench_runs", help: "Counted runs (status ok, not warm-up).",
-               value: { a, cell in Double(a.countedRuns(cell).count) }),
-        Family(name: "netbench_failures", help: "Failed runs.",
-               value: { a, cell in Double(a.runs(cell).filter { $0.status == .failed }.count) }),
+        Family(
+            name: "netbench_plt_median_seconds",
+            help: "Median page load time of the counted runs (navigation start to last byte).",
+            value: seconds("pltMs", \.median)),
+        Family(
+            name: "netbench_plt_p95_seconds", help: "95th percentile page load time of the counted runs.",
+            value: seconds("pltMs", \.p95)),
+        Family(
+            name: "netbench_ttfb_median_seconds",
+            help: "Median time to first byte of the document of the counted runs.",
+            value: seconds("ttfbMs", \.median)),
+        Family(
+            name: "netbench_ttfb_p95_seconds", help: "95th percentile time to first byte of the counted runs.",
+            value: seconds("ttfbMs", \.p95)),
+        Family(
+            name: "netbench_runs", help: "Counted runs (status ok, not warm-up).",
+            value: { a, cell in Double(a.countedRuns(cell).count) }),
+        Family(
+            name: "netbench_failures", help: "Failed runs.",
+            value: { a, cell in Double(a.runs(cell).filter { $0.status == .failed }.count) }),
     ]
 
     public static func render(_ analysis: ResultsAnalysis) -> String {
@@ -43,12 +53,16 @@ public enum PrometheusExposition {
             out += "# HELP \(family.name) \(escapeHelp(family.help))\n# TYPE \(family.name) gauge\n"
             for cell in analysis.cells {
                 guard let v = family.value(analysis, cell) else { continue }
-                var labels: [(String, String)] = [("scenario", cell.scenario), ("profile", cell.profile),
-                                                  ("transport", cell.transport.rawValue),
-                                                  ("client", (cell.client ?? analysis.clients[0]).rawValue),
-                                                  ("netbench_version", results.netbenchVersion)]
+                var labels: [(String, String)] = [
+                    ("scenario", cell.scenario), ("profile", cell.profile),
+                    ("transport", cell.transport.rawValue),
+                    ("client", (cell.client ?? analysis.clients[0]).rawValue),
+                    ("netbench_version", results.netbenchVersion),
+                ]
                 if let commit = results.source?.commit { labels.append(("commit", commit)) }
-                out += family.name + "{" + labels.map { "\($0.0)=\"\(escapeLabel($0.1))\"" }.joined(separator: ",") + "} " + number(v) + "\n"
+                out +=
+                    family.name + "{" + labels.map { "\($0.0)=\"\(escapeLabel($0.1))\"" }.joined(separator: ",") + "} "
+                    + number(v) + "\n"
             }
         }
         return out
@@ -80,12 +94,16 @@ public enum PrometheusExposition {
     }
 
     static func segment(_ name: String, _ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)
-        }
+        let plain =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || "-_.".unicodeScalars.contains($0)
+            }
         if plain && value != "." && value != ".." { return "/\(name)/\(value)" }
         // An empty value is "=" in base64 form.
-        let b64 = Data(value.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        let b64 = Data(value.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_")
         return "/\(name)@base64/" + (b64.isEmpty ? "=" : b64)
     }
 }
@@ -103,21 +121,29 @@ public enum InfluxLineProtocol {
         ("plt_ms", "pltMs"), ("ttfb_ms", "ttfbMs"), ("handshake_ms", "handshakeMs"), ("goodput_mbps", "goodputMbps"),
         ("ideal_plt_ms", "idealPltMs"), ("ideal_ttfb_ms", "idealTtfbMs"), ("load_event_ms", "loadEventMs"),
     ]
-    static let integerFields: [(key: String, metric: String)] = [("bytes", "bytes"), ("requests", "requests"), ("connections", "connections")]
+    static let integerFields: [(key: String, metric: String)] = [
+        ("bytes", "bytes"), ("requests", "requests"), ("connections", "connections"),
+    ]
 
     public static func render(_ results: ResultsFile) -> String {
         var out = ""
         let fallback = nanoseconds(results.startedAt)
         for run in results.runs {
-            var tags: [(String, String)] = [("suite", results.suite.name), ("scenario", run.scenario), ("profile", run.profile),
-                                            ("transport", run.transport.rawValue), ("client", (run.client ?? .builtin).rawValue),
-                                            ("netbench_version", results.netbenchVersion)]
+            var tags: [(String, String)] = [
+                ("suite", results.suite.name), ("scenario", run.scenario), ("profile", run.profile),
+                ("transport", run.transport.rawValue), ("client", (run.client ?? .builtin).rawValue),
+                ("netbench_version", results.netbenchVersion),
+            ]
             if let commit = results.source?.commit { tags.append(("commit", commit)) }
             tags += [("status", run.status.rawValue), ("warmup", run.warmup == true ? "true" : "false")]
-            tags.sort { $0.0 < $1.0 }   // InfluxDB's recommended order
+            tags.sort { $0.0 < $1.0 }  // InfluxDB's recommended order
             var f: [String] = ["index=\(run.index)i"]
-            for (key, metric) in fields { if let v = run.metrics.value(named: metric) { f.append("\(key)=\(PrometheusExposition.number(v))") } }
-            for (key, metric) in integerFields { if let v = run.metrics.value(named: metric) { f.append("\(key)=\(Int64(v))i") } }
+            for (key, metric) in fields {
+                if let v = run.metrics.value(named: metric) { f.append("\(key)=\(PrometheusExposition.number(v))") }
+            }
+            for (key, metric) in integerFields {
+                if let v = run.metrics.value(named: metric) { f.append("\(key)=\(Int64(v))i") }
+            }
             if let e = run.error { f.append("error=\"\(escapeString(e))\"") }
             var line = escapeKey(measurement, measurement: true)
             for (k, v) in tags where !v.isEmpty { line += "," + escapeKey(k) + "=" + escapeKey(v) }
@@ -153,5 +179,9 @@ public enum InfluxLineProtocol {
     }
 }
 
-extension PrometheusExposition { public static let reporter = TextReporter(fileName: fileName, needsAnalysis: true) { render($1!) } }
-extension InfluxLineProtocol { public static let reporter = TextReporter(fileName: fileName, needsAnalysis: false) { r, _ in render(r) } }
+extension PrometheusExposition {
+    public static let reporter = TextReporter(fileName: fileName, needsAnalysis: true) { render($1!) }
+}
+extension InfluxLineProtocol {
+    public static let reporter = TextReporter(fileName: fileName, needsAnalysis: false) { r, _ in render(r) }
+}

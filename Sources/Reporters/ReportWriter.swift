@@ -21,7 +21,8 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     /// The formats a run writes and `ReportWriter` renders by default; the metrics formats only on request.
     public static let standard: [ReportFormat] = [.json, .csv, .md, .html]
 
-    /// Parses `html,csv,md,json,prometheus,influx` (`markdown` for `md`, `prom`, `influxdb`): the formats, and the names it did not know
+    /// Parses `html,csv,md,json,prometheus,influx` (`markdown` for `md`, `prom`, `influxdb`): the formats, and the
+    /// names it did not know
     /// (the command turns those into its usage error).
     public static func parse(_ text: String) -> (formats: [ReportFormat], unknown: [String]) {
         var out: [ReportFormat] = [], unknown: [String] = []
@@ -62,10 +63,14 @@ public struct TextReporter: Reporter {
     public let fileName: String
     public let needsAnalysis: Bool
     let body: @Sendable (ResultsFile, ResultsAnalysis?) -> String
-    public init(fileName: String, needsAnalysis: Bool, _ body: @escaping @Sendable (ResultsFile, ResultsAnalysis?) -> String) {
+    public init(
+        fileName: String, needsAnalysis: Bool, _ body: @escaping @Sendable (ResultsFile, ResultsAnalysis?) -> String
+    ) {
         self.fileName = fileName; self.needsAnalysis = needsAnalysis; self.body = body
     }
-    public func render(_ results: ResultsFile, _ analysis: ResultsAnalysis?) throws -> Data { Data(body(results, analysis).utf8) }
+    public func render(_ results: ResultsFile, _ analysis: ResultsAnalysis?) throws -> Data {
+        Data(body(results, analysis).utf8)
+    }
 }
 
 /// `results.json`: the raw results, sorted keys.
@@ -73,20 +78,32 @@ public struct ResultsJSONReporter: Reporter {
     public init() {}
     public var fileName: String { "results.json" }
     public var needsAnalysis: Bool { false }
-    public func render(_ results: ResultsFile, _ analysis: ResultsAnalysis?) throws -> Data { try JSONFile.encode(results) }
+    public func render(_ results: ResultsFile, _ analysis: ResultsAnalysis?) throws -> Data {
+        try JSONFile.encode(results)
+    }
 }
 
-extension SummaryCSV { public static let reporter = TextReporter(fileName: "summary.csv", needsAnalysis: true) { render($1!) } }
-extension RunsCSV { public static let reporter = TextReporter(fileName: "runs.csv", needsAnalysis: false) { r, _ in render(r) } }
-extension MarkdownSummary { public static let reporter = TextReporter(fileName: "summary.md", needsAnalysis: true) { render($1!) } }
-extension HTMLReport { public static let reporter = TextReporter(fileName: "report.html", needsAnalysis: true) { render($1!) } }
+extension SummaryCSV {
+    public static let reporter = TextReporter(fileName: "summary.csv", needsAnalysis: true) { render($1!) }
+}
+extension RunsCSV {
+    public static let reporter = TextReporter(fileName: "runs.csv", needsAnalysis: false) { r, _ in render(r) }
+}
+extension MarkdownSummary {
+    public static let reporter = TextReporter(fileName: "summary.md", needsAnalysis: true) { render($1!) }
+}
+extension HTMLReport {
+    public static let reporter = TextReporter(fileName: "report.html", needsAnalysis: true) { render($1!) }
+}
 
 /// Renders the files of several formats in one pass (the statistics computed once).
 public enum ReportWriter {
     /// The bytes of each file of `formats`, keyed by file name, in a stable order. Pure: no I/O. A
     /// reporter with nothing to say (`corpus.csv` of results with few pages) renders no file.
-    public static func render(_ results: ResultsFile, formats: [ReportFormat] = ReportFormat.standard,
-                              resamples: Int = Bootstrap.defaultResamples) throws -> [(fileName: String, data: Data)] {
+    public static func render(
+        _ results: ResultsFile, formats: [ReportFormat] = ReportFormat.standard,
+        resamples: Int = Bootstrap.defaultResamples
+    ) throws -> [(fileName: String, data: Data)] {
         let reporters = formats.flatMap(\.reporters)
         let analysis = reporters.contains { $0.needsAnalysis } ? ResultsAnalysis(results, resamples: resamples) : nil
         return try reporters.map { ($0.fileName, try $0.render(results, analysis)) }.filter { !$0.1.isEmpty }

@@ -15,7 +15,8 @@ enum BarChart {
 
     static func render(_ rows: [Row], unit: String, label: String) -> String {
         // Room on the left for the longest label (with several clients: "h2 · chromium").
-        let width = 560.0, left = max(44.0, 14 + 7.5 * Double(rows.map(\.label.count).max() ?? 0)), right = 150.0, top = 8.0, rowHeight = 44.0
+        let width = 560.0, left = max(44.0, 14 + 7.5 * Double(rows.map(\.label.count).max() ?? 0)), right = 150.0,
+            top = 8.0, rowHeight = 44.0
         let height = top + Double(rows.count) * rowHeight + 34
         let maxValue = rows.map { max($0.high, $0.ideal ?? 0, $0.median) }.max() ?? 1
         let x = LinearScale(from: 0, to: maxValue, range: (left, width - right), tickCount: 5)
@@ -23,8 +24,12 @@ enum BarChart {
         for (i, r) in rows.enumerated() {
             let y = top + Double(i) * rowHeight + 6
             s += HTML.svgText(left - 8, y + 13, r.label, anchor: "end", cls: "label")
-            s += HTML.rect(x(0), y, x(r.median) - x(0), 18, fill: r.color,
-                           title: "\(r.label): median \(Format.value(r.median, unit: unit)), 95% CI \(Format.value(r.low))–\(Format.value(r.high, unit: unit))")
+            s += HTML.rect(
+                x(0), y, x(r.median) - x(0), 18, fill: r.color,
+                title:
+                    "\(r.label): median \(Format.value(r.median, unit: unit)), 95% CI "
+                        + "\(Format.value(r.low))–\(Format.value(r.high, unit: unit))"
+            )
             // Whisker: the 95% CI of the median.
             s += HTML.line(x(r.low), y + 9, x(r.high), y + 9, stroke: Palette.ink, width: 1.5)
             s += HTML.line(x(r.low), y + 4, x(r.low), y + 14, stroke: Palette.ink, width: 1.5)
@@ -32,7 +37,9 @@ enum BarChart {
             let labelX = x(max(r.high, r.median)) + 6
             s += HTML.svgText(labelX, y + 13, Format.value(r.median, unit: unit), cls: "value")
             if let ideal = r.ideal {
-                s += HTML.rect(x(0), y + 22, x(ideal) - x(0), 6, fill: Palette.ideal, title: "ideal (lower bound) \(Format.value(ideal, unit: unit))")
+                s += HTML.rect(
+                    x(0), y + 22, x(ideal) - x(0), 6, fill: Palette.ideal,
+                    title: "ideal (lower bound) \(Format.value(ideal, unit: unit))")
                 var text = "ideal " + Format.value(ideal, unit: unit)
                 // A median below its lower bound means the ideal's assumptions do not hold: say so in red.
                 if ideal > 0 { text += " · median " + String(format: "%.2f", r.median / ideal) + "×" }
@@ -47,7 +54,9 @@ enum BarChart {
         var s = ""
         for t in x.ticks {
             s += HTML.line(x(t), top, x(t), bottom, stroke: Palette.grid)
-            let text = percent ? (t == 0 ? "0%" : Format.percent(t).replacingOccurrences(of: ".0%", with: "%")) : Format.tick(t)
+            let text =
+                percent
+                ? (t == 0 ? "0%" : Format.percent(t).replacingOccurrences(of: ".0%", with: "%")) : Format.tick(t)
             s += HTML.svgText(x(t), bottom + 14, text, anchor: "middle", cls: "tick")
         }
         if !unit.isEmpty { s += HTML.svgText(x.range.1, bottom + 26, unit, anchor: "end", cls: "tick") }
@@ -67,7 +76,11 @@ enum DifferenceChart {
 
     static func render(_ rows: [Row], higherIsBetter: Bool, label: String) -> String {
         // Margins grow with long labels (several clients) and long intervals (large differences).
-        let notes = rows.map { r in r.comparison.interval.map { "CI \(Format.percentInterval($0)), p \(Format.pValue(r.comparison.pValue))".count } ?? 0 }
+        let notes = rows.map { r in
+            r.comparison.interval.map {
+                "CI \(Format.percentInterval($0)), p \(Format.pValue(r.comparison.pValue))".count
+            } ?? 0
+        }
         let width = 560.0, left = max(36.0, 14 + 7.5 * Double(rows.map(\.label.count).max() ?? 0))
         let longest = notes.max() ?? 0
         let right = longest > 30 ? 16 + 6.6 * Double(longest) : 196.0, top = 8.0, rowHeight = 36.0
@@ -77,8 +90,11 @@ enum DifferenceChart {
         var s = BarChart.axis(x, top: top, bottom: height - 30, unit: "", percent: true)
         s += HTML.line(x(0), top, x(0), height - 30, stroke: Palette.ink, width: 1.2)
         let (lower, higher) = higherIsBetter ? ("lower", "higher") : ("faster", "slower")
-        s += HTML.svgText(x(x.domain.0), height - 4, "◀ " + lower, cls: "tick", fill: higherIsBetter ? Palette.worse : Palette.better)
-        s += HTML.svgText(x(x.domain.1), height - 4, higher + " ▶", anchor: "end", cls: "tick", fill: higherIsBetter ? Palette.better : Palette.worse)
+        s += HTML.svgText(
+            x(x.domain.0), height - 4, "◀ " + lower, cls: "tick", fill: higherIsBetter ? Palette.worse : Palette.better)
+        s += HTML.svgText(
+            x(x.domain.1), height - 4, higher + " ▶", anchor: "end", cls: "tick",
+            fill: higherIsBetter ? Palette.better : Palette.worse)
         for (i, r) in rows.enumerated() {
             let y = top + Double(i) * rowHeight + 18
             let color = r.verdict == .better ? Palette.better : r.verdict == .worse ? Palette.worse : Palette.neutral
@@ -87,10 +103,18 @@ enum DifferenceChart {
             s += HTML.line(x(ci.low), y, x(ci.high), y, stroke: color, width: 3)
             s += HTML.line(x(ci.low), y - 6, x(ci.low), y + 6, stroke: color, width: 1.5)
             s += HTML.line(x(ci.high), y - 6, x(ci.high), y + 6, stroke: color, width: 1.5)
-            s += HTML.element("circle", [("cx", HTML.n(x(rel))), ("cy", HTML.n(y)), ("r", "5"), ("fill", color)],
-                              HTML.element("title", [], HTML.escape("\(Format.percent(rel)), 95% CI \(Format.percentInterval(ci)), Mann-Whitney p \(Format.pValue(r.comparison.pValue))")))
+            s += HTML.element(
+                "circle", [("cx", HTML.n(x(rel))), ("cy", HTML.n(y)), ("r", "5"), ("fill", color)],
+                HTML.element(
+                    "title", [],
+                    HTML.escape(
+                        "\(Format.percent(rel)), 95% CI \(Format.percentInterval(ci)), Mann-Whitney p "
+                            + "\(Format.pValue(r.comparison.pValue))"
+                    )))
             s += HTML.svgText(width - right + 12, y - 2, "\(Format.percent(rel)) \(r.word)", cls: "value", fill: color)
-            s += HTML.svgText(width - right + 12, y + 12, "CI \(Format.percentInterval(ci)), p \(Format.pValue(r.comparison.pValue))", cls: "note")
+            s += HTML.svgText(
+                width - right + 12, y + 12, "CI \(Format.percentInterval(ci)), p \(Format.pValue(r.comparison.pValue))",
+                cls: "note")
         }
         return HTML.svg(width: width, height: height, label: label, s)
     }

@@ -11,12 +11,15 @@ enum CrossTrafficChart {
     static func render(_ c: CrossTrafficRecord, pltMs: Double?, label: String) -> String {
         let width = 1100.0, left = 230.0, right = 70.0, top = 30.0 + 14 * Double(c.flows.count), plotHeight = 160.0
         let height = top + plotHeight + 30
-        let end = max(c.flows.map { c.originMs + Double($0.bins.count) * c.binMs }.max() ?? 0, pltMs ?? 0, c.originMs + c.binMs)
+        let end = max(
+            c.flows.map { c.originMs + Double($0.bins.count) * c.binMs }.max() ?? 0, pltMs ?? 0, c.originMs + c.binMs)
         let x = LinearScale(from: min(c.originMs, 0), to: end, range: (left, width - right), tickCount: 10)
         let mbps = c.flows.flatMap { $0.bins.map { Double($0) * 8 / (c.binMs / 1000) / 1e6 } }
         let y = LinearScale(from: 0, to: max(mbps.max() ?? 1, 0.001), range: (top + plotHeight, top), tickCount: 4)
         var s = ""
-        if let plt = pltMs { s += HTML.rect(x(0), top, max(1, x(plt) - x(0)), plotHeight, fill: "#f6f8fa", title: "page load") }
+        if let plt = pltMs {
+            s += HTML.rect(x(0), top, max(1, x(plt) - x(0)), plotHeight, fill: "#f6f8fa", title: "page load")
+        }
         for t in x.ticks {
             s += HTML.line(x(t), top, x(t), top + plotHeight, stroke: Palette.grid)
             s += HTML.svgText(x(t), top + plotHeight + 14, Format.tick(t), anchor: "middle", cls: "tick")
@@ -36,7 +39,9 @@ enum CrossTrafficChart {
                 let v = Double(b) * 8 / (c.binMs / 1000) / 1e6
                 d += (k == 0 ? "M" : "L") + "\(HTML.n(x(t0))) \(HTML.n(y(v)))H\(HTML.n(x(t0 + c.binMs)))"
             }
-            if !d.isEmpty { s += HTML.empty("path", [("d", d), ("fill", "none"), ("stroke", color), ("stroke-width", "1.5")]) }
+            if !d.isEmpty {
+                s += HTML.empty("path", [("d", d), ("fill", "none"), ("stroke", color), ("stroke-width", "1.5")])
+            }
             s += HTML.rect(8, 8 + 14 * Double(i), 14, 4, fill: color)
             s += HTML.svgText(28, 14 + 14 * Double(i), legend(f), cls: "note")
         }

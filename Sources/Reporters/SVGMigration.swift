@@ -22,7 +22,9 @@ enum MigrationView {
         }
         if !lanes.isEmpty {
             html += "<p class=\"caption\">Timeline of the median run of each transport: connections (handshake darker, "
-            html += "× where one closed), bytes arriving (shaded), path events (red) and QUIC path validation (◆ challenge → ◆ validated).</p>\n"
+            html +=
+                "× where one closed), bytes arriving (shaded), path events (red) and QUIC path validation (◆ challenge "
+                    + "→ ◆ validated).</p>\n"
             html += timeline(lanes, label: "Path change timeline, \(scenario), \(profile)")
         }
         return html
@@ -34,7 +36,9 @@ enum MigrationView {
             let runs = a.countedRuns(cell).filter { !$0.pathEvents.isEmpty || $0.metrics.migration != nil }
             let m = runs.compactMap(\.metrics.migration)
             guard !runs.isEmpty else { continue }
-            func med(_ xs: [Double], unit: String) -> String { Descriptive.median(xs).map { Format.value($0, unit: unit) } ?? "–" }
+            func med(_ xs: [Double], unit: String) -> String {
+                Descriptive.median(xs).map { Format.value($0, unit: unit) } ?? "–"
+            }
             let survived = m.filter(\.survived).count
             rows += "<tr><td>\(HTML.escape(cell.label))</td><td class=\"num\">\(runs.count)</td>"
             rows += "<td class=\"num\">\(survived) of \(m.count)</td>"
@@ -54,7 +58,10 @@ enum MigrationView {
         let width = 1100.0, left = 230.0, right = 24.0, top = 24.0
         let laneHeights = lanes.map { 44.0 + 10.0 * Double(max($0.1.connections.count, 1)) }
         let height = top + laneHeights.reduce(0, +) + 20
-        let end = lanes.flatMap { l in [l.1.metrics.pltMs ?? 0] + l.1.requests.compactMap(\.lastByte) + l.1.pathEvents.map(\.at) }.max() ?? 1
+        let end =
+            lanes.flatMap { l in
+                [l.1.metrics.pltMs ?? 0] + l.1.requests.compactMap(\.lastByte) + l.1.pathEvents.map(\.at)
+            }.max() ?? 1
         let x = LinearScale(from: 0, to: max(end, 1), range: (left, width - right), tickCount: 10)
         var s = ""
         for t in x.ticks {
@@ -76,8 +83,14 @@ enum MigrationView {
             for (k, c) in run.connections.enumerated() {
                 let cy = y + 6 + Double(k) * 10
                 let closed = c.closedAt ?? run.metrics.pltMs ?? end
-                s += HTML.rect(x(c.connectStart), cy, x(closed) - x(c.connectStart), 4, fill: color, title: "connection #\(c.id) \(c.path ?? "")", opacity: 0.45)
-                if let hs = c.handshakeEnd { s += HTML.rect(x(c.connectStart), cy - 1, x(hs) - x(c.connectStart), 6, fill: "#9b72cf", title: "handshake #\(c.id)") }
+                s += HTML.rect(
+                    x(c.connectStart), cy, x(closed) - x(c.connectStart), 4, fill: color,
+                    title: "connection #\(c.id) \(c.path ?? "")", opacity: 0.45)
+                if let hs = c.handshakeEnd {
+                    s += HTML.rect(
+                        x(c.connectStart), cy - 1, x(hs) - x(c.connectStart), 6, fill: "#9b72cf",
+                        title: "handshake #\(c.id)")
+                }
                 if c.closedAt != nil { s += HTML.svgText(x(closed), cy + 5, "×", anchor: "middle", cls: "note") }
                 for v in c.quic?.pathValidations ?? [] {
                     for at in [v.challengeAt, v.validatedAt].compactMap({ $0 }) {
@@ -92,7 +105,8 @@ enum MigrationView {
                 s += HTML.rect(x(fb), band, max(x(lb) - x(fb), 0.8), 12, fill: color, opacity: 0.3)
             }
             for e in run.pathEvents {
-                s += HTML.line(x(e.at), y + 2, x(e.at), y + laneHeights[i] - 4, stroke: Palette.event, width: 1.5, dash: "5 3")
+                s += HTML.line(
+                    x(e.at), y + 2, x(e.at), y + laneHeights[i] - 4, stroke: Palette.event, width: 1.5, dash: "5 3")
                 s += HTML.svgText(x(e.at) + 4, band + 22, Waterfall.pathEventText(e), cls: "note", fill: Palette.event)
             }
             y += laneHeights[i]

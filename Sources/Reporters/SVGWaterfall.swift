@@ -37,9 +37,14 @@ enum Waterfall {
             var name = r.id
             if name.count > 30 { name = String(name.prefix(29)) + "…" }
             s += HTML.svgText(8, y + 11, name, cls: "label small")
-            s += HTML.svgText(left - 6, y + 11, r.origin + (r.connection.map { " #\($0)" } ?? ""), anchor: "end", cls: "note")
+            s += HTML.svgText(
+                left - 6, y + 11, r.origin + (r.connection.map { " #\($0)" } ?? ""), anchor: "end", cls: "note")
             s += segments(r, x: x, y: y + 2, height: rowHeight - 4)
-            if let e = r.error { s += HTML.svgText(x(r.lastByte ?? r.firstByte ?? r.requestSent ?? r.queued) + 4, y + 11, "✕ " + e, cls: "note", fill: Palette.worse) }
+            if let e = r.error {
+                s += HTML.svgText(
+                    x(r.lastByte ?? r.firstByte ?? r.requestSent ?? r.queued) + 4, y + 11, "✕ " + e, cls: "note",
+                    fill: Palette.worse)
+            }
         }
         for e in run.pathEvents {
             s += HTML.line(x(e.at), top - 4, x(e.at), height - 24, stroke: Palette.event, width: 1.5, dash: "5 3")
@@ -56,7 +61,11 @@ enum Waterfall {
         var bounds: [(Double, Double, Int)] = []
         let sent = r.requestSent
         let setupEnd = r.tlsEnd ?? r.connectEnd
-        if let cs = r.connectStart { bounds.append((r.queued, cs, 0)) } else if let sent { bounds.append((r.queued, sent, 0)) }
+        if let cs = r.connectStart {
+            bounds.append((r.queued, cs, 0))
+        } else if let sent {
+            bounds.append((r.queued, sent, 0))
+        }
         if let cs = r.connectStart, let ce = r.connectEnd { bounds.append((cs, ce, 1)) }
         if let te = r.tlsEnd, let from = r.connectEnd ?? r.connectStart { bounds.append((from, te, 2)) }
         if let sent, let setupEnd, sent > setupEnd { bounds.append((setupEnd, sent, 0)) }
@@ -64,10 +73,13 @@ enum Waterfall {
         if let fb = r.firstByte, let lb = r.lastByte { bounds.append((fb, lb, 4)) }
         var s = ""
         for (a, b, phase) in bounds where b > a {
-            s += HTML.rect(x(a), y, max(x(b) - x(a), 0.8), height, fill: phases[phase].color,
-                           title: "\(r.id): \(phases[phase].name) \(Format.value(a))–\(Format.value(b, unit: "ms"))")
+            s += HTML.rect(
+                x(a), y, max(x(b) - x(a), 0.8), height, fill: phases[phase].color,
+                title: "\(r.id): \(phases[phase].name) \(Format.value(a))–\(Format.value(b, unit: "ms"))")
         }
-        if let lb = r.lastByte { s += HTML.svgText(x(lb) + 4, y + height - 2, Format.value(lb - r.queued), cls: "note") }
+        if let lb = r.lastByte {
+            s += HTML.svgText(x(lb) + 4, y + height - 2, Format.value(lb - r.queued), cls: "note")
+        }
         return s
     }
 

@@ -16,7 +16,9 @@ public struct StudyAnalysis: Sendable {
         /// failures looks faster than it was.
         public var baselineFailed: Int
         public var candidateFailed: Int
-        public var ratio: Double? { SpeedupClaim.Cell(page: scenario, network: profile, baseline: baseline, candidate: candidate).ratio }
+        public var ratio: Double? {
+            SpeedupClaim.Cell(page: scenario, network: profile, baseline: baseline, candidate: candidate).ratio
+        }
     }
 
     public struct ClaimOutcome: Sendable {
@@ -57,15 +59,19 @@ public struct StudyAnalysis: Sendable {
         let profileOrder = results.suite.profiles.map(\.name)
         let suiteClient = results.suite.client.flatMap { RunClient.parseList($0)?.first } ?? .builtin
         self.claims = claims.map {
-            Self.outcome($0, defaultClient: suiteClient, runs: results.runs, scenarios: scenarioOrder, profiles: profileOrder,
-                         seed: Bootstrap.seed(results.suite.seed, ["study", $0.name]), resamples: resamples)
+            Self.outcome(
+                $0, defaultClient: suiteClient, runs: results.runs, scenarios: scenarioOrder, profiles: profileOrder,
+                seed: Bootstrap.seed(results.suite.seed, ["study", $0.name]), resamples: resamples)
         }
-        goodput = Self.goodputRows(results.runs, scenarios: scenarioOrder, profiles: profileOrder,
-                                   transports: results.suite.transports)
+        goodput = Self.goodputRows(
+            results.runs, scenarios: scenarioOrder, profiles: profileOrder,
+            transports: results.suite.transports)
     }
 
-    static func outcome(_ claim: StudyClaim, defaultClient: RunClient, runs: [RunRecord], scenarios: [String], profiles: [String],
-                        seed: UInt64, resamples: Int) -> ClaimOutcome {
+    static func outcome(
+        _ claim: StudyClaim, defaultClient: RunClient, runs: [RunRecord], scenarios: [String], profiles: [String],
+        seed: UInt64, resamples: Int
+    ) -> ClaimOutcome {
         let client = claim.client ?? defaultClient
         let relevant = runs.filter {
             $0.warmup != true && ($0.client ?? .builtin) == client
@@ -77,25 +83,36 @@ public struct StudyAnalysis: Sendable {
             for p in profiles where claim.profiles?.contains(p) ?? true {
                 let here = relevant.filter { $0.scenario == s && $0.profile == p }
                 func values(_ t: TransportKind) -> [Double] {
-                    here.filter { $0.transport == t && $0.status == .ok }.compactMap { $0.metrics.value(named: claim.metricName) }
+                    here.filter { $0.transport == t && $0.status == .ok }.compactMap {
+                        $0.metrics.value(named: claim.metricName)
+                    }
                 }
-                func failed(_ t: TransportKind) -> Int { here.filter { $0.transport == t && $0.status == .failed }.count }
+                func failed(_ t: TransportKind) -> Int {
+                    here.filter { $0.transport == t && $0.status == .failed }.count
+                }
                 guard !here.isEmpty else { continue }
-                cells.append(ClaimCell(scenario: s, profile: p, baseline: values(claim.baseline), candidate: values(claim.candidate),
-                                       baselineFailed: failed(claim.baseline), candidateFailed: failed(claim.candidate)))
+                cells.append(
+                    ClaimCell(
+                        scenario: s, profile: p, baseline: values(claim.baseline), candidate: values(claim.candidate),
+                        baselineFailed: failed(claim.baseline), candidateFailed: failed(claim.candidate)))
             }
         }
-        let result = SpeedupClaim.estimate(cells.map { .init(page: $0.scenario, network: $0.profile, baseline: $0.baseline, candidate: $0.candidate) },
-                                           resamples: resamples, seed: seed)
+        let result = SpeedupClaim.estimate(
+            cells.map { .init(page: $0.scenario, network: $0.profile, baseline: $0.baseline, candidate: $0.candidate) },
+            resamples: resamples, seed: seed)
         let verdict = result.map { SpeedupClaim.verdict($0.interval, minSpeedup: claim.minSpeedup) } ?? .undecided
         let ok = relevant.filter { $0.status == .ok }
         let resumed = ok.filter { $0.connections.contains { $0.resumed == true } }.count
         let connections = ok.flatMap(\.connections)
-        return ClaimOutcome(claim: claim, cells: cells, result: result, verdict: verdict, resumedRuns: resumed, runs: ok.count,
-                            connections: connections.count, earlyDataConnections: connections.filter { $0.earlyDataAccepted == true }.count)
+        return ClaimOutcome(
+            claim: claim, cells: cells, result: result, verdict: verdict, resumedRuns: resumed, runs: ok.count,
+            connections: connections.count,
+            earlyDataConnections: connections.filter { $0.earlyDataAccepted == true }.count)
     }
 
-    static func goodputRows(_ runs: [RunRecord], scenarios: [String], profiles: [String], transports: [TransportKind]) -> [GoodputRow] {
+    static func goodputRows(_ runs: [RunRecord], scenarios: [String], profiles: [String], transports: [TransportKind])
+        -> [GoodputRow]
+    {
         let bulk = runs.filter { $0.warmup != true && ($0.metrics.goodputMbps != nil || $0.status == .failed) }
         var rows: [GoodputRow] = []
         for s in scenarios {
@@ -105,9 +122,13 @@ public struct StudyAnalysis: Sendable {
                 for t in transports {
                     let here = measured.filter { $0.profile == p && $0.transport == t }
                     guard !here.isEmpty else { continue }
-                    rows.append(GoodputRow(scenario: s, profile: p, transport: t,
-                                           kbps: here.filter { $0.status == .ok }.compactMap { $0.metrics.goodputMbps.map { $0 * 1000 } },
-                                           failed: here.filter { $0.status == .failed }.count))
+                    rows.append(
+                        GoodputRow(
+                            scenario: s, profile: p, transport: t,
+                            kbps: here.filter { $0.status == .ok }.compactMap {
+                                $0.metrics.goodputMbps.map { $0 * 1000 }
+                            },
+                            failed: here.filter { $0.status == .failed }.count))
                 }
             }
         }

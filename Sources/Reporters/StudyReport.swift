@@ -24,46 +24,71 @@ public enum StudyReport {
     static func claim(_ o: StudyAnalysis.ClaimOutcome, format: OutputFormat) -> String {
         let c = o.claim
         var out = format == .md ? "**Claim: \(c.name)**" : "\nclaim: \(c.name)"
-        out += " — \(c.candidate.rawValue) at least \(String(format: "%.2f", c.minSpeedup))× as fast as \(c.baseline.rawValue)"
+        out +=
+            " — \(c.candidate.rawValue) at least \(String(format: "%.2f", c.minSpeedup))× as fast as "
+                + "\(c.baseline.rawValue)"
         out += " (\(c.metricName), median \(c.baseline.rawValue) / median \(c.candidate.rawValue))\n"
         if let s = c.source { out += (format == .md ? "\n" : "") + "source: \(s)\n" }
         out += format == .md ? "\n" : ""
-        let header = ["page", "profile", "n \(c.baseline.rawValue)", "n \(c.candidate.rawValue)",
-                      "median \(c.baseline.rawValue) ms", "median \(c.candidate.rawValue) ms", "ratio", "failed"]
+        let header = [
+            "page", "profile", "n \(c.baseline.rawValue)", "n \(c.candidate.rawValue)",
+            "median \(c.baseline.rawValue) ms", "median \(c.candidate.rawValue) ms", "ratio", "failed",
+        ]
         var rows: [[String]] = []
         for cell in o.cells {
-            rows.append([cell.scenario, cell.profile, "\(cell.baseline.count)", "\(cell.candidate.count)",
-                         ms(cell.baseline), ms(cell.candidate), ratio(cell.ratio),
-                         "\(cell.baselineFailed)/\(cell.candidateFailed)"])
+            rows.append([
+                cell.scenario, cell.profile, "\(cell.baseline.count)", "\(cell.candidate.count)",
+                ms(cell.baseline), ms(cell.candidate), ratio(cell.ratio),
+                "\(cell.baselineFailed)/\(cell.candidateFailed)",
+            ])
         }
         if !rows.isEmpty { out += table(header, rows, format: format) + (format == .md ? "\n" : "") }
         if let r = o.result {
-            out += "geometric mean of the ratios: \(ratio(r.geometricMean)), 95% CI [\(ratio(r.interval.low)), \(ratio(r.interval.high))]"
-            out += " (two-level bootstrap over \(r.pages) page(s), then the runs within each of \(r.cells) cell(s); \(r.resamples) resamples)\n"
+            out +=
+                "geometric mean of the ratios: \(ratio(r.geometricMean)), 95% CI [\(ratio(r.interval.low)), "
+                    + "\(ratio(r.interval.high))]"
+            out +=
+                " (two-level bootstrap over \(r.pages) page(s), then the runs within each of \(r.cells) cell(s); "
+                    + "\(r.resamples) resamples)\n"
         } else {
-            out += "no page and profile of the claim has runs of both \(c.baseline.rawValue) and \(c.candidate.rawValue): no estimate\n"
+            out +=
+                "no page and profile of the claim has runs of both \(c.baseline.rawValue) and \(c.candidate.rawValue): "
+                    + "no estimate\n"
         }
         out += (format == .md ? "\n" : "") + "verdict: \(o.verdict.rawValue.uppercased())"
-        out += " (confirmed if the whole interval lies above \(String(format: "%.2f", c.minSpeedup)), refuted if below)\n"
+        out +=
+            " (confirmed if the whole interval lies above \(String(format: "%.2f", c.minSpeedup)), refuted if below)\n"
         if o.resumedRuns > 0 {
-            out += (format == .md ? "\n" : "") + "repeat views: \(o.resumedRuns) of \(o.runs) runs resumed a TLS/QUIC session; "
+            out +=
+                (format == .md ? "\n" : "")
+                + "repeat views: \(o.resumedRuns) of \(o.runs) runs resumed a TLS/QUIC session; "
             out += "early data (0-RTT) accepted on \(o.earlyDataConnections) of their \(o.connections) connections\n"
         }
         if o.cells.contains(where: { $0.baselineFailed + $0.candidateFailed > 0 }) {
-            out += (format == .md ? "\n" : "") + "failed runs (failed = \(c.baseline.rawValue)/\(c.candidate.rawValue)) are left out of the medians: a side that timed out looks faster than it was\n"
+            out +=
+                (format == .md ? "\n" : "")
+                + "failed runs (failed = \(c.baseline.rawValue)/\(c.candidate.rawValue)) are left out of the medians: "
+                + "a side that timed out looks faster than it was\n"
         }
         return out + (format == .md ? "\n" : "")
     }
 
     static func goodput(_ rows: [StudyAnalysis.GoodputRow], format: OutputFormat) -> String {
-        var out = format == .md ? "**Goodput (QUIC interop runner style)**\n\n" : "\ngoodput (QUIC interop runner style)\n"
+        var out =
+            format == .md ? "**Goodput (QUIC interop runner style)**\n\n" : "\ngoodput (QUIC interop runner style)\n"
         let header = ["transfer", "profile", "transport", "n", "goodput kbps, mean (± sd)", "failed"]
         let body = rows.map { r -> [String] in
-            let g = r.mean.map { m in String(format: "%.0f", m) + (r.standardDeviation.map { String(format: " (± %.0f)", $0) } ?? "") } ?? "-"
+            let g =
+                r.mean.map { m in
+                    String(format: "%.0f", m) + (r.standardDeviation.map { String(format: " (± %.0f)", $0) } ?? "")
+                } ?? "-"
             return [r.scenario, r.profile, r.transport.rawValue, "\(r.kbps.count)", g, "\(r.failed)"]
         }
         out += table(header, body, format: format)
-        out += (format == .md ? "\n" : "") + "goodput = 8 × body bytes / (first → last response byte at the client), in kbit/s; mean and sample sd over the runs"
+        out +=
+            (format == .md ? "\n" : "")
+            + "goodput = 8 × body bytes / (first → last response byte at the client), in kbit/s; mean and sample sd "
+            + "over the runs"
         out += " (the runner: 8 × file size / first → last 1-RTT server packet sniffed at the client, 5 repetitions)\n"
         return out
     }
@@ -78,7 +103,9 @@ public enum StudyReport {
         let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max() ?? 0 }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { i, t in
-                i < 2 ? t.padding(toLength: widths[i], withPad: " ", startingAt: 0) : String(repeating: " ", count: widths[i] - t.count) + t
+                i < 2
+                    ? t.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[i] - t.count) + t
             }.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
         }
         return ([header] + rows).map(line).joined()

@@ -8,8 +8,10 @@ import Statistics
 /// `sd` is empty below two runs; the interval is the percentile bootstrap 95% CI of the median.
 /// Runs of another client than the built-in one add a last column, `client`.
 public enum SummaryCSV {
-    public static let header = ["scenario", "profile", "transport", "metric", "n", "median", "p90", "p95",
-                                "mean", "sd", "ci95_low", "ci95_high"]
+    public static let header = [
+        "scenario", "profile", "transport", "metric", "n", "median", "p90", "p95",
+        "mean", "sd", "ci95_low", "ci95_high",
+    ]
 
     public static func render(_ analysis: ResultsAnalysis) -> String {
         let withClient = analysis.clients != [.builtin]
@@ -17,11 +19,14 @@ public enum SummaryCSV {
         for cell in analysis.cells {
             for metric in Metric.all {
                 guard let s = analysis.summary(metric.name, cell) else { continue }
-                out += CSV.record([cell.scenario, cell.profile, cell.transport.rawValue, metric.name, String(s.n),
-                                   Format.number(s.median), Format.number(s.p90), Format.number(s.p95),
-                                   Format.number(s.mean), s.sd.map(Format.number) ?? "",
-                                   Format.number(s.ci95Low), Format.number(s.ci95High)]
-                                  + (withClient ? [(cell.client ?? analysis.clients[0]).rawValue] : []))
+                out += CSV.record(
+                    [
+                        cell.scenario, cell.profile, cell.transport.rawValue, metric.name, String(s.n),
+                        Format.number(s.median), Format.number(s.p90), Format.number(s.p95),
+                        Format.number(s.mean), s.sd.map(Format.number) ?? "",
+                        Format.number(s.ci95Low), Format.number(s.ci95High),
+                    ]
+                        + (withClient ? [(cell.client ?? analysis.clients[0]).rawValue] : []))
             }
         }
         return out

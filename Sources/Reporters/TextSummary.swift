@@ -17,8 +17,13 @@ public enum TextSummary {
             out += panel.scenario + " · " + panel.profile
             if let p = a.profile(named: panel.profile) { out += "  (" + p.summary + ")" }
             out += "\n"
-            var rows = [["transport", "n", "PLT med", "p95", "TTFB med", "p95", "HS med", "p95", "ideal PLT", "Δ PLT vs \(baseline?.rawValue ?? "-")"]
-                + (a.referenceClient.map { ["Δ PLT vs \($0)"] } ?? [])]
+            var rows = [
+                [
+                    "transport", "n", "PLT med", "p95", "TTFB med", "p95", "HS med", "p95", "ideal PLT",
+                    "Δ PLT vs \(baseline?.rawValue ?? "-")",
+                ]
+                    + (a.referenceClient.map { ["Δ PLT vs \($0)"] } ?? [])
+            ]
             for cell in a.cells(scenario: panel.scenario, profile: panel.profile) {
                 let t = cell.transport
                 let failed = a.runs(cell).filter { $0.status == .failed }.count
@@ -26,7 +31,8 @@ public enum TextSummary {
                 for m in ["pltMs", "ttfbMs", "handshakeMs"] {
                     let s = a.summary(m, cell)
                     // Next to the PLT median: how far the emulator's lateness could have moved it.
-                    let bound = m == "pltMs" ? EmulatorFlags.pltBoundMs(a, cell).map { " emu≤" + Format.value($0) } ?? "" : ""
+                    let bound =
+                        m == "pltMs" ? EmulatorFlags.pltBoundMs(a, cell).map { " emu≤" + Format.value($0) } ?? "" : ""
                     row += [s.map { Format.value($0.median) + bound } ?? "-", s.map { Format.value($0.p95) } ?? "-"]
                 }
                 row.append(a.summary("idealPltMs", cell).map { Format.value($0.median) } ?? "-")
@@ -34,7 +40,10 @@ public enum TextSummary {
                     row.append("baseline")
                 } else if let c = a.comparison("pltMs", cell), let rel = c.relativeChange {
                     let v = c.verdict(higherIsBetter: false)
-                    row.append(Format.percent(rel) + " " + (v == .noSignificantChange ? "(" + Format.notSignificant(c) + ")" : v.transportWord(higherIsBetter: false)))
+                    row.append(
+                        Format.percent(rel) + " "
+                            + (v == .noSignificantChange
+                                ? "(" + Format.notSignificant(c) + ")" : v.transportWord(higherIsBetter: false)))
                 } else {
                     row.append("-")
                 }
@@ -43,7 +52,10 @@ public enum TextSummary {
                         row.append("reference")
                     } else if let c = a.clientComparison("pltMs", cell), let rel = c.relativeChange {
                         let v = c.verdict(higherIsBetter: false)
-                        row.append(Format.percent(rel) + " " + (v == .noSignificantChange ? "(" + Format.notSignificant(c) + ")" : v.transportWord(higherIsBetter: false)))
+                        row.append(
+                            Format.percent(rel) + " "
+                                + (v == .noSignificantChange
+                                    ? "(" + Format.notSignificant(c) + ")" : v.transportWord(higherIsBetter: false)))
                     } else {
                         row.append("-")
                     }
@@ -55,7 +67,9 @@ public enum TextSummary {
         if out.isEmpty { out = "no runs\n" }
         out += "times in ms; medians and p95 over counted runs; RTT = round trip, each direction gets RTT/2\n"
         if a.results.runs.contains(where: { $0.emulator?.pltLatenessBoundMs != nil }) {
-            out += "emu≤B: the emulator's release lateness could have moved that median PLT by at most B ms (median over the cell's runs)\n"
+            out +=
+                "emu≤B: the emulator's release lateness could have moved that median PLT by at most B ms (median over "
+                    + "the cell's runs)\n"
         }
         if let sentence = EmulatorFlags(a).sentence { out += sentence + "\n" }
         return out

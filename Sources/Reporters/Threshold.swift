@@ -41,8 +41,10 @@ public struct Threshold: Sendable, Hashable {
     public var transport: TransportKind?
 
     /// Parses one expression; errors are usage-class messages that quote the expression.
-    public init(parsing expression: String, scenario: String? = nil, profile: String? = nil,
-                transport: TransportKind? = nil) throws {
+    public init(
+        parsing expression: String, scenario: String? = nil, profile: String? = nil,
+        transport: TransportKind? = nil
+    ) throws {
         self.expression = expression
         self.scenario = scenario; self.profile = profile; self.transport = transport
         func fail(_ why: String) -> BenchError { .usage("threshold '\(expression)': \(why)") }
@@ -62,13 +64,16 @@ public struct Threshold: Sendable, Hashable {
         }
         self.metric = metric
         guard let stat = Self.statistic(String(lhs[lhs.index(after: dot)...])) else {
-            throw fail("unknown statistic '\(lhs[lhs.index(after: dot)...])' (known: median p50 p90 p95 p99 mean min max)")
+            throw fail(
+                "unknown statistic '\(lhs[lhs.index(after: dot)...])' (known: median p50 p90 p95 p99 mean min max)")
         }
         self.statistic = stat
         if let v = Double(rhs), v.isFinite {
             target = .value(v)
         } else if let factor = Self.idealFactor(rhs) {
-            guard metric.idealName != nil else { throw fail("'\(metric.name)' has no ideal to compare with (only pltMs and ttfbMs do)") }
+            guard metric.idealName != nil else {
+                throw fail("'\(metric.name)' has no ideal to compare with (only pltMs and ttfbMs do)")
+            }
             target = .ideal(factor: factor)
         } else {
             throw fail("'\(rhs)' is not a number or ideal (e.g. 3000, ideal, 1.5 * ideal)")
@@ -121,10 +126,11 @@ public enum ThresholdFile {
         init(from decoder: Decoder) throws {
             if let s = try? decoder.singleValueContainer().decode(String.self) { self = .text(s); return }
             let c = try decoder.container(keyedBy: Keys.self)
-            self = .scoped(expr: try c.decode(String.self, forKey: .expr),
-                           scenario: try c.decodeIfPresent(String.self, forKey: .scenario),
-                           profile: try c.decodeIfPresent(String.self, forKey: .profile),
-                           transport: try c.decodeIfPresent(String.self, forKey: .transport))
+            self = .scoped(
+                expr: try c.decode(String.self, forKey: .expr),
+                scenario: try c.decodeIfPresent(String.self, forKey: .scenario),
+                profile: try c.decodeIfPresent(String.self, forKey: .profile),
+                transport: try c.decodeIfPresent(String.self, forKey: .transport))
         }
     }
 
@@ -133,7 +139,8 @@ public enum ThresholdFile {
     public static func load(from path: String) throws -> [Threshold] {
         let file = try JSONFile.load(File.self, from: path)
         guard let entries = file.thresholds else {
-            throw BenchError.data("\(path): missing required key 'thresholds' (a list of \"metric.stat OP value\" strings)")
+            throw BenchError.data(
+                "\(path): missing required key 'thresholds' (a list of \"metric.stat OP value\" strings)")
         }
         return try entries.enumerated().map { i, entry in
             do {

@@ -90,16 +90,22 @@ public final class BenchmarkRunner: @unchecked Sendable {
     public func header() -> ResultsFile {
         let r = request
         var results = ResultsFile(
-            netbenchVersion: netbenchVersion, startedAt: BenchmarkRunner.utcTimestamp(), host: BenchmarkRunner.hostInfo(),
-            suite: SuiteInfo(name: r.suiteName, scenarios: r.scenarios.map { $0.scenario.name }, profiles: r.profiles,
-                             transports: r.transports, runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed,
-                             baselineTransport: r.baselineTransport,
-                             client: r.pageLoads.clients.map(\.rawValue).joined(separator: ",")))
+            netbenchVersion: netbenchVersion, startedAt: BenchmarkRunner.utcTimestamp(),
+            host: BenchmarkRunner.hostInfo(),
+            suite: SuiteInfo(
+                name: r.suiteName, scenarios: r.scenarios.map { $0.scenario.name }, profiles: r.profiles,
+                transports: r.transports, runs: r.runs, warmupRuns: r.warmupRuns, seed: r.seed,
+                baselineTransport: r.baselineTransport,
+                client: r.pageLoads.clients.map(\.rawValue).joined(separator: ",")))
         results.planDigest = r.planDigest
         results.suite.adaptive = r.adaptive.map {
-            AdaptiveSettings(precision: $0.precision, minRuns: $0.minRuns, maxRuns: $0.maxRuns, budgetSeconds: $0.budget.map { Double($0) / 1e9 })
+            AdaptiveSettings(
+                precision: $0.precision, minRuns: $0.minRuns, maxRuns: $0.maxRuns,
+                budgetSeconds: $0.budget.map { Double($0) / 1e9 })
         }
-        if let s = r.shard { results.shards = [ShardRecord(shard: s, host: results.host, startedAt: results.startedAt)] }
+        if let s = r.shard {
+            results.shards = [ShardRecord(shard: s, host: results.host, startedAt: results.startedAt)]
+        }
         return results
     }
 
@@ -112,10 +118,12 @@ public final class BenchmarkRunner: @unchecked Sendable {
         results.runs = request.finishedRuns
         let factory = executors
         var scheduler = Scheduler(request: request, factory: factory, runner: self)
-        try scheduler.run(observer: observer, emit: { record in
-            try sink.append(record)
-            results.runs.append(record)
-        }, filmstrip: { results.filmstrips = (results.filmstrips ?? []) + [$0] })
+        try scheduler.run(
+            observer: observer,
+            emit: { record in
+                try sink.append(record)
+                results.runs.append(record)
+            }, filmstrip: { results.filmstrips = (results.filmstrips ?? []) + [$0] })
         return results
     }
 
@@ -126,8 +134,11 @@ public final class BenchmarkRunner: @unchecked Sendable {
     }
 
     package static func hostInfo() -> HostInfo {
-        let kernel = ProcessControl.readSmallFile("/proc/sys/kernel/osrelease")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
-        return HostInfo(kernel: "Linux " + kernel, cpuCount: ProcessInfo.processInfo.activeProcessorCount,
-                        hostname: ProcessInfo.processInfo.hostName)
+        let kernel =
+            ProcessControl.readSmallFile("/proc/sys/kernel/osrelease")?.trimmingCharacters(in: .whitespacesAndNewlines)
+            ?? "unknown"
+        return HostInfo(
+            kernel: "Linux " + kernel, cpuCount: ProcessInfo.processInfo.activeProcessorCount,
+            hostname: ProcessInfo.processInfo.hostName)
     }
 }

@@ -26,9 +26,11 @@ public struct Library: Sendable {
         self.source = source
     }
 
-    public static func locate(executablePath: String = currentExecutable(),
-                              environment: [String: String] = ProcessInfo.processInfo.environment,
-                              currentDirectory: String = FileManager.default.currentDirectoryPath) -> Library {
+    public static func locate(
+        executablePath: String = currentExecutable(),
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        currentDirectory: String = FileManager.default.currentDirectoryPath
+    ) -> Library {
         func isLibrary(_ dir: String) -> Bool { FileManager.default.fileExists(atPath: dir + "/profiles") }
         if let home = environment["NETBENCH_HOME"], !home.isEmpty {
             if isLibrary(home + "/Scenarios") { return Library(root: home + "/Scenarios", source: .environment) }
@@ -41,15 +43,19 @@ public struct Library: Sendable {
             if isLibrary(candidate) { return Library(root: candidate, source: .checkout) }
             dir = dir.deletingLastPathComponent()
         }
-        if isLibrary(currentDirectory + "/Scenarios") { return Library(root: currentDirectory + "/Scenarios", source: .currentDirectory) }
-        let installed = binDir.deletingLastPathComponent().appendingPathComponent("share/netbench").standardizedFileURL.path
+        if isLibrary(currentDirectory + "/Scenarios") {
+            return Library(root: currentDirectory + "/Scenarios", source: .currentDirectory)
+        }
+        let installed = binDir.deletingLastPathComponent().appendingPathComponent("share/netbench").standardizedFileURL
+            .path
         if isLibrary(installed) { return Library(root: installed, source: .installed) }
         return Library(root: currentDirectory + "/Scenarios", source: .missing)
     }
 
     /// This executable's path: argv[0] may be a bare name found on PATH, so /proc/self/exe first.
     public static func currentExecutable() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? ""
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
+            ?? ""
     }
 
     public var profilesDirectory: String { root + "/profiles" }
@@ -59,13 +65,18 @@ public struct Library: Sendable {
     /// A profile by name (a file in Scenarios/profiles, case-insensitive; `loopback` is built in) or by path.
     public func profile(_ nameOrPath: String) throws -> Profile {
         if nameOrPath.hasSuffix(".json") || nameOrPath.contains("/") { return try Profile.load(from: nameOrPath) }
-        if let file = profileFiles().first(where: { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent.lowercased() == nameOrPath.lowercased() }) {
+        if let file = profileFiles().first(where: {
+            URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent.lowercased() == nameOrPath.lowercased()
+        }) {
             return try Profile.load(from: file)
         }
         if nameOrPath.lowercased() == "loopback" { return .loopback }
         let known = (try? allProfiles().map(\.name).joined(separator: ", ")) ?? ""
         let hint = source == .missing ? "; no scenario library found: set NETBENCH_HOME or run scripts/install.sh" : ""
-        throw BenchError.usage("unknown profile '\(nameOrPath)' (known: \(known.isEmpty ? "loopback" : known); or give a profile file\(hint))")
+        throw BenchError.usage(
+            "unknown profile '\(nameOrPath)' (known: \(known.isEmpty ? "loopback" : known); or give a profile "
+                + "file\(hint))"
+        )
     }
 
     public func profileFiles() -> [String] {

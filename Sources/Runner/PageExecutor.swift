@@ -16,8 +16,10 @@ public struct RunSpec: Sendable, Hashable {
     /// A filmstrip run (`run --filmstrip`): the browser captures what it paints; not a measured run.
     public var filmstrip = false
 
-    public init(scenarioIndex: Int, transport: TransportKind, index: Int, client: RunClient = .builtin,
-                withEvents: Bool = true, timeout: Nanoseconds? = nil) {
+    public init(
+        scenarioIndex: Int, transport: TransportKind, index: Int, client: RunClient = .builtin,
+        withEvents: Bool = true, timeout: Nanoseconds? = nil
+    ) {
         self.scenarioIndex = scenarioIndex; self.transport = transport; self.index = index
         self.client = client; self.withEvents = withEvents; self.timeout = timeout
     }

@@ -20,8 +20,10 @@ public struct RunFinishing: Sendable {
     /// Whether the server waits the scenario's think times (netbench serve) or answers at once.
     public var serverThinks: Bool
 
-    public init(rttMs: Double?, rttProblem: String? = nil, downlinkBitsPerSecond: Double? = nil,
-                configuredTLS12: Bool = false, serverThinks: Bool = true) {
+    public init(
+        rttMs: Double?, rttProblem: String? = nil, downlinkBitsPerSecond: Double? = nil,
+        configuredTLS12: Bool = false, serverThinks: Bool = true
+    ) {
         self.rttMs = rttMs
         self.rttProblem = rttProblem
         self.downlinkBitsPerSecond = downlinkBitsPerSecond
@@ -32,8 +34,9 @@ public struct RunFinishing: Sendable {
     /// The bounds of a run of `transport` before it ran: a cold first view with the configured TLS.
     public func plannedIdeal(_ transport: TransportKind) -> IdealPageLoad? {
         rttMs.map {
-            var ideal = IdealPageLoad(rttMs: $0, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport,
-                                      tls12: configuredTLS12)
+            var ideal = IdealPageLoad(
+                rttMs: $0, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport,
+                tls12: configuredTLS12)
             ideal.thinkTimes = serverThinks
             return ideal
         }
@@ -41,9 +44,10 @@ public struct RunFinishing: Sendable {
 
     /// Finishes `record` (a run of `scenario`): lateness bound, ideal, cross-traffic note, goodput.
     public func finish(_ record: inout RunRecord, scenario: Scenario) {
-        record.applyLatenessBound(scenario: scenario, transport: record.transport,
-                                  zeroRTT: record.connections.first?.earlyDataAccepted == true,
-                                  downlinkBitsPerSecond: downlinkBitsPerSecond)
+        record.applyLatenessBound(
+            scenario: scenario, transport: record.transport,
+            zeroRTT: record.connections.first?.earlyDataAccepted == true,
+            downlinkBitsPerSecond: downlinkBitsPerSecond)
         setIdeal(&record, scenario)
         noteCrossTraffic(&record)
         setGoodput(&record, scenario)
@@ -61,9 +65,10 @@ public struct RunFinishing: Sendable {
         }
         let doc = record.requests.first?.connection.flatMap { i in record.connections.first { $0.id == i } }
         let tls12 = doc?.tlsVersion.map { $0.hasSuffix("1.2") } ?? configuredTLS12
-        var ideal = IdealPageLoad(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond,
-                                  transport: record.transport, zeroRTT: doc?.earlyDataAccepted == true,
-                                  tls12: tls12, resumed: doc?.resumed == true)
+        var ideal = IdealPageLoad(
+            rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond,
+            transport: record.transport, zeroRTT: doc?.earlyDataAccepted == true,
+            tls12: tls12, resumed: doc?.resumed == true)
         ideal.thinkTimes = serverThinks
         record.metrics.idealModel = ideal.modelDescription
         record.metrics.idealTtfbMs = ideal.ttfbMs(scenario)
@@ -85,7 +90,8 @@ public struct RunFinishing: Sendable {
     /// server's answer, which leaves only once the last body byte arrived.
     func setGoodput(_ record: inout RunRecord, _ scenario: Scenario) {
         guard let bulk = scenario.bulk, record.status == .ok, let req = record.requests.first else { return }
-        let window = bulk.direction == .download
+        let window =
+            bulk.direction == .download
             ? (req.lastByte ?? 0) - (req.firstByte ?? 0)
             : (req.firstByte ?? 0) - (req.requestSent ?? 0)
         if window > 0 { record.metrics.goodputMbps = Double(bulk.bytes) * 8 / (window / 1000) / 1e6 }
@@ -97,8 +103,10 @@ extension RunRecord {
     /// Bounds how far the emulator's release lateness could have moved this run's PLT and TTFB
     /// (`LatenessBound`, round trips counted on the page's critical path by the ideal's own
     /// recursion) and flags the run when either bound exceeds 1% of its figure.
-    mutating func applyLatenessBound(scenario: Scenario, transport: TransportKind, zeroRTT: Bool,
-                                     downlinkBitsPerSecond: Double?) {
+    mutating func applyLatenessBound(
+        scenario: Scenario, transport: TransportKind, zeroRTT: Bool,
+        downlinkBitsPerSecond: Double?
+    ) {
         guard var e = emulator, let p50 = e.releaseLatenessP50Us, let p99 = e.releaseLatenessP99Us else { return }
         // With a huge RTT and free serialization the ideal counts round trips (think times vanish).
         let unit = 1e6
@@ -108,21 +116,25 @@ extension RunRecord {
         let ns = { (us: Double) in Nanoseconds((us * 1_000).rounded()) }
         // Handshake flights: about 10 packets per connection (hellos, certificate, finished, request).
         let handshakePackets = 10
-        let packets = LatenessBound.packets(forBytes: metrics.bytes ?? 0,
-                                            overhead: handshakePackets * max(1, metrics.connections ?? 1))
-        let plt = LatenessBound(latenessP50: ns(p50), latenessP99: ns(p99), roundTrips: pltTrips, packets: packets,
-                                packetSpacing: LatenessBound.packetSpacing(bitsPerSecond: downlinkBitsPerSecond))
-        let ttfb = LatenessBound(latenessP50: ns(p50), latenessP99: ns(p99), roundTrips: ttfbTrips,
-                                 packets: handshakePackets)
+        let packets = LatenessBound.packets(
+            forBytes: metrics.bytes ?? 0,
+            overhead: handshakePackets * max(1, metrics.connections ?? 1))
+        let plt = LatenessBound(
+            latenessP50: ns(p50), latenessP99: ns(p99), roundTrips: pltTrips, packets: packets,
+            packetSpacing: LatenessBound.packetSpacing(bitsPerSecond: downlinkBitsPerSecond))
+        let ttfb = LatenessBound(
+            latenessP50: ns(p50), latenessP99: ns(p99), roundTrips: ttfbTrips,
+            packets: handshakePackets)
         e.pltLatenessBoundMs = Double(plt.bound) / 1e6
         e.ttfbLatenessBoundMs = Double(ttfb.bound) / 1e6
         var reasons: [String] = []
         for (name, bound, figure) in [("pltMs", plt, metrics.pltMs), ("ttfbMs", ttfb, metrics.ttfbMs)] {
             guard let figure, bound.couldMove(ns(figure * 1_000)) else { continue }
-            reasons.append("release lateness (p50 \(Units.format(p50 / 1000, 3)) ms, p99 "
-                           + "\(Units.format(p99 / 1000, 3)) ms) could move \(name) "
-                           + "by up to \(Units.format(Double(bound.bound) / 1e6, 2)) ms = "
-                           + "\(Units.format(bound.share(of: ns(figure * 1_000))! * 100, 1))% > 1%")
+            reasons.append(
+                "release lateness (p50 \(Units.format(p50 / 1000, 3)) ms, p99 "
+                    + "\(Units.format(p99 / 1000, 3)) ms) could move \(name) "
+                    + "by up to \(Units.format(Double(bound.bound) / 1e6, 2)) ms = "
+                    + "\(Units.format(bound.share(of: ns(figure * 1_000))! * 100, 1))% > 1%")
         }
         if !reasons.isEmpty {
             e.flagged = true

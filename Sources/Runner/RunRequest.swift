@@ -34,8 +34,12 @@ public struct RunRequest: Sendable {
     /// is then ignored.
     public var adaptive: AdaptiveRuns?
 
-    public init(suiteName: String, scenarios: [(path: String, scenario: Scenario)], profiles: [Profile], transports: [TransportKind],
-                runs: Int, warmupRuns: Int = 0, seed: UInt64 = 1, baselineTransport: TransportKind? = nil, outputDirectory: String) {
+    public init(
+        suiteName: String, scenarios: [(path: String, scenario: Scenario)], profiles: [Profile],
+        transports: [TransportKind],
+        runs: Int, warmupRuns: Int = 0, seed: UInt64 = 1, baselineTransport: TransportKind? = nil,
+        outputDirectory: String
+    ) {
         self.suiteName = suiteName; self.scenarios = scenarios; self.profiles = profiles; self.transports = transports
         self.runs = runs; self.warmupRuns = warmupRuns; self.seed = seed; self.baselineTransport = baselineTransport
         self.outputDirectory = outputDirectory

@@ -14,7 +14,9 @@ public struct AdaptiveRuns: Sendable, Hashable {
     public var budget: Nanoseconds?
     public var level: Double
 
-    public init(precision: Double = 0.02, minRuns: Int = 5, maxRuns: Int = 30, budget: Nanoseconds? = nil, level: Double = 0.95) {
+    public init(
+        precision: Double = 0.02, minRuns: Int = 5, maxRuns: Int = 30, budget: Nanoseconds? = nil, level: Double = 0.95
+    ) {
         self.precision = precision; self.minRuns = minRuns; self.maxRuns = max(maxRuns, minRuns)
         self.budget = budget; self.level = level
     }
@@ -23,7 +25,8 @@ public struct AdaptiveRuns: Sendable, Hashable {
     public func isSettled(pltMs: [Double], attempts: Int) -> Bool {
         if attempts >= maxRuns { return true }
         guard attempts >= minRuns, pltMs.count >= minRuns,
-              let ci = MedianConfidence.interval(pltMs, level: level) else { return false }
+            let ci = MedianConfidence.interval(pltMs, level: level)
+        else { return false }
         return ci.relativeHalfWidth <= precision
     }
 }
@@ -57,8 +60,10 @@ struct Scheduler {
         self.request = request
         self.factory = factory
         self.runner = runner
-        let scenarioIndex = Dictionary(request.scenarios.enumerated().map { ($1.scenario.name, $0) }, uniquingKeysWith: { a, _ in a })
-        let profileIndex = Dictionary(request.profiles.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let scenarioIndex = Dictionary(
+            request.scenarios.enumerated().map { ($1.scenario.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let profileIndex = Dictionary(
+            request.profiles.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         for r in request.finishedRuns where r.warmup != true {
             guard let s = scenarioIndex[r.scenario], let p = profileIndex[r.profile] else { continue }
             let cell = Cell(scenario: s, profile: p, transport: r.transport, client: r.client ?? .builtin)
@@ -74,16 +79,24 @@ struct Scheduler {
         guard let shard = request.shard else { return true }
         let blocks = request.scenarios.count * request.profiles.count
         // Adaptive cells decide their run count where the whole block runs: shards get whole blocks.
-        if request.adaptive != nil { return shard.owns(block: p * request.scenarios.count + s, run: 0, blocks: blocks, runs: 1) }
+        if request.adaptive != nil {
+            return shard.owns(block: p * request.scenarios.count + s, run: 0, blocks: blocks, runs: 1)
+        }
         return shard.owns(block: p * request.scenarios.count + s, run: round, blocks: blocks, runs: request.runs)
     }
 
     func allCells() -> [Cell] {
         var out: [Cell] = []
         let (profiles, scenarios) = (request.profiles.indices, request.scenarios.indices)
-        for p in profiles { for s in scenarios { for t in request.transports { for c in request.pageLoads.clients {
-            out.append(Cell(scenario: s, profile: p, transport: t, client: c))
-        } } } }
+        for p in profiles {
+            for s in scenarios {
+                for t in request.transports {
+                    for c in request.pageLoads.clients {
+                        out.append(Cell(scenario: s, profile: p, transport: t, client: c))
+                    }
+                }
+            }
+        }
         return out
     }
 
@@ -94,13 +107,15 @@ struct Scheduler {
             return a.isSettled(pltMs: samples[cell] ?? [], attempts: done) ? 0 : a.maxRuns - done
         }
         return (0..<request.runs).filter {
-            owns(scenario: cell.scenario, profile: cell.profile, round: $0) && !finished.contains(RunKey(cell: cell, index: $0))
+            owns(scenario: cell.scenario, profile: cell.profile, round: $0)
+                && !finished.contains(RunKey(cell: cell, index: $0))
         }.count
     }
 
     private func isPending(_ cell: Cell, round: Int) -> Bool {
         guard owns(scenario: cell.scenario, profile: cell.profile, round: round),
-              !finished.contains(RunKey(cell: cell, index: round)) else { return false }
+            !finished.contains(RunKey(cell: cell, index: round))
+        else { return false }
         if let a = request.adaptive { return !a.isSettled(pltMs: samples[cell] ?? [], attempts: attempts[cell] ?? 0) }
         return true
     }
@@ -114,7 +129,9 @@ struct Scheduler {
     /// as they stand, of a later block's cells all of them).
     private func runsLeft(_ cell: Cell, counted left: Int) -> Int {
         guard left > 0 else { return 0 }
-        let warmups = cell.profile > currentProfile ? request.warmupRuns : cell.profile == currentProfile ? warmupsLeft[cell] ?? 0 : 0
+        let warmups =
+            cell.profile > currentProfile
+            ? request.warmupRuns : cell.profile == currentProfile ? warmupsLeft[cell] ?? 0 : 0
         return left + warmups
     }
 
@@ -144,18 +161,25 @@ struct Scheduler {
     private func secondsPerRun(_ cell: Cell) -> Double? {
         if let d = durations[cell], d.count > 0 { return d.sum / Double(d.count) }
         let profile = request.profiles[cell.profile]
-        guard let ideal = factory.idealPltMs(profile: profile, scenarioIndex: cell.scenario,
-                                             transport: cell.transport) else { return nil }
+        guard
+            let ideal = factory.idealPltMs(
+                profile: profile, scenarioIndex: cell.scenario,
+                transport: cell.transport)
+        else { return nil }
         return ideal / 1000 * (profile.hasPathEvents ? 2 : 1)
     }
 
     /// Runs the plan's share; returns early (without error) when cancelled.
-    mutating func run(observer: RunObserver, emit: (RunRecord) throws -> Void,
-                      filmstrip: (FilmstripRecord) -> Void = { _ in }) throws {
+    mutating func run(
+        observer: RunObserver, emit: (RunRecord) throws -> Void,
+        filmstrip: (FilmstripRecord) -> Void = { _ in }
+    ) throws {
         if let shard = request.shard, remaining.values.allSatisfy({ $0 == 0 }), request.finishedRuns.isEmpty {
             let blocks = request.scenarios.count * request.profiles.count
-            observer.notice("shard \(shard) has no runs: the plan has \(blocks) scenario × profile block(s)"
-                            + (request.adaptive != nil ? " and --runs auto shards whole blocks only" : " of \(request.runs) run(s)"))
+            observer.notice(
+                "shard \(shard) has no runs: the plan has \(blocks) scenario × profile block(s)"
+                    + (request.adaptive != nil
+                        ? " and --runs auto shards whole blocks only" : " of \(request.runs) run(s)"))
         }
         for (pi, profile) in request.profiles.enumerated() {
             if runner.isCancelled { return }
@@ -163,13 +187,15 @@ struct Scheduler {
             if cells.isEmpty { continue }
             let executor = try factory.makeExecutor(profile: profile, profileIndex: pi)
             defer { executor.close() }
-            observer.blockStarting(profile: profile, runs: cells.count * request.warmupRuns + cells.reduce(0) { $0 + remaining[$1]! })
+            observer.blockStarting(
+                profile: profile, runs: cells.count * request.warmupRuns + cells.reduce(0) { $0 + remaining[$1]! })
             currentProfile = pi
             warmupsLeft = Dictionary(uniqueKeysWithValues: cells.map { ($0, request.warmupRuns) })
             for w in 0..<request.warmupRuns {
                 for cell in cells {
                     warmupsLeft[cell, default: 1] -= 1
-                    guard try runOne(executor, cell, index: -(request.warmupRuns - w), observer: observer, emit: emit) else { return }
+                    guard try runOne(executor, cell, index: -(request.warmupRuns - w), observer: observer, emit: emit)
+                    else { return }
                 }
             }
             for round in 0..<rounds {
@@ -193,50 +219,72 @@ struct Scheduler {
     /// One more browser load of the cell, capturing its frames; it enters no statistics.
     private func filmstripRun(_ executor: PageExecutor, _ cell: Cell, observer: RunObserver) -> FilmstripRecord {
         let scenario = request.scenarios[cell.scenario].scenario.name, profile = request.profiles[cell.profile].name
-        var spec = RunSpec(scenarioIndex: cell.scenario, transport: cell.transport, index: 0, client: cell.client,
-                           timeout: request.pageLoads.timeout)
+        var spec = RunSpec(
+            scenarioIndex: cell.scenario, transport: cell.transport, index: 0, client: cell.client,
+            timeout: request.pageLoads.timeout)
         spec.filmstrip = true
         let runner = self.runner
         let r = executor.execute(spec) { flag in
             runner.currentLoop.withLock { $0 = flag }
             if flag != nil && runner.isCancelled { flag?.set() }
         }
-        var f = FilmstripRecord(scenario: scenario, profile: profile, transport: cell.transport, client: cell.client, frames: r.frames ?? [])
+        var f = FilmstripRecord(
+            scenario: scenario, profile: profile, transport: cell.transport, client: cell.client, frames: r.frames ?? []
+        )
         f.firstContentfulPaintMs = r.metrics.firstContentfulPaintMs
         f.largestContentfulPaintMs = r.metrics.largestContentfulPaintMs
         f.loadEventMs = r.metrics.loadEventMs
-        if r.status != .ok { f.error = r.error ?? "failed" } else if f.frames.isEmpty { f.error = "the browser sent no frames" }
-        observer.notice("filmstrip \(scenario) · \(profile) · \(cell.transport.rawValue): "
-                        + (f.error.map { "failed: \($0)" } ?? "\(f.frames.count) frames"))
+        if r.status != .ok {
+            f.error = r.error ?? "failed"
+        } else if f.frames.isEmpty {
+            f.error = "the browser sent no frames"
+        }
+        observer.notice(
+            "filmstrip \(scenario) · \(profile) · \(cell.transport.rawValue): "
+                + (f.error.map { "failed: \($0)" } ?? "\(f.frames.count) frames"))
         return f
     }
 
     /// What an adaptive cell reached when it stopped.
     private func precisionNote(_ cell: Cell, _ a: AdaptiveRuns) -> String {
-        let name = "\(request.scenarios[cell.scenario].scenario.name) · \(request.profiles[cell.profile].name) · \(cell.transport.rawValue)"
+        let name =
+            "\(request.scenarios[cell.scenario].scenario.name) · \(request.profiles[cell.profile].name) · "
+                + "\(cell.transport.rawValue)"
         let n = attempts[cell] ?? 0
         guard let ci = MedianConfidence.interval(samples[cell] ?? [], level: a.level) else {
-            return "\(name): stopped after \(n) run(s) (--max-runs) with no \(Int(a.level * 100))% interval of the median (\((samples[cell] ?? []).count) successful)"
+            return
+                "\(name): stopped after \(n) run(s) (--max-runs) with no \(Int(a.level * 100))% interval of the median "
+                    + "(\((samples[cell] ?? []).count) successful)"
         }
         let pct = { (x: Double) in String(format: "%.1f%%", x * 100) }
-        let reason = ci.relativeHalfWidth <= a.precision ? "within ±\(pct(a.precision))" : "not within ±\(pct(a.precision)): --max-runs reached"
-        return "\(name): median PLT \(String(format: "%.1f", ci.median)) ms, \(pct(ci.coverage)) CI [\(String(format: "%.1f", ci.low)), \(String(format: "%.1f", ci.high))] = ±\(pct(ci.relativeHalfWidth)) after \(n) run(s), \(reason)"
+        let reason =
+            ci.relativeHalfWidth <= a.precision
+            ? "within ±\(pct(a.precision))" : "not within ±\(pct(a.precision)): --max-runs reached"
+        return
+            "\(name): median PLT \(String(format: "%.1f", ci.median)) ms, \(pct(ci.coverage)) CI "
+                + "[\(String(format: "%.1f", ci.low)), \(String(format: "%.1f", ci.high))] = "
+                + "±\(pct(ci.relativeHalfWidth)) after \(n) run(s), \(reason)"
     }
 
     /// One run (and its migration baseline); false when cancelled, the run then not kept.
-    private mutating func runOne(_ executor: PageExecutor, _ cell: Cell, index: Int, observer: RunObserver,
-                                 emit: (RunRecord) throws -> Void) throws -> Bool {
+    private mutating func runOne(
+        _ executor: PageExecutor, _ cell: Cell, index: Int, observer: RunObserver,
+        emit: (RunRecord) throws -> Void
+    ) throws -> Bool {
         let scenario = request.scenarios[cell.scenario].scenario
         let profile = request.profiles[cell.profile]
         position += 1
         let total = position + remainingCount() - (index >= 0 ? 1 : 0)  // the run starting is counted in position
         let who = request.pageLoads.clients == [.builtin] ? "" : "\(cell.client.rawValue) · "
-        let what = index < 0 ? "warm-up" : (request.adaptive != nil ? "run \(index + 1)" : "run \(index + 1)/\(request.runs)")
-        observer.runStarting(position: position, total: total,
-                             label: "\(scenario.name) · \(profile.name) · \(who)\(cell.transport.rawValue) · \(what)")
+        let what =
+            index < 0 ? "warm-up" : (request.adaptive != nil ? "run \(index + 1)" : "run \(index + 1)/\(request.runs)")
+        observer.runStarting(
+            position: position, total: total,
+            label: "\(scenario.name) · \(profile.name) · \(who)\(cell.transport.rawValue) · \(what)")
         let t0 = Date()
-        var spec = RunSpec(scenarioIndex: cell.scenario, transport: cell.transport, index: index, client: cell.client,
-                           timeout: request.pageLoads.timeout)
+        var spec = RunSpec(
+            scenarioIndex: cell.scenario, transport: cell.transport, index: index, client: cell.client,
+            timeout: request.pageLoads.timeout)
         let runner = self.runner
         let register: (StopFlag?) -> Void = { flag in
             runner.currentLoop.withLock { $0 = flag }
@@ -270,8 +318,10 @@ struct Scheduler {
         }
         observer.runFinished(position: position, total: total, record: record)
         let open = request.adaptive != nil && remaining.values.contains { $0 > 0 }
-        observer.progress(RunProgress(position: position, total: position + remainingCount(), etaSeconds: eta(),
-                                      isUpperBound: open))
+        observer.progress(
+            RunProgress(
+                position: position, total: position + remainingCount(), etaSeconds: eta(),
+                isUpperBound: open))
         return true
     }
 }

@@ -24,11 +24,15 @@ public enum Bootstrap {
     public static let defaultLevel = 0.95
 
     /// Percentile bootstrap CI of the median of `xs`. Nil for an empty sample.
-    public static func medianCI(_ xs: [Double], level: Double = defaultLevel,
-                                resamples: Int = defaultResamples, seed: UInt64) -> ConfidenceInterval? {
+    public static func medianCI(
+        _ xs: [Double], level: Double = defaultLevel,
+        resamples: Int = defaultResamples, seed: UInt64
+    ) -> ConfidenceInterval? {
         guard !xs.isEmpty, resamples > 0 else { return nil }
         // Every resample of a constant sample is that constant (ideal, bytes, request counts).
-        if let first = xs.first, xs.allSatisfy({ $0 == first }) { return ConfidenceInterval(low: first, high: first, level: level) }
+        if let first = xs.first, xs.allSatisfy({ $0 == first }) {
+            return ConfidenceInterval(low: first, high: first, level: level)
+        }
         var rng = SeededRandom(seed: seed)
         var resampler = MedianResampler(xs)
         var replicates = [Double]()
@@ -40,8 +44,10 @@ public enum Bootstrap {
     /// Percentile bootstrap CI of the relative difference of medians,
     /// median(candidate) / median(baseline) − 1, resampling both samples independently.
     /// Replicates whose baseline median is 0 are undefined and left out; nil when more than half are.
-    public static func relativeDifferenceOfMediansCI(baseline: [Double], candidate: [Double], level: Double = defaultLevel,
-                                                     resamples: Int = defaultResamples, seed: UInt64) -> ConfidenceInterval? {
+    public static func relativeDifferenceOfMediansCI(
+        baseline: [Double], candidate: [Double], level: Double = defaultLevel,
+        resamples: Int = defaultResamples, seed: UInt64
+    ) -> ConfidenceInterval? {
         guard !baseline.isEmpty, !candidate.isEmpty, resamples > 0 else { return nil }
         var rng = SeededRandom(seed: seed)
         var a = MedianResampler(baseline)
@@ -73,8 +79,9 @@ public enum Bootstrap {
     static func interval(of replicates: [Double], level: Double) -> ConfidenceInterval {
         let s = replicates.sorted()
         let tail = (1 - level) / 2 * 100
-        return ConfidenceInterval(low: Descriptive.percentile(sorted: s, tail),
-                                  high: Descriptive.percentile(sorted: s, 100 - tail), level: level)
+        return ConfidenceInterval(
+            low: Descriptive.percentile(sorted: s, tail),
+            high: Descriptive.percentile(sorted: s, 100 - tail), level: level)
     }
 }
 

@@ -30,16 +30,22 @@ public struct Comparison: Sendable, Hashable {
     /// 2 / C(n₁+n₂, n₁), 0.1 for 3 against 3).
     public var minimumDetectableChange: Double?
 
-    public init?(baseline: [Double], candidate: [Double], seed: UInt64,
-                 resamples: Int = Bootstrap.defaultResamples, level: Double = Bootstrap.defaultLevel) {
+    public init?(
+        baseline: [Double], candidate: [Double], seed: UInt64,
+        resamples: Int = Bootstrap.defaultResamples, level: Double = Bootstrap.defaultLevel
+    ) {
         guard let ma = Descriptive.median(baseline), let mb = Descriptive.median(candidate),
-              let mw = MannWhitney.test(baseline, candidate) else { return nil }
+            let mw = MannWhitney.test(baseline, candidate)
+        else { return nil }
         baselineMedian = ma
         candidateMedian = mb
         relativeChange = ma != 0 ? mb / ma - 1 : nil
-        interval = relativeChange == nil ? nil
-            : Bootstrap.relativeDifferenceOfMediansCI(baseline: baseline, candidate: candidate, level: level,
-                                                      resamples: resamples, seed: seed)
+        interval =
+            relativeChange == nil
+            ? nil
+            : Bootstrap.relativeDifferenceOfMediansCI(
+                baseline: baseline, candidate: candidate, level: level,
+                resamples: resamples, seed: seed)
         pValue = mw.pValue
         baselineCount = baseline.count
         candidateCount = candidate.count
@@ -47,11 +53,14 @@ public struct Comparison: Sendable, Hashable {
     }
 
     /// See `minimumDetectableChange`.
-    public static func minimumDetectableChange(baseline: [Double], candidate: [Double], alpha: Double = 0.05) -> Double? {
+    public static func minimumDetectableChange(baseline: [Double], candidate: [Double], alpha: Double = 0.05) -> Double?
+    {
         let n1 = baseline.count, n2 = candidate.count
         guard n1 >= 2, n2 >= 2, let median = Descriptive.median(baseline), median != 0 else { return nil }
         if MannWhitney.smallestTwoSidedP(n1, n2) >= alpha { return .infinity }
-        func ss(_ x: [Double]) -> Double { let m = x.reduce(0, +) / Double(x.count); return x.reduce(0) { $0 + ($1 - m) * ($1 - m) } }
+        func ss(_ x: [Double]) -> Double {
+            let m = x.reduce(0, +) / Double(x.count); return x.reduce(0) { $0 + ($1 - m) * ($1 - m) }
+        }
         let pooledSD = ((ss(baseline) + ss(candidate)) / Double(n1 + n2 - 2)).squareRoot()
         let z = 1.959964 + 0.841621
         return z * pooledSD * (1 / Double(n1) + 1 / Double(n2)).squareRoot() / 0.955.squareRoot() / abs(median)

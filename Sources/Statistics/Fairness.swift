@@ -32,7 +32,9 @@ public struct MeanConfidence: Sendable, Equatable {
     /// Student's t interval: mean ± t(0.975, n − 1) · s / √n, with s the sample standard deviation
     /// (n − 1). Assumes roughly normal run-to-run variation; needs at least two values.
     public init?(_ xs: [Double]) {
-        guard xs.count >= 2, let m = Descriptive.mean(xs), let s = Descriptive.sampleStandardDeviation(xs) else { return nil }
+        guard xs.count >= 2, let m = Descriptive.mean(xs), let s = Descriptive.sampleStandardDeviation(xs) else {
+            return nil
+        }
         let half = MeanConfidence.tQuantile975(degreesOfFreedom: xs.count - 1) * s / Double(xs.count).squareRoot()
         n = xs.count; mean = m; low = m - half; high = m + half
     }
@@ -40,9 +42,11 @@ public struct MeanConfidence: Sendable, Equatable {
     /// The 0.975 quantile of Student's t distribution: exact table values for 1–30 degrees of
     /// freedom (to 3 decimals), then the Cornish-Fisher expansion around the normal quantile 1.96.
     public static func tQuantile975(degreesOfFreedom df: Int) -> Double {
-        let table: [Double] = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                               2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                               2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+        let table: [Double] = [
+            12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+            2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+            2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        ]
         precondition(df >= 1)
         if df <= table.count { return table[df - 1] }
         let z = 1.959964, v = Double(df)

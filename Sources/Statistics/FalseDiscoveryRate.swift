@@ -22,7 +22,7 @@ public enum FalseDiscoveryRate {
         var adjusted = [Double](repeating: 1, count: m)
         var running = 1.0
         for (position, index) in order.enumerated() {
-            let rank = Double(m - position)          // rank in ascending order, 1-based
+            let rank = Double(m - position)  // rank in ascending order, 1-based
             running = min(running, Double(m) * clean[index] / rank)
             adjusted[index] = min(1, running)
         }

@@ -43,7 +43,7 @@ public enum MannWhitney {
         guard variance > 0 else { return MannWhitneyResult(u: u1, pValue: 1) }
         let u = max(u1, dn1 * dn2 - u1)
         let z = (u - mu - 0.5) / variance.squareRoot()
-        let p = erfc(z / 2.0.squareRoot())   // 2·(1 − Φ(z))
+        let p = erfc(z / 2.0.squareRoot())  // 2·(1 − Φ(z))
         return MannWhitneyResult(u: u1, pValue: min(max(p, 0), 1))
     }
 }

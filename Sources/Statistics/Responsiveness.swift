@@ -50,12 +50,15 @@ public enum Responsiveness {
     /// RPM from the samples (formula above); nil when a kind has no sample or a mean is not > 0.
     public static func compute(_ s: Samples) -> Result? {
         let hs = s.handshakes.map { trimmedMean($0) }
-        guard !hs.isEmpty, let http = trimmedMean(s.foreignHTTP), let selfHTTP = trimmedMean(s.selfHTTP) else { return nil }
+        guard !hs.isEmpty, let http = trimmedMean(s.foreignHTTP), let selfHTTP = trimmedMean(s.selfHTTP) else {
+            return nil
+        }
         let terms = hs.compactMap { $0 } + [http]
         guard terms.count == hs.count + 1, terms.allSatisfy({ $0 > 0 }), selfHTTP > 0 else { return nil }
         let foreign = 60000 / (terms.reduce(0, +) / Double(terms.count))
         let loaded = 60000 / selfHTTP
-        return Result(foreignRPM: foreign, selfRPM: loaded, rpm: (foreign + loaded) / 2,
-                      handshakeMs: Array(terms.dropLast()), foreignHTTPMs: http, selfHTTPMs: selfHTTP)
+        return Result(
+            foreignRPM: foreign, selfRPM: loaded, rpm: (foreign + loaded) / 2,
+            handshakeMs: Array(terms.dropLast()), foreignHTTPMs: http, selfHTTPMs: selfHTTP)
     }
 }

@@ -29,7 +29,9 @@ public enum SpeedupClaim {
         }
         /// median(baseline) / median(candidate); nil when a side has no runs or a median is 0.
         public var ratio: Double? {
-            guard let b = Descriptive.median(baseline), let c = Descriptive.median(candidate), b > 0, c > 0 else { return nil }
+            guard let b = Descriptive.median(baseline), let c = Descriptive.median(candidate), b > 0, c > 0 else {
+                return nil
+            }
             return b / c
         }
     }
@@ -50,8 +52,10 @@ public enum SpeedupClaim {
 
     /// The geometric mean of the cells' ratios and its two-level bootstrap interval (see the type).
     /// Cells without a ratio are left out; nil when none has one.
-    public static func estimate(_ cells: [Cell], level: Double = Bootstrap.defaultLevel,
-                                resamples: Int = Bootstrap.defaultResamples, seed: UInt64) -> Result? {
+    public static func estimate(
+        _ cells: [Cell], level: Double = Bootstrap.defaultLevel,
+        resamples: Int = Bootstrap.defaultResamples, seed: UInt64
+    ) -> Result? {
         let usable = cells.filter { $0.ratio != nil }
         guard !usable.isEmpty, resamples > 0 else { return nil }
         let logs = usable.map { log($0.ratio!) }
@@ -84,8 +88,9 @@ public enum SpeedupClaim {
             if n > 0 { replicates.append(exp(sum / Double(n))) }
         }
         guard !replicates.isEmpty else { return nil }
-        return Result(geometricMean: point, interval: Bootstrap.interval(of: replicates, level: level),
-                      cells: usable.count, pages: groups.count, resamples: replicates.count)
+        return Result(
+            geometricMean: point, interval: Bootstrap.interval(of: replicates, level: level),
+            cells: usable.count, pages: groups.count, resamples: replicates.count)
     }
 
     /// Confirmed when the interval lies wholly above `minSpeedup`, refuted when wholly below.

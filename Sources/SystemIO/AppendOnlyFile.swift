@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import BenchCore
 
@@ -66,7 +66,9 @@ public final class AppendOnlyFile {
             buffer.reserveCapacity(1 << 20)
             try produce { bytes in
                 buffer.append(contentsOf: bytes)
-                if buffer.count >= 1 << 20 { try file.append(buffer, sync: false); buffer.removeAll(keepingCapacity: true) }
+                if buffer.count >= 1 << 20 {
+                    try file.append(buffer, sync: false); buffer.removeAll(keepingCapacity: true)
+                }
             }
             try file.append(buffer, sync: true)
             try Sys.rename(tmp, path)

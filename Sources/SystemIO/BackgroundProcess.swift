@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import BenchCore
 
@@ -18,11 +18,16 @@ public final class BackgroundProcess {
     /// Starts `executable` with `arguments` (argv[0] included); `descriptors` maps child fd
     /// numbers (3, 4, …) to the parent's descriptors they get. stdin and stdout are /dev/null;
     /// stderr is appended to `stderrPath`.
-    public init(executable: String, arguments: [String], descriptors: [Int32: FileDescriptor], stderrPath: String?) throws {
-        pid = try Sys.posixSpawn(executable, arguments, dup2: descriptors.map { ($0.value.rawValue, $0.key) },
-                                 open: [(0, "/dev/null", O_RDONLY), (1, "/dev/null", O_WRONLY),
-                                        (2, stderrPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND)],
-                                 newProcessGroup: true)
+    public init(executable: String, arguments: [String], descriptors: [Int32: FileDescriptor], stderrPath: String?)
+        throws
+    {
+        pid = try Sys.posixSpawn(
+            executable, arguments, dup2: descriptors.map { ($0.value.rawValue, $0.key) },
+            open: [
+                (0, "/dev/null", O_RDONLY), (1, "/dev/null", O_WRONLY),
+                (2, stderrPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND),
+            ],
+            newProcessGroup: true)
     }
 
     /// Whether the child has exited (reaping it if so).

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A socket address of either family, as getaddrinfo(3) returns it (the kernel's `sockaddr` bytes).

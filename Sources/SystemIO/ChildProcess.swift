@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import BenchCore
 
@@ -15,16 +15,19 @@ public enum ChildProcess {
 
     /// Runs `path` with `arguments`, feeding `input` on stdin, and collects its output.
     /// `environment` nil inherits this process's environment.
-    public static func run(_ path: String, _ arguments: [String], input: String? = nil,
-                           environment: [String: String]? = nil) throws -> Result {
+    public static func run(
+        _ path: String, _ arguments: [String], input: String? = nil,
+        environment: [String: String]? = nil
+    ) throws -> Result {
         let (outR, outW) = try Sys.pipe()
         let (errR, errW) = try Sys.pipe()
         let (inR, inW) = try Sys.pipe()
         var open: [FileDescriptor] = [outR, outW, errR, errW, inR, inW]
         defer { for fd in open { Sys.close(fd) } }
         func closeNow(_ fd: FileDescriptor) { Sys.close(fd); open.removeAll { $0 == fd } }
-        let pid = try Sys.posixSpawn(path, [path] + arguments, environment: envp(environment),
-                                     dup2: [(inR.rawValue, 0), (outW.rawValue, 1), (errW.rawValue, 2)])
+        let pid = try Sys.posixSpawn(
+            path, [path] + arguments, environment: envp(environment),
+            dup2: [(inR.rawValue, 0), (outW.rawValue, 1), (errW.rawValue, 2)])
         closeNow(inR); closeNow(outW); closeNow(errW)
         if let input { _ = try? Array(input.utf8).withUnsafeBytes { try Sys.write(inW, $0) } }
         closeNow(inW)
@@ -42,7 +45,8 @@ public enum ChildProcess {
             }
         }
         let status = Sys.exitStatus(try Sys.waitpid(pid, block: true) ?? 0)
-        return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        return Result(
+            status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
     /// The first executable `tool` in the usual system directories, or nil.
@@ -54,7 +58,9 @@ public enum ChildProcess {
     }
 
     /// Runs `path` with this process's standard streams and waits; returns its exit status.
-    public static func runInheritingIO(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Int32 {
+    public static func runInheritingIO(_ path: String, _ arguments: [String], environment: [String: String]? = nil)
+        throws -> Int32
+    {
         let pid = try Sys.posixSpawn(path, [path] + arguments, environment: envp(environment))
         return Sys.exitStatus(try Sys.waitpid(pid, block: true) ?? 0)
     }

@@ -17,7 +17,9 @@ public enum CongestionControlProbe {
             return nil
         }
         defer { Sys.close(fd) }
-        do { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, name, "TCP_CONGESTION") } catch let e as SystemError {
+        do { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, name, "TCP_CONGESTION") } catch let e
+            as SystemError
+        {
             return e
         } catch {
             return nil

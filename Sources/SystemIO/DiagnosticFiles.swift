@@ -25,7 +25,8 @@ public final class DiagnosticFiles: DiagnosticsSink, @unchecked Sendable {
         if let path = keyLogPath {
             let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
             guard fd >= 0 else {
-                throw BenchError.usage("key log file \(path): cannot be opened for appending: \(String(cString: strerror(errno)))")
+                throw BenchError.usage(
+                    "key log file \(path): cannot be opened for appending: \(String(cString: strerror(errno)))")
             }
             keyLog = Mutex(FileStream(fd: fd, name: "key log file \(path)"))
         } else {

@@ -16,7 +16,10 @@ public final class RunLock: @unchecked Sendable {
     public static let directory: String = {
         for dir in ["/run/netbench", NSTemporaryDirectory() + "netbench-locks"] {
             if (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil,
-               access(dir, W_OK) == 0 { return dir }
+                access(dir, W_OK) == 0
+            {
+                return dir
+            }
         }
         return NSTemporaryDirectory()
     }()
@@ -59,11 +62,15 @@ public final class RunLock: @unchecked Sendable {
 
     /// The names of markers held by live processes other than this one, with their PIDs.
     public static func liveOthers() -> [(name: String, pid: Int32?)] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".lock") }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
+            $0.hasSuffix(".lock")
+        }
         return names.compactMap { file in
             let name = String(file.dropLast(5))
             guard ownerAlive(name) == true else { return nil }
-            let pid = (try? String(contentsOfFile: path(name), encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            let pid = (try? String(contentsOfFile: path(name), encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
             return pid == getpid() ? nil : (name, pid)
         }
     }

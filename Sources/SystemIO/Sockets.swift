@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 internal import CLinux
 import BenchCore
@@ -10,11 +10,15 @@ public enum Socket {
     /// A listening TCP socket bound to `endpoint` (port 0 picks one); returns the bound address.
     /// `congestionControl` is set on the listener, which accepted sockets inherit; a name the
     /// kernel refuses (not loaded, not allowed) throws.
-    public static func listenTCP(on endpoint: Endpoint, backlog: Int32 = 1024, congestionControl: String? = nil) throws -> (FileDescriptor, Endpoint) {
+    public static func listenTCP(on endpoint: Endpoint, backlog: Int32 = 1024, congestionControl: String? = nil) throws
+        -> (FileDescriptor, Endpoint)
+    {
         let fd = try Sys.socket(AF_INET, netbench_sock_stream(), 0)
         do {
             try Sys.setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR")
-            if let cc = congestionControl { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
+            if let cc = congestionControl {
+                try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION")
+            }
             try Sys.bind(fd, endpoint)
             try Sys.listen(fd, backlog)
             return (fd, try Sys.getsockname(fd))
@@ -28,7 +32,9 @@ public enum Socket {
 
     /// Starts a non-blocking TCP connect; completion shows as writability, then check `connectResult`.
     /// `from` binds the local side first (a client path's address in an emulated network).
-    public static func connectTCP(to remote: Endpoint, from local: Endpoint? = nil, options: TCPOptions = .init()) throws -> FileDescriptor {
+    public static func connectTCP(to remote: Endpoint, from local: Endpoint? = nil, options: TCPOptions = .init())
+        throws -> FileDescriptor
+    {
         let fd = try Sys.socket(AF_INET, netbench_sock_stream(), 0)
         do {
             try apply(options, to: fd)
@@ -49,7 +55,10 @@ public enum Socket {
         /// nothing unacknowledged in flight, so only keepalive probes let TCP_USER_TIMEOUT notice
         /// a path that silently died.
         public var keepAliveSeconds: Int32? = nil
-        public init(noDelay: Bool = true, userTimeoutMs: UInt32? = nil, congestionControl: String? = nil, keepAliveSeconds: Int32? = nil) {
+        public init(
+            noDelay: Bool = true, userTimeoutMs: UInt32? = nil, congestionControl: String? = nil,
+            keepAliveSeconds: Int32? = nil
+        ) {
             self.noDelay = noDelay
             self.userTimeoutMs = userTimeoutMs
             self.congestionControl = congestionControl
@@ -59,11 +68,15 @@ public enum Socket {
 
     public static func apply(_ options: TCPOptions, to fd: FileDescriptor) throws {
         if options.noDelay { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1, "TCP_NODELAY") }
-        if let t = options.userTimeoutMs { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, Int32(t), "TCP_USER_TIMEOUT") }
+        if let t = options.userTimeoutMs {
+            try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, Int32(t), "TCP_USER_TIMEOUT")
+        }
         // A refused algorithm (not loaded; without CAP_NET_ADMIN, not in
         // net.ipv4.tcp_allowed_congestion_control) is an error: the run would measure another one.
         // The algorithm in effect is read back and recorded (`congestionControl(of:)`).
-        if let cc = options.congestionControl { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION") }
+        if let cc = options.congestionControl {
+            try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, cc, "TCP_CONGESTION")
+        }
         if let k = options.keepAliveSeconds {
             try Sys.setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE")
             try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPIDLE, k, "TCP_KEEPIDLE")
@@ -78,7 +91,9 @@ public enum Socket {
     }
 
     /// A UDP socket bound to `endpoint` (port 0 picks one); returns the bound address.
-    public static func bindUDP(_ endpoint: Endpoint, receiveBuffer: Int32 = 4 << 20, sendBuffer: Int32 = 4 << 20) throws -> (FileDescriptor, Endpoint) {
+    public static func bindUDP(_ endpoint: Endpoint, receiveBuffer: Int32 = 4 << 20, sendBuffer: Int32 = 4 << 20) throws
+        -> (FileDescriptor, Endpoint)
+    {
         let fd = try Sys.socket(AF_INET, netbench_sock_dgram(), 0)
         do {
             // Best effort: the kernel caps these at net.core.{r,w}mem_max.
@@ -126,7 +141,9 @@ public enum Socket {
     }
 
     /// One datagram, or nil when none is waiting.
-    public static func receiveDatagram(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint)? {
+    public static func receiveDatagram(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> (
+        Int, Endpoint
+    )? {
         try Sys.recvfrom(fd, buffer)
     }
 
@@ -137,7 +154,9 @@ public enum Socket {
 
     /// One datagram with the instant the kernel received it (after `enableReceiveTimestamps`),
     /// converted to the monotonic clock; nil when none is waiting (the socket does not coalesce).
-    public static func receiveDatagramTimestamped(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint, Instant?)? {
+    public static func receiveDatagramTimestamped(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer)
+        throws -> (Int, Endpoint, Instant?)?
+    {
         guard let (n, from, _, realtime) = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
         return (n, from, realtime.map { monotonic(realtime: $0).arrival })
     }
@@ -151,15 +170,19 @@ public enum Socket {
     }
 
     /// Sends one datagram; false when the socket buffer is full (the datagram was not sent).
-    public static func sendDatagram(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, to remote: Endpoint) throws -> Bool {
+    public static func sendDatagram(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, to remote: Endpoint) throws
+        -> Bool
+    {
         try Sys.sendto(fd, bytes, remote)
     }
 
     /// Sends `bytes` as datagrams of `segmentSize` bytes (the last may be shorter) in one system
     /// call (UDP GSO, Linux 4.18+); false when the socket buffer is full. Throws where the kernel or
     /// the route cannot segment (EIO, EINVAL): send the datagrams one by one then.
-    public static func sendDatagrams(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, segmentSize: Int,
-                                     to remote: Endpoint) throws -> Bool {
+    public static func sendDatagrams(
+        _ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, segmentSize: Int,
+        to remote: Endpoint
+    ) throws -> Bool {
         try Sys.sendmsgSegmented(fd, bytes, segmentSize, remote)
     }
 
@@ -175,7 +198,8 @@ public enum Socket {
     /// when the kernel received them (after `enableReceiveTimestamps`, on the monotonic clock,
     /// never after now; else nil), or nil when nothing is waiting.
     public static func receiveDatagrams(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws
-        -> (count: Int, from: Endpoint, segmentSize: Int, arrival: Instant?)? {
+        -> (count: Int, from: Endpoint, segmentSize: Int, arrival: Instant?)?
+    {
         guard let (n, from, segment, realtime) = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
         let arrival = realtime.map { stamp -> Instant in
             let (at, now) = monotonic(realtime: stamp)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 internal import CLinux
 import BenchCore
@@ -61,7 +61,14 @@ enum Sys {
     /// bind(2).
     static func bind(_ fd: FileDescriptor, _ ep: Endpoint) throws {
         var sa = sockaddr_in(ep)
-        _ = try check("bind") { Int(withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }) }
+        _ = try check("bind") {
+            Int(
+                withUnsafePointer(to: &sa) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        Glibc.bind(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                })
+        }
     }
 
     /// listen(2).
@@ -73,7 +80,14 @@ enum Sys {
     static func accept4(_ fd: FileDescriptor) throws -> (FileDescriptor, Endpoint)? {
         var sa = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let r = try check("accept4") { Int(withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { CLinux.accept4(fd.rawValue, $0, &len, netbench_sock_nonblock_cloexec()) } }) }
+        let r = try check("accept4") {
+            Int(
+                withUnsafeMutablePointer(to: &sa) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        CLinux.accept4(fd.rawValue, $0, &len, netbench_sock_nonblock_cloexec())
+                    }
+                })
+        }
         guard let r else { return nil }
         return (FileDescriptor(rawValue: Int32(r)), Endpoint(sa))
     }
@@ -81,7 +95,11 @@ enum Sys {
     /// connect(2) on a non-blocking socket: EINPROGRESS is the expected answer.
     static func connect(_ fd: FileDescriptor, _ ep: Endpoint) throws {
         var sa = sockaddr_in(ep)
-        let r = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let r = withUnsafePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         if r == 0 { return }
         let e = netbench_errno()
         if e == EINPROGRESS || e == EINTR { return }
@@ -92,18 +110,26 @@ enum Sys {
     static func getsockname(_ fd: FileDescriptor) throws -> Endpoint {
         var sa = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = try check("getsockname") { Int(withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.getsockname(fd.rawValue, $0, &len) } }) }
+        _ = try check("getsockname") {
+            Int(
+                withUnsafeMutablePointer(to: &sa) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.getsockname(fd.rawValue, $0, &len) }
+                })
+        }
         return Endpoint(sa)
     }
 
     /// setsockopt(2) with an int value.
     static func setsockopt(_ fd: FileDescriptor, _ level: Int32, _ name: Int32, _ value: Int32, _ what: String) throws {
         var v = value
-        if Glibc.setsockopt(fd.rawValue, level, name, &v, socklen_t(MemoryLayout<Int32>.size)) != 0 { throw fail("setsockopt(\(what))") }
+        if Glibc.setsockopt(fd.rawValue, level, name, &v, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            throw fail("setsockopt(\(what))")
+        }
     }
 
     /// setsockopt(2) with a string value (TCP_CONGESTION, SO_BINDTODEVICE).
-    static func setsockopt(_ fd: FileDescriptor, _ level: Int32, _ name: Int32, _ value: String, _ what: String) throws {
+    static func setsockopt(_ fd: FileDescriptor, _ level: Int32, _ name: Int32, _ value: String, _ what: String) throws
+    {
         let r = value.withCString { Glibc.setsockopt(fd.rawValue, level, name, $0, socklen_t(strlen($0))) }
         if r != 0 { throw fail("setsockopt(\(what)=\(value))") }
     }
@@ -142,13 +168,17 @@ enum Sys {
 
     /// read(2).
     static func read(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> IOStatus {
-        guard let n = try check("read", { Glibc.read(fd.rawValue, buf.baseAddress, buf.count) }) else { return .wouldBlock }
+        guard let n = try check("read", { Glibc.read(fd.rawValue, buf.baseAddress, buf.count) }) else {
+            return .wouldBlock
+        }
         return n == 0 && buf.count > 0 ? .endOfFile : .bytes(n)
     }
 
     /// write(2).
     static func write(_ fd: FileDescriptor, _ buf: UnsafeRawBufferPointer) throws -> IOStatus {
-        guard let n = try check("write", { Glibc.write(fd.rawValue, buf.baseAddress, buf.count) }) else { return .wouldBlock }
+        guard let n = try check("write", { Glibc.write(fd.rawValue, buf.baseAddress, buf.count) }) else {
+            return .wouldBlock
+        }
         return .bytes(n)
     }
 
@@ -156,7 +186,13 @@ enum Sys {
     static func recvfrom(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint)? {
         var sa = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let r = try check("recvfrom") { withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.recvfrom(fd.rawValue, buf.baseAddress, buf.count, 0, $0, &len) } } }
+        let r = try check("recvfrom") {
+            withUnsafeMutablePointer(to: &sa) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.recvfrom(fd.rawValue, buf.baseAddress, buf.count, 0, $0, &len)
+                }
+            }
+        }
         guard let r else { return nil }
         return (r, Endpoint(sa))
     }
@@ -166,19 +202,32 @@ enum Sys {
         var rt = timespec(), mono = timespec()
         clock_gettime(CLOCK_REALTIME, &rt)
         clock_gettime(CLOCK_MONOTONIC, &mono)
-        return (Int64(rt.tv_sec) * 1_000_000_000 + Int64(rt.tv_nsec), Int64(mono.tv_sec) * 1_000_000_000 + Int64(mono.tv_nsec))
+        return (
+            Int64(rt.tv_sec) * 1_000_000_000 + Int64(rt.tv_nsec),
+            Int64(mono.tv_sec) * 1_000_000_000 + Int64(mono.tv_nsec)
+        )
     }
 
     /// sendto(2): false when the socket buffer is full.
     static func sendto(_ fd: FileDescriptor, _ buf: UnsafeRawBufferPointer, _ ep: Endpoint) throws -> Bool {
         var sa = sockaddr_in(ep)
-        let r = try check("sendto \(ep)") { withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.sendto(fd.rawValue, buf.baseAddress, buf.count, Int32(MSG_NOSIGNAL), $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } }
+        let r = try check("sendto \(ep)") {
+            withUnsafePointer(to: &sa) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.sendto(
+                        fd.rawValue, buf.baseAddress, buf.count, Int32(MSG_NOSIGNAL), $0,
+                        socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
         return r != nil
     }
 
     /// sendmsg(2) with a UDP_SEGMENT control message (GSO): the kernel cuts `buf` into datagrams
     /// of `segment` bytes. False when the socket buffer is full.
-    static func sendmsgSegmented(_ fd: FileDescriptor, _ buf: UnsafeRawBufferPointer, _ segment: Int, _ ep: Endpoint) throws -> Bool {
+    static func sendmsgSegmented(_ fd: FileDescriptor, _ buf: UnsafeRawBufferPointer, _ segment: Int, _ ep: Endpoint)
+        throws -> Bool
+    {
         var sa = sockaddr_in(ep)
         let r = try check("sendmsg(UDP_SEGMENT)") {
             netbench_sendmsg_segmented(fd.rawValue, buf.baseAddress, buf.count, UInt16(clamping: segment), &sa)
@@ -189,7 +238,9 @@ enum Sys {
     /// recvmsg(2) reading the UDP_GRO segment size and the SO_TIMESTAMPNS receive time: nil when
     /// nothing is waiting; the size is 0 when the kernel delivered a single datagram, the time
     /// (CLOCK_REALTIME ns) nil when the kernel attached none.
-    static func recvmsgCoalesced(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> (Int, Endpoint, Int, Int64?)? {
+    static func recvmsgCoalesced(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> (
+        Int, Endpoint, Int, Int64?
+    )? {
         var sa = sockaddr_in()
         var segment: Int32 = 0
         var stamp: Int64 = 0
@@ -211,7 +262,9 @@ enum Sys {
     }
 
     /// epoll_ctl(2).
-    static func epollCtl(_ ep: FileDescriptor, _ op: Int32, _ fd: FileDescriptor, _ events: UInt32, _ token: UInt64) throws {
+    static func epollCtl(_ ep: FileDescriptor, _ op: Int32, _ fd: FileDescriptor, _ events: UInt32, _ token: UInt64)
+        throws
+    {
         var ev = epoll_event()
         ev.events = events
         ev.data.u64 = token
@@ -219,7 +272,9 @@ enum Sys {
     }
 
     /// epoll_pwait2(2) with a nanosecond timeout (negative: wait forever). Returns the count ready.
-    static func epollWait(_ ep: FileDescriptor, _ events: UnsafeMutablePointer<epoll_event>, _ max: Int32, _ timeoutNs: Int64) throws -> Int {
+    static func epollWait(
+        _ ep: FileDescriptor, _ events: UnsafeMutablePointer<epoll_event>, _ max: Int32, _ timeoutNs: Int64
+    ) throws -> Int {
         let r = netbench_epoll_pwait2_ns(ep.rawValue, events, max, timeoutNs)
         if r >= 0 { return Int(r) }
         if netbench_errno() == EINTR { return 0 }
@@ -288,7 +343,9 @@ enum Sys {
 
     /// setns(2) CLONE_NEWNET: moves the calling thread into the namespace behind `fd`.
     static func setns(_ fd: FileDescriptor, _ what: String) throws {
-        if CLinux.setns(fd.rawValue, netbench_clone_newnet) != 0 { throw SystemError(call: "setns(\(what))", errno: netbench_errno()) }
+        if CLinux.setns(fd.rawValue, netbench_clone_newnet) != 0 {
+            throw SystemError(call: "setns(\(what))", errno: netbench_errno())
+        }
     }
 
     /// prctl(2) PR_SET_TIMERSLACK: timers of this thread fire within `ns` of their deadline.
@@ -306,7 +363,9 @@ enum Sys {
     /// setpriority(2) PRIO_PROCESS with who = 0: on Linux nice values are per thread and this
     /// form changes only the calling thread's.
     static func setpriorityCallingThread(_ nice: Int32) throws {
-        if Glibc.setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) != 0 { throw fail("setpriority(\(nice))") }
+        if Glibc.setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) != 0 {
+            throw fail("setpriority(\(nice))")
+        }
     }
 
     /// sched_setscheduler(2) with pid 0: the calling thread's policy (SCHED_FIFO when
@@ -341,9 +400,11 @@ enum Sys {
     /// child: each `dup2` pair (parent fd, child fd) applied, then each `open` (child fd, path,
     /// flags) — appending files are created 0644 —, default signal dispositions and an empty signal
     /// mask, and with `newProcessGroup` a process group of its own. Close-on-exec fds stay behind.
-    static func posixSpawn(_ path: String, _ argv: [String], environment envp: [String]? = nil,
-                           dup2 pairs: [(Int32, Int32)] = [], open opens: [(Int32, String, Int32)] = [],
-                           newProcessGroup: Bool = false) throws -> pid_t {
+    static func posixSpawn(
+        _ path: String, _ argv: [String], environment envp: [String]? = nil,
+        dup2 pairs: [(Int32, Int32)] = [], open opens: [(Int32, String, Int32)] = [],
+        newProcessGroup: Bool = false
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
         posix_spawn_file_actions_init(&actions)
@@ -370,7 +431,8 @@ enum Sys {
         let cenv = envp.map(cStrings)
         defer { for p in cargv + (cenv ?? []) { free(p) } }
         var pid: pid_t = 0
-        let rc = cenv.map { Glibc.posix_spawn(&pid, path, &actions, &attributes, cargv, $0) }
+        let rc =
+            cenv.map { Glibc.posix_spawn(&pid, path, &actions, &attributes, cargv, $0) }
             ?? Glibc.posix_spawn(&pid, path, &actions, &attributes, cargv, environ)
         if rc != 0 { throw SystemError(call: "posix_spawn(\(path))", errno: rc) }
         return pid

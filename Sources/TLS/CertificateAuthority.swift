@@ -61,16 +61,17 @@ public final class CertificateAuthority: @unchecked Sendable {
         let allowed = name.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "*"), UInt8(ascii: "_"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "*"), UInt8(ascii: "_"):
                 return true
             default:
                 return false
             }
         }
         guard allowed, !name.isEmpty else {
-            throw TLSError(.configuration, operation: "issuing a certificate",
-                           message: "\"\(name)\" is neither a host name nor an IP address")
+            throw TLSError(
+                .configuration, operation: "issuing a certificate",
+                message: "\"\(name)\" is neither a host name nor an IP address")
         }
         return "DNS:\(name)"
     }
@@ -87,8 +88,9 @@ private final class CertificateBuilder {
         try check(X509_set_version(x509, 2) == 1, .configuration, operation)  // 2 means v3
         try Self.setRandomSerial(x509)
         let name = X509_get_subject_name(x509)
-        try check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) == 1,
-                  .configuration, operation)
+        try check(
+            X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) == 1,
+            .configuration, operation)
         try check(X509_set_pubkey(x509, publicKey.pointer) == 1, .configuration, operation)
     }
 
@@ -103,15 +105,17 @@ private final class CertificateBuilder {
     }
 
     func setValidity(notBeforeOffset: Int, notAfterOffset: Int) throws {
-        try check(X509_gmtime_adj(X509_getm_notBefore(x509), notBeforeOffset) != nil
-                  && X509_gmtime_adj(X509_getm_notAfter(x509), notAfterOffset) != nil,
-                  .configuration, "setting the validity period")
+        try check(
+            X509_gmtime_adj(X509_getm_notBefore(x509), notBeforeOffset) != nil
+                && X509_gmtime_adj(X509_getm_notAfter(x509), notAfterOffset) != nil,
+            .configuration, "setting the validity period")
     }
 
     func setValidity(notBeforeOffset: Int, notAfter issuer: Certificate) throws {
-        try check(X509_gmtime_adj(X509_getm_notBefore(x509), notBeforeOffset) != nil
-                  && X509_set1_notAfter(x509, X509_get0_notAfter(issuer.pointer)) == 1,
-                  .configuration, "setting the validity period")
+        try check(
+            X509_gmtime_adj(X509_getm_notBefore(x509), notBeforeOffset) != nil
+                && X509_set1_notAfter(x509, X509_get0_notAfter(issuer.pointer)) == 1,
+            .configuration, "setting the validity period")
     }
 
     /// Issuer name from `issuer`; nil: self-signed.

@@ -14,17 +14,20 @@ struct ContextSettings {
 func makeContext(_ settings: ContextSettings) throws -> OpaquePointer {
     let role = settings.isServer ? "server" : "client"
     guard settings.minVersion <= settings.maxVersion else {
-        throw TLSError(.configuration, operation: "configuring the TLS \(role) context",
-                       message: "minVersion \(settings.minVersion.rawValue) is above maxVersion \(settings.maxVersion.rawValue)")
+        throw TLSError(
+            .configuration, operation: "configuring the TLS \(role) context",
+            message: "minVersion \(settings.minVersion.rawValue) is above maxVersion \(settings.maxVersion.rawValue)")
     }
     guard let ctx = SSL_CTX_new(settings.isServer ? TLS_server_method() : TLS_client_method()) else {
         throw TLSError.fromQueue(.configuration, operation: "creating the TLS \(role) context")
     }
     do {
-        try check(netbench_SSL_CTX_set_min_proto_version(ctx, settings.minVersion.protocolConstant) == 1,
-                  .configuration, "setting the minimum TLS version")
-        try check(netbench_SSL_CTX_set_max_proto_version(ctx, settings.maxVersion.protocolConstant) == 1,
-                  .configuration, "setting the maximum TLS version")
+        try check(
+            netbench_SSL_CTX_set_min_proto_version(ctx, settings.minVersion.protocolConstant) == 1,
+            .configuration, "setting the minimum TLS version")
+        try check(
+            netbench_SSL_CTX_set_max_proto_version(ctx, settings.maxVersion.protocolConstant) == 1,
+            .configuration, "setting the maximum TLS version")
         if let list = settings.tls12Ciphers {
             try check(SSL_CTX_set_cipher_list(ctx, list) == 1, .configuration, "setting TLS 1.2 ciphers \"\(list)\"")
         }

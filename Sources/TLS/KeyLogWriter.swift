@@ -44,8 +44,9 @@ final class KeyLogWriter: Sendable {
     /// Installs this writer as `ctx`'s key logger; the caller keeps `self` alive as long as `ctx`.
     func install(on ctx: OpaquePointer) throws {
         let slot = Unmanaged.passUnretained(self).toOpaque()
-        try check(SSL_CTX_set_ex_data(ctx, keyLogExDataIndex, slot) == 1, .configuration,
-                  "installing the key-log writer")
+        try check(
+            SSL_CTX_set_ex_data(ctx, keyLogExDataIndex, slot) == 1, .configuration,
+            "installing the key-log writer")
         SSL_CTX_set_keylog_callback(ctx, keyLogCallback)
     }
 }
@@ -56,7 +57,8 @@ let keyLogExDataIndex: Int32 = CRYPTO_get_ex_new_index(CRYPTO_EX_INDEX_SSL_CTX, 
 /// OpenSSL's key-log callback: captures nothing, finds its writer through the context's ex_data.
 private func keyLogCallback(_ ssl: OpaquePointer?, _ line: UnsafePointer<CChar>?) {
     guard let ssl, let line, let ctx = SSL_get_SSL_CTX(ssl),
-          let slot = SSL_CTX_get_ex_data(ctx, keyLogExDataIndex) else { return }
+        let slot = SSL_CTX_get_ex_data(ctx, keyLogExDataIndex)
+    else { return }
     Unmanaged<KeyLogWriter>.fromOpaque(slot).takeUnretainedValue().append(line)
 }
 

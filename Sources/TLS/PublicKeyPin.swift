@@ -7,7 +7,9 @@ extension PEMIdentity {
     public func leafPublicKeySHA256Base64() throws -> String {
         let leaf = try Certificate.all(fromPEM: certificateChainPEM, what: "a certificate to pin")[0]
         let operation = "hashing a certificate's public key"
-        guard let spki = X509_get_X509_PUBKEY(leaf.pointer) else { throw TLSError.fromQueue(.configuration, operation: operation) }
+        guard let spki = X509_get_X509_PUBKEY(leaf.pointer) else {
+            throw TLSError.fromQueue(.configuration, operation: operation)
+        }
         // Asked once for the length, then to write into our buffer (i2d advances the pointer it gets).
         let length = i2d_X509_PUBKEY(spki, nil)
         guard length > 0 else { throw TLSError.fromQueue(.configuration, operation: operation) }

@@ -17,11 +17,15 @@ public enum SystemTrustStore {
     public static func defaultFilePEM() throws -> String {
         let path = defaultFile
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw TLSError(.configuration, operation: "reading the system trust store", message: "\(path) does not exist or cannot be read")
+            throw TLSError(
+                .configuration, operation: "reading the system trust store",
+                message: "\(path) does not exist or cannot be read")
         }
         let pem = String(decoding: data, as: UTF8.self)
         guard pem.contains("-----BEGIN CERTIFICATE-----") else {
-            throw TLSError(.configuration, operation: "reading the system trust store", message: "\(path) holds no PEM certificate")
+            throw TLSError(
+                .configuration, operation: "reading the system trust store", message: "\(path) holds no PEM certificate"
+            )
         }
         return pem
     }

@@ -13,15 +13,19 @@ public final class TLSClientContext: @unchecked Sendable {
     private let keyLog: KeyLogWriter?
 
     public init(_ configuration: TLSClientConfiguration) throws {
-        let roots = configuration.systemRoots && configuration.trustedRootsPEM.isEmpty ? []
+        let roots =
+            configuration.systemRoots && configuration.trustedRootsPEM.isEmpty
+            ? []
             : try Certificate.all(fromPEM: configuration.trustedRootsPEM, what: "the trusted roots")
         let alpn = try alpnWireFormat(configuration.alpn)
         keyLog = try configuration.keyLogFile.map { try KeyLogWriter(path: $0) }
         sessions = configuration.resumption ? ClientSessionCache() : nil
-        ctx = try makeContext(ContextSettings(isServer: false, minVersion: configuration.minVersion,
-                                              maxVersion: configuration.maxVersion,
-                                              tls12Ciphers: configuration.tls12Ciphers,
-                                              tls13CipherSuites: configuration.tls13CipherSuites))
+        ctx = try makeContext(
+            ContextSettings(
+                isServer: false, minVersion: configuration.minVersion,
+                maxVersion: configuration.maxVersion,
+                tls12Ciphers: configuration.tls12Ciphers,
+                tls13CipherSuites: configuration.tls13CipherSuites))
         self.configuration = configuration
         // From here on deinit frees ctx, also when a step below throws.
         guard let store = SSL_CTX_get_cert_store(ctx) else {
@@ -31,13 +35,15 @@ public final class TLSClientContext: @unchecked Sendable {
             try check(X509_STORE_add_cert(store, root.pointer) == 1, .configuration, "adding a trusted root")
         }
         if configuration.systemRoots {
-            try check(SSL_CTX_set_default_verify_paths(ctx) == 1, .configuration, "loading OpenSSL's default verify paths")
+            try check(
+                SSL_CTX_set_default_verify_paths(ctx) == 1, .configuration, "loading OpenSSL's default verify paths")
         }
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
         if !alpn.isEmpty {
             // Inverted convention: 0 is success.
-            try check(SSL_CTX_set_alpn_protos(ctx, alpn, UInt32(alpn.count)) == 0, .configuration,
-                      "setting ALPN protocols \(configuration.alpn)")
+            try check(
+                SSL_CTX_set_alpn_protos(ctx, alpn, UInt32(alpn.count)) == 0, .configuration,
+                "setting ALPN protocols \(configuration.alpn)")
         }
         if sessions != nil {
             // OpenSSL hands each new session to the callback; the cache, not OpenSSL, keeps it.

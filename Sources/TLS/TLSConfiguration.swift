@@ -33,8 +33,11 @@ public struct TLSProtocolOptions: Sendable {
     /// OpenSSL TLS 1.3 suite list (`SSL_CTX_set_ciphersuites`); nil: OpenSSL's default.
     public var tls13CipherSuites: String?
 
-    public init(minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13, alpn: [String] = [], keyLogFile: String? = nil,
-                tls12Ciphers: String? = nil, tls13CipherSuites: String? = nil) {
+    public init(
+        minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13, alpn: [String] = [],
+        keyLogFile: String? = nil,
+        tls12Ciphers: String? = nil, tls13CipherSuites: String? = nil
+    ) {
         self.minVersion = minVersion; self.maxVersion = maxVersion; self.alpn = alpn; self.keyLogFile = keyLogFile
         self.tls12Ciphers = tls12Ciphers; self.tls13CipherSuites = tls13CipherSuites
     }
@@ -72,12 +75,15 @@ public struct TLSServerConfiguration: TLSEndpointConfiguration, Sendable {
     /// `false` turns resumption off entirely: no tickets (1.3 and 1.2) and no session cache.
     public var sessionTickets: Bool
 
-    public init(identities: [PEMIdentity], minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13,
-                alpn: [String] = [], keyLogFile: String? = nil, sessionTickets: Bool = true,
-                tls12Ciphers: String? = nil, tls13CipherSuites: String? = nil) {
+    public init(
+        identities: [PEMIdentity], minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13,
+        alpn: [String] = [], keyLogFile: String? = nil, sessionTickets: Bool = true,
+        tls12Ciphers: String? = nil, tls13CipherSuites: String? = nil
+    ) {
         self.identities = identities
-        self.options = TLSProtocolOptions(minVersion: minVersion, maxVersion: maxVersion, alpn: alpn, keyLogFile: keyLogFile,
-                                          tls12Ciphers: tls12Ciphers, tls13CipherSuites: tls13CipherSuites)
+        self.options = TLSProtocolOptions(
+            minVersion: minVersion, maxVersion: maxVersion, alpn: alpn, keyLogFile: keyLogFile,
+            tls12Ciphers: tls12Ciphers, tls13CipherSuites: tls13CipherSuites)
         self.sessionTickets = sessionTickets
     }
 }
@@ -93,12 +99,15 @@ public struct TLSClientConfiguration: TLSEndpointConfiguration, Sendable {
     /// directory, or `SSL_CERT_FILE` / `SSL_CERT_DIR`). `trustedRootsPEM` may then be empty.
     public var systemRoots = false
 
-    public init(trustedRootsPEM: String, minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13,
-                alpn: [String] = [], keyLogFile: String? = nil, resumption: Bool = true,
-                tls12Ciphers: String? = nil, tls13CipherSuites: String? = nil) {
+    public init(
+        trustedRootsPEM: String, minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13,
+        alpn: [String] = [], keyLogFile: String? = nil, resumption: Bool = true,
+        tls12Ciphers: String? = nil, tls13CipherSuites: String? = nil
+    ) {
         self.trustedRootsPEM = trustedRootsPEM
-        self.options = TLSProtocolOptions(minVersion: minVersion, maxVersion: maxVersion, alpn: alpn, keyLogFile: keyLogFile,
-                                          tls12Ciphers: tls12Ciphers, tls13CipherSuites: tls13CipherSuites)
+        self.options = TLSProtocolOptions(
+            minVersion: minVersion, maxVersion: maxVersion, alpn: alpn, keyLogFile: keyLogFile,
+            tls12Ciphers: tls12Ciphers, tls13CipherSuites: tls13CipherSuites)
         self.resumption = resumption
     }
 }
@@ -109,8 +118,9 @@ func alpnWireFormat(_ protocols: [String]) throws -> [UInt8] {
     for name in protocols {
         let bytes = Array(name.utf8)
         guard (1...255).contains(bytes.count) else {
-            throw TLSError(.configuration, operation: "configuring ALPN",
-                           message: "protocol name \"\(name)\" must be 1 to 255 bytes long")
+            throw TLSError(
+                .configuration, operation: "configuring ALPN",
+                message: "protocol name \"\(name)\" must be 1 to 255 bytes long")
         }
         wire.append(UInt8(bytes.count))
         wire += bytes

@@ -32,8 +32,10 @@ public final class TLSConnection {
     /// Latched: OpenSSL's own state leaves "finished" after a fatal error.
     public private(set) var isHandshakeComplete = false
 
-    private init(ctx: OpaquePointer, server: TLSServerContext?, client: TLSClientContext?,
-                 peerName: String?) throws {
+    private init(
+        ctx: OpaquePointer, server: TLSServerContext?, client: TLSClientContext?,
+        peerName: String?
+    ) throws {
         let operation = "creating a TLS connection"
         guard let ssl = SSL_new(ctx) else { throw TLSError.fromQueue(.configuration, operation: operation) }
         guard let incoming = BIO_new(BIO_s_mem()) else {
@@ -239,7 +241,8 @@ public final class TLSConnection {
     /// OpenSSL's name of the cipher, e.g. "TLS_AES_128_GCM_SHA256" or "ECDHE-ECDSA-AES128-GCM-SHA256".
     public var negotiatedCipher: String? {
         guard isHandshakeComplete, let cipher = SSL_get_current_cipher(ssl),
-              let name = SSL_CIPHER_get_name(cipher) else { return nil }
+            let name = SSL_CIPHER_get_name(cipher)
+        else { return nil }
         return String(cString: name)
     }
 
@@ -284,8 +287,10 @@ public final class TLSConnection {
     private func failure(_ code: Int32) -> TLSError {
         let inHandshake = !isHandshakeComplete
         var kind: TLSError.Kind = inHandshake ? .handshake : .connection
-        let operation = inHandshake
-            ? (isClient ? "TLS handshake with \(peerName ?? "?")" : "TLS handshake (server, SNI \(serverName ?? "none"))")
+        let operation =
+            inHandshake
+            ? (isClient
+                ? "TLS handshake with \(peerName ?? "?")" : "TLS handshake (server, SNI \(serverName ?? "none"))")
             : "TLS connection \(isClient ? "to \(peerName ?? "?")" : "(server)")"
         var parts: [String] = []
         let verify = SSL_get_verify_result(ssl)

@@ -32,8 +32,10 @@ public struct TLSError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// An error whose message is OpenSSL's error queue (which this drains), or `fallback`
     /// when the queue is empty.
-    static func fromQueue(_ kind: Kind, operation: String,
-                          fallback: String = "unknown OpenSSL error") -> TLSError {
+    static func fromQueue(
+        _ kind: Kind, operation: String,
+        fallback: String = "unknown OpenSSL error"
+    ) -> TLSError {
         let queue = drainErrorQueue()
         return TLSError(kind, operation: operation, message: queue.isEmpty ? fallback : queue)
     }
@@ -50,8 +52,9 @@ func drainErrorQueue() -> String {
         let code = ERR_get_error_all(nil, nil, nil, &data, &flags)
         if code == 0 { break }
         ERR_error_string_n(code, &text, text.count)
-        var entry = String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) },
-                           as: UTF8.self)
+        var entry = String(
+            decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) },
+            as: UTF8.self)
         if let data, flags & ERR_TXT_STRING != 0, data.pointee != 0 {
             entry += " (\(String(cString: data)))"
         }

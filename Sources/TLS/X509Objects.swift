@@ -22,8 +22,9 @@ final class Certificate: @unchecked Sendable {
             // unless nothing at all was read.
             let leftover = drainErrorQueue()
             guard !certificates.isEmpty else {
-                throw TLSError(.configuration, operation: "reading \(what)",
-                               message: "no PEM certificate found" + (leftover.isEmpty ? "" : " (\(leftover))"))
+                throw TLSError(
+                    .configuration, operation: "reading \(what)",
+                    message: "no PEM certificate found" + (leftover.isEmpty ? "" : " (\(leftover))"))
             }
             return certificates
         }
@@ -43,10 +44,12 @@ final class Certificate: @unchecked Sendable {
         guard let name = X509_get_subject_name(pointer) else { return nil }
         let index = X509_NAME_get_index_by_NID(name, NID_commonName, -1)
         guard index >= 0, let entry = X509_NAME_get_entry(name, index),
-              let data = X509_NAME_ENTRY_get_data(entry),
-              let bytes = ASN1_STRING_get0_data(data) else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(ASN1_STRING_length(data))),
-                      as: UTF8.self)
+            let data = X509_NAME_ENTRY_get_data(entry),
+            let bytes = ASN1_STRING_get0_data(data)
+        else { return nil }
+        return String(
+            decoding: UnsafeBufferPointer(start: bytes, count: Int(ASN1_STRING_length(data))),
+            as: UTF8.self)
     }
 }
 
@@ -117,14 +120,16 @@ final class LoadedIdentity: @unchecked Sendable {
     let chain: CertificateStack
 
     init(_ identity: PEMIdentity, index: Int) throws {
-        let certificates = try Certificate.all(fromPEM: identity.certificateChainPEM,
-                                               what: "the certificate chain of identity \(index)")
+        let certificates = try Certificate.all(
+            fromPEM: identity.certificateChainPEM,
+            what: "the certificate chain of identity \(index)")
         leaf = certificates[0]
         key = try PrivateKey(pem: identity.privateKeyPEM, what: "the private key of identity \(index)")
         chain = try CertificateStack(certificates.dropFirst())
         guard X509_check_private_key(leaf.pointer, key.pointer) == 1 else {
-            throw TLSError.fromQueue(.configuration, operation: "loading identity \(index)",
-                                     fallback: "the private key does not match the certificate")
+            throw TLSError.fromQueue(
+                .configuration, operation: "loading identity \(index)",
+                fallback: "the private key does not match the certificate")
         }
     }
 }

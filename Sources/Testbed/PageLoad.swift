@@ -19,8 +19,10 @@ public struct PageLoadContext {
     /// A filmstrip run (`run --filmstrip`): a browser captures what it paints; not a measured run.
     public var screencast = false
 
-    public init(scenario: Scenario, transport: TransportKind, serverEndpoints: ServerHost.Endpoints,
-                credentials: RunCredentials, timeout: Nanoseconds) {
+    public init(
+        scenario: Scenario, transport: TransportKind, serverEndpoints: ServerHost.Endpoints,
+        credentials: RunCredentials, timeout: Nanoseconds
+    ) {
         self.scenario = scenario
         self.transport = transport
         self.serverEndpoints = serverEndpoints
@@ -41,8 +43,10 @@ public struct PageLoadOutcome {
     /// When the loader started (the origin of every time in the records).
     public var navigationStart: Instant?
 
-    public init(requests: [RequestRecord], connections: [ConnectionRecord], metrics: RunMetrics,
-                failure: String?) {
+    public init(
+        requests: [RequestRecord], connections: [ConnectionRecord], metrics: RunMetrics,
+        failure: String?
+    ) {
         self.requests = requests
         self.connections = connections
         self.metrics = metrics
@@ -87,6 +91,8 @@ public protocol BackgroundTraffic: AnyObject {
 
 /// Starts a block's background traffic (its own servers live as long as the block).
 public protocol BackgroundTrafficFactory: AnyObject {
-    func start(flows: [CrossFlowSpec], network: EmulatedNetwork, credentials: RunCredentials,
-               quic: QUICConfiguration, tcpCongestionControl: String) throws -> BackgroundTraffic
+    func start(
+        flows: [CrossFlowSpec], network: EmulatedNetwork, credentials: RunCredentials,
+        quic: QUICConfiguration, tcpCongestionControl: String
+    ) throws -> BackgroundTraffic
 }

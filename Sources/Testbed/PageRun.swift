@@ -52,7 +52,8 @@ package struct PageRun: PageLoad {
         defer { register(nil) }
         var tlsContext: TLSClientContext? = sharedTLSContext
         if transport != .h3 && tlsContext == nil {
-            var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [transport.alpn])
+            var cfg = TLSClientConfiguration(
+                trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [transport.alpn])
             cfg.systemRoots = credentials.systemRoots
             if let v = tlsVersion { cfg.force(v) }
             cfg.keyLogFile = keyLogFile
@@ -63,15 +64,18 @@ package struct PageRun: PageLoad {
         if quicConfig.diagnostics == nil, let keyLogFile {
             quicConfig.diagnostics = try DiagnosticFiles(qlogDirectory: nil, keyLogPath: keyLogFile)
         }
-        var settings = ClientSettings(tls: tlsContext, tcp: tcpOptions, quic: quicConfig, trustedRootsPEM: credentials.caPEM)
+        var settings = ClientSettings(
+            tls: tlsContext, tcp: tcpOptions, quic: quicConfig, trustedRootsPEM: credentials.caPEM)
         settings.namespace = c.clientNamespace
         settings.quicResumption = quicResumption
         let remote = transport == .h3 ? c.serverEndpoints.udp : c.serverEndpoints.tcp
         guard let remote else { throw BenchError.run("no \(transport.rawValue) server endpoint") }
-        let loader = PageLoader(scenario: c.scenario, kind: transport, localAddress: c.clientAddress) { origin, address in
+        let loader = PageLoader(scenario: c.scenario, kind: transport, localAddress: c.clientAddress) {
+            origin, address in
             try NetworkNamespace.with(c.clientNamespace) {
-                try ClientConnector.open(transport, loop: loop, remote: remote, local: address.map { Endpoint(address: $0, port: 0) },
-                                         serverName: origin.host, settings: settings)
+                try ClientConnector.open(
+                    transport, loop: loop, remote: remote, local: address.map { Endpoint(address: $0, port: 0) },
+                    serverName: origin.host, settings: settings)
             }
         }
         loader.recoveryRateBitsPerSecond = recoveryRateBitsPerSecond
@@ -82,8 +86,10 @@ package struct PageRun: PageLoad {
         for e in networkEvents {
             loop.schedule(at: origin + e.at) {
                 let now = Instant.now()
-                pathEvents.append(PathEventRecord(at: now.milliseconds(since: loader.navigationStart), type: e.type,
-                                                  from: e.from, to: e.to, detail: e.detail))
+                pathEvents.append(
+                    PathEventRecord(
+                        at: now.milliseconds(since: loader.navigationStart), type: e.type,
+                        from: e.from, to: e.to, detail: e.detail))
                 if let change = e.change { loader.networkChanged(change) } else { loader.networkEventObserved() }
             }
         }
@@ -96,8 +102,9 @@ package struct PageRun: PageLoad {
         loader.closeConnections()
         // Let close_notify frames leave before the loop goes away.
         try? loop.run(until: Instant.now() + .milliseconds(20))
-        var outcome = PageLoadOutcome(requests: requests, connections: connections, metrics: metrics,
-                                      failure: loader.failure)
+        var outcome = PageLoadOutcome(
+            requests: requests, connections: connections, metrics: metrics,
+            failure: loader.failure)
         // The client runs on this thread: its CPU clock is the client's CPU (a browser's is another process's).
         outcome.metrics.clientCPUMs = CPUTime.currentThreadMs() - cpuBefore
         outcome.pathEvents = pathEvents

@@ -15,7 +15,9 @@ package enum ProfileLink {
         let outages = (p.outages ?? []).map { Outage(start: $0.start.nanoseconds, end: $0.end.nanoseconds) }
         func loss(_ specific: Fraction?) -> LossModel {
             if let m = p.lossModel {
-                return .gilbertElliott(GilbertElliott(goodToBad: m.p, badToGood: m.r, lossInGood: m.lossInGood ?? 0, lossInBad: m.lossInBad ?? 1))
+                return .gilbertElliott(
+                    GilbertElliott(
+                        goodToBad: m.p, badToGood: m.r, lossInGood: m.lossInGood ?? 0, lossInBad: m.lossInBad ?? 1))
             }
             let f = specific?.value ?? p.loss?.value ?? 0
             return f > 0 ? .bernoulli(f) : .none
@@ -30,8 +32,11 @@ package enum ProfileLink {
         let half = rtt / 2
         return PathConfiguration(
             name: name,
-            uplink: LinkConfiguration(delay: half, rate: upRate, loss: loss(p.upLoss), queueLimit: queue(upRate), outages: outages),
-            downlink: LinkConfiguration(delay: rtt - half, rate: downRate, loss: loss(p.downLoss), queueLimit: queue(downRate), outages: outages))
+            uplink: LinkConfiguration(
+                delay: half, rate: upRate, loss: loss(p.upLoss), queueLimit: queue(upRate), outages: outages),
+            downlink: LinkConfiguration(
+                delay: rtt - half, rate: downRate, loss: loss(p.downLoss), queueLimit: queue(downRate), outages: outages
+            ))
     }
 
     private static func rate(_ r: BitrateValue?, trace: String?, key: String, profile: Profile) throws -> LinkRate {
@@ -56,11 +61,16 @@ package enum ProfileLink {
             do { p = try library.profile(spec.profile) } catch let e as BenchError {
                 throw BenchError.data("profile '\(profile.name)': paths[\(i)].profile: \(e.message)")
             }
-            guard p.paths == nil else { throw BenchError.data("profile '\(profile.name)': paths[\(i)].profile: '\(spec.profile)' has paths itself") }
+            guard p.paths == nil else {
+                throw BenchError.data(
+                    "profile '\(profile.name)': paths[\(i)].profile: '\(spec.profile)' has paths itself")
+            }
             return try path(named: spec.name, from: p)
         }
     }
 
     /// The bottleneck downlink rate the ideal is computed with (a trace's mean rate).
-    package static func downlinkBitsPerSecond(_ path: PathConfiguration) -> Double? { path.downlink.rate.meanBitsPerSecond }
+    package static func downlinkBitsPerSecond(_ path: PathConfiguration) -> Double? {
+        path.downlink.rate.meanBitsPerSecond
+    }
 }

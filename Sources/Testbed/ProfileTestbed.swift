@@ -60,8 +60,9 @@ final class ProfileTestbed {
             network = nil
             clientAddress = nil
             timerFloor = nil
-            servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress,
-                                     namespace: nil, withQUIC: withQUIC, options: serverOptions)
+            servers = try ServerHost(
+                scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress,
+                namespace: nil, withQUIC: withQUIC, options: serverOptions)
             finishing = Self.loopbackFinishing(servers, tls12: tls12)
             return
         }
@@ -72,16 +73,18 @@ final class ProfileTestbed {
         timerFloor = floor
         let net = try Self.emulatedNetwork(profile, paths, seed: seed, settings: request.emulator, floor: floor)
         do {
-            servers = try ServerHost(scenarios: scenarios, credentials: credentials, address: net.serverAddress,
-                                     namespace: net.serverNamespace, withQUIC: withQUIC, options: serverOptions)
+            servers = try ServerHost(
+                scenarios: scenarios, credentials: credentials, address: net.serverAddress,
+                namespace: net.serverNamespace, withQUIC: withQUIC, options: serverOptions)
         } catch {
             net.teardown()
             throw error
         }
         network = net
         clientAddress = net.paths[0].address
-        finishing = RunFinishing(rttMs: (profile.rtt?.nanoseconds ?? 0).inMilliseconds,
-                                 downlinkBitsPerSecond: ProfileLink.downlinkBitsPerSecond(path), configuredTLS12: tls12)
+        finishing = RunFinishing(
+            rttMs: (profile.rtt?.nanoseconds ?? 0).inMilliseconds,
+            downlinkBitsPerSecond: ProfileLink.downlinkBitsPerSecond(path), configuredTLS12: tls12)
         try startBackgroundTraffic(net, parts.background)
     }
 
@@ -89,7 +92,8 @@ final class ProfileTestbed {
     /// control asked for, and the first path's RTT to start from (ngtcp2 0.12 paces the second
     /// handshake flight by cwnd / initial RTT: from its 333 ms default, handshakes stall).
     static func quic(_ server: ServerSettings, diagnostics: DiagnosticFiles?, firstPath: PathConfiguration?)
-        -> QUICConfiguration {
+        -> QUICConfiguration
+    {
         var quic = QUICConfiguration()
         quic.diagnostics = diagnostics
         quic.congestionControl = server.quicCongestionControl
@@ -103,15 +107,19 @@ final class ProfileTestbed {
             let rtt = try RTTProbe.tcpConnectMinimum(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)
             return RunFinishing(rttMs: rtt, configuredTLS12: tls12)
         } catch {
-            return RunFinishing(rttMs: nil, rttProblem: "RTT unknown (the loopback probe failed: \(error)), "
-                                + "so the ideal is unknown", configuredTLS12: tls12)
+            return RunFinishing(
+                rttMs: nil,
+                rttProblem: "RTT unknown (the loopback probe failed: \(error)), "
+                    + "so the ideal is unknown", configuredTLS12: tls12)
         }
     }
 
     /// The block's emulated network: the profile's paths, the first one active, the packet loop
     /// run as `settings` say.
-    static func emulatedNetwork(_ profile: Profile, _ paths: [PathConfiguration], seed: UInt64,
-                                settings: EmulatorSettings, floor: TimerFloor) throws -> EmulatedNetwork {
+    static func emulatedNetwork(
+        _ profile: Profile, _ paths: [PathConfiguration], seed: UInt64,
+        settings: EmulatorSettings, floor: TimerFloor
+    ) throws -> EmulatedNetwork {
         var options = EmulatedNetwork.Options(seed: seed, activePath: paths[0].name)
         settings.apply(to: &options, floor: floor)
         do { return try EmulatedNetwork.create(paths: paths, options: options) } catch {
@@ -129,18 +137,21 @@ final class ProfileTestbed {
     func runOnce(_ run: RunSpec, register: (StopFlag?) -> Void) -> RunRecord {
         let scenario = scenarios[run.scenarioIndex]
         let planned = finishing.plannedIdeal(run.transport)
-        let limit = run.timeout ?? min(.seconds(600), .milliseconds((planned?.pltMs(scenario) ?? 0) * 10) + .seconds(30))
-        var record = RunRecord(scenario: scenario.name, profile: profile.name, transport: run.transport,
-                               index: max(run.index, 0), status: .ok)
+        let limit =
+            run.timeout ?? min(.seconds(600), .milliseconds((planned?.pltMs(scenario) ?? 0) * 10) + .seconds(30))
+        var record = RunRecord(
+            scenario: scenario.name, profile: profile.name, transport: run.transport,
+            index: max(run.index, 0), status: .ok)
         if run.index < 0 { record.warmup = true }
         record.client = run.client
         record.server = ServerRecord(tlsRecords: server.tlsRecords.description)
         if run.transport == .h2 { record.server?.lateBinding = server.lateBinding.description }
         _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
         record.startedAt = BenchmarkRunner.utcTimestamp()
-        var context = PageLoadContext(scenario: scenario, transport: run.transport,
-                                      serverEndpoints: servers.endpoints[run.scenarioIndex],
-                                      credentials: credentials, timeout: limit)
+        var context = PageLoadContext(
+            scenario: scenario, transport: run.transport,
+            serverEndpoints: servers.endpoints[run.scenarioIndex],
+            credentials: credentials, timeout: limit)
         context.clientNamespace = network?.clientNamespace
         context.clientAddress = clientAddress
         context.screencast = run.filmstrip
@@ -160,8 +171,10 @@ final class ProfileTestbed {
 
     /// Starts the emulator (with the run's network events), has the run's client load the page
     /// beside the background traffic, stops the emulator, and fills the record.
-    private func load(_ context: PageLoadContext, _ run: RunSpec, into record: inout RunRecord,
-                      register: (StopFlag?) -> Void) throws {
+    private func load(
+        _ context: PageLoadContext, _ run: RunSpec, into record: inout RunRecord,
+        register: (StopFlag?) -> Void
+    ) throws {
         var page = builtinLoad(context)
         if let network { try startNetwork(network, for: &page, withEvents: run.withEvents) }
         let client: PageLoad
@@ -223,8 +236,9 @@ final class ProfileTestbed {
         do {
             guard let factory else { throw BenchError.run("no cross-traffic workload was given to the testbed") }
             // Sockets given no congestion control get the namespaces' default, EmulatedNetwork's cubic.
-            backgroundTraffic = try factory.start(flows: flows, network: net, credentials: credentials, quic: quic,
-                                                  tcpCongestionControl: server.tcpCongestionControl ?? "cubic")
+            backgroundTraffic = try factory.start(
+                flows: flows, network: net, credentials: credentials, quic: quic,
+                tcpCongestionControl: server.tcpCongestionControl ?? "cubic")
         } catch {
             servers.stop()
             net.teardown()
@@ -277,20 +291,29 @@ extension ProfileTestbed {
             switch e.type {
             case .switch:
                 guard let to = e.to, let next = network.path(named: to) else { continue }
-                out.append(.init(at: e.at.nanoseconds, change: NetworkChange(kind: .switchPath, localAddress: next.address, abortTCP: abort),
-                                 type: e.type.rawValue, from: active.name, to: next.name,
-                                 detail: abort ? "TCP sockets on \(active.name) aborted" : "TCP left to its timers"))
+                out.append(
+                    .init(
+                        at: e.at.nanoseconds,
+                        change: NetworkChange(kind: .switchPath, localAddress: next.address, abortTCP: abort),
+                        type: e.type.rawValue, from: active.name, to: next.name,
+                        detail: abort ? "TCP sockets on \(active.name) aborted" : "TCP left to its timers"))
                 active = next
             case .rebindPort:
                 // The emulator's NAT changes the mapping; the client is not told (nor is it in life).
-                out.append(.init(at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
-                                 detail: "NAT maps the client to a new port"))
+                out.append(
+                    .init(
+                        at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
+                        detail: "NAT maps the client to a new port"))
             case .rebindAddr:
-                out.append(.init(at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
-                                 detail: "NAT maps the client to a new address"))
+                out.append(
+                    .init(
+                        at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
+                        detail: "NAT maps the client to a new address"))
             case .outage:
-                out.append(.init(at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
-                                 detail: "no path for \(e.duration?.description ?? "?")"))
+                out.append(
+                    .init(
+                        at: e.at.nanoseconds, change: nil, type: e.type.rawValue, from: active.name, to: active.name,
+                        detail: "no path for \(e.duration?.description ?? "?")"))
             }
         }
         return out
@@ -300,7 +323,8 @@ extension ProfileTestbed {
     func sharedTLSContext(for transport: TransportKind) throws -> TLSClientContext? {
         guard transport != .h3 else { return nil }
         if let c = tlsContexts[transport] { return c }
-        var cfg = TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [transport == .h1 ? "http/1.1" : "h2"])
+        var cfg = TLSClientConfiguration(
+            trustedRootsPEM: credentials.caPEM, alpn: [transport == .h1 ? "http/1.1" : "h2"])
         if let v = server.tlsVersion { cfg.force(v) }
         cfg.keyLogFile = keyLogFile
         cfg.resumption = true
@@ -343,8 +367,12 @@ extension ProfileTestbed {
         e.releaseLatenessP99Us = Double(report.latenessP99) / 1000
         e.tunDrops = report.devices.reduce(0) { $0 + Int64($1.after.txDropped - $1.before.txDropped) }
         e.packetsForwarded = report.releasedPackets
-        e.packetsDroppedLoss = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByLoss.packets + $1.downlink.droppedByLoss.packets) }
-        e.packetsDroppedQueue = report.paths.reduce(0) { $0 + Int64($1.uplink.droppedByQueue.packets + $1.downlink.droppedByQueue.packets) }
+        e.packetsDroppedLoss = report.paths.reduce(0) {
+            $0 + Int64($1.uplink.droppedByLoss.packets + $1.downlink.droppedByLoss.packets)
+        }
+        e.packetsDroppedQueue = report.paths.reduce(0) {
+            $0 + Int64($1.uplink.droppedByQueue.packets + $1.downlink.droppedByQueue.packets)
+        }
         e.tcpCongestionControl = servers.tcpCongestionControl
         e.record(report, timerFloor: timerFloor)
         return e
@@ -353,10 +381,12 @@ extension ProfileTestbed {
 
 extension TCPSenderRecord {
     init(_ s: TCPSenderStatistics) {
-        self.init(segmentsSent: Int64(s.dataSegmentsSent), segmentsRetransmitted: Int64(s.segmentsRetransmitted),
-                  bytesSent: Int64(s.bytesSent), bytesRetransmitted: Int64(s.bytesRetransmitted),
-                  cwndSegments: Int64(s.congestionWindowSegments), ssthreshSegments: s.slowStartThresholdSegments.map(Int64.init),
-                  minRttMs: Double(s.minimumRTTMicroseconds) / 1000, smoothedRttMs: Double(s.smoothedRTTMicroseconds) / 1000)
+        self.init(
+            segmentsSent: Int64(s.dataSegmentsSent), segmentsRetransmitted: Int64(s.segmentsRetransmitted),
+            bytesSent: Int64(s.bytesSent), bytesRetransmitted: Int64(s.bytesRetransmitted),
+            cwndSegments: Int64(s.congestionWindowSegments),
+            ssthreshSegments: s.slowStartThresholdSegments.map(Int64.init),
+            minRttMs: Double(s.minimumRTTMicroseconds) / 1000, smoothedRttMs: Double(s.smoothedRTTMicroseconds) / 1000)
     }
 }
 

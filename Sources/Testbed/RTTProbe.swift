@@ -31,7 +31,11 @@ package enum RTTProbe {
             let end = Instant.now()
             loop.unregister(fd)
             if done {
-                if let err = try? Socket.connectResult(fd) { lastError = "\(err)" } else { times.append(end.milliseconds(since: start)) }
+                if let err = try? Socket.connectResult(fd) {
+                    lastError = "\(err)"
+                } else {
+                    times.append(end.milliseconds(since: start))
+                }
             }
             Socket.close(fd)
         }

@@ -43,13 +43,17 @@ public final class ServerHost: @unchecked Sendable {
     /// The congestion control algorithms of the connections accepted since the last call ("unknown"
     /// where getsockopt failed), sorted; the set starts empty again.
     public func takeAcceptedCongestionControls() -> [String] {
-        accepted.withLock { s in defer { s.removeAll() }; return s.sorted() }
+        accepted.withLock { s in
+            defer { s.removeAll() }; return s.sorted()
+        }
     }
 
     /// The server side's TCP statistics of the connections from `peers` (client addresses), taken
     /// out of the store: waits up to `patience` for connections the client has closed but the
     /// server thread has not yet seen close. Peers still missing then are left out (unknown).
-    public func takeSenderStatistics(for peers: Set<String>, patience: Nanoseconds = .milliseconds(300)) -> [String: TCPSenderStatistics] {
+    public func takeSenderStatistics(for peers: Set<String>, patience: Nanoseconds = .milliseconds(300)) -> [String:
+        TCPSenderStatistics]
+    {
         let deadline = Instant.now() + patience
         while true {
             let complete = senderStatistics.withLock { s in peers.allSatisfy { s[$0] != nil } }
@@ -64,11 +68,14 @@ public final class ServerHost: @unchecked Sendable {
 
     /// Starts serving; returns once every listener is bound (or throws what went wrong).
     /// `port` applies to the first scenario (0: any free port; `netbench serve` passes the one asked for).
-    public init(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, port: UInt16 = 0, namespace: String?,
-                withTCP: Bool = true, withQUIC: Bool, options: ServerOptions = ServerOptions()) throws {
+    public init(
+        scenarios: [Scenario], credentials: RunCredentials, address: UInt32, port: UInt16 = 0, namespace: String?,
+        withTCP: Bool = true, withQUIC: Bool, options: ServerOptions = ServerOptions()
+    ) throws {
         let thread = Thread { [self, scenarios, credentials] in
-            self.serve(scenarios: scenarios, credentials: credentials, address: address, port: port, namespace: namespace,
-                       withTCP: withTCP, withQUIC: withQUIC, options: options)
+            self.serve(
+                scenarios: scenarios, credentials: credentials, address: address, port: port, namespace: namespace,
+                withTCP: withTCP, withQUIC: withQUIC, options: options)
         }
         self.thread = thread
         thread.name = "netbench-server"
@@ -96,14 +103,18 @@ public final class ServerHost: @unchecked Sendable {
         public var limits = ServerLimits()
         /// Per scenario: what `GET /.well-known/netbench` answers (`netbench serve`); nil: a 404 there.
         public var descriptions: [ServerDescription]? = nil
-        public init(settings: ServerSettings = ServerSettings(), keyLogFile: String? = nil,
-                    quic: QUICConfiguration = QUICConfiguration(), alpn: [String] = ["h2", "http/1.1"]) {
+        public init(
+            settings: ServerSettings = ServerSettings(), keyLogFile: String? = nil,
+            quic: QUICConfiguration = QUICConfiguration(), alpn: [String] = ["h2", "http/1.1"]
+        ) {
             self.settings = settings; self.keyLogFile = keyLogFile; self.quic = quic; self.alpn = alpn
         }
     }
 
-    private func serve(scenarios: [Scenario], credentials: RunCredentials, address: UInt32, port: UInt16, namespace: String?,
-                       withTCP: Bool, withQUIC: Bool, options: ServerOptions) {
+    private func serve(
+        scenarios: [Scenario], credentials: RunCredentials, address: UInt32, port: UInt16, namespace: String?,
+        withTCP: Bool, withQUIC: Bool, options: ServerOptions
+    ) {
         var servers: [AnyObject] = []
         let loop: EventLoop
         cpuClock.withLock { $0 = ThreadCPUClock.current() }
@@ -120,10 +131,12 @@ public final class ServerHost: @unchecked Sendable {
                 let listen = Endpoint(address: address, port: i == 0 ? port : 0)
                 var tcpEndpoint: Endpoint?
                 if withTCP {
-                    let tcp = try TCPServer(loop: loop, endpoint: listen, tls: tls,
-                                            congestionControl: options.settings.tcpCongestionControl,
-                                            tlsRecords: options.settings.tlsRecords, limits: options.limits,
-                                            onAccept: { [weak self] cc in _ = self?.accepted.withLock { $0.insert(cc ?? "unknown") } }) { catalog.value.respond(to: $0) }
+                    let tcp = try TCPServer(
+                        loop: loop, endpoint: listen, tls: tls,
+                        congestionControl: options.settings.tcpCongestionControl,
+                        tlsRecords: options.settings.tlsRecords, limits: options.limits,
+                        onAccept: { [weak self] cc in _ = self?.accepted.withLock { $0.insert(cc ?? "unknown") } }
+                    ) { catalog.value.respond(to: $0) }
                     tcp.onConnectionEnd = { [weak self] peer, statistics in
                         guard let statistics else { return }
                         self?.senderStatistics.withLock { $0[peer.description] = statistics }
@@ -132,14 +145,20 @@ public final class ServerHost: @unchecked Sendable {
                     servers.append(tcp)
                     tcpCongestionControl = tcp.congestionControl
                     tcpEndpoint = tcp.endpoint
-                    if options.renderPages { catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: tcp.endpoint.port) }
+                    if options.renderPages {
+                        catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: tcp.endpoint.port)
+                    }
                 }
                 var udpEndpoint: Endpoint?
                 if withQUIC {
                     // h3 shares the TCP listener's port number when there is one, as real sites do.
                     let udpListen = Endpoint(address: address, port: tcpEndpoint?.port ?? listen.port)
-                    udpEndpoint = try startQUIC(loop: loop, endpoint: udpListen, credentials: credentials, options: options, catalog: catalog, servers: &servers)
-                    if options.advertiseHTTP3, tcpEndpoint != nil, let udp = udpEndpoint { catalog.value.altSvc = "h3=\":\(udp.port)\"; ma=86400" }
+                    udpEndpoint = try startQUIC(
+                        loop: loop, endpoint: udpListen, credentials: credentials, options: options, catalog: catalog,
+                        servers: &servers)
+                    if options.advertiseHTTP3, tcpEndpoint != nil, let udp = udpEndpoint {
+                        catalog.value.altSvc = "h3=\":\(udp.port)\"; ma=86400"
+                    }
                     if options.renderPages, tcpEndpoint == nil, let udp = udpEndpoint {
                         catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: udp.port)
                     }
@@ -155,7 +174,7 @@ public final class ServerHost: @unchecked Sendable {
         }
         stopFlag = loop.stopper
         started.signal()
-        do { try loop.run() } catch { /* a failing loop ends the servers; runs then fail to connect */ }
+        do { try loop.run() } catch { /* a failing loop ends the servers; runs then fail to connect */  }
         var total = ServerCounters()
         for s in servers {
             if let t = s as? TCPServer { t.close(); total.add(t.counters) }
@@ -165,9 +184,13 @@ public final class ServerHost: @unchecked Sendable {
         finished.signal()
     }
 
-    private func startQUIC(loop: EventLoop, endpoint: Endpoint, credentials: RunCredentials, options: ServerOptions,
-                           catalog: CatalogBox, servers: inout [AnyObject]) throws -> Endpoint? {
-        let creds = credentials.identities.map { QUICServerCredentials(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM) }
+    private func startQUIC(
+        loop: EventLoop, endpoint: Endpoint, credentials: RunCredentials, options: ServerOptions,
+        catalog: CatalogBox, servers: inout [AnyObject]
+    ) throws -> Endpoint? {
+        let creds = credentials.identities.map {
+            QUICServerCredentials(certificateChainPEM: $0.certificateChainPEM, privateKeyPEM: $0.privateKeyPEM)
+        }
         var config = options.quic
         config.congestionControl = options.settings.quicCongestionControl
         config.maxConnections = options.limits.maxConnections
@@ -176,8 +199,10 @@ public final class ServerHost: @unchecked Sendable {
         if config.diagnostics == nil, let path = options.keyLogFile {
             config.diagnostics = try DiagnosticFiles(qlogDirectory: nil, keyLogPath: path)
         }
-        let udp = try QUICServerEndpoint(loop: loop, endpoint: endpoint, credentials: creds,
-                                         config: config) { catalog.value.respond(to: $0) }
+        let udp = try QUICServerEndpoint(
+            loop: loop, endpoint: endpoint, credentials: creds,
+            config: config
+        ) { catalog.value.respond(to: $0) }
         servers.append(udp)
         return udp.endpoint
     }

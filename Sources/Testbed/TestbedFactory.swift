@@ -21,13 +21,16 @@ public final class TestbedFactory: PageExecutorFactory {
 
     /// `clients`: the page-load factories of the clients other than netbench's own (a run of a
     /// client without one fails, naming it); `background`: what runs a profile's cross traffic.
-    public init(request: RunRequest, clients: [PageLoadFactory] = [], background: BackgroundTrafficFactory? = nil) throws {
+    public init(request: RunRequest, clients: [PageLoadFactory] = [], background: BackgroundTrafficFactory? = nil)
+        throws
+    {
         self.request = request
         let hosts = request.scenarios.flatMap { $0.scenario.origins.map(\.host) }
-        parts = TestbedParts(credentials: try RunCredentials(hosts: hosts),
-                             diagnostics: try request.diagnostics.open(),
-                             clients: Dictionary(clients.map { ($0.client, $0) }, uniquingKeysWith: { a, _ in a }),
-                             background: background)
+        parts = TestbedParts(
+            credentials: try RunCredentials(hosts: hosts),
+            diagnostics: try request.diagnostics.open(),
+            clients: Dictionary(clients.map { ($0.client, $0) }, uniquingKeysWith: { a, _ in a }),
+            background: background)
     }
 
     public func prepare(notice: (String) -> Void) throws {
@@ -46,9 +49,10 @@ public final class TestbedFactory: PageExecutorFactory {
     public func idealPltMs(profile: Profile, scenarioIndex: Int, transport: TransportKind) -> Double? {
         guard profile.isEmulated, let rtt = profile.rtt else { return nil }
         let path = try? ProfileLink.paths(of: profile, library: request.library).first
-        let finishing = RunFinishing(rttMs: rtt.nanoseconds.inMilliseconds,
-                                     downlinkBitsPerSecond: path.flatMap { ProfileLink.downlinkBitsPerSecond($0) },
-                                     configuredTLS12: request.server.tlsVersion == .tls12)
+        let finishing = RunFinishing(
+            rttMs: rtt.nanoseconds.inMilliseconds,
+            downlinkBitsPerSecond: path.flatMap { ProfileLink.downlinkBitsPerSecond($0) },
+            configuredTLS12: request.server.tlsVersion == .tls12)
         return finishing.plannedIdeal(transport)?.pltMs(request.scenarios[scenarioIndex].scenario)
     }
 }

@@ -13,9 +13,13 @@ public struct ClientRequest: Sendable {
     /// How urgent the request is, as a browser would say it (HTTP/2: Chromium's dependency chain
     /// and weight; HTTP/3: a `priority: u=N` header); nil sends none.
     public var priority: RequestPriority?
-    public init(method: String = "GET", authority: String, path: String, headers: [(String, String)] = [], bodyLength: Int64 = 0,
-                priority: RequestPriority? = nil) {
-        self.method = method; self.authority = authority; self.path = path; self.headers = headers; self.bodyLength = bodyLength
+    public init(
+        method: String = "GET", authority: String, path: String, headers: [(String, String)] = [],
+        bodyLength: Int64 = 0,
+        priority: RequestPriority? = nil
+    ) {
+        self.method = method; self.authority = authority; self.path = path; self.headers = headers;
+        self.bodyLength = bodyLength
         self.priority = priority
     }
 }

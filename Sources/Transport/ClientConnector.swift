@@ -16,8 +16,10 @@ public struct ClientSettings {
     /// Repeat views: QUIC session tickets and transport parameters from earlier connections, by
     /// server name; a connection that finds one sends its requests as 0-RTT early data.
     public var quicResumption: QUICResumptionCache?
-    public init(tls: TLSClientContext?, tcp: Socket.TCPOptions = .init(), quic: QUICConfiguration = QUICConfiguration(),
-                trustedRootsPEM: String = "") {
+    public init(
+        tls: TLSClientContext?, tcp: Socket.TCPOptions = .init(), quic: QUICConfiguration = QUICConfiguration(),
+        trustedRootsPEM: String = ""
+    ) {
         self.tls = tls
         self.tcp = tcp
         self.quic = quic
@@ -29,19 +31,24 @@ public struct ClientSettings {
 public enum ClientConnector {
     /// A new connection to `remote` presenting `serverName` (SNI, Host/:authority, certificate check).
     /// `local` binds the client side first (a path of an emulated network).
-    public static func open(_ kind: TransportKind, loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String,
-                            settings: ClientSettings) throws -> ClientConnection {
+    public static func open(
+        _ kind: TransportKind, loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String,
+        settings: ClientSettings
+    ) throws -> ClientConnection {
         switch kind {
         case .h1, .h2:
             guard let tls = settings.tls else { throw BenchError.run("no TLS client context for \(kind.alpn)") }
             if kind == .h1 {
-                return try H1ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
+                return try H1ClientConnection(
+                    loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
             }
-            return try H2ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
+            return try H2ClientConnection(
+                loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
         case .h3:
-            return try H3ClientConnection(loop: loop, remote: remote, local: local, serverName: serverName,
-                                          trustedRootsPEM: settings.trustedRootsPEM, config: settings.quic,
-                                          resumptionCache: settings.quicResumption, namespace: settings.namespace)
+            return try H3ClientConnection(
+                loop: loop, remote: remote, local: local, serverName: serverName,
+                trustedRootsPEM: settings.trustedRootsPEM, config: settings.quic,
+                resumptionCache: settings.quicResumption, namespace: settings.namespace)
         }
     }
 }
@@ -53,7 +60,11 @@ public final class QUICResumptionCache: @unchecked Sendable {
     /// key) do not get each other's tickets, which they could resume at best without 0-RTT.
     private var states: [String: QUICResumptionState] = [:]
     public init() {}
-    public func state(for serverName: String, at server: Endpoint) -> QUICResumptionState? { states[Self.key(serverName, server)] }
-    public func store(_ state: QUICResumptionState, for serverName: String, at server: Endpoint) { states[Self.key(serverName, server)] = state }
+    public func state(for serverName: String, at server: Endpoint) -> QUICResumptionState? {
+        states[Self.key(serverName, server)]
+    }
+    public func store(_ state: QUICResumptionState, for serverName: String, at server: Endpoint) {
+        states[Self.key(serverName, server)] = state
+    }
     private static func key(_ name: String, _ server: Endpoint) -> String { "\(name) \(server.address):\(server.port)" }
 }

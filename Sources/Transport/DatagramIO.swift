@@ -34,13 +34,15 @@ struct DatagramIO {
                 }
                 return
             } catch {
-                segmentationWorks = false   // EIO / EINVAL: no GSO on this system or route
+                segmentationWorks = false  // EIO / EINVAL: no GSO on this system or route
             }
         }
         var offset = 0
         while offset < bytes.count {
             let n = min(segmentSize, bytes.count - offset)
-            guard (try? Socket.sendDatagram(fd, UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)]), to: remote)) == true
+            guard
+                (try? Socket.sendDatagram(
+                    fd, UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)]), to: remote)) == true
             else { return }
             offset += n
         }
@@ -55,14 +57,17 @@ struct DatagramIO {
     /// the socket for a busy thread then counts as the receiver's ACK delay, which the peer takes
     /// out of its RTT samples, instead of inflating the RTT estimate (and slowing the pacing that
     /// derives from it) the way no TCP RTT estimate is inflated, since the kernel handles TCP's.
-    static func receive(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, limit: Int = 64,
-                        _ body: (UnsafeRawBufferPointer, Endpoint, Instant?) -> Bool) {
+    static func receive(
+        _ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, limit: Int = 64,
+        _ body: (UnsafeRawBufferPointer, Endpoint, Instant?) -> Bool
+    ) {
         for _ in 0..<limit {
             guard let got = try? Socket.receiveDatagrams(fd, into: buffer) else { return }
             var offset = 0
             while offset < got.count {
                 let n = min(got.segmentSize, got.count - offset)
-                guard body(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + n)]), got.from, got.arrival) else { return }
+                guard body(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + n)]), got.from, got.arrival)
+                else { return }
                 offset += n
             }
         }

@@ -84,7 +84,9 @@ public final class EventLoop {
             runQueuedAfterIO()
             if stopFlag.isSet || done() { return }
             var timeout: Nanoseconds? = nil
-            if let next = nextLiveDeadline() { timeout = max(0, Nanoseconds(bitPattern: next &- Instant.now().nanoseconds)) }
+            if let next = nextLiveDeadline() {
+                timeout = max(0, Nanoseconds(bitPattern: next &- Instant.now().nanoseconds))
+            }
             if let d = deadline {
                 let left = d.since(Instant.now())
                 timeout = min(timeout ?? left, max(0, left))
@@ -102,7 +104,7 @@ public final class EventLoop {
 
     private func runQueuedAfterIO() {
         var i = 0
-        while i < afterIO.count {   // a task may queue more: they run in this turn too
+        while i < afterIO.count {  // a task may queue more: they run in this turn too
             afterIO[i]()
             i += 1
         }
@@ -173,5 +175,7 @@ struct TimerHeap {
         return top
     }
 
-    private func less(_ a: Entry, _ b: Entry) -> Bool { a.deadline != b.deadline ? a.deadline < b.deadline : a.id < b.id }
+    private func less(_ a: Entry, _ b: Entry) -> Bool {
+        a.deadline != b.deadline ? a.deadline < b.deadline : a.id < b.id
+    }
 }

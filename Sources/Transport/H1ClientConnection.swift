@@ -15,10 +15,14 @@ final class H1ClientConnection: ClientConnection {
     var onStateChange: (() -> Void)?
     var bytesAcknowledged: Int64? { stream.bytesAcknowledged }
 
-    init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext, tcp: Socket.TCPOptions) throws {
+    init(
+        loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext,
+        tcp: Socket.TCPOptions
+    ) throws {
         info = ConnectionInfo(kind: .h1, connectStart: Instant.now(), remote: remote)
-        stream = try SecureStream.connectClient(loop: loop, remote: remote, local: local, serverName: serverName,
-                                                tls: tls, tcp: tcp, info: &info)
+        stream = try SecureStream.connectClient(
+            loop: loop, remote: remote, local: local, serverName: serverName,
+            tls: tls, tcp: tcp, info: &info)
         stream.onConnected = { [weak self] t in self?.info.connectEnd = t }
         stream.onHandshake = { [weak self] t in self?.handshakeDone(t) }
         stream.onPlaintext = { [weak self] bytes, t in self?.received(bytes, t) }
@@ -57,7 +61,8 @@ final class H1ClientConnection: ClientConnection {
         parser.expectResponse(toMethod: req.method)
         var headers = HTTPHeaders(req.headers)
         if req.bodyLength > 0 { headers.add(name: "Content-Length", value: String(req.bodyLength)) }
-        let head = HTTP1Serializer.requestHead(method: req.method, target: req.path, host: req.authority, headers: headers)
+        let head = HTTP1Serializer.requestHead(
+            method: req.method, target: req.path, host: req.authority, headers: headers)
         stream.write(head)
         events(.sent(Instant.now()))
         bodyRemaining = req.bodyLength
@@ -113,7 +118,9 @@ final class H1ClientConnection: ClientConnection {
         if let (_, events) = current {
             current = nil
             // A close-delimited body ends here; anything else is a failure.
-            if let done = try? parser.finish(), done.contains(where: { if case .end = $0 { return true } else { return false } }) {
+            if let done = try? parser.finish(),
+                done.contains(where: { if case .end = $0 { return true } else { return false } })
+            {
                 events(.end(t))
             } else {
                 events(.failed(reason ?? "connection closed before the response ended", t))

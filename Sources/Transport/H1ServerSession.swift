@@ -29,8 +29,11 @@ final class H1ServerSession: ServerSession {
     }
 
     /// - Parameter maxHeadBytes: the largest request head accepted (431 beyond).
-    init(stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate,
-         maxHeadBytes: Int = HTTP1RequestParser.defaultMaxHeadBytes, activity: ConnectionActivity = ConnectionActivity(accepted: .now())) {
+    init(
+        stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate,
+        maxHeadBytes: Int = HTTP1RequestParser.defaultMaxHeadBytes,
+        activity: ConnectionActivity = ConnectionActivity(accepted: .now())
+    ) {
         self.parser = HTTP1RequestParser(maxHeadBytes: maxHeadBytes)
         self.activity = activity
         self.stream = stream
@@ -58,21 +61,27 @@ final class H1ServerSession: ServerSession {
                 guard let (head, bodyBytes) = current else { break }
                 current = nil
                 counters { $0.requests += 1 }
-                let req = ServerRequest(method: head.method, path: head.target, authority: hostOnly(head.host ?? ""),
-                                        headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "http/1.1",
-                                        bodyBytes: bodyBytes)
+                let req = ServerRequest(
+                    method: head.method, path: head.target, authority: hostOnly(head.host ?? ""),
+                    headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "http/1.1",
+                    bodyBytes: bodyBytes)
                 let p = Pending(response: handler(req), keepAlive: head.keepAlive)
                 queue.append(p)
                 if !p.ready {
-                    loop.schedule(after: p.response.delay) { [weak self, p] in p.ready = true; self?.pump() }
+                    loop.schedule(after: p.response.delay) { [weak self, p] in
+                        p.ready = true; self?.pump()
+                    }
                 }
                 if !p.keepAlive { stopParsing = true }
             case .malformed(let error):
                 counters { $0.malformed += 1 }
                 activity.requestsInFlight += 1
                 let status = error.kind == .unsupportedVersion ? 505 : error.kind == .headerTooLarge ? 431 : 400
-                queue.append(Pending(response: ServerResponse(status: status, headers: [("content-type", "text/plain")],
-                                                              bodyLength: 0, closeConnection: true), keepAlive: false))
+                queue.append(
+                    Pending(
+                        response: ServerResponse(
+                            status: status, headers: [("content-type", "text/plain")],
+                            bodyLength: 0, closeConnection: true), keepAlive: false))
                 stopParsing = true
             }
             if stopParsing { break }
@@ -94,9 +103,10 @@ final class H1ServerSession: ServerSession {
                 if let cr = p.response.headers.first(where: { $0.0.lowercased() == "content-range" }) {
                     contentRange = HTTPContentRange(headerValue: cr.1)
                 }
-                let head = HTTP1Serializer.responseHead(status: p.response.status, contentLength: p.response.bodyLength,
-                                                        contentRange: contentRange, keepAlive: p.keepAlive,
-                                                        headers: HTTPHeaders(p.response.headers))
+                let head = HTTP1Serializer.responseHead(
+                    status: p.response.status, contentLength: p.response.bodyLength,
+                    contentRange: contentRange, keepAlive: p.keepAlive,
+                    headers: HTTPHeaders(p.response.headers))
                 stream.write(head)
                 p.headSent = true
             }
@@ -121,7 +131,9 @@ extension H1ServerSession {
         let suffixStart = r.bodyLength - Int64(r.suffix.count)
         if offset < Int64(r.prefix.count) {
             let o = Int(offset)
-            return r.prefix.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[o..<min(r.prefix.count, o + 64 * 1024)])) }
+            return r.prefix.withUnsafeBytes {
+                stream.write(UnsafeRawBufferPointer(rebasing: $0[o..<min(r.prefix.count, o + 64 * 1024)]))
+            }
         }
         if offset >= suffixStart {
             let o = Int(offset - suffixStart)

@@ -17,12 +17,16 @@ final class H2ClientConnection: ClientConnection {
     var onStateChange: (() -> Void)?
     var bytesAcknowledged: Int64? { stream.bytesAcknowledged }
 
-    init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext, tcp: Socket.TCPOptions) throws {
+    init(
+        loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext,
+        tcp: Socket.TCPOptions
+    ) throws {
         info = ConnectionInfo(kind: .h2, connectStart: Instant.now(), remote: remote)
         h2 = try HTTP2Connection(role: .client, settings: .chromeClient)
         outbound = .allocate(byteCount: 64 * 1024, alignment: 16)
-        stream = try SecureStream.connectClient(loop: loop, remote: remote, local: local, serverName: serverName,
-                                                tls: tls, tcp: tcp, info: &info)
+        stream = try SecureStream.connectClient(
+            loop: loop, remote: remote, local: local, serverName: serverName,
+            tls: tls, tcp: tcp, info: &info)
         stream.onConnected = { [weak self] t in self?.info.connectEnd = t }
         stream.onHandshake = { [weak self] t in self?.handshakeDone(t) }
         stream.onPlaintext = { [weak self] bytes, t in self?.received(bytes, t) }
@@ -71,8 +75,9 @@ final class H2ClientConnection: ClientConnection {
                 // nghttp2 numbers streams at submission, so the chain takes the next id first.
                 let next = h2.nextStreamID
                 let priority = req.priority.map { chain.opening(next, priority: $0) }
-                let id = try h2.submitRequest(method: req.method, authority: req.authority, path: req.path,
-                                              headers: HTTPHeaders(req.headers), priority: priority, bodyLength: req.bodyLength)
+                let id = try h2.submitRequest(
+                    method: req.method, authority: req.authority, path: req.path,
+                    headers: HTTPHeaders(req.headers), priority: priority, bodyLength: req.bodyLength)
                 precondition(priority == nil || id == next, "nghttp2 numbered stream \(id), expected \(next)")
                 active[id] = events
             } catch {

@@ -16,8 +16,10 @@ final class H2ServerSession: ServerSession {
     private var open: Set<Int32> = []
     private let activity: ConnectionActivity
 
-    init(stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate,
-         limits: HTTP2Limits = HTTP2Limits(), activity: ConnectionActivity = ConnectionActivity(accepted: .now())) throws {
+    init(
+        stream: SecureStream, loop: EventLoop, handler: @escaping RequestHandler, counters: @escaping CounterUpdate,
+        limits: HTTP2Limits = HTTP2Limits(), activity: ConnectionActivity = ConnectionActivity(accepted: .now())
+    ) throws {
         self.stream = stream
         self.loop = loop
         self.handler = handler
@@ -50,7 +52,9 @@ final class H2ServerSession: ServerSession {
                 if endStream { answer(id, head, bodyBytes: 0) } else { receiving[id] = (head, 0) }
             case .data(let id, let count, let endStream):
                 receiving[id]?.bodyBytes += Int64(count)
-                if endStream, let (head, bytes) = receiving.removeValue(forKey: id) { answer(id, head, bodyBytes: bytes) }
+                if endStream, let (head, bytes) = receiving.removeValue(forKey: id) {
+                    answer(id, head, bodyBytes: bytes)
+                }
             case .streamClosed(let id, _):
                 receiving[id] = nil
                 streamEnded(id)
@@ -70,10 +74,11 @@ final class H2ServerSession: ServerSession {
     private func answer(_ id: Int32, _ head: HTTPRequestHead, bodyBytes: Int64) {
         do {
             counters { $0.requests += 1 }
-            let req = ServerRequest(method: head.method, path: head.target, authority: hostOnly(head.authority ?? head.host ?? ""),
-                                    headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "h2", bodyBytes: bodyBytes)
+            let req = ServerRequest(
+                method: head.method, path: head.target, authority: hostOnly(head.authority ?? head.host ?? ""),
+                headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "h2", bodyBytes: bodyBytes)
             let response = handler(req)
-            guard response.delay > 0 else { return submit(id, response) }   // received() pumps after the batch
+            guard response.delay > 0 else { return submit(id, response) }  // received() pumps after the batch
             loop.schedule(after: response.delay) { [weak self] in
                 self?.submit(id, response)
                 self?.pump()
@@ -82,8 +87,9 @@ final class H2ServerSession: ServerSession {
     }
 
     private func submit(_ id: Int32, _ response: ServerResponse) {
-        try? h2.submitResponse(stream: id, status: response.status, fields: response.headers,
-                               bodyLength: response.bodyLength, prefix: response.prefix, suffix: response.suffix)
+        try? h2.submitResponse(
+            stream: id, status: response.status, fields: response.headers,
+            bodyLength: response.bodyLength, prefix: response.prefix, suffix: response.suffix)
         counters { $0.bodyBytesSent += response.bodyLength }
     }
 
@@ -103,15 +109,19 @@ final class H2ServerSession: ServerSession {
         // ready or the kernel holds the limit (then `waitForRoom`). Each round writes ≥ the limit.
         while full && stream.phase == .open && h2.wantsWrite && stream.acceptsMore {
             full = false
-            let room = stream.lateBindingChunk.map { UnsafeMutableRawBufferPointer(rebasing: outbound[0..<min(outbound.count, $0)]) } ?? outbound
+            let room =
+                stream.lateBindingChunk.map {
+                    UnsafeMutableRawBufferPointer(rebasing: outbound[0..<min(outbound.count, $0)])
+                } ?? outbound
             let limit = stream.acceptanceLimit()
             stream.batched {
                 while stream.phase == .open && h2.wantsWrite {
                     if stream.backlog >= limit { full = true; break }
                     let n: Int
                     do {
-                        n = try h2.takeOutbound(into: room, endingAtHeaderBlock: endsRecordAfterHeaders,
-                                                sharedHeaderRecord: sharedHeaderRecord)
+                        n = try h2.takeOutbound(
+                            into: room, endingAtHeaderBlock: endsRecordAfterHeaders,
+                            sharedHeaderRecord: sharedHeaderRecord)
                     } catch { failed = true; return }
                     if n == 0 { break }
                     stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))

@@ -33,23 +33,28 @@ final class H3ClientConnection: ClientConnection {
     var onStateChange: (() -> Void)?
     var bytesAcknowledged: Int64? { client.streamBytesAcknowledged }
 
-    init(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, trustedRootsPEM: String,
-         config: QUICConfiguration, resumptionCache: QUICResumptionCache? = nil, namespace: String? = nil) throws {
+    init(
+        loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, trustedRootsPEM: String,
+        config: QUICConfiguration, resumptionCache: QUICResumptionCache? = nil, namespace: String? = nil
+    ) throws {
         self.loop = loop
         self.resumptionCache = resumptionCache
         self.serverName = serverName
         let resumption = resumptionCache?.state(for: serverName, at: remote)
         self.namespace = namespace
         state = ConnectionInfo(kind: .h3, connectStart: Instant.now(), remote: remote)
-        let bindTo = local ?? Endpoint(address: remote.address == Endpoint.loopbackAddress ? Endpoint.loopbackAddress : 0, port: 0)
+        let bindTo =
+            local
+            ?? Endpoint(address: remote.address == Endpoint.loopbackAddress ? Endpoint.loopbackAddress : 0, port: 0)
         (fd, self.local) = try Socket.bindUDP(bindTo)
         let firstFD = fd
         state.local = self.local
         congestionControl = config.congestionControl.rawValue
         receiveBuffer = .allocate(byteCount: 65536, alignment: 16)
         do {
-            client = try HTTP3Client(config: config, trustedRootsPEM: trustedRootsPEM, serverName: serverName,
-                                     local: self.local, remote: remote, resumption: resumption, now: Instant.now())
+            client = try HTTP3Client(
+                config: config, trustedRootsPEM: trustedRootsPEM, serverName: serverName,
+                local: self.local, remote: remote, resumption: resumption, now: Instant.now())
             try register(fd, self.local)
         } catch {
             Socket.close(firstFD)
@@ -85,7 +90,9 @@ final class H3ClientConnection: ClientConnection {
         do {
             // The old interface is gone: a new socket on the new path, everything sent there at
             // once, the path validated in parallel (ngtcp2's immediate migration).
-            let (newFD, newLocal) = try NetworkNamespace.with(namespace) { try Socket.bindUDP(Endpoint(address: change.localAddress, port: 0)) }
+            let (newFD, newLocal) = try NetworkNamespace.with(namespace) {
+                try Socket.bindUDP(Endpoint(address: change.localAddress, port: 0))
+            }
             try register(newFD, newLocal)
             fd = newFD
             local = newLocal
@@ -106,10 +113,15 @@ final class H3ClientConnection: ClientConnection {
             // RFC 9218: the default (u=3, not incremental) goes unsaid.
             var headers = request.headers
             if let p = request.priority, p.urgency != 3 { headers.append(("priority", "u=\(p.urgency)")) }
-            let id = try client.submitRequest(method: request.method, authority: request.authority, path: request.path,
-                                              headers: headers, bodyLength: request.bodyLength)
+            let id = try client.submitRequest(
+                method: request.method, authority: request.authority, path: request.path,
+                headers: headers, bodyLength: request.bodyLength)
             streams[id] = events
-            if state.handshakeEnd != nil || client.earlyDataAttempted { events(.sent(Instant.now())) } else { unsent.append(id) }
+            if state.handshakeEnd != nil || client.earlyDataAttempted {
+                events(.sent(Instant.now()))
+            } else {
+                unsent.append(id)
+            }
             flush()
         } catch {
             events(.failed("HTTP/3 submit: \(error)", Instant.now()))
@@ -118,7 +130,9 @@ final class H3ClientConnection: ClientConnection {
 
     func close() {
         guard !closed else { return }
-        client.close(now: Instant.now()) { bytes, remote, local in _ = try? Socket.sendDatagram(socket(for: local), bytes, to: remote) }
+        client.close(now: Instant.now()) { bytes, remote, local in
+            _ = try? Socket.sendDatagram(socket(for: local), bytes, to: remote)
+        }
         finish(reason: nil)
     }
 
@@ -134,7 +148,8 @@ final class H3ClientConnection: ClientConnection {
                 // (at the first one's time), as the TCP clients report a read's bytes: the loader's
                 // work per event would otherwise grow with the number of packets, not of reads.
                 if case .data(let stream, let count) = event, let last = arrived.last,
-                   case .data(stream, let before) = last.event {
+                    case .data(stream, let before) = last.event
+                {
                     arrived[arrived.count - 1].event = .data(stream: stream, count: before + count)
                 } else {
                     arrived.append((event, now))
@@ -204,7 +219,9 @@ final class H3ClientConnection: ClientConnection {
                     validations.append((challenge: nil, validated: ok ? t : nil))
                 }
             case .resumptionStateAvailable:
-                if let cache = resumptionCache, let state = client.resumptionState { cache.store(state, for: serverName, at: self.state.remote) }
+                if let cache = resumptionCache, let state = client.resumptionState {
+                    cache.store(state, for: serverName, at: self.state.remote)
+                }
             case .closed(let error):
                 finish(reason: "\(error)")
                 return

@@ -21,8 +21,10 @@ public final class QUICServerEndpoint {
     /// Path changes the server saw (migration, NAT rebinding), for tests and results.
     public private(set) var pathChanges: [(at: Instant, remote: Endpoint)] = []
 
-    public init(loop: EventLoop, endpoint: Endpoint, credentials: [QUICServerCredentials], config: QUICConfiguration,
-                handler: @escaping RequestHandler) throws {
+    public init(
+        loop: EventLoop, endpoint: Endpoint, credentials: [QUICServerCredentials], config: QUICConfiguration,
+        handler: @escaping RequestHandler
+    ) throws {
         self.loop = loop
         self.handler = handler
         (fd, self.endpoint) = try Socket.bindUDP(endpoint)
@@ -79,9 +81,10 @@ public final class QUICServerEndpoint {
         guard !isClosed else { return }
         repeat {
             submitted = false
-            handle(server.writeBatched(now: Instant.now()) { [fd] bytes, segmentSize, remote, _ in
-                io.send(fd, bytes, segmentSize: segmentSize, to: remote)
-            })
+            handle(
+                server.writeBatched(now: Instant.now()) { [fd] bytes, segmentSize, remote, _ in
+                    io.send(fd, bytes, segmentSize: segmentSize, to: remote)
+                })
         } while submitted && !isClosed
         loop.cancel(timer)
         if let e = server.expiry {
@@ -101,21 +104,26 @@ public final class QUICServerEndpoint {
                 counters.connectionsAccepted += 1
             case .request(let conn, let stream, let method, let authority, let path, let headers, let bodyBytes):
                 counters.requests += 1
-                let response = handler(ServerRequest(method: method, path: path, authority: hostOnly(authority),
-                                                     headers: headers, httpProtocol: "h3", bodyBytes: bodyBytes))
+                let response = handler(
+                    ServerRequest(
+                        method: method, path: path, authority: hostOnly(authority),
+                        headers: headers, httpProtocol: "h3", bodyBytes: bodyBytes))
                 let submit = { [weak self] in
                     guard let self, !self.isClosed else { return }
                     do {
-                        try self.server.submitResponse(connection: conn, stream: stream, status: response.status,
-                                                       headers: response.headers, bodyLength: response.bodyLength,
-                                                       prefix: response.prefix, suffix: response.suffix)
+                        try self.server.submitResponse(
+                            connection: conn, stream: stream, status: response.status,
+                            headers: response.headers, bodyLength: response.bodyLength,
+                            prefix: response.prefix, suffix: response.suffix)
                         self.counters.bodyBytesSent += response.bodyLength
-                    } catch { /* the client went away meanwhile */ }
+                    } catch { /* the client went away meanwhile */  }
                     self.submitted = true
                 }
                 // Every caller of `handle` flushes after it; a delayed answer flushes itself.
                 if response.delay > 0 {
-                    loop.schedule(after: response.delay) { [weak self] in submit(); self?.flush() }
+                    loop.schedule(after: response.delay) { [weak self] in
+                        submit(); self?.flush()
+                    }
                 } else {
                     submit()
                 }

@@ -135,7 +135,8 @@ final class SecureStream {
                 let now = recordSizer == nil ? nil : Instant.now()
                 let size = now.map { recordSizer!.recordSize(at: $0) } ?? TLSRecordPolicy.maxPlaintext
                 // At most 64 KiB per step, so the sizer counts the bytes as they go.
-                let slice = UnsafeRawBufferPointer(rebasing: bytes[done..<min(bytes.count, done + max(size, 64 * 1024))])
+                let slice = UnsafeRawBufferPointer(
+                    rebasing: bytes[done..<min(bytes.count, done + max(size, 64 * 1024))])
                 let n = try tls.writePlaintext(slice, recordSize: size)
                 if n <= 0 { break }
                 if let now { recordSizer!.sent(n, at: now) }
@@ -209,7 +210,9 @@ final class SecureStream {
             switch status {
             case .wouldBlock: return
             case .endOfFile:
-                return phase == .open ? abort(nil) : fail("connection closed by peer during \(phase == .handshaking ? "TLS handshake" : "connect")")
+                return phase == .open
+                    ? abort(nil)
+                    : fail("connection closed by peer during \(phase == .handshaking ? "TLS handshake" : "connect")")
             case .bytes(let n):
                 tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
                 if phase == .handshaking { advanceHandshake() }

@@ -26,10 +26,12 @@ public struct ServerLimits: Sendable, Equatable {
     /// HTTP/2: CONTINUATION frames after one HEADERS (CONTINUATION flood, CVE-2024-27316).
     public var maxContinuations: Int
 
-    public init(maxConnections: Int = 4_096, maxPendingHandshakes: Int = 1_024, handshakeTimeout: Nanoseconds = .seconds(60),
-                headerTimeout: Nanoseconds = .seconds(60), idleTimeout: Nanoseconds = .seconds(120),
-                maxHeaderListSize: Int = 65_536, maxResetsPerSecond: Int = 200, maxControlFramesPerSecond: Int = 500,
-                maxContinuations: Int = 8) {
+    public init(
+        maxConnections: Int = 4_096, maxPendingHandshakes: Int = 1_024, handshakeTimeout: Nanoseconds = .seconds(60),
+        headerTimeout: Nanoseconds = .seconds(60), idleTimeout: Nanoseconds = .seconds(120),
+        maxHeaderListSize: Int = 65_536, maxResetsPerSecond: Int = 200, maxControlFramesPerSecond: Int = 500,
+        maxContinuations: Int = 8
+    ) {
         self.maxConnections = maxConnections
         self.maxPendingHandshakes = maxPendingHandshakes
         self.handshakeTimeout = handshakeTimeout
@@ -42,8 +44,9 @@ public struct ServerLimits: Sendable, Equatable {
     }
 
     var http2: HTTP2Limits {
-        HTTP2Limits(maxHeaderListSize: maxHeaderListSize, maxContinuations: maxContinuations,
-                    maxResetsPerSecond: maxResetsPerSecond, maxControlFramesPerSecond: maxControlFramesPerSecond)
+        HTTP2Limits(
+            maxHeaderListSize: maxHeaderListSize, maxContinuations: maxContinuations,
+            maxResetsPerSecond: maxResetsPerSecond, maxControlFramesPerSecond: maxControlFramesPerSecond)
     }
 
     /// How often the server looks for connections past a timeout: a quarter of the shortest one,
@@ -80,7 +83,9 @@ final class ConnectionActivity {
         }
         if let started = headStarted, now.since(started) > limits.headerTimeout { return "request head timeout" }
         if !sawRequest, now.since(done) > limits.headerTimeout { return "no request before the header timeout" }
-        if requestsInFlight == 0, headStarted == nil, now.since(idleSince) > limits.idleTimeout { return "idle timeout" }
+        if requestsInFlight == 0, headStarted == nil, now.since(idleSince) > limits.idleTimeout {
+            return "idle timeout"
+        }
         return nil
     }
 

@@ -12,7 +12,10 @@ public struct ServerRequest: Sendable {
     /// Request body bytes received (uploads), counted, never kept.
     public var bodyBytes: Int64
 
-    public init(method: String, path: String, authority: String, headers: [(String, String)], httpProtocol: String, bodyBytes: Int64 = 0) {
+    public init(
+        method: String, path: String, authority: String, headers: [(String, String)], httpProtocol: String,
+        bodyBytes: Int64 = 0
+    ) {
         self.method = method; self.path = path; self.authority = authority; self.headers = headers
         self.httpProtocol = httpProtocol; self.bodyBytes = bodyBytes
     }
@@ -43,7 +46,10 @@ public struct ServerResponse: Sendable {
     public var prefix: [UInt8] = []
     public var suffix: [UInt8] = []
 
-    public init(status: Int, headers: [(String, String)] = [], bodyLength: Int64, delay: Nanoseconds = 0, closeConnection: Bool = false) {
+    public init(
+        status: Int, headers: [(String, String)] = [], bodyLength: Int64, delay: Nanoseconds = 0,
+        closeConnection: Bool = false
+    ) {
         self.status = status; self.headers = headers; self.bodyLength = bodyLength; self.delay = delay
         self.closeConnection = closeConnection
     }

@@ -36,9 +36,11 @@ public final class TCPServer {
 
     /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ. A
     /// name the kernel refuses, or reports back differently, throws.
-    public init(loop: EventLoop, endpoint: Endpoint, tls: TLSServerContext, congestionControl: String? = nil,
-                tlsRecords: TLSRecordPolicy = .dynamic, limits: ServerLimits = ServerLimits(),
-                onAccept: ((String?) -> Void)? = nil, handler: @escaping RequestHandler) throws {
+    public init(
+        loop: EventLoop, endpoint: Endpoint, tls: TLSServerContext, congestionControl: String? = nil,
+        tlsRecords: TLSRecordPolicy = .dynamic, limits: ServerLimits = ServerLimits(),
+        onAccept: ((String?) -> Void)? = nil, handler: @escaping RequestHandler
+    ) throws {
         self.loop = loop
         self.limits = limits
         self.tlsContext = tls
@@ -49,7 +51,10 @@ public final class TCPServer {
         let inEffect = Socket.congestionControl(of: listener)
         if let wanted = congestionControl, inEffect != wanted {
             Socket.close(listener)
-            throw BenchError.run("TCP congestion control '\(wanted)' requested on \(self.endpoint), the kernel reports '\(inEffect ?? "none")'")
+            throw BenchError.run(
+                "TCP congestion control '\(wanted)' requested on \(self.endpoint), the kernel reports "
+                    + "'\(inEffect ?? "none")'"
+            )
         }
         self.congestionControl = inEffect
         try loop.register(listener, .read) { [weak self] _ in self?.acceptAll() }
@@ -130,16 +135,20 @@ extension TCPServer {
     private func makeSession(_ stream: SecureStream, _ act: ConnectionActivity) -> ServerSession? {
         let update: CounterUpdate = { [weak self] f in if let self { f(&self.counters) } }
         if stream.tls.negotiatedALPN == "h2" {
-            guard let h2 = try? H2ServerSession(stream: stream, loop: loop, handler: handler, counters: update,
-                                                limits: limits.http2, activity: act) else {
+            guard
+                let h2 = try? H2ServerSession(
+                    stream: stream, loop: loop, handler: handler, counters: update,
+                    limits: limits.http2, activity: act)
+            else {
                 stream.abort("HTTP/2 session setup failed")
                 return nil
             }
             if let limit = unsentLimit { stream.limitUnsent(to: limit) }
             return h2
         }
-        return H1ServerSession(stream: stream, loop: loop, handler: handler, counters: update,
-                               maxHeadBytes: limits.maxHeaderListSize, activity: act)
+        return H1ServerSession(
+            stream: stream, loop: loop, handler: handler, counters: update,
+            maxHeadBytes: limits.maxHeaderListSize, activity: act)
     }
 
     /// Makes room for one more connection: past the pending-handshake limit the oldest handshake
@@ -154,7 +163,9 @@ extension TCPServer {
     }
 
     @discardableResult
-    private func closeOldest(where eligible: (ConnectionActivity) -> Bool, by time: KeyPath<ConnectionActivity, Instant>) -> Bool {
+    private func closeOldest(
+        where eligible: (ConnectionActivity) -> Bool, by time: KeyPath<ConnectionActivity, Instant>
+    ) -> Bool {
         var oldest: (key: Int32, at: Instant)?
         for (key, a) in activity where eligible(a) {
             let t = a[keyPath: time]

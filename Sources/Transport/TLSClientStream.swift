@@ -7,8 +7,10 @@ import TLS
 extension SecureStream {
     /// Connects to `remote` (from `local` when given) and starts TLS for `serverName`; fills in the
     /// connection's local address and the congestion control in effect.
-    static func connectClient(loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String,
-                              tls: TLSClientContext, tcp: Socket.TCPOptions, info: inout ConnectionInfo) throws -> SecureStream {
+    static func connectClient(
+        loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String,
+        tls: TLSClientContext, tcp: Socket.TCPOptions, info: inout ConnectionInfo
+    ) throws -> SecureStream {
         let fd = try Socket.connectTCP(to: remote, from: local, options: tcp)
         info.local = try? Socket.localEndpoint(fd)
         info.congestionControl = Socket.congestionControl(of: fd)

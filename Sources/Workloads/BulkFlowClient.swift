@@ -34,8 +34,10 @@ final class BulkFlowClient {
     /// Upload: the server's acknowledged count when the request was sent, then at the last sample.
     private var acknowledged: Int64?
 
-    init(transport: TransportKind, direction: Scenario.Bulk.Direction = .download, remote: Endpoint, serverName: String,
-         binOrigin: Instant, binWidth: Nanoseconds = .milliseconds(100)) {
+    init(
+        transport: TransportKind, direction: Scenario.Bulk.Direction = .download, remote: Endpoint, serverName: String,
+        binOrigin: Instant, binWidth: Nanoseconds = .milliseconds(100)
+    ) {
         self.transport = transport; self.direction = direction; self.remote = remote; self.serverName = serverName
         self.binOrigin = binOrigin
         bins = ThroughputBins(width: binWidth)
@@ -48,15 +50,19 @@ final class BulkFlowClient {
         startedAt = Instant.now()
         do {
             let c = try NetworkNamespace.with(namespace) {
-                try ClientConnector.open(transport, loop: loop, remote: remote, local: local.map { Endpoint(address: $0, port: 0) },
-                                         serverName: serverName, settings: settings)
+                try ClientConnector.open(
+                    transport, loop: loop, remote: remote, local: local.map { Endpoint(address: $0, port: 0) },
+                    serverName: serverName, settings: settings)
             }
             connection = c
             // Incremental (RFC 9218), as bulk downloads are: a server that honours priorities then
             // interleaves other streams on the connection (the self probes of responsiveness)
             // instead of sending this endless body first.
-            let request = direction == .upload
-                ? ClientRequest(method: "POST", authority: serverName, path: Scenario.bulkPath, headers: [("priority", "u=3, i")], bodyLength: Self.bodyBytes)
+            let request =
+                direction == .upload
+                ? ClientRequest(
+                    method: "POST", authority: serverName, path: Scenario.bulkPath, headers: [("priority", "u=3, i")],
+                    bodyLength: Self.bodyBytes)
                 : ClientRequest(authority: serverName, path: Self.path, headers: [("priority", "u=3, i")])
             c.send(request) { [weak self] event in self?.handle(event) }
         } catch {
@@ -80,7 +86,9 @@ final class BulkFlowClient {
     /// Upload: bins the bytes the server acknowledged since the last sample at `now` (the caller
     /// samples every few ms, so a byte lands at most one sampling period late).
     func sample(now: Instant) {
-        guard direction == .upload, stoppedAt == nil, let last = acknowledged, let current = connection?.bytesAcknowledged else { return }
+        guard direction == .upload, stoppedAt == nil, let last = acknowledged,
+            let current = connection?.bytesAcknowledged
+        else { return }
         if current > last {
             bins.add(Int(current - last), at: now.since(binOrigin))
             acknowledged = current

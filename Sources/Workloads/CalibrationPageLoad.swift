@@ -24,24 +24,29 @@ public enum CalibrationPageLoad {
     /// built as a benchmark run builds it (with the same `emulator` settings), with the
     /// built-in client and the replay server, interleaved; the results go to a temporary directory
     /// that is removed again.
-    public static func measure(profile: Profile, scenarioPath: String, scenario: Scenario, transports: [TransportKind],
-                               loads: Int, emulator: EmulatorSettings, library: Library) throws -> [PageLoadLateness] {
+    public static func measure(
+        profile: Profile, scenarioPath: String, scenario: Scenario, transports: [TransportKind],
+        loads: Int, emulator: EmulatorSettings, library: Library
+    ) throws -> [PageLoadLateness] {
         let out = NSTemporaryDirectory() + "netbench-calibrate-page-\(getpid())-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "calibrate-page", scenarios: [(scenarioPath, scenario)], profiles: [profile],
-                                 transports: transports, runs: loads, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "calibrate-page", scenarios: [(scenarioPath, scenario)], profiles: [profile],
+            transports: transports, runs: loads, outputDirectory: out)
         request.library = library
         request.emulator = emulator
-        let runner = BenchmarkRunner(request: request, netbenchVersion: "calibrate",
-                                     executors: try TestbedFactory(request: request))
+        let runner = BenchmarkRunner(
+            request: request, netbenchVersion: "calibrate",
+            executors: try TestbedFactory(request: request))
         let results = try runner.execute(observer: Silent()) { _ in }
         return transports.map { t in
             let runs = results.runs.filter { $0.transport == t && $0.warmup != true }
             let finished = runs.filter { $0.status == .ok || $0.emulator?.flagged == true }
-            return PageLoadLateness(scenario: scenario.name, transport: t,
-                                    emulator: finished.compactMap(\.emulator),
-                                    pltMs: finished.compactMap(\.metrics.pltMs),
-                                    failures: runs.filter { $0.status != .ok && $0.emulator?.flagged != true }.map { $0.error ?? "failed" })
+            return PageLoadLateness(
+                scenario: scenario.name, transport: t,
+                emulator: finished.compactMap(\.emulator),
+                pltMs: finished.compactMap(\.metrics.pltMs),
+                failures: runs.filter { $0.status != .ok && $0.emulator?.flagged != true }.map { $0.error ?? "failed" })
         }
     }
 }

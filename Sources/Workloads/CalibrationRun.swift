@@ -38,12 +38,16 @@ public enum CalibrationRun {
     /// with the emulator restarted (so each phase's lateness is its own); removes the network
     /// again, also on error. `emulator`: the packet loop's scheduling and mode, the precise mode's
     /// spin margin taken from `timerFloor`.
-    public static func measure(profile: Profile, samples: Int, goodputDuration: Nanoseconds?, seed: UInt64 = 1,
-                               emulator: EmulatorSettings = EmulatorSettings(),
-                               timerFloor: TimerFloor) throws -> CalibrationResult {
+    public static func measure(
+        profile: Profile, samples: Int, goodputDuration: Nanoseconds?, seed: UInt64 = 1,
+        emulator: EmulatorSettings = EmulatorSettings(),
+        timerFloor: TimerFloor
+    ) throws -> CalibrationResult {
         let privileges = EmulationPrivileges.check()
         guard privileges.isSufficient else { throw BenchError.privilege(privileges.reason) }
-        guard profile.isEmulated else { throw BenchError.usage("profile '\(profile.name)' is not emulated: nothing to calibrate") }
+        guard profile.isEmulated else {
+            throw BenchError.usage("profile '\(profile.name)' is not emulated: nothing to calibrate")
+        }
         let path = try ProfileLink.path(named: "wifi", from: profile)
         var options = EmulatedNetwork.Options(seed: seed)
         emulator.apply(to: &options, floor: timerFloor)
@@ -55,8 +59,9 @@ public enum CalibrationRun {
         try network.start()
         let rtts: [Nanoseconds]
         do {
-            rtts = try Calibration.measureRoundTrip(on: network, samples: samples, interval: interval, payloadBytes: payload,
-                                                   timeout: path.roundTrip * 4 + .seconds(2))
+            rtts = try Calibration.measureRoundTrip(
+                on: network, samples: samples, interval: interval, payloadBytes: payload,
+                timeout: path.roundTrip * 4 + .seconds(2))
         } catch {
             _ = try? network.stop()
             throw error
@@ -66,14 +71,17 @@ public enum CalibrationRun {
         var loaded: EmulatorReport?
         if let d = goodputDuration {
             try network.start()
-            do { goodput = try Calibration.measureGoodput(on: network, duration: d, warmup: min(.seconds(2), d / 3)) } catch {
+            do {
+                goodput = try Calibration.measureGoodput(on: network, duration: d, warmup: min(.seconds(2), d / 3))
+            } catch {
                 _ = try? network.stop()
                 throw error
             }
             loaded = try network.stop()
         }
         return CalibrationResult(
-            profile: profile, configuredRTT: path.roundTrip, predictedRTT: path.predictedRoundTrip(packetBytes: payload + 28),
+            profile: profile, configuredRTT: path.roundTrip,
+            predictedRTT: path.predictedRoundTrip(packetBytes: payload + 28),
             rttSamples: rtts, probesSent: samples, probePacketBytes: payload + 28,
             configuredDownBitsPerSecond: path.downlink.rate.meanBitsPerSecond, goodput: goodput,
             congestionControl: network.congestionControl, timerFloor: timerFloor, idle: idle, loaded: loaded)

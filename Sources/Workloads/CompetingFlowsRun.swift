@@ -18,8 +18,10 @@ public struct CompetingFlowsRun {
     /// The default for TCP flows that name none.
     public var tcpCongestionControl: String
 
-    public init(profile: Profile, flows: [CrossFlowSpec], library: Library = Library.locate(), seed: UInt64 = 1,
-                tcpCongestionControl: String = "cubic") {
+    public init(
+        profile: Profile, flows: [CrossFlowSpec], library: Library = Library.locate(), seed: UInt64 = 1,
+        tcpCongestionControl: String = "cubic"
+    ) {
         self.profile = profile; self.flows = flows; self.library = library; self.seed = seed
         self.tcpCongestionControl = tcpCongestionControl
     }
@@ -31,7 +33,9 @@ public struct CompetingFlowsRun {
     }
 
     public func execute() throws -> Outcome {
-        guard profile.isEmulated else { throw BenchError.usage("profile '\(profile.name)' is not emulated: flows need a bottleneck") }
+        guard profile.isEmulated else {
+            throw BenchError.usage("profile '\(profile.name)' is not emulated: flows need a bottleneck")
+        }
         for (i, f) in flows.enumerated() where f.stopAfter == nil && f.duration == nil {
             throw BenchError.usage("flow \(f.displayName(index: i)) needs a duration or stopAfter (no page ends it)")
         }
@@ -41,8 +45,9 @@ public struct CompetingFlowsRun {
         var quic = QUICConfiguration()
         quic.initialRTT = max(paths[0].roundTrip, .milliseconds(1))
         let credentials = try RunCredentials(hosts: [])
-        let session = try CrossTrafficSession(flows: flows, network: network, credentials: credentials, quic: quic,
-                                              tcpCongestionControl: tcpCongestionControl)
+        let session = try CrossTrafficSession(
+            flows: flows, network: network, credentials: credentials, quic: quic,
+            tcpCongestionControl: tcpCongestionControl)
         defer { session.close() }
         try network.start()
         let start = Instant.now() + session.plan.lead + .milliseconds(5)

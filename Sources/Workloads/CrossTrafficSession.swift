@@ -30,8 +30,10 @@ final class CrossTrafficSession: @unchecked Sendable {
     static let serverName = "localhost"
     static let binWidth: Nanoseconds = .milliseconds(100)
 
-    init(flows: [CrossFlowSpec], network: EmulatedNetwork, credentials: RunCredentials, quic: QUICConfiguration,
-         tcpCongestionControl: String) throws {
+    init(
+        flows: [CrossFlowSpec], network: EmulatedNetwork, credentials: RunCredentials, quic: QUICConfiguration,
+        tcpCongestionControl: String
+    ) throws {
         self.flows = flows
         self.plan = CrossTrafficPlan(flows)
         self.network = network
@@ -41,7 +43,10 @@ final class CrossTrafficSession: @unchecked Sendable {
         var hosts: [ServerHost] = []
         do {
             for (i, f) in flows.enumerated() {
-                hosts.append(try Self.server(for: f, congestionControl: requestedCC[i], network: network, credentials: credentials, quic: quic))
+                hosts.append(
+                    try Self.server(
+                        for: f, congestionControl: requestedCC[i], network: network, credentials: credentials,
+                        quic: quic))
             }
         } catch {
             for h in hosts { h.stop() }
@@ -51,8 +56,10 @@ final class CrossTrafficSession: @unchecked Sendable {
     }
 
     /// A server answering `BulkFlowClient.path` with an endless body, with the flow's congestion control.
-    static func server(for flow: CrossFlowSpec, congestionControl: String, network: EmulatedNetwork, credentials: RunCredentials,
-                       quic: QUICConfiguration) throws -> ServerHost {
+    static func server(
+        for flow: CrossFlowSpec, congestionControl: String, network: EmulatedNetwork, credentials: RunCredentials,
+        quic: QUICConfiguration
+    ) throws -> ServerHost {
         var options = ServerHost.ServerOptions(quic: quic)
         if flow.transport == .h3 {
             guard let cc = QUICCongestionControl(rawValue: congestionControl) else {
@@ -62,17 +69,24 @@ final class CrossTrafficSession: @unchecked Sendable {
         } else {
             options.settings.tcpCongestionControl = congestionControl
         }
-        return try ServerHost(scenarios: [flow.direction == .upload ? uploadScenario : bulkScenario], credentials: credentials, address: network.serverAddress,
-                              namespace: network.serverNamespace, withTCP: flow.transport != .h3, withQUIC: flow.transport == .h3, options: options)
+        return try ServerHost(
+            scenarios: [flow.direction == .upload ? uploadScenario : bulkScenario], credentials: credentials,
+            address: network.serverAddress,
+            namespace: network.serverNamespace, withTCP: flow.transport != .h3, withQUIC: flow.transport == .h3,
+            options: options)
     }
 
     /// The bulk flows' catalog: one endless body at `BulkFlowClient.path`.
-    static let bulkScenario = Scenario(name: "cross-traffic", origins: [.init(id: "cross", host: serverName)],
-                                       resources: [.init(id: "bulk", origin: "cross", path: BulkFlowClient.path, bytes: BulkFlowClient.bodyBytes, type: .other)])
+    static let bulkScenario = Scenario(
+        name: "cross-traffic", origins: [.init(id: "cross", host: serverName)],
+        resources: [
+            .init(id: "bulk", origin: "cross", path: BulkFlowClient.path, bytes: BulkFlowClient.bodyBytes, type: .other)
+        ])
 
     /// The upload flows' catalog: an endless POST body at `Scenario.bulkPath`, never answered.
-    static let uploadScenario = Scenario(name: "cross-traffic-upload", origins: [.init(id: "cross", host: serverName)], resources: [],
-                                         bulk: .init(direction: .upload, bytes: BulkFlowClient.bodyBytes))
+    static let uploadScenario = Scenario(
+        name: "cross-traffic-upload", origins: [.init(id: "cross", host: serverName)], resources: [],
+        bulk: .init(direction: .upload, bytes: BulkFlowClient.bodyBytes))
 
     func close() { for s in servers { s.stop() } }
 
@@ -88,10 +102,14 @@ final class CrossTrafficSession: @unchecked Sendable {
         let origin = navigationStart + plan.origin
         clients = flows.indices.map { i in
             let ep = servers[i].endpoints[0]
-            return BulkFlowClient(transport: flows[i].transport, direction: flows[i].direction ?? .download, remote: (flows[i].transport == .h3 ? ep.udp : ep.tcp)!,
-                                  serverName: Self.serverName, binOrigin: origin, binWidth: Self.binWidth)
+            return BulkFlowClient(
+                transport: flows[i].transport, direction: flows[i].direction ?? .download,
+                remote: (flows[i].transport == .h3 ? ep.udp : ep.tcp)!,
+                serverName: Self.serverName, binOrigin: origin, binWidth: Self.binWidth)
         }
-        let t = Thread { [self] in runFlows(); finished.signal() }
+        let t = Thread { [self] in
+            runFlows(); finished.signal()
+        }
         t.name = "netbench-cross"
         t.stackSize = 4 << 20
         thread = t
@@ -107,9 +125,10 @@ final class CrossTrafficSession: @unchecked Sendable {
         let nav = pageNavigationStart ?? navigationStart
         var results: [CrossTrafficSummary.Flow] = []
         for (i, c) in clients.enumerated() {
-            var r = CrossTrafficSummary.Flow(name: flows[i].displayName(index: i), transport: flows[i].transport, direction: c.direction,
-                                             startMs: (navigationStart + plan.timings[i].start).milliseconds(since: nav),
-                                             stopMs: (c.stoppedAt ?? end).milliseconds(since: nav), bins: c.bins.bins)
+            var r = CrossTrafficSummary.Flow(
+                name: flows[i].displayName(index: i), transport: flows[i].transport, direction: c.direction,
+                startMs: (navigationStart + plan.timings[i].start).milliseconds(since: nav),
+                stopMs: (c.stoppedAt ?? end).milliseconds(since: nav), bins: c.bins.bins)
             r.congestionControl = requestedCC[i]
             let accepted = servers[i].takeAcceptedCongestionControls()
             if flows[i].transport == .h3 {
@@ -146,14 +165,18 @@ final class CrossTrafficSession: @unchecked Sendable {
                     if flows[i].direction == .upload {
                         // An upload's sender is the client: the flow's congestion control goes on its socket.
                         if flows[i].transport == .h3 {
-                            if let cc = QUICCongestionControl(rawValue: requestedCC[i]) { s.quic.congestionControl = cc }
+                            if let cc = QUICCongestionControl(rawValue: requestedCC[i]) {
+                                s.quic.congestionControl = cc
+                            }
                         } else {
                             s.tcp.congestionControl = requestedCC[i]
                         }
                     }
                     if flows[i].transport != .h3 {
                         if contexts[flows[i].transport] == nil {
-                            contexts[flows[i].transport] = try? TLSClientContext(TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: [flows[i].transport.alpn]))
+                            contexts[flows[i].transport] = try? TLSClientContext(
+                                TLSClientConfiguration(
+                                    trustedRootsPEM: credentials.caPEM, alpn: [flows[i].transport.alpn]))
                         }
                         s.tls = contexts[flows[i].transport]
                     }
@@ -181,7 +204,9 @@ final class CrossTrafficSession: @unchecked Sendable {
         clients.indices.allSatisfy { i in
             if clients[i].stoppedAt != nil { return true }
             // A flow that never started and whose stop has passed never runs.
-            if clients[i].startedAt == nil, let stop = stopInstant(i, pageEnd: end), Instant.now() >= stop { return true }
+            if clients[i].startedAt == nil, let stop = stopInstant(i, pageEnd: end), Instant.now() >= stop {
+                return true
+            }
             return false
         }
     }

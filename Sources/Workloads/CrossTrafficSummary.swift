@@ -21,16 +21,19 @@ enum CrossTrafficSummary {
     }
 
     static func record(flows: [Flow], originMs: Double, binMs: Double) -> CrossTrafficRecord {
-        var out = CrossTrafficRecord(binMs: binMs, originMs: originMs, flows: flows.map { f in
-            var r = CrossFlowRecord(name: f.name, transport: f.transport, direction: f.direction, startMs: f.startMs, stopMs: f.stopMs,
-                                    bytes: f.bins.reduce(0, +), bins: f.bins)
-            r.congestionControl = f.congestionControl
-            r.congestionControlReadBack = f.congestionControlReadBack
-            r.error = f.error
-            let seconds = (f.stopMs - f.startMs) / 1000
-            if seconds > 0 { r.goodputMbps = Double(r.bytes) * 8 / seconds / 1e6 }
-            return r
-        })
+        var out = CrossTrafficRecord(
+            binMs: binMs, originMs: originMs,
+            flows: flows.map { f in
+                var r = CrossFlowRecord(
+                    name: f.name, transport: f.transport, direction: f.direction, startMs: f.startMs, stopMs: f.stopMs,
+                    bytes: f.bins.reduce(0, +), bins: f.bins)
+                r.congestionControl = f.congestionControl
+                r.congestionControlReadBack = f.congestionControlReadBack
+                r.error = f.error
+                let seconds = (f.stopMs - f.startMs) / 1000
+                if seconds > 0 { r.goodputMbps = Double(r.bytes) * 8 / seconds / 1e6 }
+                return r
+            })
         // Downloads share the downlink's queue, uploads the uplink's: shares and fairness are
         // computed among the flows of one direction.
         for direction in [Scenario.Bulk.Direction.download, .upload] {

@@ -11,10 +11,14 @@ import Testbed
 public final class CrossTrafficWorkload: BackgroundTrafficFactory {
     public init() {}
 
-    public func start(flows: [CrossFlowSpec], network: EmulatedNetwork, credentials: RunCredentials,
-                      quic: QUICConfiguration, tcpCongestionControl: String) throws -> BackgroundTraffic {
-        CrossTrafficRun(try CrossTrafficSession(flows: flows, network: network, credentials: credentials, quic: quic,
-                                                tcpCongestionControl: tcpCongestionControl))
+    public func start(
+        flows: [CrossFlowSpec], network: EmulatedNetwork, credentials: RunCredentials,
+        quic: QUICConfiguration, tcpCongestionControl: String
+    ) throws -> BackgroundTraffic {
+        CrossTrafficRun(
+            try CrossTrafficSession(
+                flows: flows, network: network, credentials: credentials, quic: quic,
+                tcpCongestionControl: tcpCongestionControl))
     }
 }
 

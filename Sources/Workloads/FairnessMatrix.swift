@@ -52,8 +52,9 @@ public enum FairnessMatrix {
     /// The two flows of a pair, both starting at once and running `duration`.
     public static func flows(_ pair: Pair, duration: Nanoseconds) -> [CrossFlowSpec] {
         [pair.0, pair.1].enumerated().map { i, f in
-            CrossFlowSpec(name: "\(i == 0 ? "A" : "B") \(f)", transport: f.transport, congestionControl: f.congestionControl,
-                          startAfter: .ms(0), duration: DurationValue(nanoseconds: duration))
+            CrossFlowSpec(
+                name: "\(i == 0 ? "A" : "B") \(f)", transport: f.transport, congestionControl: f.congestionControl,
+                startAfter: .ms(0), duration: DurationValue(nanoseconds: duration))
         }
     }
 
@@ -75,25 +76,35 @@ public enum FairnessMatrix {
     public static func row(profile: String, pair: Pair, records: [CrossTrafficRecord]) -> Row {
         let ok = records.filter { $0.flows.count == 2 && $0.flows.allSatisfy { $0.share != nil } }
         let a = ok.map { $0.flows[0].share! }, b = ok.map { $0.flows[1].share! }
-        return Row(profile: profile, pair: "\(pair.0) vs \(pair.1)", runs: ok.count,
-                   shareA: MeanConfidence(a), shareB: MeanConfidence(b), meanShareA: Descriptive.mean(a),
-                   jain: Descriptive.mean(ok.compactMap(\.jainIndex)),
-                   combinedMbps: Descriptive.mean(ok.map { $0.flows.compactMap(\.goodputMbps).reduce(0, +) }))
+        return Row(
+            profile: profile, pair: "\(pair.0) vs \(pair.1)", runs: ok.count,
+            shareA: MeanConfidence(a), shareB: MeanConfidence(b), meanShareA: Descriptive.mean(a),
+            jain: Descriptive.mean(ok.compactMap(\.jainIndex)),
+            combinedMbps: Descriptive.mean(ok.map { $0.flows.compactMap(\.goodputMbps).reduce(0, +) }))
     }
 
     /// A fixed-width text table (percentages).
     public static func render(_ rows: [Row]) -> String {
         func pct(_ c: MeanConfidence?, _ mean: Double?) -> String {
             // A share lies in [0, 1]: the t interval is clipped to it.
-            if let c { return "\(Units.format(c.mean * 100, 1))% [\(Units.format(max(0, c.low) * 100, 1)), \(Units.format(min(1, c.high) * 100, 1))]" }
+            if let c {
+                return
+                    "\(Units.format(c.mean * 100, 1))% [\(Units.format(max(0, c.low) * 100, 1)), "
+                        + "\(Units.format(min(1, c.high) * 100, 1))]"
+            }
             return mean.map { "\(Units.format($0 * 100, 1))% (1 run)" } ?? "—"
         }
-        var lines = ["profile          pair                      runs  share A (95% CI)        share B (95% CI)        Jain   A+B Mbit/s"]
+        var lines = [
+            "profile          pair                      runs  share A (95% CI)        share B (95% CI)        Jain   "
+                + "A+B Mbit/s"
+        ]
         for r in rows {
             let pad = { (s: String, n: Int) in s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
-            lines.append(pad(r.profile, 17) + pad(r.pair, 26) + pad("\(r.runs)", 6) + pad(pct(r.shareA, r.meanShareA), 24)
-                         + pad(pct(r.shareB, r.meanShareA.map { 1 - $0 }), 24) + pad(r.jain.map { Units.format($0, 3) } ?? "—", 7)
-                         + (r.combinedMbps.map { Units.format($0, 2) } ?? "—"))
+            lines.append(
+                pad(r.profile, 17) + pad(r.pair, 26) + pad("\(r.runs)", 6) + pad(pct(r.shareA, r.meanShareA), 24)
+                    + pad(pct(r.shareB, r.meanShareA.map { 1 - $0 }), 24)
+                    + pad(r.jain.map { Units.format($0, 3) } ?? "—", 7)
+                    + (r.combinedMbps.map { Units.format($0, 2) } ?? "—"))
         }
         return lines.joined(separator: "\n")
     }

@@ -37,7 +37,8 @@ final class ResponsivenessProbes {
 
     /// The samples in the draft's terms (TCP: tcp, tls; QUIC: its one handshake).
     var samples: Responsiveness.Samples {
-        Responsiveness.Samples(handshakes: transport == .h3 ? [quicHandshake] : [tcp, tls], foreignHTTP: foreignHTTP, selfHTTP: selfHTTP)
+        Responsiveness.Samples(
+            handshakes: transport == .h3 ? [quicHandshake] : [tcp, tls], foreignHTTP: foreignHTTP, selfHTTP: selfHTTP)
     }
 
     /// A foreign probe: a new connection, then the small GET on it; the connection closes after.
@@ -46,8 +47,9 @@ final class ResponsivenessProbes {
         let conn: ClientConnection
         do {
             conn = try NetworkNamespace.with(namespace) {
-                try ClientConnector.open(transport, loop: loop, remote: remote, local: local.map { Endpoint(address: $0, port: 0) },
-                                         serverName: serverName, settings: settings)
+                try ClientConnector.open(
+                    transport, loop: loop, remote: remote, local: local.map { Endpoint(address: $0, port: 0) },
+                    serverName: serverName, settings: settings)
             }
         } catch {
             failures.append("\(error)")

@@ -46,7 +46,9 @@ public enum ResponsivenessQueue: Equatable, Sendable, CustomStringConvertible {
     /// `profile` with this queue (its downlink rate and RTT decide the bytes); nil when the profile
     /// has no constant downlink rate or RTT to size it by.
     public func applied(to profile: Profile) -> Profile? {
-        guard let rate = profile.down?.bitsPerSecond, let rtt = profile.rtt?.nanoseconds, profile.paths == nil else { return nil }
+        guard let rate = profile.down?.bitsPerSecond, let rtt = profile.rtt?.nanoseconds, profile.paths == nil else {
+            return nil
+        }
         var p = profile
         p.queue = .bytes(bytes(bitsPerSecond: rate, roundTrip: rtt))
         p.name = "\(profile.name)-\(description.replacingOccurrences(of: " ", with: ""))"

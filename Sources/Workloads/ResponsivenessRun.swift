@@ -54,21 +54,29 @@ public struct ResponsivenessRun {
 
     public func execute() throws -> Outcome {
         let paths = try ProfileLink.paths(of: profile, library: library)
-        let network = try EmulatedNetwork.create(paths: paths, options: EmulatedNetwork.Options(congestionControl: tcpCongestionControl, seed: seed))
+        let network = try EmulatedNetwork.create(
+            paths: paths, options: EmulatedNetwork.Options(congestionControl: tcpCongestionControl, seed: seed))
         defer { network.teardown() }
         var quic = QUICConfiguration()
         quic.initialRTT = max(paths[0].roundTrip, .milliseconds(1))
         let credentials = try RunCredentials(hosts: [])
         let settings = ServerSettings(tcpCongestionControl: tcpCongestionControl)
         let options = ServerHost.ServerOptions(settings: settings, quic: quic)
-        let scenario = Scenario(name: "responsiveness", origins: [.init(id: "o", host: CrossTrafficSession.serverName)], resources: [
-            .init(id: "bulk", origin: "o", path: BulkFlowClient.path, bytes: BulkFlowClient.bodyBytes, type: .other),
-            .init(id: "small", origin: "o", path: ResponsivenessProbes.smallPath, bytes: 1, type: .other),
-        ])
-        let server = try ServerHost(scenarios: [scenario], credentials: credentials, address: network.serverAddress, namespace: network.serverNamespace,
-                                    withTCP: transport != .h3, withQUIC: transport == .h3, options: options)
+        let scenario = Scenario(
+            name: "responsiveness", origins: [.init(id: "o", host: CrossTrafficSession.serverName)],
+            resources: [
+                .init(
+                    id: "bulk", origin: "o", path: BulkFlowClient.path, bytes: BulkFlowClient.bodyBytes, type: .other),
+                .init(id: "small", origin: "o", path: ResponsivenessProbes.smallPath, bytes: 1, type: .other),
+            ])
+        let server = try ServerHost(
+            scenarios: [scenario], credentials: credentials, address: network.serverAddress,
+            namespace: network.serverNamespace,
+            withTCP: transport != .h3, withQUIC: transport == .h3, options: options)
         defer { server.stop() }
-        guard let remote = transport == .h3 ? server.endpoints[0].udp : server.endpoints[0].tcp else { throw BenchError.run("no server endpoint") }
+        guard let remote = transport == .h3 ? server.endpoints[0].udp : server.endpoints[0].tcp else {
+            throw BenchError.run("no server endpoint")
+        }
         try network.start()
         var outcome = try probe(network: network, remote: remote, credentials: credentials, quic: quic)
         switch paths[0].downlink.effectiveQueueLimit(roundTrip: paths[0].roundTrip) {
@@ -79,7 +87,9 @@ public struct ResponsivenessRun {
         return outcome
     }
 
-    private func probe(network: EmulatedNetwork, remote: Endpoint, credentials: RunCredentials, quic: QUICConfiguration) throws -> Outcome {
+    private func probe(network: EmulatedNetwork, remote: Endpoint, credentials: RunCredentials, quic: QUICConfiguration)
+        throws -> Outcome
+    {
         let loop = try EventLoop()
         var settings = ClientSettings(tls: nil, quic: quic, trustedRootsPEM: credentials.caPEM)
         settings.namespace = network.clientNamespace
@@ -92,40 +102,53 @@ public struct ResponsivenessRun {
         let name = CrossTrafficSession.serverName
         func open() throws -> ClientConnection {
             try NetworkNamespace.with(network.clientNamespace) {
-                try ClientConnector.open(transport, loop: loop, remote: remote, local: local.map { Endpoint(address: $0, port: 0) }, serverName: name, settings: settings)
+                try ClientConnector.open(
+                    transport, loop: loop, remote: remote, local: local.map { Endpoint(address: $0, port: 0) },
+                    serverName: name, settings: settings)
             }
         }
         // Idle: self probes on one quiet connection.
         let quiet = try open()
         let idle = ResponsivenessProbes(transport: transport, remote: remote, serverName: name)
-        try runPhase(idle, loop: loop, duration: idleDuration, settings: settings, network: network, selfConnections: [quiet])
+        try runPhase(
+            idle, loop: loop, duration: idleDuration, settings: settings, network: network, selfConnections: [quiet])
         quiet.close()
         // Loaded: bulk downloads, then probes (self probes on the load connections, in turn).
         let origin = Instant.now()
-        let flows = (0..<loadFlows).map { _ in BulkFlowClient(transport: transport, remote: remote, serverName: name, binOrigin: origin) }
+        let flows = (0..<loadFlows).map { _ in
+            BulkFlowClient(transport: transport, remote: remote, serverName: name, binOrigin: origin)
+        }
         for f in flows { f.start(loop: loop, settings: settings, namespace: network.clientNamespace, local: local) }
         try loop.run(until: Instant.now() + rampUp)
         let loadedStart = Instant.now()
         let loaded = ResponsivenessProbes(transport: transport, remote: remote, serverName: name)
-        try runPhase(loaded, loop: loop, duration: loadedDuration, settings: settings, network: network,
-                     selfConnections: flows.compactMap { $0.isRunning ? $0.connection : nil })
+        try runPhase(
+            loaded, loop: loop, duration: loadedDuration, settings: settings, network: network,
+            selfConnections: flows.compactMap { $0.isRunning ? $0.connection : nil })
         let loadedEnd = Instant.now()
-        let binFrom = Int(loadedStart.since(origin) / .milliseconds(100)) + 1, binTo = Int(loadedEnd.since(origin) / .milliseconds(100))
-        let bytes = flows.reduce(Int64(0)) { $0 + $1.bins.bins.dropFirst(binFrom).prefix(max(0, binTo - binFrom)).reduce(0, +) }
+        let binFrom = Int(loadedStart.since(origin) / .milliseconds(100)) + 1,
+            binTo = Int(loadedEnd.since(origin) / .milliseconds(100))
+        let bytes = flows.reduce(Int64(0)) {
+            $0 + $1.bins.bins.dropFirst(binFrom).prefix(max(0, binTo - binFrom)).reduce(0, +)
+        }
         let seconds = Double(max(0, binTo - binFrom)) / 10
         for f in flows { f.stop() }
         try? loop.run(until: Instant.now() + .milliseconds(20))
-        return Outcome(idle: phase(idle), loaded: phase(loaded), loadMbps: seconds > 0 ? Double(bytes) * 8 / seconds / 1e6 : nil,
-                       queueLimitBytes: nil, emulatorFlags: [])
+        return Outcome(
+            idle: phase(idle), loaded: phase(loaded), loadMbps: seconds > 0 ? Double(bytes) * 8 / seconds / 1e6 : nil,
+            queueLimitBytes: nil, emulatorFlags: [])
     }
 
-    private func runPhase(_ probes: ResponsivenessProbes, loop: EventLoop, duration: Nanoseconds, settings: ClientSettings,
-                          network: EmulatedNetwork, selfConnections: [ClientConnection]) throws {
+    private func runPhase(
+        _ probes: ResponsivenessProbes, loop: EventLoop, duration: Nanoseconds, settings: ClientSettings,
+        network: EmulatedNetwork, selfConnections: [ClientConnection]
+    ) throws {
         let end = Instant.now() + duration
         var k = 0
         func tick() {
             guard Instant.now() < end else { return }
-            probes.foreign(loop: loop, settings: settings, namespace: network.clientNamespace, local: network.paths.first?.address)
+            probes.foreign(
+                loop: loop, settings: settings, namespace: network.clientNamespace, local: network.paths.first?.address)
             let usable = selfConnections.filter(\.isUsable)
             if !usable.isEmpty { probes.selfProbe(on: usable[k % usable.count]) }
             k += 1
@@ -140,7 +163,8 @@ public struct ResponsivenessRun {
     }
 
     private func phase(_ p: ResponsivenessProbes) -> Phase {
-        Phase(result: Responsiveness.compute(p.samples), foreignProbes: p.foreignHTTP.count, selfProbes: p.selfHTTP.count,
-              unfinished: p.started - p.foreignHTTP.count - p.selfHTTP.count, firstFailure: p.failures.first)
+        Phase(
+            result: Responsiveness.compute(p.samples), foreignProbes: p.foreignHTTP.count, selfProbes: p.selfHTTP.count,
+            unfinished: p.started - p.foreignHTTP.count - p.selfHTTP.count, firstFailure: p.failures.first)
     }
 }

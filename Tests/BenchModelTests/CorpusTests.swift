@@ -11,12 +11,20 @@ final class CorpusTests: XCTestCase {
         for (n, seed) in [(50, UInt64(3)), (7, 1), (1, 9)] {
             let d = CorpusDesign(count: n, seed: seed)
             XCTAssertEqual(d.points.count, n)
-            XCTAssertEqual(d.points.map { Int($0.requestsQuantile * Double(n)) }, Array(0..<n), "request strata in page order")
-            XCTAssertEqual(d.points.map { Int($0.bytesQuantile * Double(n)) }.sorted(), Array(0..<n), "one page per weight stratum")
-            XCTAssertTrue(d.points.allSatisfy { $0.requestsQuantile > 0 && $0.requestsQuantile < 1 && $0.bytesQuantile > 0 && $0.bytesQuantile < 1 })
+            XCTAssertEqual(
+                d.points.map { Int($0.requestsQuantile * Double(n)) }, Array(0..<n), "request strata in page order")
+            XCTAssertEqual(
+                d.points.map { Int($0.bytesQuantile * Double(n)) }.sorted(), Array(0..<n), "one page per weight stratum"
+            )
+            XCTAssertTrue(
+                d.points.allSatisfy {
+                    $0.requestsQuantile > 0 && $0.requestsQuantile < 1 && $0.bytesQuantile > 0 && $0.bytesQuantile < 1
+                })
         }
         XCTAssertEqual(CorpusDesign(count: 20, seed: 4), CorpusDesign(count: 20, seed: 4))
-        XCTAssertNotEqual(CorpusDesign(count: 20, seed: 4).points.map(\.bytesQuantile), CorpusDesign(count: 20, seed: 5).points.map(\.bytesQuantile))
+        XCTAssertNotEqual(
+            CorpusDesign(count: 20, seed: 4).points.map(\.bytesQuantile),
+            CorpusDesign(count: 20, seed: 5).points.map(\.bytesQuantile))
     }
 
     /// The request curve goes through the published mobile percentiles (22/39/66/109/170).
@@ -73,7 +81,8 @@ final class CorpusTests: XCTestCase {
         let a = try CorpusGenerator(count: 5, seed: 2).generate()
         let b = try CorpusGenerator(count: 5, seed: 2).generate()
         let c = try CorpusGenerator(count: 5, seed: 3).generate()
-        XCTAssertEqual(try a.pages.map { try JSONFile.encode($0.scenario) }, try b.pages.map { try JSONFile.encode($0.scenario) })
+        XCTAssertEqual(
+            try a.pages.map { try JSONFile.encode($0.scenario) }, try b.pages.map { try JSONFile.encode($0.scenario) })
         XCTAssertEqual(try JSONFile.encode(a.manifest), try JSONFile.encode(b.manifest))
         XCTAssertNotEqual(a.pages.map(\.entry.bytes), c.pages.map(\.entry.bytes))
         XCTAssertThrowsError(try CorpusGenerator(count: 0, seed: 1))
@@ -86,7 +95,8 @@ final class CorpusTests: XCTestCase {
         XCTAssertEqual(logs.count, 1000)
         XCTAssertEqual(logs, logs.sorted())
         XCTAssertEqual(CorpusGenerator.pageWeight(logs, quantile: 0.5) / 2_311_000, 1, accuracy: 0.05)
-        XCTAssertLessThan(CorpusGenerator.pageWeight(logs, quantile: 0.1), CorpusGenerator.pageWeight(logs, quantile: 0.9) / 3)
+        XCTAssertLessThan(
+            CorpusGenerator.pageWeight(logs, quantile: 0.1), CorpusGenerator.pageWeight(logs, quantile: 0.9) / 3)
     }
 
     // MARK: Suites naming a directory
@@ -104,20 +114,28 @@ final class CorpusTests: XCTestCase {
     }
 
     func suite(_ scenarios: String) -> String {
-        #"{"schemaVersion": 1, "name": "s", "scenarios": \#(scenarios), "profiles": ["loopback"], "transports": ["h2"], "runs": 1}"#
+        #"{"schemaVersion": 1, "name": "s", "scenarios": \#(scenarios), "profiles": ["loopback"], "transports": "#
+            + #"["h2"], "runs": 1}"#
     }
 
     func testSuiteDirectoryExpandsToTheManifestsPagesInOrder() throws {
         let dir = tempDir()
         let (pages, manifest) = try CorpusGenerator(count: 3, seed: 1).generate()
-        for p in pages.reversed() { try write(dir + "/corpus", p.entry.file, String(decoding: try JSONFile.encode(p.scenario), as: UTF8.self)) }
-        try write(dir + "/corpus", CorpusManifest.fileName, String(decoding: try JSONFile.encode(manifest), as: UTF8.self))
-        try write(dir + "/corpus", "notes.json", "{}")          // not in the manifest: not a page
+        for p in pages.reversed() {
+            try write(dir + "/corpus", p.entry.file, String(decoding: try JSONFile.encode(p.scenario), as: UTF8.self))
+        }
+        try write(
+            dir + "/corpus", CorpusManifest.fileName, String(decoding: try JSONFile.encode(manifest), as: UTF8.self))
+        try write(dir + "/corpus", "notes.json", "{}")  // not in the manifest: not a page
         try write(dir, "suite.json", suite(#"["corpus/", "corpus/page-0002.json"]"#))
         let s = try Suite.load(from: dir + "/suite.json")
         let base = URL(fileURLWithPath: dir + "/corpus").standardizedFileURL.path
-        XCTAssertEqual(s.scenarios, ["page-0001.json", "page-0002.json", "page-0003.json", "page-0002.json"].map { base + "/" + $0 })
-        XCTAssertEqual(try s.scenarios.map { try Scenario.load(from: $0).name }, ["corpus-0001", "corpus-0002", "corpus-0003", "corpus-0002"])
+        XCTAssertEqual(
+            s.scenarios,
+            ["page-0001.json", "page-0002.json", "page-0003.json", "page-0002.json"].map { base + "/" + $0 })
+        XCTAssertEqual(
+            try s.scenarios.map { try Scenario.load(from: $0).name },
+            ["corpus-0001", "corpus-0002", "corpus-0003", "corpus-0002"])
     }
 
     func testSuiteDirectoryWithoutManifestTakesItsJSONFilesSorted() throws {
@@ -134,18 +152,29 @@ final class CorpusTests: XCTestCase {
         let dir = tempDir()
         try FileManager.default.createDirectory(atPath: dir + "/empty", withIntermediateDirectories: true)
         try write(dir, "empty.json", suite(#"["page.json", "empty/"]"#))
-        assertContains(errorMessage { _ = try Suite.load(from: dir + "/empty.json") },
-                       dir + "/empty.json: scenarios[1]: 'empty/' is a directory without scenario files")
+        assertContains(
+            errorMessage { _ = try Suite.load(from: dir + "/empty.json") },
+            dir + "/empty.json: scenarios[1]: 'empty/' is a directory without scenario files")
         try write(dir, "missing.json", suite(#"["nowhere/"]"#))
-        assertContains(errorMessage { _ = try Suite.load(from: dir + "/missing.json") },
-                       "missing.json: scenarios[0]: 'nowhere/' is not a directory (does not exist)")
+        assertContains(
+            errorMessage { _ = try Suite.load(from: dir + "/missing.json") },
+            "missing.json: scenarios[0]: 'nowhere/' is not a directory (does not exist)")
         let (_, manifest) = try CorpusGenerator(count: 2, seed: 1).generate()
-        try write(dir + "/gone", CorpusManifest.fileName, String(decoding: try JSONFile.encode(manifest), as: UTF8.self))
+        try write(
+            dir + "/gone", CorpusManifest.fileName, String(decoding: try JSONFile.encode(manifest), as: UTF8.self))
         try write(dir, "gone.json", suite(#"["gone/"]"#))
-        assertContains(errorMessage { _ = try Suite.load(from: dir + "/gone.json") },
-                       "gone.json: scenarios[0]: 'gone/'", "corpus.json: pages[0].file: 'page-0001.json' does not exist")
-        try write(dir + "/bad", CorpusManifest.fileName, #"{"schemaVersion": 1, "count": 1, "seed": 1, "distribution": "mobile", "method": "", "pages": [{"file": "../x.json", "name": "x", "requestsQuantile": 0.5, "bytesQuantile": 0.5, "requests": 1, "bytes": 1, "origins": 1, "seed": 1}]}"#)
+        assertContains(
+            errorMessage { _ = try Suite.load(from: dir + "/gone.json") },
+            "gone.json: scenarios[0]: 'gone/'", "corpus.json: pages[0].file: 'page-0001.json' does not exist")
+        try write(
+            dir + "/bad", CorpusManifest.fileName,
+            #"{"schemaVersion": 1, "count": 1, "seed": 1, "distribution": "mobile", "method": "", "pages": [{"file": "#
+                + #""../x.json", "name": "x", "requestsQuantile": 0.5, "bytesQuantile": 0.5, "requests": 1, "bytes": "#
+                + #"1, "origins": 1, "seed": 1}]}"#
+        )
         try write(dir, "bad.json", suite(#"["bad"]"#))
-        assertContains(errorMessage { _ = try Suite.load(from: dir + "/bad.json") }, "corpus.json: pages[0].file: '../x.json' must be a file name inside the corpus directory")
+        assertContains(
+            errorMessage { _ = try Suite.load(from: dir + "/bad.json") },
+            "corpus.json: pages[0].file: '../x.json' must be a file name inside the corpus directory")
     }
 }

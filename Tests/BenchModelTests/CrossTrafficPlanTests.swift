@@ -38,7 +38,8 @@ final class CrossTrafficPlanTests: XCTestCase {
     }
 
     func testValidationNamesTheKeyPath() throws {
-        var p = Profile(name: "x", rtt: .ms(30), down: BitrateValue(bitsPerSecond: 1e7), up: BitrateValue(bitsPerSecond: 1e7))
+        var p = Profile(
+            name: "x", rtt: .ms(30), down: BitrateValue(bitsPerSecond: 1e7), up: BitrateValue(bitsPerSecond: 1e7))
         p.crossTraffic = [
             CrossFlowSpec(transport: .h3, congestionControl: "vegas"),
             CrossFlowSpec(transport: .h2, startBefore: .ms(1), startAfter: .ms(1)),
@@ -52,13 +53,18 @@ final class CrossTrafficPlanTests: XCTestCase {
             XCTAssertTrue(m.contains("crossTraffic[2].stopAfter"), m)
             XCTAssertTrue(m.contains("crossTraffic[3].duration"), m)
         }
-        p.crossTraffic = [CrossFlowSpec(transport: .h3, congestionControl: "bbr2"), CrossFlowSpec(transport: .h2, congestionControl: "bbr"),
-                          CrossFlowSpec(transport: .h2, direction: .upload), CrossFlowSpec(transport: .h3, direction: .upload)]
+        p.crossTraffic = [
+            CrossFlowSpec(transport: .h3, congestionControl: "bbr2"),
+            CrossFlowSpec(transport: .h2, congestionControl: "bbr"),
+            CrossFlowSpec(transport: .h2, direction: .upload), CrossFlowSpec(transport: .h3, direction: .upload),
+        ]
         XCTAssertNoThrow(try p.validate(file: "p.json"))
     }
 
     func testProfileDecodesCrossTraffic() throws {
-        let json = #"{"schemaVersion":1,"name":"x","rtt":"30ms","down":"10Mbit","up":"10Mbit","crossTraffic":[{"transport":"h3","congestionControl":"bbr","startBefore":"1s","duration":"5s"}]}"#
+        let json =
+            #"{"schemaVersion":1,"name":"x","rtt":"30ms","down":"10Mbit","up":"10Mbit","crossTraffic":[{"transport":"h"#
+                + #"3","congestionControl":"bbr","startBefore":"1s","duration":"5s"}]}"#
         let p = try JSONDecoder().decode(Profile.self, from: Data(json.utf8))
         XCTAssertEqual(p.crossTraffic?.first?.transport, .h3)
         XCTAssertEqual(CrossTrafficPlan(p.crossTraffic ?? []).timings, [.init(start: -.seconds(1), stop: .seconds(4))])
@@ -69,7 +75,7 @@ final class CrossTrafficPlanTests: XCTestCase {
         b.add(1000, at: .milliseconds(10))
         b.add(500, at: .milliseconds(99.9))
         b.add(200, at: .milliseconds(250))
-        b.add(7, at: -.milliseconds(3))   // before the origin: bin 0
+        b.add(7, at: -.milliseconds(3))  // before the origin: bin 0
         XCTAssertEqual(b.bins, [1507, 0, 200])
         XCTAssertEqual(b.total, 1707)
     }

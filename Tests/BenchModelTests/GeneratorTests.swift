@@ -15,7 +15,9 @@ final class GeneratorTests: XCTestCase {
     nonisolated(unsafe) static var cache: [String: [Scenario]] = [:]
     func pages(_ d: PageDistribution) throws -> [Scenario] {
         if let p = Self.cache[d.name] { return p }
-        let p = try Self.seeds.map { try ScenarioGenerator(.init(name: "g\($0)", distribution: d, seed: $0)).generate() }
+        let p = try Self.seeds.map {
+            try ScenarioGenerator(.init(name: "g\($0)", distribution: d, seed: $0)).generate()
+        }
         Self.cache[d.name] = p
         return p
     }
@@ -36,12 +38,14 @@ final class GeneratorTests: XCTestCase {
         for d in PageDistribution.all {
             let ps = try pages(d)
             for t: ResourceType in [.document, .stylesheet, .script, .font, .image] {
-                let bytes = ps.map { p in Double(p.resources.filter { $0.type == t }.reduce(Int64(0)) { $0 + $1.bytes }) }
+                let bytes = ps.map { p in Double(p.resources.filter { $0.type == t }.reduce(Int64(0)) { $0 + $1.bytes })
+                }
                 let want = d.medianBytes[t]!
                 XCTAssertEqual(median(bytes), want, accuracy: want * 0.2, "\(d.name) median \(t.rawValue) bytes")
             }
             let totals = ps.map { Double($0.totalBytes) }
-            XCTAssertEqual(median(totals), d.medianPageBytes, accuracy: d.medianPageBytes * 0.12, "\(d.name) median page weight")
+            XCTAssertEqual(
+                median(totals), d.medianPageBytes, accuracy: d.medianPageBytes * 0.12, "\(d.name) median page weight")
         }
     }
 
@@ -51,7 +55,8 @@ final class GeneratorTests: XCTestCase {
             for t: ResourceType in [.stylesheet, .script, .font, .image] {
                 let counts = ps.map { p in Double(p.resources.filter { $0.type == t }.count) }
                 let want = d.medianCount[t]!
-                XCTAssertEqual(median(counts), want, accuracy: max(1.5, want * 0.2), "\(d.name) median \(t.rawValue) requests")
+                XCTAssertEqual(
+                    median(counts), want, accuracy: max(1.5, want * 0.2), "\(d.name) median \(t.rawValue) requests")
             }
         }
     }
@@ -143,13 +148,17 @@ final class GeneratorTests: XCTestCase {
 
     func testBadOptionsAreUsageErrors() {
         func code(_ o: ScenarioGenerator.Options) -> ExitCode? {
-            do { _ = try ScenarioGenerator(o); return nil } catch let e as BenchError { return e.exitCode } catch { return nil }
+            do { _ = try ScenarioGenerator(o); return nil } catch let e as BenchError { return e.exitCode } catch {
+                return nil
+            }
         }
         XCTAssertEqual(code(.init(requests: 0)), .usage)
         XCTAssertEqual(code(.init(requests: 5, origins: 6)), .usage)
         XCTAssertEqual(code(.init(requests: 100, totalBytes: 100)), .usage)
         XCTAssertEqual(code(.init(requests: 4, scriptChain: 6)), .usage)
-        assertContains(errorMessage { _ = try ScenarioGenerator(.init(requests: 5, origins: 6)) }, "origins 6 must not exceed requests 5")
+        assertContains(
+            errorMessage { _ = try ScenarioGenerator(.init(requests: 5, origins: 6)) },
+            "origins 6 must not exceed requests 5")
     }
 
     func testPresetsHaveTheirFigures() throws {

@@ -17,9 +17,9 @@ final class HARShapesTests: XCTestCase {
         XCTAssertEqual(r.report.imported, 6)
         XCTAssertEqual(r.report.skipped, [], "shapes are reported per kind, not as skipped entries")
         let byKind = Dictionary(uniqueKeysWithValues: shapes.lines.map { ($0.kind, $0.entries) })
-        XCTAssertEqual(byKind[.cached], [1, 2])             // _fromCache: disk, and a 304
+        XCTAssertEqual(byKind[.cached], [1, 2])  // _fromCache: disk, and a 304
         XCTAssertEqual(byKind[.preflight], [3])
-        XCTAssertEqual(byKind[.afterOnLoad], [9])           // started at 900 ms, onLoad at 800 ms
+        XCTAssertEqual(byKind[.afterOnLoad], [9])  // started at 900 ms, onLoad at 800 ms
         XCTAssertEqual(byKind[.serviceWorker], [8])
         XCTAssertEqual(byKind[.pseudoHeaders], [0])
         XCTAssertEqual(byKind[.sizeFromContent], [6])
@@ -39,10 +39,10 @@ final class HARShapesTests: XCTestCase {
         XCTAssertEqual(byPath["/v1/comments?id=42"]?.bytes, 1_234)
         XCTAssertEqual(byPath["/v1/comments?id=43"]?.bytes, 2_345)
         // Raw non-ASCII and spaces: percent-encoded as UTF-8, as a browser sends them.
-        XCTAssertEqual(byPath["/images/caf%C3%A9%20au%20lait.jpg"]?.bytes, 5_000)     // content.size (bodySize -1)
+        XCTAssertEqual(byPath["/images/caf%C3%A9%20au%20lait.jpg"]?.bytes, 5_000)  // content.size (bodySize -1)
         // Percent-encoding kept as recorded; the fragment dropped.
-        XCTAssertEqual(byPath["/fonts/%E6%96%87.woff2"]?.bytes, 7_000)                // _transferSize only
-        XCTAssertEqual(byPath["/app.js"]?.bytes, 20_000)                              // service worker: replayed
+        XCTAssertEqual(byPath["/fonts/%E6%96%87.woff2"]?.bytes, 7_000)  // _transferSize only
+        XCTAssertEqual(byPath["/app.js"]?.bytes, 20_000)  // service worker: replayed
         XCTAssertNil(byPath["/styles/main.css"], "a cache hit is not a transfer")
         XCTAssertNil(s.resources.first { $0.origin == "analytics.real.test" }, "the beacon after onLoad")
         XCTAssertEqual(s.root?.path, "/")
@@ -56,11 +56,16 @@ final class HARShapesTests: XCTestCase {
     }
 
     func testEncodedURLs() {
-        XCTAssertEqual(HARShapes.encodedURL("https://a.test/café au lait.jpg?q=ü#x"), "https://a.test/caf%C3%A9%20au%20lait.jpg?q=%C3%BC#x")
-        XCTAssertEqual(HARShapes.encodedURL("https://a.test/%E6%96%87?a=1&b=%20"), "https://a.test/%E6%96%87?a=1&b=%20", "escapes stay as they are")
+        XCTAssertEqual(
+            HARShapes.encodedURL("https://a.test/café au lait.jpg?q=ü#x"),
+            "https://a.test/caf%C3%A9%20au%20lait.jpg?q=%C3%BC#x")
+        XCTAssertEqual(
+            HARShapes.encodedURL("https://a.test/%E6%96%87?a=1&b=%20"), "https://a.test/%E6%96%87?a=1&b=%20",
+            "escapes stay as they are")
         XCTAssertEqual(HARShapes.encodedURL("https://a.test/{x}|\"y\""), "https://a.test/%7Bx%7D%7C%22y%22")
         XCTAssertEqual(HARScenarioBuilder.key("https://WWW.a.test:8443/p?q=1#frag"), "www.a.test/p?q=1")
-        XCTAssertNotEqual(HARScenarioBuilder.key("https://a.test/p?q=1"), HARScenarioBuilder.key("https://a.test/p?q=2"))
+        XCTAssertNotEqual(
+            HARScenarioBuilder.key("https://a.test/p?q=1"), HARScenarioBuilder.key("https://a.test/p?q=2"))
         XCTAssertEqual(HARScenarioBuilder.key("https://a.test/é"), "a.test/%C3%A9")
     }
 

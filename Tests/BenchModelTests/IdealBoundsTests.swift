@@ -6,13 +6,13 @@ import BenchModel
 /// The handshake part of the ideal per TLS version and resumption, and where there is no bound.
 final class IdealBoundsTests: XCTestCase {
     private let page = #"""
-    { "schemaVersion": 1, "name": "one", "origins": [ {"id": "o", "host": "o.test"} ],
-      "resources": [ {"id": "doc", "origin": "o", "path": "/", "bytes": 1000, "type": "document"} ] }
-    """#
+        { "schemaVersion": 1, "name": "one", "origins": [ {"id": "o", "host": "o.test"} ],
+          "resources": [ {"id": "doc", "origin": "o", "path": "/", "bytes": 1000, "type": "document"} ] }
+        """#
     private let bulk = #"""
-    { "schemaVersion": 1, "name": "bulk", "origins": [ {"id": "b", "host": "b.test"} ], "resources": [],
-      "bulk": {"bytes": 100000000, "direction": "download"} }
-    """#
+        { "schemaVersion": 1, "name": "bulk", "origins": [ {"id": "b", "host": "b.test"} ], "resources": [],
+          "bulk": {"bytes": 100000000, "direction": "download"} }
+        """#
 
     func testTLS12TakesFourRoundTripsAndThreeResumed() throws {
         let s = try loadScenario(page)
@@ -28,8 +28,9 @@ final class IdealBoundsTests: XCTestCase {
             let tls13Resumed = IdealPageLoad(rttMs: 50, downlinkBitsPerSecond: nil, transport: t, resumed: true)
             XCTAssertEqual(tls13Resumed.ttfbMs(s), 150, accuracy: 1e-9, "no TLS early data: still 3 RTT")
         }
-        XCTAssertEqual(IdealPageLoad(rttMs: 50, downlinkBitsPerSecond: nil, transport: .h3, tls12: true).handshakeRoundTrips, 2,
-                       "QUIC is always TLS 1.3")
+        XCTAssertEqual(
+            IdealPageLoad(rttMs: 50, downlinkBitsPerSecond: nil, transport: .h3, tls12: true).handshakeRoundTrips, 2,
+            "QUIC is always TLS 1.3")
     }
 
     func testBulkTransferOnLoopbackHasNoRateBound() throws {

@@ -9,21 +9,25 @@ import BenchCore
 ///     css  www   5,000 B  revealed after 2,000 B of doc (same connection: 1 RTT)
 ///     img  cdn  20,000 B  revealed at the end of doc    (new origin: a full handshake)
 final class IdealPageLoadTests: XCTestCase {
-    let page = Scenario(name: "hand", origins: [.init(id: "www", host: "www.hand.test"), .init(id: "cdn", host: "cdn.hand.test")],
-                        resources: [
-                            .init(id: "doc", origin: "www", path: "/", bytes: 10_000, type: .document, thinkTimeMs: 20),
-                            .init(id: "css", origin: "www", path: "/a.css", bytes: 5_000, type: .stylesheet, parent: "doc", revealAfterBytes: 2_000),
-                            .init(id: "img", origin: "cdn", path: "/b.gif", bytes: 20_000, type: .image, parent: "doc"),
-                        ])
+    let page = Scenario(
+        name: "hand", origins: [.init(id: "www", host: "www.hand.test"), .init(id: "cdn", host: "cdn.hand.test")],
+        resources: [
+            .init(id: "doc", origin: "www", path: "/", bytes: 10_000, type: .document, thinkTimeMs: 20),
+            .init(
+                id: "css", origin: "www", path: "/a.css", bytes: 5_000, type: .stylesheet, parent: "doc",
+                revealAfterBytes: 2_000),
+            .init(id: "img", origin: "cdn", path: "/b.gif", bytes: 20_000, type: .image, parent: "doc"),
+        ])
 
-    func ideal(_ t: TransportKind, zeroRTT: Bool = false, rate: Double? = 8_000_000, rtt: Double = 100) -> IdealPageLoad {
+    func ideal(_ t: TransportKind, zeroRTT: Bool = false, rate: Double? = 8_000_000, rtt: Double = 100) -> IdealPageLoad
+    {
         IdealPageLoad(rttMs: rtt, downlinkBitsPerSecond: rate, transport: t, zeroRTT: zeroRTT)
     }
 
     func testHandshakeRoundTrips() {
-        XCTAssertEqual(TransportKind.h1.handshakeRoundTrips(), 3)   // TCP + TLS 1.3 + request
+        XCTAssertEqual(TransportKind.h1.handshakeRoundTrips(), 3)  // TCP + TLS 1.3 + request
         XCTAssertEqual(TransportKind.h2.handshakeRoundTrips(), 3)
-        XCTAssertEqual(TransportKind.h3.handshakeRoundTrips(), 2)   // QUIC+TLS + request
+        XCTAssertEqual(TransportKind.h3.handshakeRoundTrips(), 2)  // QUIC+TLS + request
         XCTAssertEqual(TransportKind.h3.handshakeRoundTrips(zeroRTT: true), 1)
         XCTAssertEqual(TransportKind.h2.handshakeRoundTrips(tls12: true), 4)
     }
@@ -38,9 +42,9 @@ final class IdealPageLoadTests: XCTestCase {
 
     func testQUICPageCriticalPath() {
         XCTAssertEqual(ideal(.h3).ttfbMs(page), 220, accuracy: 1e-9)
-        XCTAssertEqual(ideal(.h3).pltMs(page), 450, accuracy: 1e-9)          // 230 + 200 + 20
+        XCTAssertEqual(ideal(.h3).pltMs(page), 450, accuracy: 1e-9)  // 230 + 200 + 20
         XCTAssertEqual(ideal(.h3, zeroRTT: true).ttfbMs(page), 120, accuracy: 1e-9)
-        XCTAssertEqual(ideal(.h3, zeroRTT: true).pltMs(page), 250, accuracy: 1e-9) // 130 + 100 + 20
+        XCTAssertEqual(ideal(.h3, zeroRTT: true).pltMs(page), 250, accuracy: 1e-9)  // 130 + 100 + 20
     }
 
     func testWithoutARateOnlyRoundTripsAndThinkTimeCount() {
@@ -56,8 +60,9 @@ final class IdealPageLoadTests: XCTestCase {
     }
 
     func testBulkTransferIsHandshakePlusSerialization() {
-        let bulk = Scenario(name: "bulk", origins: [.init(id: "o", host: "o.test")], resources: [],
-                            bulk: .init(direction: .download, bytes: 1_000_000))
+        let bulk = Scenario(
+            name: "bulk", origins: [.init(id: "o", host: "o.test")], resources: [],
+            bulk: .init(direction: .download, bytes: 1_000_000))
         XCTAssertEqual(ideal(.h1).pltMs(bulk), 300 + 1_000, accuracy: 1e-9)
         XCTAssertEqual(ideal(.h3).pltMs(bulk), 200 + 1_000, accuracy: 1e-9)
     }

@@ -33,8 +33,12 @@ final class MetricCatalogueTests: XCTestCase {
         for metric in RunMetrics.catalogue {
             if let ideal = metric.idealName { XCTAssertNotNil(RunMetrics.metric(named: ideal), ideal) }
         }
-        XCTAssertEqual(RunMetrics.names, ["pltMs", "ttfbMs", "handshakeMs", "goodputMbps", "bytes", "requests",
-                                          "connections"])
+        XCTAssertEqual(
+            RunMetrics.names,
+            [
+                "pltMs", "ttfbMs", "handshakeMs", "goodputMbps", "bytes", "requests",
+                "connections",
+            ])
         XCTAssertNil(RunMetrics().value(named: "noSuchMetric"))
     }
 }

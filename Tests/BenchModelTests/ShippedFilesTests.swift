@@ -11,20 +11,25 @@ final class ShippedFilesTests: XCTestCase {
 
     func files(_ dir: String) throws -> [String] {
         let d = scenarios.appendingPathComponent(dir).path
-        return try FileManager.default.contentsOfDirectory(atPath: d).filter { $0.hasSuffix(".json") }.sorted().map { d + "/" + $0 }
+        return try FileManager.default.contentsOfDirectory(atPath: d).filter { $0.hasSuffix(".json") }.sorted().map {
+            d + "/" + $0
+        }
     }
 
     func testPagesValidateAndMatchTheirPresets() throws {
         let pages = try files("pages")
-        XCTAssertEqual(Set(pages.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }),
-                       Set(ScenarioPreset.allCases.map(\.rawValue)))
+        XCTAssertEqual(
+            Set(pages.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }),
+            Set(ScenarioPreset.allCases.map(\.rawValue)))
         for path in pages {
             let s = try Scenario.load(from: path)
             for o in s.origins { XCTAssertTrue(o.host.hasSuffix(".test"), "\(path): \(o.host) is not under .test") }
             let preset = try XCTUnwrap(ScenarioPreset(rawValue: s.name), path)
             // Regenerating the preset gives the committed file byte for byte.
             let data = try JSONFile.encode(try preset.scenario())
-            XCTAssertEqual(data, FileManager.default.contents(atPath: path), "\(path) differs from 'netbench scenario generate --preset \(preset.rawValue)'")
+            XCTAssertEqual(
+                data, FileManager.default.contents(atPath: path),
+                "\(path) differs from 'netbench scenario generate --preset \(preset.rawValue)'")
         }
     }
 
@@ -40,15 +45,19 @@ final class ShippedFilesTests: XCTestCase {
         let h = try Scenario.load(from: scenarios.appendingPathComponent("pages/heavy-p90.json").path)
         XCTAssertEqual(h.resources.count, 170)
         let spa = try Scenario.load(from: scenarios.appendingPathComponent("pages/spa-deep-chain.json").path)
-        XCTAssertGreaterThanOrEqual(spa.depth, 7)   // ≥ 6 levels below the document
+        XCTAssertGreaterThanOrEqual(spa.depth, 7)  // ≥ 6 levels below the document
         var chain = 0
-        var cur = spa.resources.first { $0.type == .script && $0.parent == spa.root?.id && spa.children(of: $0.id).contains { $0.type == .script } }
+        var cur = spa.resources.first {
+            $0.type == .script && $0.parent == spa.root?.id && spa.children(of: $0.id).contains { $0.type == .script }
+        }
         while let c = cur { chain += 1; cur = spa.children(of: c.id).first { $0.type == .script } }
         XCTAssertGreaterThanOrEqual(chain, 6)
         let api = try Scenario.load(from: scenarios.appendingPathComponent("pages/api-small-json.json").path)
         XCTAssertTrue(api.resources.filter { $0.type == .xhr }.allSatisfy { $0.bytes <= 10_000 })
-        for (name, dir, bytes) in [("bulk-10MB-download", Scenario.Bulk.Direction.download, Int64(10_000_000)),
-                                   ("bulk-10MB-upload", .upload, 10_000_000), ("bulk-100MB-download", .download, 100_000_000)] {
+        for (name, dir, bytes) in [
+            ("bulk-10MB-download", Scenario.Bulk.Direction.download, Int64(10_000_000)),
+            ("bulk-10MB-upload", .upload, 10_000_000), ("bulk-100MB-download", .download, 100_000_000),
+        ] {
             let b = try Scenario.load(from: scenarios.appendingPathComponent("pages/\(name).json").path)
             XCTAssertEqual(b.bulk, .init(direction: dir, bytes: bytes))
         }
@@ -57,49 +66,67 @@ final class ShippedFilesTests: XCTestCase {
     func testProfilesValidate() throws {
         let paths = try files("profiles")
         let names = Set(paths.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
-        let required = ["Cable", "DSL", "3G", "3GFast", "3GSlow", "4G", "LTE", "Edge", "2G", "FIOS", "loopback", "WiFi",
-                        "ATT-LTE-driving", "TMobile-UMTS-driving", "Verizon-LTE-short", "3G-loss2", "3G-loss5",
-                        "lossy-high-rtt", "interop"]
+        let required = [
+            "Cable", "DSL", "3G", "3GFast", "3GSlow", "4G", "LTE", "Edge", "2G", "FIOS", "loopback", "WiFi",
+            "ATT-LTE-driving", "TMobile-UMTS-driving", "Verizon-LTE-short", "3G-loss2", "3G-loss5",
+            "lossy-high-rtt", "interop",
+        ]
         XCTAssertTrue(Set(required).isSubset(of: names), "missing: \(Set(required).subtracting(names).sorted())")
         let tracesPresent = FileManager.default.fileExists(atPath: scenarios.appendingPathComponent("traces").path)
-        let traceFiles = ["ATT-LTE-driving-2016", "TMobile-UMTS-driving", "Verizon-LTE-short"].flatMap { ["../traces/\($0).down", "../traces/\($0).up"] }
+        let traceFiles = ["ATT-LTE-driving-2016", "TMobile-UMTS-driving", "Verizon-LTE-short"].flatMap {
+            ["../traces/\($0).down", "../traces/\($0).up"]
+        }
         var bursty = false
         for path in paths {
             let p = try JSONFile.load(Profile.self, from: path)
             try p.validate(file: path)
-            XCTAssertEqual(p.name, URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent, "the file is named after the profile")
+            XCTAssertEqual(
+                p.name, URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent,
+                "the file is named after the profile")
             XCTAssertNotNil(p.source, "\(path): every profile states its source")
             XCTAssertEqual(p.schemaVersion, 1)
-            for t in [p.downTrace, p.upTrace].compactMap({ $0 }) { XCTAssertTrue(traceFiles.contains(t), "\(path): \(t)") }
+            for t in [p.downTrace, p.upTrace].compactMap({ $0 }) {
+                XCTAssertTrue(traceFiles.contains(t), "\(path): \(t)")
+            }
             // With the traces in place (Scenarios/traces), the full load resolves them too.
             if tracesPresent { XCTAssertNoThrow(try Profile.load(from: path)) }
             if p.lossModel?.type == "gilbert-elliott" { bursty = true }
         }
         XCTAssertTrue(bursty, "a bursty Gilbert-Elliott profile")
         let wpt: [String: (Double, Double, Double)] = [
-            "Cable": (5e6, 1e6, 28), "DSL": (1.5e6, 384e3, 50), "3GSlow": (400e3, 400e3, 400), "3G": (1.6e6, 768e3, 300),
+            "Cable": (5e6, 1e6, 28), "DSL": (1.5e6, 384e3, 50), "3GSlow": (400e3, 400e3, 400),
+            "3G": (1.6e6, 768e3, 300),
             "3GFast": (1.6e6, 768e3, 150), "4G": (9e6, 9e6, 170), "LTE": (12e6, 12e6, 70), "Edge": (240e3, 200e3, 840),
             "2G": (280e3, 256e3, 800), "FIOS": (20e6, 5e6, 4),
         ]
         for (name, (down, up, rtt)) in wpt {
-            let p = try JSONFile.load(Profile.self, from: scenarios.appendingPathComponent("profiles/\(name).json").path)
+            let p = try JSONFile.load(
+                Profile.self, from: scenarios.appendingPathComponent("profiles/\(name).json").path)
             XCTAssertEqual(p.down?.bitsPerSecond ?? 0, down, accuracy: 1, name)
             XCTAssertEqual(p.up?.bitsPerSecond ?? 0, up, accuracy: 1, name)
-            XCTAssertEqual(p.rtt?.milliseconds ?? 0, rtt, accuracy: 1e-9, "\(name): WebPageTest's RTT is the round trip")
+            XCTAssertEqual(
+                p.rtt?.milliseconds ?? 0, rtt, accuracy: 1e-9, "\(name): WebPageTest's RTT is the round trip")
         }
-        let loop = try JSONFile.load(Profile.self, from: scenarios.appendingPathComponent("profiles/loopback.json").path)
+        let loop = try JSONFile.load(
+            Profile.self, from: scenarios.appendingPathComponent("profiles/loopback.json").path)
         XCTAssertFalse(loop.isEmulated)
-        let interop = try JSONFile.load(Profile.self, from: scenarios.appendingPathComponent("profiles/interop.json").path)
+        let interop = try JSONFile.load(
+            Profile.self, from: scenarios.appendingPathComponent("profiles/interop.json").path)
         XCTAssertEqual(interop.queue, .packets(25))
         XCTAssertEqual(interop.rtt?.milliseconds, 30)
     }
 
     func testSuitesValidateAndReferToWhatExists() throws {
-        let profileNames = Set(try files("profiles").map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
+        let profileNames = Set(
+            try files("profiles").map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
         let paths = try files("suites")
-        XCTAssertEqual(Set(paths.map { URL(fileURLWithPath: $0).lastPathComponent }),
-                       ["default.json", "weak-network.json", "throughput.json", "ci-smoke.json", "migration.json",
-                        "quic-claim.json", "quic-claim-repeat.json", "quic-claim-chromium.json", "interop-goodput.json", "interop-crosstraffic.json", "wolsing2019.json"])
+        XCTAssertEqual(
+            Set(paths.map { URL(fileURLWithPath: $0).lastPathComponent }),
+            [
+                "default.json", "weak-network.json", "throughput.json", "ci-smoke.json", "migration.json",
+                "quic-claim.json", "quic-claim-repeat.json", "quic-claim-chromium.json", "interop-goodput.json",
+                "interop-crosstraffic.json", "wolsing2019.json",
+            ])
         for path in paths {
             let s = try Suite.load(from: path)
             XCTAssertNotNil(s.seed, "\(path): fixed seed")
@@ -127,9 +154,11 @@ final class ShippedFilesTests: XCTestCase {
         for sc in s.scenarios {
             let page = try Scenario.load(from: sc)
             for name in s.profiles {
-                let p = try JSONFile.load(Profile.self, from: scenarios.appendingPathComponent("profiles/\(name).json").path)
+                let p = try JSONFile.load(
+                    Profile.self, from: scenarios.appendingPathComponent("profiles/\(name).json").path)
                 for t in s.transports {
-                    let ideal = IdealPageLoad(rttMs: p.rtt?.milliseconds ?? 0.1, downlinkBitsPerSecond: p.down?.bitsPerSecond, transport: t)
+                    let ideal = IdealPageLoad(
+                        rttMs: p.rtt?.milliseconds ?? 0.1, downlinkBitsPerSecond: p.down?.bitsPerSecond, transport: t)
                     seconds += ideal.pltMs(page) / 1000 * Double(6 + (s.warmupRuns ?? 0))
                 }
             }

@@ -6,7 +6,9 @@ import BenchModel
 /// `"tlsRecords"` in suites: read as `TLSRecordPolicy` would, refused with file and key otherwise.
 final class SuiteTLSRecordsTests: XCTestCase {
     private func suite(tlsRecords: String) throws -> Suite {
-        let json = #"{"schemaVersion": 1, "name": "s", "scenarios": ["a.json"], "profiles": ["LTE"], "transports": ["h2"], "runs": 3, "tlsRecords": "\#(tlsRecords)"}"#
+        let json =
+            #"{"schemaVersion": 1, "name": "s", "scenarios": ["a.json"], "profiles": ["LTE"], "transports": ["h2"], "#
+                + #""runs": 3, "tlsRecords": "\#(tlsRecords)"}"#
         let s = try JSONFile.decode(Suite.self, from: Data(json.utf8), file: "s.json")
         try s.validate(file: "s.json")
         return s
@@ -20,7 +22,9 @@ final class SuiteTLSRecordsTests: XCTestCase {
 
     func testRefusedValueNamesFileKeyAndValue() {
         let m = errorMessage { _ = try suite(tlsRecords: "64KiB") }
-        XCTAssertEqual(m, "s.json: tlsRecords: '64KiB' is not 'dynamic', '16k' or a record size from 512 B to 16 KiB (e.g. '4KiB')")
+        XCTAssertEqual(
+            m, "s.json: tlsRecords: '64KiB' is not 'dynamic', '16k' or a record size from 512 B to 16 KiB (e.g. '4KiB')"
+        )
         do { _ = try suite(tlsRecords: "x"); XCTFail("accepted 'x'") } catch let e as BenchError {
             XCTAssertEqual(e.exitCode, .dataError, "bad input data exits 65")
         } catch { XCTFail("\(error)") }

@@ -20,16 +20,20 @@ final class ChromiumLoadTests: XCTestCase {
         }
     }
 
-    func load(_ path: String, transports: [TransportKind], clients: [RunClient] = [.chromium], runs: Int = 1,
-              timeout: Nanoseconds = .seconds(60)) throws -> ResultsFile {
+    func load(
+        _ path: String, transports: [TransportKind], clients: [RunClient] = [.chromium], runs: Int = 1,
+        timeout: Nanoseconds = .seconds(60)
+    ) throws -> ResultsFile {
         let scenario = try Scenario.load(from: path)
         let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "chromium", scenarios: [(path, scenario)], profiles: [.loopback],
-                                 transports: transports, runs: runs, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "chromium", scenarios: [(path, scenario)], profiles: [.loopback],
+            transports: transports, runs: runs, outputDirectory: out)
         request.pageLoads.timeout = timeout
         request.pageLoads.clients = clients
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         assertNoBrowserLeft()
         return results
     }
@@ -54,7 +58,9 @@ final class ChromiumLoadTests: XCTestCase {
             let want = ChromiumResults.nextHopProtocol(run.transport)
             XCTAssertEqual(run.requests.count, scenario.resources.count, t)
             for res in scenario.resources {
-                guard let req = run.requests.first(where: { $0.id == res.id }) else { XCTFail("\(t) \(res.id) not loaded"); continue }
+                guard let req = run.requests.first(where: { $0.id == res.id }) else {
+                    XCTFail("\(t) \(res.id) not loaded"); continue
+                }
                 XCTAssertEqual(req.protocol, want, "\(t) \(res.id) protocol")
                 XCTAssertEqual(req.bytes, res.bytes, "\(t) \(res.id) bytes")
                 XCTAssertEqual(req.status, 200, "\(t) \(res.id) status")

@@ -17,7 +17,9 @@ import NetbenchCommands
 /// over h1, h2 and h3; first paint ≤ FCP ≤ LCP and FCP ≤ the load event.
 final class ChromiumPaintTests: XCTestCase {
     override func setUpWithError() throws {
-        if ChromiumBrowser.locate() == nil { try missingPrerequisite("Chromium is not installed: " + ChromiumBrowser.installHint) }
+        if ChromiumBrowser.locate() == nil {
+            try missingPrerequisite("Chromium is not installed: " + ChromiumBrowser.installHint)
+        }
     }
 
     func testFCPWaitsForTheBlockingStylesheetAndLCPForTheLargeImage() throws {
@@ -25,11 +27,13 @@ final class ChromiumPaintTests: XCTestCase {
         let scenario = try Scenario.load(from: path)
         let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "paint", scenarios: [(path, scenario)], profiles: [.loopback],
-                                 transports: [.h1, .h2, .h3], runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "paint", scenarios: [(path, scenario)], profiles: [.loopback],
+            transports: [.h1, .h2, .h3], runs: 1, outputDirectory: out)
         request.pageLoads.timeout = .seconds(60)
         request.pageLoads.clients = [.chromium]
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         XCTAssertEqual(results.runs.count, 3)
         for run in results.runs {
             let t = run.transport.rawValue
@@ -39,8 +43,11 @@ final class ChromiumPaintTests: XCTestCase {
             let fcp = try XCTUnwrap(run.metrics.firstContentfulPaintMs, "\(t): no FCP")
             let lcp = try XCTUnwrap(run.metrics.largestContentfulPaintMs, "\(t): no LCP")
             // Nothing paints before the render-blocking stylesheet has arrived…
-            XCTAssertGreaterThanOrEqual(fcp, css, "\(t): FCP \(fcp) ms before the blocking stylesheet's last byte \(css) ms")
-            if let fp = run.metrics.firstPaintMs { XCTAssertGreaterThanOrEqual(fp, css, "\(t): first paint before the stylesheet") }
+            XCTAssertGreaterThanOrEqual(
+                fcp, css, "\(t): FCP \(fcp) ms before the blocking stylesheet's last byte \(css) ms")
+            if let fp = run.metrics.firstPaintMs {
+                XCTAssertGreaterThanOrEqual(fp, css, "\(t): first paint before the stylesheet")
+            }
             // …the text paints before the image arrives…
             XCTAssertLessThan(fcp, hero, "\(t): FCP \(fcp) ms not before the image's last byte \(hero) ms")
             // …and the largest paint is the image, drawn once its last byte is in: LCP − FCP is the image's lateness.
@@ -59,11 +66,13 @@ final class ChromiumPaintTests: XCTestCase {
         let path = Fixture.path("paint-page.json")
         let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "paint", scenarios: [(path, try Scenario.load(from: path))], profiles: [.loopback],
-                                 transports: [.h2], runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "paint", scenarios: [(path, try Scenario.load(from: path))], profiles: [.loopback],
+            transports: [.h2], runs: 1, outputDirectory: out)
         request.pageLoads.clients = [.chromium]
         request.pageLoads.filmstrip = true
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         XCTAssertEqual(results.runs.count, 1, "the filmstrip load is not a run")
         XCTAssertNil(results.runs[0].frames)
         let strip = try XCTUnwrap(results.filmstrips?.first)
@@ -77,7 +86,8 @@ final class ChromiumPaintTests: XCTestCase {
         let fcp = try XCTUnwrap(strip.firstContentfulPaintMs), lcp = try XCTUnwrap(strip.largestContentfulPaintMs)
         // Something painted before the text (a blank page), something around FCP, and a frame once the image showed.
         let at = { (ms: Double) in strip.frameIndex(at: ms) }
-        XCTAssertGreaterThanOrEqual(Set(strip.frames.map(\.jpeg)).count, 3, "blank, text, image: \(strip.frames.map(\.ms))")
+        XCTAssertGreaterThanOrEqual(
+            Set(strip.frames.map(\.jpeg)).count, 3, "blank, text, image: \(strip.frames.map(\.ms))")
         XCTAssertNotEqual(at(fcp - 50), at(lcp + 100), "the frames before FCP and after LCP differ")
     }
 }

@@ -13,20 +13,29 @@ import TestSupport
 final class ChromiumResultsTests: XCTestCase {
     func scenario() throws -> Scenario { try Scenario.load(from: Fixture.path("small-page.json")) }
 
-    func entry(_ url: String, start: Double, end: Double, bytes: Int64, proto: String = "h2") -> BrowserReport.TimingEntry {
-        BrowserReport.TimingEntry(name: url, startTime: start, fetchStart: start, connectStart: start, secureConnectionStart: start,
-                                  connectEnd: start, requestStart: start + 1, responseStart: start + 2, responseEnd: end,
-                                  encodedBodySize: bytes, transferSize: bytes + 100, nextHopProtocol: proto, responseStatus: 200,
-                                  loadEventEnd: nil)
+    func entry(_ url: String, start: Double, end: Double, bytes: Int64, proto: String = "h2")
+        -> BrowserReport.TimingEntry
+    {
+        BrowserReport.TimingEntry(
+            name: url, startTime: start, fetchStart: start, connectStart: start, secureConnectionStart: start,
+            connectEnd: start, requestStart: start + 1, responseStart: start + 2, responseEnd: end,
+            encodedBodySize: bytes, transferSize: bytes + 100, nextHopProtocol: proto, responseStatus: 200,
+            loadEventEnd: nil)
     }
 
     /// Every resource fetched over `proto`, one after the other; the document's connection new, the rest reused.
-    func report(_ s: Scenario, urls: [String: String], proto: String = "h2", iframeOffset: Double? = nil) -> BrowserReport {
+    func report(_ s: Scenario, urls: [String: String], proto: String = "h2", iframeOffset: Double? = nil)
+        -> BrowserReport
+    {
         var resources: [BrowserReport.TimingEntry] = [], responses: [String: BrowserReport.NetworkResponse] = [:]
         var nav: [BrowserReport.TimingEntry] = []
         for (i, r) in s.resources.enumerated() {
             var e = entry(urls[r.id]!, start: Double(i) * 10, end: Double(i) * 10 + 5, bytes: r.bytes, proto: proto)
-            if r.parent == nil { e.connectStart = 1; e.connectEnd = 3; e.loadEventEnd = 60; nav.append(e) } else { resources.append(e) }
+            if r.parent == nil {
+                e.connectStart = 1; e.connectEnd = 3; e.loadEventEnd = 60; nav.append(e)
+            } else {
+                resources.append(e)
+            }
             var n = BrowserReport.NetworkResponse()
             n.protocolName = proto
             n.connectionID = r.origin == "main" ? 7 : 9
@@ -35,7 +44,9 @@ final class ChromiumResultsTests: XCTestCase {
             n.tlsVersion = "TLS 1.3"
             responses[ChromiumResults.key(url: urls[r.id]!)] = n
         }
-        return BrowserReport(frames: [BrowserReport.FrameTimings(timeOrigin: 1_000_000, navigation: nav, resources: resources)], responses: responses)
+        return BrowserReport(
+            frames: [BrowserReport.FrameTimings(timeOrigin: 1_000_000, navigation: nav, resources: resources)],
+            responses: responses)
     }
 
     func setup(_ t: TransportKind = .h2) throws -> (ChromiumResults, [String: String]) {
@@ -94,7 +105,7 @@ final class ChromiumResultsTests: XCTestCase {
     func testIframeEntriesArePlacedOnTheTopFramesClock() throws {
         let (results, urls) = try setup()
         var rep = report(results.scenario, urls: urls)
-        let moved = rep.frames[0].resources.removeLast()   // "big", as if an iframe had fetched it
+        let moved = rep.frames[0].resources.removeLast()  // "big", as if an iframe had fetched it
         rep.frames.append(BrowserReport.FrameTimings(timeOrigin: 1_000_000 + 40, navigation: [], resources: [moved]))
         let r = results.records(rep)
         XCTAssertNil(r.failure)
@@ -103,21 +114,27 @@ final class ChromiumResultsTests: XCTestCase {
     }
 
     func testURLKeysIgnoreHostCasePortAndPercentEncoding() {
-        XCTAssertEqual(ChromiumResults.key(url: "https://WWW.Shop.test:4433/a%20b.css"), ChromiumResults.key(url: "https://www.shop.test/a b.css"))
+        XCTAssertEqual(
+            ChromiumResults.key(url: "https://WWW.Shop.test:4433/a%20b.css"),
+            ChromiumResults.key(url: "https://www.shop.test/a b.css"))
         XCTAssertEqual(ChromiumResults.key(url: "https://a.test:1"), "a.test/")
         XCTAssertEqual(ChromiumResults.key(url: "https://a.test/x#frag"), "a.test/x")
     }
 
     func testFlagsHoldTheBrowserToTheRunsProtocol() {
         func args(_ t: TransportKind) -> [String] {
-            ChromiumFlags(transport: t, hosts: ["www.shop.test", "cdn.shop.test", "WWW.shop.test"], serverAddress: "10.0.0.2",
-                          port: 4433, publicKeyPins: ["AAA=", "BBB="]).arguments
+            ChromiumFlags(
+                transport: t, hosts: ["www.shop.test", "cdn.shop.test", "WWW.shop.test"], serverAddress: "10.0.0.2",
+                port: 4433, publicKeyPins: ["AAA=", "BBB="]
+            ).arguments
         }
         for t in TransportKind.allCases {
             let a = args(t)
             XCTAssertTrue(a.contains("--headless"))
             XCTAssertTrue(a.contains("--ignore-certificate-errors-spki-list=AAA=,BBB="))
-            XCTAssertTrue(a.contains("--host-resolver-rules=MAP www.shop.test 10.0.0.2, MAP cdn.shop.test 10.0.0.2, MAP * ~NOTFOUND"))
+            XCTAssertTrue(
+                a.contains(
+                    "--host-resolver-rules=MAP www.shop.test 10.0.0.2, MAP cdn.shop.test 10.0.0.2, MAP * ~NOTFOUND"))
             XCTAssertFalse(a.contains { $0.hasPrefix("--user-data-dir") }, "added per launch")
         }
         XCTAssertTrue(args(.h1).contains("--disable-http2"))
@@ -136,14 +153,19 @@ final class ChromiumResultsTests: XCTestCase {
         XCTAssertEqual(Data(base64Encoded: pin)?.count, 32)
         XCTAssertNotEqual(pin, try credentials.identities[0].leafPublicKeySHA256Base64(), "one key per leaf")
         // The same value as the openssl pipeline Chromium's documentation gives.
-        try require(FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
-                    "openssl (the command) is not installed, to cross-check the pin")
+        try require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
+            "openssl (the command) is not installed, to cross-check the pin")
         let pem = NSTemporaryDirectory() + "netbench-pin-\(UUID().uuidString).pem"
         try credentials.identities[1].certificateChainPEM.write(toFile: pem, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: pem) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "openssl x509 -in '\(pem)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"]
+        p.arguments = [
+            "-c",
+            "openssl x509 -in '\(pem)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 "
+                + "-binary | base64",
+        ]
         let out = Pipe()
         p.standardOutput = out
         try p.run()
@@ -155,11 +177,20 @@ final class ChromiumResultsTests: XCTestCase {
     func testTrackerWaitsForTheLoadEventAndEveryExpectedURLAndNamesFailures() {
         let tracker = NetworkTracker(expected: ["a.test/": "doc", "a.test/x.css": "css"])
         tracker.session = "S"
-        func event(_ m: String, _ p: [String: Any], session: String = "S") { tracker.handle(DevToolsPipe.Event(method: m, params: p, sessionID: session)) }
+        func event(_ m: String, _ p: [String: Any], session: String = "S") {
+            tracker.handle(DevToolsPipe.Event(method: m, params: p, sessionID: session))
+        }
         event("Network.requestWillBeSent", ["requestId": "1", "request": ["url": "https://a.test:9/"]])
         event("Network.requestWillBeSent", ["requestId": "2", "request": ["url": "https://a.test:9/x.css"]])
-        event("Network.responseReceived", ["requestId": "2", "response": ["protocol": "h3", "connectionId": 12, "connectionReused": false,
-                                                                          "remoteIPAddress": "10.0.0.2", "remotePort": 9, "status": 200]])
+        event(
+            "Network.responseReceived",
+            [
+                "requestId": "2",
+                "response": [
+                    "protocol": "h3", "connectionId": 12, "connectionReused": false,
+                    "remoteIPAddress": "10.0.0.2", "remotePort": 9, "status": 200,
+                ],
+            ])
         event("Network.loadingFinished", ["requestId": "1"])
         event("Page.loadEventFired", [:], session: "other")
         XCTAssertFalse(tracker.isComplete)
@@ -171,8 +202,14 @@ final class ChromiumResultsTests: XCTestCase {
         XCTAssertEqual(tracker.responses["a.test/x.css"]?.remoteAddress, "10.0.0.2:9")
 
         let failing = NetworkTracker(expected: ["a.test/x.css": "css"])
-        failing.handle(DevToolsPipe.Event(method: "Network.requestWillBeSent", params: ["requestId": "2", "request": ["url": "https://a.test/x.css"]], sessionID: nil))
-        failing.handle(DevToolsPipe.Event(method: "Network.loadingFailed", params: ["requestId": "2", "errorText": "net::ERR_QUIC_PROTOCOL_ERROR"], sessionID: nil))
+        failing.handle(
+            DevToolsPipe.Event(
+                method: "Network.requestWillBeSent",
+                params: ["requestId": "2", "request": ["url": "https://a.test/x.css"]], sessionID: nil))
+        failing.handle(
+            DevToolsPipe.Event(
+                method: "Network.loadingFailed",
+                params: ["requestId": "2", "errorText": "net::ERR_QUIC_PROTOCOL_ERROR"], sessionID: nil))
         XCTAssertEqual(failing.failure, "css (https://a.test/x.css): net::ERR_QUIC_PROTOCOL_ERROR")
     }
 }

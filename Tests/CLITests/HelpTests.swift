@@ -28,12 +28,17 @@ final class HelpTests: XCTestCase {
             if c.subcommands.isEmpty {
                 XCTAssertFalse(c.examples.isEmpty, "\(path) declares no example")
                 XCTAssertFalse(c.exitCodes.isEmpty, "\(path) declares no exit code")
-                XCTAssertTrue(c.exitCodes.contains { $0.code == 64 } || path.last == "version", "\(path) documents no usage exit")
+                XCTAssertTrue(
+                    c.exitCodes.contains { $0.code == 64 } || path.last == "version", "\(path) documents no usage exit")
                 for e in c.examples { XCTAssertTrue(help.contains(e), "\(path) help lacks example \(e)") }
-                for e in c.exitCodes { XCTAssertTrue(help.contains("  \(e.code) "), "\(path) help lacks exit code \(e.code)") }
+                for e in c.exitCodes {
+                    XCTAssertTrue(help.contains("  \(e.code) "), "\(path) help lacks exit code \(e.code)")
+                }
                 XCTAssertTrue(help.contains("-h, --help"))
             } else {
-                for s in c.subcommands { XCTAssertTrue(help.contains("  " + s.configuration.name + " "), "\(path) lists no \(s)") }
+                for s in c.subcommands {
+                    XCTAssertTrue(help.contains("  " + s.configuration.name + " "), "\(path) lists no \(s)")
+                }
             }
             XCTAssertFalse(help.split(separator: "\n").contains { $0.count > 140 }, "\(path): a line runs away")
         }
@@ -70,7 +75,9 @@ final class HelpTests: XCTestCase {
 
     func testTopLevelHelpListsEveryCommandIndentedAndNothingElse() {
         let help = HelpFormatter.help(for: Netbench.self, path: ["netbench"])
-        let listed = help.split(separator: "\n").filter { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
+        let listed = help.split(separator: "\n").filter { $0.hasPrefix("  ") }.compactMap {
+            $0.split(separator: " ").first.map(String.init)
+        }
         XCTAssertEqual(listed, Netbench.configuration.subcommands.map { $0.configuration.name })
     }
 

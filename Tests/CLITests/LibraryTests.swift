@@ -11,7 +11,7 @@ final class LibraryTests: XCTestCase {
         let t = Program.tempDirectory(self)
         let bin = t + "/prefix/bin/netbench"
         try FileManager.default.createDirectory(atPath: t + "/prefix/bin", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: bin, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: bin, contents: Data()))
         let cwd = t + "/work"
         try FileManager.default.createDirectory(atPath: cwd, withIntermediateDirectories: true)
 
@@ -33,13 +33,15 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(l.source, .environment)
         XCTAssertEqual(l.root, t + "/home/Scenarios")
         // NETBENCH_HOME may also be an installed library itself.
-        l = Library.locate(executablePath: bin, environment: ["NETBENCH_HOME": t + "/prefix/share/netbench"], currentDirectory: cwd)
+        l = Library.locate(
+            executablePath: bin, environment: ["NETBENCH_HOME": t + "/prefix/share/netbench"], currentDirectory: cwd)
         XCTAssertEqual(l.root, t + "/prefix/share/netbench")
 
         // A binary inside a checkout finds the checkout's library before the current directory's.
         try makeLibrary(t + "/checkout/Scenarios")
         try FileManager.default.createDirectory(atPath: t + "/checkout/.build/debug", withIntermediateDirectories: true)
-        l = Library.locate(executablePath: t + "/checkout/.build/debug/netbench", environment: [:], currentDirectory: cwd)
+        l = Library.locate(
+            executablePath: t + "/checkout/.build/debug/netbench", environment: [:], currentDirectory: cwd)
         XCTAssertEqual(l.source, .checkout)
         XCTAssertEqual(l.root, t + "/checkout/Scenarios")
     }

@@ -24,7 +24,8 @@ final class MetricsPushAnswerTests: XCTestCase {
     }
 
     func testARefusalNamesTheStatusAndTheBodyWithoutChunkFraming() {
-        let chunked = "HTTP/1.1 400 Bad Request\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunked =
+            "HTTP/1.1 400 Bad Request\r\nTransfer-Encoding: chunked\r\n\r\n"
             + "4\r\nbad \r\n7\r\nmetric\n\r\n0\r\n\r\n"
         let refused = "\(url): the Pushgateway refused the metrics: "
         XCTAssertEqual(message(chunked), refused + "HTTP/1.1 400 Bad Request: bad metric")

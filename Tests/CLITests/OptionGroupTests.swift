@@ -22,8 +22,9 @@ final class OptionGroupTests: XCTestCase {
 
     struct Upload: ParsableCommand {
         static var configuration: CommandConfiguration {
-            CommandConfiguration(name: "upload", abstract: "send files", examples: ["tool upload f"],
-                                 exitCodes: [ExitCodeDoc(.usage, "usage")])
+            CommandConfiguration(
+                name: "upload", abstract: "send files", examples: ["tool upload f"],
+                exitCodes: [ExitCodeDoc(.usage, "usage")])
         }
         @Argument("FILE", help: "what to send") var file: String
         @OptionGroup var limits: Limits
@@ -33,8 +34,9 @@ final class OptionGroupTests: XCTestCase {
 
     struct Copy: ParsableCommand {
         static var configuration: CommandConfiguration {
-            CommandConfiguration(name: "copy", abstract: "copy a tree", examples: ["tool copy"],
-                                 exitCodes: [ExitCodeDoc(.usage, "usage")])
+            CommandConfiguration(
+                name: "copy", abstract: "copy a tree", examples: ["tool copy"],
+                exitCodes: [ExitCodeDoc(.usage, "usage")])
         }
         @OptionGroup var limits: Limits
     }
@@ -58,8 +60,9 @@ final class OptionGroupTests: XCTestCase {
     }
 
     func testParsingFillsTheGroupsValueAmongTheCommandsOwnOptions() throws {
-        let u = try ArgumentParser.parse(Upload.self,
-                                         ["--rate=2Mbit", "f", "--to", "h", "-v", "--burst", "4KiB", "--strict"])
+        let u = try ArgumentParser.parse(
+            Upload.self,
+            ["--rate=2Mbit", "f", "--to", "h", "-v", "--burst", "4KiB", "--strict"])
         XCTAssertEqual(u.file, "f")
         XCTAssertEqual(u.to, "h")
         XCTAssertEqual(u.limits.rate, 2e6)
@@ -92,10 +95,12 @@ final class OptionGroupTests: XCTestCase {
         let upload = HelpFormatter.help(for: Upload.self, path: ["tool", "upload"])
         let usage = "usage: tool upload FILE [--rate R] [--burst SIZE] [--strict] [--to HOST] [--verbose]\n"
         XCTAssertTrue(upload.hasPrefix(usage), upload)
-        let own = "options:\n  --to HOST               where to\n  -v, --verbose           say more\n"
+        let own =
+            "options:\n  --to HOST               where to\n  -v, --verbose           say more\n"
             + "  -h, --help              show this help\n"
         XCTAssertTrue(upload.contains(own), upload)
-        let section = "limit options:\n  --rate R                a rate limit\n"
+        let section =
+            "limit options:\n  --rate R                a rate limit\n"
             + "  --burst SIZE            bytes sent at once (default: 1000)\n"
             + "  --strict                refuse to exceed\n"
         XCTAssertTrue(upload.contains(section), upload)
@@ -118,10 +123,12 @@ final class OptionGroupTests: XCTestCase {
 
     func testDuplicateAndReservedNamesAreFoundAndRefusedNamingWhoDeclaresThem() {
         XCTAssertEqual(CommandDeclarations(of: Upload.self).problems, [])
-        XCTAssertEqual(CommandDeclarations(of: Clash.self).problems, [
-            "--rate is declared 2 times: by Clash and by Limits",
-            "--help is reserved for help, but declared by Clash",
-        ])
+        XCTAssertEqual(
+            CommandDeclarations(of: Clash.self).problems,
+            [
+                "--rate is declared 2 times: by Clash and by Limits",
+                "--help is reserved for help, but declared by Clash",
+            ])
         XCTAssertThrowsError(try ArgumentParser.parse(Clash.self, [])) { e in
             XCTAssertEqual("\(e)", "--rate is declared 2 times: by Clash and by Limits")
         }

@@ -30,26 +30,36 @@ final class OutputModeTests: XCTestCase {
         XCTAssertEqual(summary?["results"] as? String, dir + "/b/results.json")
         let cells = summary?["cells"] as? [[String: Any]] ?? []
         XCTAssertEqual(cells.map { $0["transport"] as? String }, ["h1", "h2"])
-        XCTAssertTrue(cells.allSatisfy { $0["runs"] as? Int == 3 && ($0["pltMs"] as? [String: Any])?["median"] is Double }, run.stdout)
+        XCTAssertTrue(
+            cells.allSatisfy { $0["runs"] as? Int == 3 && ($0["pltMs"] as? [String: Any])?["median"] is Double },
+            run.stdout)
 
         let table = try netbench(["compare", dir + "/a", dir + "/b"])
         XCTAssertEqual(table.status, 0, table.stderr)
         let cmp = try netbench(["compare", dir + "/a", dir + "/b", "--json"])
         let rows = json(cmp) as? [[String: Any]] ?? []
         XCTAssertFalse(rows.isEmpty)
-        XCTAssertTrue(rows.allSatisfy { $0["metric"] is String && $0["verdict"] is String && $0["medianA"] is Double }, cmp.stdout)
-        let significant = rows.filter { $0["verdict"] as? String != "noSignificantChange" && $0["verdict"] as? String != "no significant change" }
+        XCTAssertTrue(
+            rows.allSatisfy { $0["metric"] is String && $0["verdict"] is String && $0["medianA"] is Double }, cmp.stdout
+        )
+        let significant = rows.filter {
+            $0["verdict"] as? String != "noSignificantChange" && $0["verdict"] as? String != "no significant change"
+        }
         let cmpQuiet = try netbench(["compare", dir + "/a", dir + "/b", "--quiet"])
-        XCTAssertEqual(cmpQuiet.stdout.split(separator: "\n").count, significant.count, cmpQuiet.stdout + "\n" + cmp.stdout)
+        XCTAssertEqual(
+            cmpQuiet.stdout.split(separator: "\n").count, significant.count, cmpQuiet.stdout + "\n" + cmp.stdout)
 
         let thresholds = dir + "/t.json"
-        try #"{"thresholds": ["pltMs.p95 < 0.001", "pltMs.median < 1000000"]}"#.write(toFile: thresholds, atomically: true, encoding: .utf8)
+        try #"{"thresholds": ["pltMs.p95 < 0.001", "pltMs.median < 1000000"]}"#.write(
+            toFile: thresholds, atomically: true, encoding: .utf8)
         let checkJSON = try netbench(["check", dir + "/b", "--thresholds", thresholds, "--json"])
         XCTAssertEqual(checkJSON.status, 1, checkJSON.stderr)
         let outcome = json(checkJSON) as? [String: Any]
         XCTAssertEqual(outcome?["passed"] as? Bool, false)
         let checks = outcome?["checks"] as? [[String: Any]] ?? []
-        XCTAssertEqual(checks.compactMap { $0["status"] as? String }.sorted(), ["failed", "failed", "passed", "passed"], checkJSON.stdout) // per cell (h1, h2)
+        XCTAssertEqual(
+            checks.compactMap { $0["status"] as? String }.sorted(), ["failed", "failed", "passed", "passed"],
+            checkJSON.stdout)  // per cell (h1, h2)
         let checkQuiet = try netbench(["check", dir + "/b", "--thresholds", thresholds, "--quiet"])
         XCTAssertEqual(checkQuiet.status, 1)
         let lines = checkQuiet.stdout.split(separator: "\n")
@@ -73,7 +83,9 @@ final class OutputModeTests: XCTestCase {
         let doctor = try netbench(["doctor"])
         let doctorJSON = try netbench(["doctor", "--json"])
         let doctorQuiet = try netbench(["doctor", "--quiet"])
-        XCTAssertEqual(Set([doctor.status, doctorJSON.status, doctorQuiet.status]).count, 1, "the exit status does not depend on the mode")
+        XCTAssertEqual(
+            Set([doctor.status, doctorJSON.status, doctorQuiet.status]).count, 1,
+            "the exit status does not depend on the mode")
         let rows = json(doctorJSON) as? [[String: String]] ?? []
         let library = rows.first { $0["check"] == "scenario library" }
         XCTAssertEqual(library?["status"], "ok")

@@ -7,7 +7,9 @@ import BenchModel
 /// Option parsing in-process: the framework's rules through netbench's real commands.
 final class ParsingTests: XCTestCase {
     /// The usage error a command line raises, or a failure when it parses.
-    func usageError<C: ParsableCommand>(_ type: C.Type, _ args: [String], file: StaticString = #filePath, line: UInt = #line) -> String {
+    func usageError<C: ParsableCommand>(
+        _ type: C.Type, _ args: [String], file: StaticString = #filePath, line: UInt = #line
+    ) -> String {
         do {
             _ = try ArgumentParser.parse(type, args)
             XCTFail("\(args) parsed", file: file, line: line)
@@ -31,7 +33,8 @@ final class ParsingTests: XCTestCase {
         for args in [["--runs", "5"], ["--runs=5"], ["-n", "5"], ["-n=5"]] {
             XCTAssertEqual(try ArgumentParser.parse(RunCommand.self, args).runs, 5, "\(args)")
         }
-        let r = try ArgumentParser.parse(RunCommand.self, ["a.json", "-t", "h1,h3", "-p", "LTE,loopback", "-o", "/tmp/x", "b.json", "--repeat-view"])
+        let r = try ArgumentParser.parse(
+            RunCommand.self, ["a.json", "-t", "h1,h3", "-p", "LTE,loopback", "-o", "/tmp/x", "b.json", "--repeat-view"])
         XCTAssertEqual(r.transports, [.h1, .h3])
         XCTAssertEqual(r.profiles, ["LTE", "loopback"])
         XCTAssertEqual(r.out, "/tmp/x")
@@ -46,8 +49,10 @@ final class ParsingTests: XCTestCase {
     }
 
     func testRunAndServeTakeTheSameServerAndDiagnosticOptions() throws {
-        let shared = ["--tls", "1.2", "--tls-records", "4KiB", "--late-binding", "off", "--tcp-cc", "reno",
-                      "--quic-cc", "bbr", "--keylog", "/tmp/k", "--qlog", "/tmp"]
+        let shared = [
+            "--tls", "1.2", "--tls-records", "4KiB", "--late-binding", "off", "--tcp-cc", "reno",
+            "--quic-cc", "bbr", "--keylog", "/tmp/k", "--qlog", "/tmp",
+        ]
         let run = try ArgumentParser.parse(RunCommand.self, shared)
         let serve = try ArgumentParser.parse(ServeCommand.self, ["s.json", "-t", "h2", "-l", "127.0.0.1:0"] + shared)
         for (server, diagnostics) in [(run.serverOptions, run.diagnostics), (serve.serverOptions, serve.diagnostics)] {
@@ -60,10 +65,12 @@ final class ParsingTests: XCTestCase {
             XCTAssertEqual(diagnostics.qlog, "/tmp")
         }
         let serveArgs = ["s.json", "-t", "h2", "-l", "127.0.0.1:0"]
-        XCTAssertEqual(usageError(ServeCommand.self, serveArgs + ["--tls-records", "64"]),
-                       "--tls-records '64': expected dynamic, 16k or a record size from 512 B to 16 KiB (e.g. 4KiB)")
-        XCTAssertEqual(usageError(RunCommand.self, ["--late-binding", "huge"]),
-                       "--late-binding 'huge': expected off or a size from 1 KiB to 16 MiB (e.g. 16KiB)")
+        XCTAssertEqual(
+            usageError(ServeCommand.self, serveArgs + ["--tls-records", "64"]),
+            "--tls-records '64': expected dynamic, 16k or a record size from 512 B to 16 KiB (e.g. 4KiB)")
+        XCTAssertEqual(
+            usageError(RunCommand.self, ["--late-binding", "huge"]),
+            "--late-binding 'huge': expected off or a size from 1 KiB to 16 MiB (e.g. 16KiB)")
         let unset = try ArgumentParser.parse(RunCommand.self, [])
         XCTAssertNil(unset.serverOptions.tlsRecords, "a suite's tlsRecords applies when the flag is not given")
         XCTAssertNil(unset.serverOptions.tcpCongestionControl)
@@ -86,9 +93,13 @@ final class ParsingTests: XCTestCase {
         XCTAssertTrue(usageError(RunCommand.self, ["--timeout", "soon"]).contains("--timeout 'soon'"))
         XCTAssertEqual(try ArgumentParser.parse(RunCommand.self, ["--timeout", "30s"]).timeout, 30_000_000_000)
         XCTAssertEqual(try ArgumentParser.parse(CheckCommand.self, ["d", "--baseline", "b"]).maxRegression, 0.05)
-        XCTAssertEqual(try ArgumentParser.parse(CheckCommand.self, ["d", "-b", "b", "--max-regression", "12%"]).maxRegression, 0.12, accuracy: 1e-12)
-        XCTAssertTrue(usageError(CheckCommand.self, ["d", "-b", "b", "--max-regression", "lots"]).contains("percentage"))
-        XCTAssertTrue(usageError(CalibrateCommand.self, ["--profile", "4G", "--duration", "500ms"]).contains("at least 1s"))
+        XCTAssertEqual(
+            try ArgumentParser.parse(CheckCommand.self, ["d", "-b", "b", "--max-regression", "12%"]).maxRegression,
+            0.12, accuracy: 1e-12)
+        XCTAssertTrue(
+            usageError(CheckCommand.self, ["d", "-b", "b", "--max-regression", "lots"]).contains("percentage"))
+        XCTAssertTrue(
+            usageError(CalibrateCommand.self, ["--profile", "4G", "--duration", "500ms"]).contains("at least 1s"))
         XCTAssertEqual(try ArgumentParser.parse(CalibrateCommand.self, ["-p", "4G"]).samples, 200)
     }
 
@@ -115,7 +126,9 @@ final class ParsingTests: XCTestCase {
         let s = try ArgumentParser.parse(ServeCommand.self, ["s.json", "-t", "h3", "-l", "127.0.0.1:4433"])
         XCTAssertEqual(s.transports, [.h3])
         XCTAssertEqual(s.listen.port, 4433)
-        XCTAssertEqual(try ArgumentParser.parse(ServeCommand.self, ["s.json", "-t", "h1,h2,h3", "-l", "127.0.0.1:0"]).transports, [.h1, .h2, .h3])
+        XCTAssertEqual(
+            try ArgumentParser.parse(ServeCommand.self, ["s.json", "-t", "h1,h2,h3", "-l", "127.0.0.1:0"]).transports,
+            [.h1, .h2, .h3])
         XCTAssertNil(s.caOut, "serve writes its CA file only where --ca-out says")
     }
 
@@ -124,7 +137,9 @@ final class ParsingTests: XCTestCase {
         XCTAssertTrue(usageError(CalibrateCommand.self, ["--rtt", "40ms"]).contains("--rate"))
         XCTAssertTrue(usageError(CalibrateCommand.self, []).contains("--profile"))
         XCTAssertTrue(usageError(ProfilesCommand.self, ["--json", "--quiet"]).contains("exclude"))
-        XCTAssertTrue(usageError(ScenarioGenerate.self, ["--preset", "bulk-10MB-download", "--requests", "3"]).contains("bulk preset"))
+        XCTAssertTrue(
+            usageError(ScenarioGenerate.self, ["--preset", "bulk-10MB-download", "--requests", "3"]).contains(
+                "bulk preset"))
     }
 
     func testNestedScenarioSubcommandsEachTakeOnlyTheirOwnOptions() throws {
@@ -145,7 +160,7 @@ final class ParsingTests: XCTestCase {
         XCTAssertThrowsError(try CommandLineTool.resolve(Netbench.self, ["scenario", "explode"])) { e in
             XCTAssertTrue((e as? BenchError)?.message.contains("generate, validate, show") == true)
         }
-        XCTAssertThrowsError(try ArgumentParser.parse(any: ScenarioCommand.self, []).run()) // a parent only dispatches
+        XCTAssertThrowsError(try ArgumentParser.parse(any: ScenarioCommand.self, []).run())  // a parent only dispatches
     }
 
     func testHelpIsAskedAnywhereBeforeDoubleDash() throws {

@@ -11,8 +11,9 @@ final class RunPlanMergeTests: XCTestCase {
     func run(_ args: [String]) throws -> RunCommand { try ArgumentParser.parse(RunCommand.self, args) }
 
     func suite(runs: Int = 5) -> Suite {
-        var s = Suite(name: "s", scenarios: ["a.json"], profiles: ["4G"], transports: [.h1, .h3], runs: runs,
-                      warmupRuns: 2, baselineTransport: .h3, seed: 7, client: "builtin,chromium")
+        var s = Suite(
+            name: "s", scenarios: ["a.json"], profiles: ["4G"], transports: [.h1, .h3], runs: runs,
+            warmupRuns: 2, baselineTransport: .h3, seed: 7, client: "builtin,chromium")
         s.repeatView = true
         s.tlsRecords = "4KiB"
         return s
@@ -49,9 +50,11 @@ final class RunPlanMergeTests: XCTestCase {
     func testFlagsGoOverTheSuiteGroupByGroup() throws {
         var values = SuiteValues()
         values.read(suite())
-        let c = try run(["-t", "h2", "-n", "3", "--seed", "9", "--tls-records", "16k", "--tcp-cc", "reno", "--tls", "1.2",
-                         "--quic-cc", "bbr", "--client", "chromium", "--timeout", "20s", "--emulator-precise",
-                         "--keylog", "/tmp/k", "--qlog", "/tmp"])
+        let c = try run([
+            "-t", "h2", "-n", "3", "--seed", "9", "--tls-records", "16k", "--tcp-cc", "reno", "--tls", "1.2",
+            "--quic-cc", "bbr", "--client", "chromium", "--timeout", "20s", "--emulator-precise",
+            "--keylog", "/tmp/k", "--qlog", "/tmp",
+        ])
         let plan = try PlanValues.merge(values, c)
         XCTAssertEqual(plan.transports, [.h2])
         XCTAssertEqual(plan.runs, 3)
@@ -76,9 +79,11 @@ final class RunPlanMergeTests: XCTestCase {
         let auto = try XCTUnwrap(try PlanValues.merge(values, try run(["--max-runs", "12"])).adaptive)
         XCTAssertEqual(auto.precision, 0.05)
         XCTAssertEqual(auto.maxRuns, 12)
-        XCTAssertNil(try PlanValues.merge(values, try run(["-n", "4"])).adaptive, "--runs N overrides the suite's auto")
+        XCTAssertNil(
+            try PlanValues.merge(values, try run(["-n", "4"])).adaptive, "--runs N overrides the suite's auto")
         XCTAssertEqual(try PlanValues.merge(values, try run(["-n", "4"])).runs, 4)
-        XCTAssertEqual(try PlanValues.merge(SuiteValues(), try run(["--runs", "auto"])).runs, 30, "runs: the most a cell makes")
+        XCTAssertEqual(
+            try PlanValues.merge(SuiteValues(), try run(["--runs", "auto"])).runs, 30, "runs: the most a cell makes")
         XCTAssertThrowsError(try PlanValues.merge(SuiteValues(), try run(["--precision", "1%"]))) { e in
             XCTAssertEqual((e as? BenchError)?.message, "--precision, --max-runs and --budget go with --runs auto")
         }
@@ -87,13 +92,19 @@ final class RunPlanMergeTests: XCTestCase {
     /// The whole path: a suite file and the flags become one RunRequest.
     func testResolveBuildsTheRequestFromTheSuiteFileAndTheFlags() throws {
         let dir = Program.tempDirectory(self)
-        try FileManager.default.copyItem(atPath: packageRoot + "/Scenarios/pages/small-page.json",
-                                         toPath: dir + "/page.json")
-        let suite = #"{"schemaVersion": 1, "name": "merge", "scenarios": ["page.json"], "profiles": ["loopback"], "#
+        try FileManager.default.copyItem(
+            atPath: packageRoot + "/Scenarios/pages/small-page.json",
+            toPath: dir + "/page.json")
+        let suite =
+            #"{"schemaVersion": 1, "name": "merge", "scenarios": ["page.json"], "profiles": ["loopback"], "#
             + #""transports": ["h1", "h3"], "runs": 3, "seed": 5, "tlsRecords": "4KiB", "repeatView": true}"#
         try suite.write(toFile: dir + "/suite.json", atomically: true, encoding: .utf8)
-        let r = try RunPlanInput.resolve(try run([dir + "/suite.json", "-t", "h2,h3", "--late-binding", "off",
-                                                  "-o", dir + "/out", "--shard", "1/1"])).request
+        let r = try RunPlanInput.resolve(
+            try run([
+                dir + "/suite.json", "-t", "h2,h3", "--late-binding", "off",
+                "-o", dir + "/out", "--shard", "1/1",
+            ])
+        ).request
         XCTAssertEqual(r.suiteName, "merge")
         XCTAssertEqual(r.transports, [.h2, .h3])
         XCTAssertEqual([r.runs, r.warmupRuns], [3, 0])

@@ -43,7 +43,8 @@ final class StudyCommandTests: XCTestCase {
         let s = try suite(dir, claim: #"{"name": "x", "baseline": "h1", "candidate": "h3", "minSpeedup": 1.2}"#)
         let bad = try netbench(["study", dir, "--suite", s])
         XCTAssertEqual(bad.status, 65)
-        XCTAssertTrue(bad.stderr.contains("claims[0].baseline: 'h1' is not one of the suite's transports (h2, h3)"), bad.stderr)
+        XCTAssertTrue(
+            bad.stderr.contains("claims[0].baseline: 'h1' is not one of the suite's transports (h2, h3)"), bad.stderr)
         let usage = try netbench(["study", dir, "--format", "pdf"])
         XCTAssertEqual(usage.status, 64, usage.stderr)
         let help = try netbench(["study", "--help"])

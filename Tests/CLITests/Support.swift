@@ -5,7 +5,9 @@ import XCTest
 enum Program {
     struct Outcome { var status: Int32; var stdout: String; var stderr: String }
 
-    static func run(_ executable: String, _ args: [String], cwd: String? = nil, environment: [String: String]? = nil) throws -> Outcome {
+    static func run(_ executable: String, _ args: [String], cwd: String? = nil, environment: [String: String]? = nil)
+        throws -> Outcome
+    {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
@@ -18,8 +20,14 @@ enum Program {
         // Read both pipes while the process runs so that a full pipe cannot block it.
         let box = OutputBox()
         let group = DispatchGroup()
-        group.enter(); DispatchQueue.global().async { box.setOut(out.fileHandleForReading.readDataToEndOfFile()); group.leave() }
-        group.enter(); DispatchQueue.global().async { box.setErr(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
+        group.enter();
+        DispatchQueue.global().async {
+            box.setOut(out.fileHandleForReading.readDataToEndOfFile()); group.leave()
+        }
+        group.enter();
+        DispatchQueue.global().async {
+            box.setErr(err.fileHandleForReading.readDataToEndOfFile()); group.leave()
+        }
         group.wait()
         p.waitUntilExit()
         return Outcome(status: p.terminationStatus, stdout: box.out, stderr: box.err)

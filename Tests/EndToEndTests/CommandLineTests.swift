@@ -70,7 +70,9 @@ final class CommandLineTests: XCTestCase {
     func testEveryCommandHasHelp() throws {
         let top = try netbench(["--help"])
         XCTAssertEqual(top.status, 0)
-        let names = top.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
+        let names = top.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }.compactMap {
+            $0.split(separator: " ").first.map(String.init)
+        }
         XCTAssertTrue(names.contains("run"), top.stdout)
         for name in names {
             let h = try netbench([name, "--help"])

@@ -18,15 +18,22 @@ extension XCTestCase {
         try p.run()
         let outData = DataBox(), errData = DataBox()
         let group = DispatchGroup()
-        group.enter(); DispatchQueue.global().async { outData.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter(); DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter();
+        DispatchQueue.global().async {
+            outData.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave()
+        }
+        group.enter();
+        DispatchQueue.global().async {
+            errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave()
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while p.isRunning && Date() < deadline { usleep(20_000) }
         if p.isRunning { p.terminate(); p.waitUntilExit(); XCTFail("\(path) \(args) timed out") }
         group.wait()
         p.waitUntilExit()
-        return ToolOutcome(status: p.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self),
-                       stderr: String(decoding: errData.data, as: UTF8.self))
+        return ToolOutcome(
+            status: p.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self),
+            stderr: String(decoding: errData.data, as: UTF8.self))
     }
 
     /// A loopback TCP port nobody listens on now (bound to port 0, read back, closed).
@@ -40,7 +47,9 @@ extension XCTestCase {
         addr.sin_port = 0
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+            }
         }
         XCTAssertTrue(bound)
         return UInt16(bigEndian: addr.sin_port)
@@ -53,7 +62,9 @@ extension XCTestCase {
 
     /// curl -sS with a 10 s limit and `args`.
     func curl(_ args: [String]) throws -> ToolOutcome {
-        guard let curl = executable(["/usr/bin/curl", "/bin/curl"]) else { try missingPrerequisite("curl is not installed (scripts/bootstrap.sh --test)") }
+        guard let curl = executable(["/usr/bin/curl", "/bin/curl"]) else {
+            try missingPrerequisite("curl is not installed (scripts/bootstrap.sh --test)")
+        }
         return try execute(curl, ["-sS", "--max-time", "10"] + args, timeout: 20)
     }
 

@@ -5,7 +5,8 @@ import TestSupport
 /// A HAR with the shapes recorded pages have (cache hits, a 304, a CORS preflight, a beacon after
 /// onLoad, pseudo-headers, -1 timings, sizes only in content.size or _transferSize, a service
 /// worker, queries, a fragment, non-ASCII and spaces in a path), imported by the built binary and
-/// replayed over h1, h2 and h3 on loopback, by the built-in client and by Chromium: every imported resource is found by the server under
+/// replayed over h1, h2 and h3 on loopback, by the built-in client and by Chromium: every imported resource is found by
+/// the server under
 /// its path and arrives with its size. And fuzz findings fed to the commands end as one-line
 /// errors (one per problem) naming the file, with exit 65.
 final class HARReplayEndToEndTests: XCTestCase {
@@ -18,7 +19,9 @@ final class HARReplayEndToEndTests: XCTestCase {
     /// The same pages in a real browser: Chromium asks for the paths the rendered pages reference
     /// (queries, percent-encoded and non-ASCII paths) and the servers find every one.
     func testImportedRealWorldHARReplaysInChromium() throws {
-        let candidates = [ProcessInfo.processInfo.environment["NETBENCH_CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        let candidates = [
+            ProcessInfo.processInfo.environment["NETBENCH_CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser",
+        ]
         guard candidates.compactMap({ $0 }).contains(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             try missingPrerequisite("Chromium is not installed: scripts/bootstrap.sh --chromium")
         }
@@ -32,20 +35,29 @@ final class HARReplayEndToEndTests: XCTestCase {
         let imported = try runNetbench(["import-har", fixture, "-o", dir + "/page.json"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
         XCTAssertTrue(imported.stdout.hasPrefix("imported 6 of 10 entries"), imported.stdout)
-        for line in ["2 × from the browser cache (_fromCache) or 304", "1 × CORS preflights (OPTIONS)",
-                     "1 × started after the page's onLoad", "1 × answered by a service worker",
-                     "1 × HTTP/2 pseudo-headers", "timings of -1", "1 × bodySize -1 or 0: size from response.content.size",
-                     "1 × body size only in _transferSize", "2 × query strings", "1 × fragments (#…): dropped",
-                     "1 × non-ASCII characters or spaces in the URL"] {
+        for line in [
+            "2 × from the browser cache (_fromCache) or 304", "1 × CORS preflights (OPTIONS)",
+            "1 × started after the page's onLoad", "1 × answered by a service worker",
+            "1 × HTTP/2 pseudo-headers", "timings of -1", "1 × bodySize -1 or 0: size from response.content.size",
+            "1 × body size only in _transferSize", "2 × query strings", "1 × fragments (#…): dropped",
+            "1 × non-ASCII characters or spaces in the URL",
+        ] {
             XCTAssertTrue(imported.stdout.contains(line), "report lacks '\(line)':\n\(imported.stdout)")
         }
         let scenario = try json(dir + "/page.json")
-        let paths = Dictionary(uniqueKeysWithValues: (scenario["resources"] as! [[String: Any]]).map { ($0["id"] as! String, $0) })
-        XCTAssertEqual(Set(paths.values.map { $0["path"] as! String }),
-                       ["/", "/app.js", "/v1/comments?id=42", "/v1/comments?id=43", "/images/caf%C3%A9%20au%20lait.jpg", "/fonts/%E6%96%87.woff2"])
+        let paths = Dictionary(
+            uniqueKeysWithValues: (scenario["resources"] as! [[String: Any]]).map { ($0["id"] as! String, $0) })
+        XCTAssertEqual(
+            Set(paths.values.map { $0["path"] as! String }),
+            [
+                "/", "/app.js", "/v1/comments?id=42", "/v1/comments?id=43", "/images/caf%C3%A9%20au%20lait.jpg",
+                "/fonts/%E6%96%87.woff2",
+            ])
 
-        let run = try runNetbench(["run", dir + "/page.json", "--transport", "h1,h2,h3", "--runs", "1", "--profile", "loopback",
-                                   "--client", client, "--out", dir + "/out"])
+        let run = try runNetbench([
+            "run", dir + "/page.json", "--transport", "h1,h2,h3", "--runs", "1", "--profile", "loopback",
+            "--client", client, "--out", dir + "/out",
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         let runs = try json(dir + "/out/results.json")["runs"] as! [[String: Any]]
         XCTAssertEqual(runs.map { $0["transport"] as! String }.sorted(), ["h1", "h2", "h3"])
@@ -78,7 +90,9 @@ final class HARReplayEndToEndTests: XCTestCase {
             // One line per problem (`scenario validate` prints them on stdout), each naming the file.
             let lines = (r.stdout + r.stderr).split(separator: "\n")
             XCTAssertFalse(lines.isEmpty, file)
-            for line in lines { XCTAssertTrue(line.contains(saved + file), "\(file): a line does not name the file: \(line)") }
+            for line in lines {
+                XCTAssertTrue(line.contains(saved + file), "\(file): a line does not name the file: \(line)")
+            }
         }
     }
 

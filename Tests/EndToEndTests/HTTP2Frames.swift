@@ -8,8 +8,10 @@ enum H2 {
 
     static func frame(_ type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, _ payload: [UInt8] = []) -> [UInt8] {
         let n = payload.count
-        return [UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF), type, flags,
-                UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF)] + payload
+        return [
+            UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF), type, flags,
+            UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF),
+        ] + payload
     }
 
     /// An HPACK integer with an `prefix`-bit prefix, the first byte's high bits set from `mask`.
@@ -27,9 +29,9 @@ enum H2 {
 
     /// GET / from the static table, :authority as a literal that is not indexed.
     static func getRequestBlock(authority: String = "www.shop.test", path: String = "/") -> [UInt8] {
-        var block: [UInt8] = [0x82, 0x87]                         // :method GET, :scheme https
-        block += path == "/" ? [0x84] : [0x04] + string(path)     // :path
-        block += [0x01] + string(authority)                       // :authority, literal without indexing
+        var block: [UInt8] = [0x82, 0x87]  // :method GET, :scheme https
+        block += path == "/" ? [0x84] : [0x04] + string(path)  // :path
+        block += [0x01] + string(authority)  // :authority, literal without indexing
         return block
     }
 
@@ -40,7 +42,9 @@ enum H2 {
     static func literal(_ name: String, _ value: String) -> [UInt8] { [0x00] + string(name) + string(value) }
 
     static func rst(_ stream: UInt32, code: UInt32 = 8) -> [UInt8] {
-        frame(rstStream, stream: stream, [UInt8(code >> 24), UInt8(code >> 16 & 0xFF), UInt8(code >> 8 & 0xFF), UInt8(code & 0xFF)])
+        frame(
+            rstStream, stream: stream,
+            [UInt8(code >> 24), UInt8(code >> 16 & 0xFF), UInt8(code >> 8 & 0xFF), UInt8(code & 0xFF)])
     }
 
     /// The GOAWAY error codes in a run of frames (a partial frame at the end is ignored).
@@ -52,7 +56,9 @@ enum H2 {
             guard i + 9 + n <= bytes.count else { break }
             if bytes[i + 3] == goaway && n >= 8 {
                 let p = i + 9 + 4
-                codes.append(UInt32(bytes[p]) << 24 | UInt32(bytes[p + 1]) << 16 | UInt32(bytes[p + 2]) << 8 | UInt32(bytes[p + 3]))
+                codes.append(
+                    UInt32(bytes[p]) << 24 | UInt32(bytes[p + 1]) << 16 | UInt32(bytes[p + 2]) << 8
+                        | UInt32(bytes[p + 3]))
             }
             i += 9 + n
         }

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import TLS
 
@@ -14,11 +14,14 @@ final class HostileClientTests: XCTestCase {
     /// header bomb or a connection that is never reaped would pass it).
     static let growthBoundKiB = 96 * 1024
 
-    private func check(_ r: HostileRun, bound: Int = growthBoundKiB, file: StaticString = #filePath, line: UInt = #line) {
+    private func check(_ r: HostileRun, bound: Int = growthBoundKiB, file: StaticString = #filePath, line: UInt = #line)
+    {
         XCTAssertNil(r.loadError, "the well-behaved load failed beside the attack", file: file, line: line)
         XCTAssertGreaterThan(r.baselineKiB, 0, file: file, line: line)
-        XCTAssertLessThan(r.peakKiB - r.baselineKiB, bound, "server memory grew from \(r.baselineKiB) KiB to a peak of \(r.peakKiB) KiB",
-                          file: file, line: line)
+        XCTAssertLessThan(
+            r.peakKiB - r.baselineKiB, bound,
+            "server memory grew from \(r.baselineKiB) KiB to a peak of \(r.peakKiB) KiB",
+            file: file, line: line)
     }
 
     /// Slowloris: request heads trickled a byte a second never complete; the header timeout closes them.
@@ -34,7 +37,9 @@ final class HostileClientTests: XCTestCase {
                 Thread.sleep(forTimeInterval: 1)
             }
             let closed = clients.filter { $0.connection.closedByPeer(within: 0.5) }.count
-            return "\(clients.count) connections trickling a header a byte a second for 5 s, \(closed) closed by the server"
+            return
+                "\(clients.count) connections trickling a header a byte a second for 5 s, \(closed) closed by the "
+                    + "server"
         }
         check(r)
         XCTAssertTrue(r.attackNote.hasPrefix("100 connections"), r.attackNote)
@@ -58,7 +63,8 @@ final class HostileClientTests: XCTestCase {
                 while Date() < deadline && stream < 1 << 30 {
                     var batch: [UInt8] = []
                     for _ in 0..<50 {
-                        batch += H2.frame(H2.headers, flags: H2.endStream | H2.endHeaders, stream: stream, H2.getRequestBlock())
+                        batch += H2.frame(
+                            H2.headers, flags: H2.endStream | H2.endHeaders, stream: stream, H2.getRequestBlock())
                         batch += H2.rst(stream)
                         stream += 2
                     }
@@ -87,7 +93,9 @@ final class HostileClientTests: XCTestCase {
             let field = H2.literal("x-continued", String(repeating: "c", count: 1000))
             while Date() < deadline, let c = RawTLSClient(port: port, context: context) {
                 connections += 1
-                c.send(H2.preface + H2.frame(H2.settings) + H2.frame(H2.headers, flags: H2.endStream, stream: 1, H2.getRequestBlock()))
+                c.send(
+                    H2.preface + H2.frame(H2.settings)
+                        + H2.frame(H2.headers, flags: H2.endStream, stream: 1, H2.getRequestBlock()))
                 var open = true
                 while Date() < deadline && open {
                     var batch: [UInt8] = []
@@ -118,20 +126,26 @@ final class HostileClientTests: XCTestCase {
                 connections += 1
                 var stream: UInt32 = 1
                 var first = H2.getRequestBlock() + entry
-                first += [UInt8](repeating: 0xBE, count: 16_000 - first.count)   // 0xBE: dynamic entry 62, the bomb
-                c.send(H2.preface + H2.frame(H2.settings) + H2.frame(H2.headers, flags: H2.endStream | H2.endHeaders, stream: 1, first))
+                first += [UInt8](repeating: 0xBE, count: 16_000 - first.count)  // 0xBE: dynamic entry 62, the bomb
+                c.send(
+                    H2.preface + H2.frame(H2.settings)
+                        + H2.frame(H2.headers, flags: H2.endStream | H2.endHeaders, stream: 1, first))
                 let next = H2.getRequestBlock() + [UInt8](repeating: 0xBE, count: 16_000)
                 var received: [UInt8] = []
                 while Date() < deadline {
                     stream += 2
                     blocks += 1
-                    guard c.send(H2.frame(H2.headers, flags: H2.endStream | H2.endHeaders, stream: stream, next)) else { break }
+                    guard c.send(H2.frame(H2.headers, flags: H2.endStream | H2.endHeaders, stream: stream, next)) else {
+                        break
+                    }
                     received += c.receive(timeoutMs: 1)
                 }
                 received += c.receive(timeoutMs: 300)
                 resets += Self.frames(of: H2.rstStream, in: received)
             }
-            return "\(blocks) header blocks of 16,000 references to a 4 KB entry (64 MB decoded each) on \(connections) connections, \(resets) RST_STREAM back"
+            return
+                "\(blocks) header blocks of 16,000 references to a 4 KB entry (64 MB decoded each) on \(connections) "
+                    + "connections, \(resets) RST_STREAM back"
         }
         check(r)
         XCTAssertFalse(r.attackNote.hasSuffix(" 0 RST_STREAM back"), r.attackNote)
@@ -145,7 +159,7 @@ final class HostileClientTests: XCTestCase {
         let r = HostileRun.run("h2 SETTINGS flood", server: server, seconds: 4) { deadline in
             var connections = 0, frames = 0
             var codes: [UInt32] = []
-            let one = H2.frame(H2.settings, [0, 3, 0, 0, 0, 100])   // MAX_CONCURRENT_STREAMS 100
+            let one = H2.frame(H2.settings, [0, 3, 0, 0, 0, 100])  // MAX_CONCURRENT_STREAMS 100
             let batch = [UInt8]((0..<500).map { _ in one }.joined())
             while Date() < deadline, let c = RawTLSClient(port: port, context: context) {
                 connections += 1
@@ -156,14 +170,17 @@ final class HostileClientTests: XCTestCase {
                 }
                 codes += H2.goawayCodes(in: c.receive(timeoutMs: 300) + c.receive(timeoutMs: 300))
             }
-            return "\(frames) SETTINGS frames on \(connections) connections, \(codes.filter { $0 == 0xB }.count) GOAWAY ENHANCE_YOUR_CALM"
+            return
+                "\(frames) SETTINGS frames on \(connections) connections, \(codes.filter { $0 == 0xB }.count) GOAWAY "
+                    + "ENHANCE_YOUR_CALM"
         }
         check(r)
         // Each connection ends by a flood limit: ours (GOAWAY ENHANCE_YOUR_CALM) or, when a burst
         // queues 1000 SETTINGS ACKs inside one read, nghttp2's own (closed, counted malformed).
         let numbers = r.attackNote.split(separator: " ").compactMap { Int($0) }
         let (connections, calm) = (numbers[1], numbers[2])
-        XCTAssertGreaterThanOrEqual(calm + ServedNetbench.count("malformed", in: r.summary), connections - 1, r.attackNote + "; " + r.summary)
+        XCTAssertGreaterThanOrEqual(
+            calm + ServedNetbench.count("malformed", in: r.summary), connections - 1, r.attackNote + "; " + r.summary)
         XCTAssertGreaterThan(calm, 0, r.attackNote)
     }
 
@@ -184,11 +201,13 @@ final class HostileClientTests: XCTestCase {
                 if c.connection.closedByPeer(within: 2) { closed += 1 }
                 i += 1
             }
-            return "\(sent) connections sent 4 KB of random bytes (plaintext or raw) after the handshake, \(closed) closed by the server"
+            return
+                "\(sent) connections sent 4 KB of random bytes (plaintext or raw) after the handshake, \(closed) "
+                    + "closed by the server"
         }
         check(r)
         let parts = r.attackNote.split(separator: " ")
-        XCTAssertEqual(parts.first, parts.dropLast(4).last, r.attackNote)   // every one closed
+        XCTAssertEqual(parts.first, parts.dropLast(4).last, r.attackNote)  // every one closed
     }
 
     /// TLS handshake flood: ClientHellos as fast as four threads can send them, never finished.
@@ -206,7 +225,8 @@ final class HostileClientTests: XCTestCase {
                     var held: [RawConnection] = []
                     var n = 0
                     while Date() < deadline, let c = RawConnection(port: port),
-                          let t = try? TLSConnection(client: context, serverName: "www.shop.test") {
+                        let t = try? TLSConnection(client: context, serverName: "www.shop.test")
+                    {
                         _ = try? t.handshake()
                         c.send(t.takeCiphertext(max: 65536))
                         held.append(c)

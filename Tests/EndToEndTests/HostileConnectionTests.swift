@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import TLS
 
@@ -13,7 +13,9 @@ final class HostileConnectionTests: XCTestCase {
     func testTenThousandIdleConnections() throws {
         let limit = raiseDescriptorLimit()
         let wanted = min(10_000, limit - 300)
-        if wanted < 10_000 { print("HOSTILE idle: the descriptor limit is \(limit): \(wanted) connections instead of 10,000") }
+        if wanted < 10_000 {
+            print("HOSTILE idle: the descriptor limit is \(limit): \(wanted) connections instead of 10,000")
+        }
         let server = try ServedNetbench(extra: ["--handshake-timeout", "3s"])
         let port = server.port, pid = server.pid
         let r = HostileRun.run("\(wanted) idle connections", server: server, seconds: 6) { deadline in
@@ -54,7 +56,9 @@ final class HostileConnectionTests: XCTestCase {
         let server = try ServedNetbench(extra: ["--max-connections", "64"])
         let context = try RawTLSClient.context(caPEM: server.caPEM, alpn: ["http/1.1"])
         let port = server.port
-        let r = HostileRun.run("idle TLS connections past --max-connections 64", server: server, transport: "h1", seconds: 4) { deadline in
+        let r = HostileRun.run(
+            "idle TLS connections past --max-connections 64", server: server, transport: "h1", seconds: 4
+        ) { deadline in
             var held: [RawTLSClient] = []
             while held.count < 200, let c = RawTLSClient(port: port, context: context) { held.append(c) }
             while Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }

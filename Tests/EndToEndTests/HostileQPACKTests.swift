@@ -25,7 +25,9 @@ final class HostileQPACKTests: XCTestCase {
                 c.pump(until: Date().addingTimeInterval(1)) { $0.closeReason != nil }
                 if c.closeReason == QUICCloseReason(isApplicationError: true, code: 0x107) { excessive += 1 }
             }
-            return "\(blocks) header blocks of 16,000 references to a 4 KB QPACK entry (64 MB decoded each) on \(connections) connections, "
+            return
+                "\(blocks) header blocks of 16,000 references to a 4 KB QPACK entry (64 MB decoded each) on "
+                    + "\(connections) connections, "
                 + "\(excessive) closed with H3_EXCESSIVE_LOAD"
         }
         XCTAssertNil(r.loadError)
@@ -48,7 +50,8 @@ final class HostileQPACKTests: XCTestCase {
             H3.prefix(requiredInserts: 0) + H3.getRoot
                 + (0..<kilobytes).flatMap { H3.literal("x-field-\($0)", String(repeating: "v", count: 1000)) }
         }
-        let r = HostileRun.run("h3 header list over --max-header-list", server: server, transport: "h3", seconds: 3) { deadline in
+        let r = HostileRun.run("h3 header list over --max-header-list", server: server, transport: "h3", seconds: 3) {
+            deadline in
             var answered = 0, refused = 0, tries = 0
             while Date() < deadline, let c = RawQUICConnection(port: port, caPEM: ca) {
                 tries += 1
@@ -82,7 +85,8 @@ final class HostileQPACKTests: XCTestCase {
             var held: [RawQUICConnection] = []
             var streams = 0, closed = 0
             let table = H3.setCapacity(4096) + H3.insert("x-bomb", String(repeating: "b", count: 4000))
-            let waiting = H3.prefix(requiredInserts: 2) + H3.getRoot + [UInt8](repeating: H3.newestEntry, count: 140_000)
+            let waiting =
+                H3.prefix(requiredInserts: 2) + H3.getRoot + [UInt8](repeating: H3.newestEntry, count: 140_000)
             while Date() < deadline, let c = RawQUICConnection(port: port, caPEM: ca) {
                 held.append(c)
                 guard (try? c.startHTTP3(encoderInstructions: table)) != nil else { break }
@@ -91,7 +95,9 @@ final class HostileQPACKTests: XCTestCase {
             }
             for c in held { c.pump(until: Date().addingTimeInterval(0.05)) { $0.closeReason != nil } }
             for c in held where c.closeReason == QUICCloseReason(isApplicationError: true, code: 0x107) { closed += 1 }
-            return "\(streams) blocked header blocks of 140 KB on \(held.count) connections, \(closed) closed with H3_EXCESSIVE_LOAD"
+            return
+                "\(streams) blocked header blocks of 140 KB on \(held.count) connections, \(closed) closed with "
+                    + "H3_EXCESSIVE_LOAD"
         }
         XCTAssertNil(r.loadError)
         XCTAssertLessThan(r.peakKiB - r.baselineKiB, HostileClientTests.growthBoundKiB, "peak \(r.peakKiB) KiB")

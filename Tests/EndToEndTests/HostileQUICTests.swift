@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import BenchCore
 import QUIC
@@ -15,7 +15,8 @@ final class HostileQUICTests: XCTestCase {
         // h2 beside h3 on the same port: `run --server` checks certificates over TCP first.
         let server = try ServedNetbench(transports: "h2,h3")
         let port = server.port
-        let r = HostileRun.run("QUIC valid headers, random payloads", server: server, transport: "h3", seconds: 4) { deadline in
+        let r = HostileRun.run("QUIC valid headers, random payloads", server: server, transport: "h3", seconds: 4) {
+            deadline in
             let sockets = (0..<200).compactMap { _ in UDPSocket() }
             // A pool of random datagrams, each sent with fresh connection IDs (bytes 6..<14, 15..<23).
             var pool = (0..<64).map { $0 % 2 == 0 ? Self.randomInitial() : Self.randomShortHeader() }
@@ -42,15 +43,19 @@ final class HostileQUICTests: XCTestCase {
         _ = raiseDescriptorLimit()
         let server = try ServedNetbench(transports: "h2,h3", extra: ["--max-handshakes", "256"])
         let port = server.port, ca = server.caPEM
-        let r = HostileRun.run("QUIC Initial flood from 600 ports", server: server, transport: "h3", seconds: 5) { deadline in
+        let r = HostileRun.run("QUIC Initial flood from 600 ports", server: server, transport: "h3", seconds: 5) {
+            deadline in
             var flood: [(UDPSocket, sent: Int)] = []
             for _ in 0..<600 {
                 guard let s = UDPSocket(), let local = s.local,
-                      let client = try? HTTP3Client(config: QUICConfiguration(), trustedRootsPEM: ca, serverName: "www.shop.test",
-                                                    local: local, remote: Endpoint(address: 0x7F00_0001, port: port), now: .now())
+                    let client = try? HTTP3Client(
+                        config: QUICConfiguration(), trustedRootsPEM: ca, serverName: "www.shop.test",
+                        local: local, remote: Endpoint(address: 0x7F00_0001, port: port), now: .now())
                 else { continue }
                 var sent = 0
-                client.write(now: .now()) { bytes, _, _ in sent += bytes.count; s.send(Array(bytes), to: port) }
+                client.write(now: .now()) { bytes, _, _ in
+                    sent += bytes.count; s.send(Array(bytes), to: port)
+                }
                 flood.append((s, sent))
             }
             var worst = 0.0, answered = 0
@@ -65,7 +70,9 @@ final class HostileQUICTests: XCTestCase {
                 answered += 1
                 worst = max(worst, Double(received[i]) / Double(f.sent))
             }
-            return "\(flood.count) Initials from as many ports, \(answered) answered, largest answer/Initial byte ratio \(String(format: "%.2f", worst))"
+            return
+                "\(flood.count) Initials from as many ports, \(answered) answered, largest answer/Initial byte ratio "
+                    + "\(String(format: "%.2f", worst))"
         }
         XCTAssertNil(r.loadError)
         XCTAssertLessThan(r.peakKiB - r.baselineKiB, HostileClientTests.growthBoundKiB, "peak \(r.peakKiB) KiB")
@@ -73,7 +80,9 @@ final class HostileQUICTests: XCTestCase {
         XCTAssertLessThanOrEqual(ratio, 3.0, r.attackNote)
         XCTAssertTrue(r.attackNote.hasPrefix("600 Initials"), r.attackNote)
         XCTAssertTrue(r.attackNote.contains(", 600 answered"), r.attackNote)
-        XCTAssertGreaterThan(Int(r.summary.components(separatedBy: "Retry: ").last?.split(separator: " ").first ?? "") ?? 0, 0, r.summary)
+        XCTAssertGreaterThan(
+            Int(r.summary.components(separatedBy: "Retry: ").last?.split(separator: " ").first ?? "") ?? 0, 0, r.summary
+        )
     }
 
     /// `--quic-retry always`: every new connection is sent a Retry first; the page load follows it
@@ -91,7 +100,7 @@ final class HostileQUICTests: XCTestCase {
     /// A version 1 Initial long header with random connection IDs and a random (undecryptable) payload, 1200 bytes.
     static func randomInitial() -> [UInt8] {
         let dcid = (0..<8).map { _ in UInt8.random(in: 0...255) }, scid = (0..<8).map { _ in UInt8.random(in: 0...255) }
-        var p: [UInt8] = [0xC3, 0, 0, 0, 1, UInt8(dcid.count)] + dcid + [UInt8(scid.count)] + scid + [0]   // no token
+        var p: [UInt8] = [0xC3, 0, 0, 0, 1, UInt8(dcid.count)] + dcid + [UInt8(scid.count)] + scid + [0]  // no token
         let rest = 1200 - p.count - 2
         p += [0x40 | UInt8(rest >> 8), UInt8(rest & 0xFF)]
         p += (0..<rest).map { _ in UInt8.random(in: 0...255) }
@@ -114,8 +123,11 @@ final class UDPSocket {
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 } }
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
         guard ok else { close(fd); return nil }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     }
@@ -125,7 +137,9 @@ final class UDPSocket {
     var local: Endpoint? {
         var addr = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) == 0 } }
+        let ok = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) == 0 }
+        }
         return ok ? Endpoint(address: 0x7F00_0001, port: UInt16(bigEndian: addr.sin_port)) : nil
     }
 
@@ -134,8 +148,13 @@ final class UDPSocket {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = bytes.withUnsafeBytes { b in withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            sendto(fd, b.baseAddress, b.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } }
+        _ = bytes.withUnsafeBytes { b in
+            withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, b.baseAddress, b.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
     }
 
     /// Reads every datagram waiting; returns their total size.

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import TLS
 import TestSupport
@@ -21,7 +21,8 @@ final class ServedNetbench {
         dir = NSTemporaryDirectory() + "netbench-hostile-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         process.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
-        process.arguments = ["serve", Self.scenario, "-t", transports, "-l", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"] + extra
+        process.arguments =
+            ["serve", Self.scenario, "-t", transports, "-l", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"] + extra
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -33,7 +34,8 @@ final class ServedNetbench {
             banner += String(decoding: chunk, as: UTF8.self)
         }
         guard let range = banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
-              let p = UInt16(banner[range].split(separator: ":")[1]) else {
+            let p = UInt16(banner[range].split(separator: ":")[1])
+        else {
             process.interrupt(); process.waitUntilExit()
             XCTFail("netbench serve did not start: \(banner)")
             throw CocoaError(.fileReadUnknown)
@@ -65,8 +67,10 @@ final class ServedNetbench {
         let p = Process()
         do { p.executableURL = URL(fileURLWithPath: try NetbenchBinary.path) } catch { return "\(error)" }
         let outDir = dir + "/load-\(UUID().uuidString)"
-        p.arguments = ["run", Self.scenario, "--server", "127.0.0.1:\(port)", "--ca", dir + "/ca.pem", "-t", transport,
-                       "-n", "1", "--timeout", "60s", "-o", outDir, "-q"]
+        p.arguments = [
+            "run", Self.scenario, "--server", "127.0.0.1:\(port)", "--ca", dir + "/ca.pem", "-t", transport,
+            "-n", "1", "--timeout", "60s", "-o", outDir, "-q",
+        ]
         let err = Pipe()
         p.standardOutput = FileHandle.nullDevice
         p.standardError = err
@@ -104,24 +108,30 @@ struct HostileRun {
     var summary: String
     var attackNote: String
 
-    static func run(_ name: String, server: ServedNetbench, transport: String = "h2", seconds: Double = 4,
-                    attack: @escaping @Sendable (Date) -> String) -> HostileRun {
+    static func run(
+        _ name: String, server: ServedNetbench, transport: String = "h2", seconds: Double = 4,
+        attack: @escaping @Sendable (Date) -> String
+    ) -> HostileRun {
         // Warm-up: the first page load grows the heap to its working size.
         let warm = server.loadPage(transport)
         let baseline = server.memoryKiB().rss
         let deadline = Date().addingTimeInterval(seconds)
         let note = Mutex2("")
         let done = DispatchSemaphore(value: 0)
-        Thread { note.set(attack(deadline)); done.signal() }.start()
-        Thread.sleep(forTimeInterval: min(1, seconds / 3))   // the attack is under way
+        Thread {
+            note.set(attack(deadline)); done.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: min(1, seconds / 3))  // the attack is under way
         let loadError = server.loadPage(transport)
         done.wait()
         let peak = server.memoryKiB().peak
         let summary = server.stop()
-        let r = HostileRun(loadError: warm.map { "warm-up: " + $0 } ?? loadError, baselineKiB: baseline, peakKiB: peak,
-                           summary: summary, attackNote: note.get())
-        print("HOSTILE \(name): load \(r.loadError == nil ? "ok" : "FAILED") beside the attack; server RSS after warm-up "
-              + "\(baseline / 1024) MiB, peak \(peak / 1024) MiB; attack: \(r.attackNote); \(summary)")
+        let r = HostileRun(
+            loadError: warm.map { "warm-up: " + $0 } ?? loadError, baselineKiB: baseline, peakKiB: peak,
+            summary: summary, attackNote: note.get())
+        print(
+            "HOSTILE \(name): load \(r.loadError == nil ? "ok" : "FAILED") beside the attack; server RSS after warm-up "
+                + "\(baseline / 1024) MiB, peak \(peak / 1024) MiB; attack: \(r.attackNote); \(summary)")
         return r
     }
 }
@@ -161,8 +171,11 @@ final class RawConnection {
         var tv = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         if r != 0 && (blocking || errno != EINPROGRESS) { close(fd); return nil }
     }
 
@@ -172,7 +185,9 @@ final class RawConnection {
     func send(_ bytes: [UInt8]) -> Bool {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
+            }
             if n <= 0 { return false }
             done += n
         }
@@ -211,7 +226,9 @@ final class RawTLSClient {
     private var plain: [UInt8] = []
 
     init?(port: UInt16, context: TLSClientContext, host: String = "www.shop.test") {
-        guard let c = RawConnection(port: port), let t = try? TLSConnection(client: context, serverName: host) else { return nil }
+        guard let c = RawConnection(port: port), let t = try? TLSConnection(client: context, serverName: host) else {
+            return nil
+        }
         connection = c
         tls = t
         for _ in 0..<20 {
@@ -237,7 +254,9 @@ final class RawTLSClient {
     func send(_ bytes: [UInt8]) -> Bool {
         var done = 0
         while done < bytes.count {
-            let n = (try? bytes.withUnsafeBytes { try tls.writePlaintext(UnsafeRawBufferPointer(rebasing: $0[done...])) }) ?? -1
+            let n =
+                (try? bytes.withUnsafeBytes { try tls.writePlaintext(UnsafeRawBufferPointer(rebasing: $0[done...])) })
+                ?? -1
             if n < 0 { return false }
             done += n
             let pending = tls.takeCiphertext(max: 1 << 20)
@@ -252,7 +271,9 @@ final class RawTLSClient {
         bytes.withUnsafeBytes { tls.receiveCiphertext($0) }
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65536)
-        while case .bytes(let n)? = try? buf.withUnsafeMutableBytes({ try tls.readPlaintext(into: $0) }) { out += buf[0..<n] }
+        while case .bytes(let n)? = try? buf.withUnsafeMutableBytes({ try tls.readPlaintext(into: $0) }) {
+            out += buf[0..<n]
+        }
         return out
     }
 }

@@ -11,7 +11,9 @@ final class InteropTests: XCTestCase {
 
     func requireAioquic() throws -> String {
         let client = venv + "/aioquic-examples/http3_client.py"
-        guard FileManager.default.fileExists(atPath: client), FileManager.default.isExecutableFile(atPath: venv + "/bin/python") else {
+        guard FileManager.default.fileExists(atPath: client),
+            FileManager.default.isExecutableFile(atPath: venv + "/bin/python")
+        else {
             // In CI the bootstrap must have installed it: a skip there would hide a missing install step.
             try missingPrerequisite("aioquic not installed at \(venv) (run scripts/bootstrap.sh --test)")
         }
@@ -29,8 +31,10 @@ final class InteropTests: XCTestCase {
 
         let py = Process()
         py.executableURL = URL(fileURLWithPath: venv + "/bin/python")
-        py.arguments = [client, "--ca-certs", dir + "/ca.pem", "--output-dir", dir + "/dl",
-                        "https://\(authority)/app.js", "https://\(authority)/big.bin", "https://\(authority)/f.woff2"]
+        py.arguments = [
+            client, "--ca-certs", dir + "/ca.pem", "--output-dir", dir + "/dl",
+            "https://\(authority)/app.js", "https://\(authority)/big.bin", "https://\(authority)/f.woff2",
+        ]
         py.currentDirectoryURL = URL(fileURLWithPath: venv + "/aioquic-examples")
         let pyErr = Pipe()
         py.standardError = pyErr
@@ -42,7 +46,9 @@ final class InteropTests: XCTestCase {
         let sizes = ["app.js": 300_000, "big.bin": 5_000_000, "f.woff2": 40_000]
         for (name, size) in sizes {
             let attrs = try? FileManager.default.attributesOfItem(atPath: dir + "/dl/" + name)
-            XCTAssertEqual((attrs?[.size] as? NSNumber)?.intValue, size, "\(name): \(String(decoding: log, as: UTF8.self).suffix(800))")
+            XCTAssertEqual(
+                (attrs?[.size] as? NSNumber)?.intValue, size,
+                "\(name): \(String(decoding: log, as: UTF8.self).suffix(800))")
         }
     }
 
@@ -59,8 +65,10 @@ final class InteropTests: XCTestCase {
         for version in ["--http1.1", "--http2"] {
             let curl = Process()
             curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            curl.arguments = ["-s", "-D", "-", "-o", "/dev/null", version, "--cacert", dir + "/ca.pem", "-w", "size=%{size_download}",
-                              "https://\(authority)/app.js"]
+            curl.arguments = [
+                "-s", "-D", "-", "-o", "/dev/null", version, "--cacert", dir + "/ca.pem", "-w", "size=%{size_download}",
+                "https://\(authority)/app.js",
+            ]
             let o = Pipe()
             curl.standardOutput = o
             try curl.run()
@@ -71,7 +79,9 @@ final class InteropTests: XCTestCase {
         }
         let py = Process()
         py.executableURL = URL(fileURLWithPath: venv + "/bin/python")
-        py.arguments = [client, "--ca-certs", dir + "/ca.pem", "--output-dir", dir + "/dl", "https://\(authority)/app.js"]
+        py.arguments = [
+            client, "--ca-certs", dir + "/ca.pem", "--output-dir", dir + "/dl", "https://\(authority)/app.js",
+        ]
         py.currentDirectoryURL = URL(fileURLWithPath: venv + "/aioquic-examples")
         let pyErr = Pipe()
         py.standardError = pyErr
@@ -81,7 +91,9 @@ final class InteropTests: XCTestCase {
         py.waitUntilExit()
         XCTAssertEqual(py.terminationStatus, 0, String(decoding: log, as: UTF8.self))
         let attrs = try? FileManager.default.attributesOfItem(atPath: dir + "/dl/app.js")
-        XCTAssertEqual((attrs?[.size] as? NSNumber)?.intValue, 300_000, String(decoding: log, as: UTF8.self).suffix(800).description)
+        XCTAssertEqual(
+            (attrs?[.size] as? NSNumber)?.intValue, 300_000,
+            String(decoding: log, as: UTF8.self).suffix(800).description)
     }
 
     /// `netbench serve` of the small page on a free loopback port, once its banner line names the
@@ -89,8 +101,10 @@ final class InteropTests: XCTestCase {
     func startServe(transports: String, caOut: String, until marker: String) throws -> (Process, String) {
         let serve = Process()
         serve.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
-        serve.arguments = ["serve", Fixture.path("small-page.json"), "--transport", transports,
-                           "--listen", "127.0.0.1:0", "--ca-out", caOut]
+        serve.arguments = [
+            "serve", Fixture.path("small-page.json"), "--transport", transports,
+            "--listen", "127.0.0.1:0", "--ca-out", caOut,
+        ]
         let out = Pipe()
         serve.standardOutput = out
         serve.standardError = FileHandle.nullDevice

@@ -6,7 +6,9 @@ import TestSupport
 /// removes them before it starts, and leaves a live run's alone.
 final class LeftoverCleanupTests: XCTestCase {
     func namespaces(of pid: Int32) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []).filter { $0.hasPrefix("nb-\(pid)-") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []).filter {
+            $0.hasPrefix("nb-\(pid)-")
+        }
     }
 
     func testNextRunRemovesTheNamespacesOfAKilledRun() throws {
@@ -18,12 +20,16 @@ final class LeftoverCleanupTests: XCTestCase {
 
         let victim = Process()
         victim.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
-        victim.arguments = ["run", page, "--profile", "4G", "--transport", "h2", "--runs", "20", "--quiet", "--out", dir + "/victim"]
+        victim.arguments = [
+            "run", page, "--profile", "4G", "--transport", "h2", "--runs", "20", "--quiet", "--out", dir + "/victim",
+        ]
         victim.standardOutput = FileHandle.nullDevice
         victim.standardError = FileHandle.nullDevice
         try victim.run()
         let deadline = Date().addingTimeInterval(60)
-        while namespaces(of: victim.processIdentifier).count < 2 && victim.isRunning && Date() < deadline { usleep(50_000) }
+        while namespaces(of: victim.processIdentifier).count < 2 && victim.isRunning && Date() < deadline {
+            usleep(50_000)
+        }
         XCTAssertEqual(namespaces(of: victim.processIdentifier).count, 2, "the run built its network")
         kill(victim.processIdentifier, SIGKILL)
         victim.waitUntilExit()

@@ -9,8 +9,12 @@ final class PushgatewayTests: XCTestCase {
     func get(_ url: String) throws -> ToolOutcome { try curl([url]) }
 
     func startPushgateway(port: UInt16, dataFile: String) throws {
-        let path = ["/usr/bin/prometheus-pushgateway", "/usr/sbin/prometheus-pushgateway"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let path else { try missingPrerequisite("prometheus-pushgateway is not installed (scripts/bootstrap.sh --test)") }
+        let path = ["/usr/bin/prometheus-pushgateway", "/usr/sbin/prometheus-pushgateway"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard let path else {
+            try missingPrerequisite("prometheus-pushgateway is not installed (scripts/bootstrap.sh --test)")
+        }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = ["--web.listen-address=127.0.0.1:\(port)", "--persistence.file=\(dataFile)"]
@@ -18,7 +22,9 @@ final class PushgatewayTests: XCTestCase {
         p.standardError = FileHandle.nullDevice
         try p.run()
         let pid = p.processIdentifier
-        addTeardownBlock { kill(pid, SIGTERM); p.waitUntilExit() }
+        addTeardownBlock {
+            kill(pid, SIGTERM); p.waitUntilExit()
+        }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let r = try? get("http://127.0.0.1:\(port)/-/ready"), r.status == 0, r.stdout.contains("OK") { return }
@@ -32,9 +38,14 @@ final class PushgatewayTests: XCTestCase {
     /// Samples of the exposition text: `name{labels}` → value, labels as a set of `k="v"`.
     func samples(_ text: String) -> [(name: String, labels: Set<String>, value: String)] {
         text.split(separator: "\n").compactMap { line in
-            guard !line.hasPrefix("#"), let open = line.firstIndex(of: "{"), let close = line.lastIndex(of: "}") else { return nil }
+            guard !line.hasPrefix("#"), let open = line.firstIndex(of: "{"), let close = line.lastIndex(of: "}") else {
+                return nil
+            }
             let labels = line[line.index(after: open)..<close].split(separator: ",").map(String.init)
-            return (String(line[..<open]), Set(labels), String(line[line.index(after: close)...].trimmingCharacters(in: .whitespaces)))
+            return (
+                String(line[..<open]), Set(labels),
+                String(line[line.index(after: close)...].trimmingCharacters(in: .whitespaces))
+            )
         }
     }
 
@@ -43,21 +54,26 @@ final class PushgatewayTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
         // A real run (loopback), labelled; its directory records the checkout's commit.
-        let run = try netbench(["run", Fixture.path("small-page.json"), "-t", "h1,h2", "-n", "2",
-                                "--label", "ci main", "-o", dir + "/run", "--quiet"])
+        let run = try netbench([
+            "run", Fixture.path("small-page.json"), "-t", "h1,h2", "-n", "2",
+            "--label", "ci main", "-o", dir + "/run", "--quiet",
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         let written = try netbench(["report", dir + "/run", "--format", "prometheus", "-o", dir + "/out"])
         XCTAssertEqual(written.status, 0, written.stderr)
         let ours = samples(try String(contentsOfFile: dir + "/out/metrics.prom", encoding: .utf8))
         XCTAssertEqual(ours.count, 2 * 6, "six families × two transports")
-        XCTAssertTrue(ours.allSatisfy { $0.labels.contains { $0.hasPrefix("commit=\"") } }, "the run was made inside a git checkout")
+        XCTAssertTrue(
+            ours.allSatisfy { $0.labels.contains { $0.hasPrefix("commit=\"") } },
+            "the run was made inside a git checkout")
 
         let port = try freePort()
         try startPushgateway(port: port, dataFile: dir + "/pushgateway.data")
         let push = try netbench(["report", dir + "/run", "--push", "http://127.0.0.1:\(port)"])
         XCTAssertEqual(push.status, 0, push.stderr)
         // "ci main" has a space: the label goes into the path base64url-encoded.
-        XCTAssertTrue(push.stdout.contains("/metrics/job/netbench/suite/small-page/label@base64/Y2kgbWFpbg=="), push.stdout)
+        XCTAssertTrue(
+            push.stdout.contains("/metrics/job/netbench/suite/small-page/label@base64/Y2kgbWFpbg=="), push.stdout)
 
         let back = try get("http://127.0.0.1:\(port)/metrics")
         XCTAssertEqual(back.status, 0, back.stderr)
@@ -75,16 +91,20 @@ final class PushgatewayTests: XCTestCase {
 
     func testPushToANonListeningPortIsARunFailure() throws {
         let port = try freePort()
-        let r = try netbench(["report", packageRoot + "/Tests/ReportersTests/Fixtures/golden/results.json",
-                              "--push", "http://127.0.0.1:\(port)"])
+        let r = try netbench([
+            "report", packageRoot + "/Tests/ReportersTests/Fixtures/golden/results.json",
+            "--push", "http://127.0.0.1:\(port)",
+        ])
         XCTAssertEqual(r.status, 2, r.stderr)
         XCTAssertTrue(r.stderr.contains("http://127.0.0.1:\(port)/metrics/job/netbench/suite/demo"), r.stderr)
         XCTAssertTrue(r.stderr.contains("cannot connect"), r.stderr)
     }
 
     func testPushURLOtherThanHTTPIsAUsageError() throws {
-        let r = try netbench(["report", packageRoot + "/Tests/ReportersTests/Fixtures/golden/results.json",
-                              "--push", "https://example.org"])
+        let r = try netbench([
+            "report", packageRoot + "/Tests/ReportersTests/Fixtures/golden/results.json",
+            "--push", "https://example.org",
+        ])
         XCTAssertEqual(r.status, 64, r.stderr)
     }
 }

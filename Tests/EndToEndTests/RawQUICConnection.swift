@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import BenchCore
 import QUIC
@@ -15,8 +15,9 @@ final class RawQUICConnection {
 
     init?(port: UInt16, caPEM: String) {
         guard let s = UDPSocket(), let local = s.local,
-              let c = try? QUICStreamClient(config: QUICConfiguration(), trustedRootsPEM: caPEM, serverName: "www.shop.test",
-                                            local: local, remote: Endpoint(address: 0x7F00_0001, port: port), now: .now())
+            let c = try? QUICStreamClient(
+                config: QUICConfiguration(), trustedRootsPEM: caPEM, serverName: "www.shop.test",
+                local: local, remote: Endpoint(address: 0x7F00_0001, port: port), now: .now())
         else { return nil }
         socket = s
         client = c
@@ -42,7 +43,10 @@ final class RawQUICConnection {
                 while true {
                     let n = buf.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, $0.count, 0) }
                     if n <= 0 { break }
-                    events += buf.withUnsafeBytes { client.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n]), local: local, remote: remote, now: .now()) }
+                    events += buf.withUnsafeBytes {
+                        client.receive(
+                            UnsafeRawBufferPointer(rebasing: $0[0..<n]), local: local, remote: remote, now: .now())
+                    }
                 }
             }
             if let e = client.expiry, e <= .now() { events += client.handleExpiry(now: .now()) }
@@ -109,7 +113,9 @@ enum H3 {
     /// Encoder stream: Set Dynamic Table Capacity.
     static func setCapacity(_ n: Int) -> [UInt8] { int(n, prefixBits: 5, flags: 0x20) }
     /// Encoder stream: Insert with Literal Name.
-    static func insert(_ name: String, _ value: String) -> [UInt8] { string(name, prefixBits: 5, flags: 0x40) + string(value) }
+    static func insert(_ name: String, _ value: String) -> [UInt8] {
+        string(name, prefixBits: 5, flags: 0x40) + string(value)
+    }
 
     /// Field section prefix for `insertCount` required inserts (table of `capacity`), Base = that count.
     static func prefix(requiredInserts: Int, capacity: Int = 4096) -> [UInt8] {
@@ -122,7 +128,9 @@ enum H3 {
     static let getRoot: [UInt8] = [0xD1, 0xD7, 0xC1, 0x50] + string("www.shop.test")
 
     /// A field line with a literal name and value (never from a table).
-    static func literal(_ name: String, _ value: String) -> [UInt8] { string(name, prefixBits: 3, flags: 0x20) + string(value) }
+    static func literal(_ name: String, _ value: String) -> [UInt8] {
+        string(name, prefixBits: 3, flags: 0x20) + string(value)
+    }
 
     /// An indexed field line for the newest dynamic entry (relative index 0 from Base).
     static let newestEntry: UInt8 = 0x80

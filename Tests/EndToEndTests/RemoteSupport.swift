@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import TestSupport
 
@@ -10,7 +10,7 @@ import TestSupport
 extension XCTestCase {
     /// A server in the foreground (stdout and stderr to `log`), stopped by PID in the caller's defer.
     func startServer(_ path: String, _ args: [String], log: String) throws -> Process {
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
@@ -51,14 +51,18 @@ extension XCTestCase {
             if text.split(separator: "\n").contains(where: { line in
                 let cols = line.split(separator: " ")
                 return cols.count > 3 && cols[1].hasSuffix(needle.dropLast()) && (udp || cols[3] == "0A")
-            }) { return true }
+            }) {
+                return true
+            }
             usleep(50_000)
         }
         return false
     }
 
     /// `netbench ARGS` (inside `namespace` when given, through `ip netns exec`), with extra environment.
-    func netbenchRun(_ args: [String], namespace: String? = nil, environment: [String: String] = [:]) throws -> ToolOutcome {
+    func netbenchRun(_ args: [String], namespace: String? = nil, environment: [String: String] = [:]) throws
+        -> ToolOutcome
+    {
         let p = Process()
         if let namespace {
             p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
@@ -74,16 +78,23 @@ extension XCTestCase {
         try p.run()
         let errData = DataBox()
         let group = DispatchGroup()
-        group.enter(); DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter();
+        DispatchQueue.global().async {
+            errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave()
+        }
         let o = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
-        return ToolOutcome(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: errData.data, as: UTF8.self))
+        return ToolOutcome(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: errData.data, as: UTF8.self))
     }
 
     /// The runs of DIR/results.json.
     func resultRuns(_ dir: String) throws -> [[String: Any]] {
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/results.json"))) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/results.json")))
+            as? [String: Any]
         return try XCTUnwrap(json?["runs"] as? [[String: Any]], "no runs in \(dir)/results.json")
     }
 
@@ -120,11 +131,14 @@ final class TwoNamespaces {
         let octet = Int.random(in: 1..<250)
         serverAddress = "198.19.\(octet).1"
         clientAddress = "198.19.\(octet).2"
-        let vs = "nbs\(tag.replacingOccurrences(of: "-", with: ""))".prefix(15), vc = "nbc\(tag.replacingOccurrences(of: "-", with: ""))".prefix(15)
+        let vs = "nbs\(tag.replacingOccurrences(of: "-", with: ""))".prefix(15),
+            vc = "nbc\(tag.replacingOccurrences(of: "-", with: ""))".prefix(15)
         do {
             try Self.ip(["netns", "add", server])
             try Self.ip(["netns", "add", client])
-            try Self.ip(["link", "add", String(vs), "netns", server, "type", "veth", "peer", "name", String(vc), "netns", client])
+            try Self.ip([
+                "link", "add", String(vs), "netns", server, "type", "veth", "peer", "name", String(vc), "netns", client,
+            ])
             for (ns, dev, addr) in [(server, String(vs), serverAddress), (client, String(vc), clientAddress)] {
                 try Self.ip(["-n", ns, "addr", "add", addr + "/24", "dev", dev])
                 try Self.ip(["-n", ns, "link", "set", dev, "up"])
@@ -151,7 +165,12 @@ final class TwoNamespaces {
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         if p.terminationStatus != 0 {
-            throw NSError(domain: "ip", code: Int(p.terminationStatus), userInfo: [NSLocalizedDescriptionKey: "ip \(args.joined(separator: " ")): \(String(decoding: e, as: UTF8.self))"])
+            throw NSError(
+                domain: "ip", code: Int(p.terminationStatus),
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "ip \(args.joined(separator: " ")): \(String(decoding: e, as: UTF8.self))"
+                ])
         }
     }
 }

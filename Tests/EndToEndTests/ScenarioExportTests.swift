@@ -6,7 +6,11 @@ import TestSupport
 /// every resource at its path with its exact size, over h1 and h2, trusted through the exported CA.
 final class ScenarioExportEndToEndTests: XCTestCase {
     func testExportedScenarioIsServedByNginxWithExactSizes() throws {
-        guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard
+            let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
             return XCTFail("nginx is not installed (scripts/bootstrap.sh --test installs it)")
         }
         let dir = NSTemporaryDirectory() + "netbench-export-\(UUID().uuidString)"
@@ -26,15 +30,26 @@ final class ScenarioExportEndToEndTests: XCTestCase {
         nginxProcess.standardError = FileHandle.nullDevice
         try nginxProcess.run()
         defer { nginxProcess.terminate(); nginxProcess.waitUntilExit() }
-        XCTAssertTrue(waitForPort(UInt16(port)), "nginx did not listen on \(port): " + ((try? String(contentsOfFile: dir + "/logs/error.log", encoding: .utf8)) ?? ""))
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scenario))) as! [String: Any]
-        let hosts = Dictionary(uniqueKeysWithValues: (json["origins"] as! [[String: Any]]).map { ($0["id"] as! String, $0["host"] as! String) })
+        XCTAssertTrue(
+            waitForPort(UInt16(port)),
+            "nginx did not listen on \(port): "
+                + ((try? String(contentsOfFile: dir + "/logs/error.log", encoding: .utf8)) ?? ""))
+        let json =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scenario))) as! [String: Any]
+        let hosts = Dictionary(
+            uniqueKeysWithValues: (json["origins"] as! [[String: Any]]).map {
+                ($0["id"] as! String, $0["host"] as! String)
+            })
         for (i, r) in (json["resources"] as! [[String: Any]]).enumerated() {
             let host = hosts[r["origin"] as! String]!
             let url = "https://\(host):\(port)\(r["path"] as! String)"
             let version = i % 2 == 0 ? "--http2" : "--http1.1"
-            let got = try run("/usr/bin/curl", ["-s", "-o", "/dev/null", version, "--cacert", dir + "/tls/ca.pem",
-                                                "--resolve", "\(host):\(port):127.0.0.1", "-w", "%{http_code} %{size_download}", url])
+            let got = try run(
+                "/usr/bin/curl",
+                [
+                    "-s", "-o", "/dev/null", version, "--cacert", dir + "/tls/ca.pem",
+                    "--resolve", "\(host):\(port):127.0.0.1", "-w", "%{http_code} %{size_download}", url,
+                ])
             XCTAssertEqual(got.out, "200 \(r["bytes"] as! Int)", "\(url) over \(version)")
         }
     }
@@ -47,7 +62,9 @@ final class ScenarioExportEndToEndTests: XCTestCase {
             addr.sin_port = port.bigEndian
             addr.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
             let ok = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
             }
             close(fd)
             if ok { return true }

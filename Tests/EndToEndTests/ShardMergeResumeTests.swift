@@ -20,7 +20,8 @@ final class ShardMergeResumeTests: XCTestCase {
         pageB = work + "/b.json"
         try text.write(toFile: pageA, atomically: true, encoding: .utf8)
         let renamed = try XCTUnwrap(text.range(of: #""name": "small""#))
-        try text.replacingCharacters(in: renamed, with: #""name": "small-b""#).write(toFile: pageB, atomically: true, encoding: .utf8)
+        try text.replacingCharacters(in: renamed, with: #""name": "small-b""#).write(
+            toFile: pageB, atomically: true, encoding: .utf8)
     }
 
     func start(_ args: [String], env: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
@@ -29,8 +30,10 @@ final class ShardMergeResumeTests: XCTestCase {
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = args
         var environment = ProcessInfo.processInfo.environment
-        for k in ["JOB_COMPLETION_INDEX", "NETBENCH_SHARD_COUNT", "CI_NODE_INDEX", "CI_NODE_TOTAL",
-                  "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT"] { environment[k] = nil }
+        for k in [
+            "JOB_COMPLETION_INDEX", "NETBENCH_SHARD_COUNT", "CI_NODE_INDEX", "CI_NODE_TOTAL",
+            "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT",
+        ] { environment[k] = nil }
         environment.merge(env) { _, new in new }
         p.environment = environment
         p.currentDirectoryURL = URL(fileURLWithPath: work)
@@ -48,7 +51,9 @@ final class ShardMergeResumeTests: XCTestCase {
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return Outcome(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        return Outcome(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
     }
 
     /// (scenario, transport, index) of the counted runs in a results.json.
@@ -56,7 +61,9 @@ final class ShardMergeResumeTests: XCTestCase {
         let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/results.json"))
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let runs = try XCTUnwrap(json["runs"] as? [[String: Any]])
-        return runs.filter { $0["warmup"] as? Bool != true }.map { "\($0["scenario"]!)/\($0["transport"]!)/\($0["index"]!)" }
+        return runs.filter { $0["warmup"] as? Bool != true }.map {
+            "\($0["scenario"]!)/\($0["transport"]!)/\($0["index"]!)"
+        }
     }
 
     /// The log's complete lines (a line still being written has no newline yet).
@@ -80,19 +87,28 @@ final class ShardMergeResumeTests: XCTestCase {
         for (i, env) in engines.enumerated() {
             let r = try netbench(["run"] + plan + ["--out", work + "/shard-\(i + 1)"], env: env)
             XCTAssertEqual(r.status, 0, r.stderr)
-            XCTAssertTrue(logLines(work + "/shard-\(i + 1)")[0].contains(#""shard":{"count":3,"index":\#(i + 1)}"#), "shard \(i + 1) header")
+            XCTAssertTrue(
+                logLines(work + "/shard-\(i + 1)")[0].contains(#""shard":{"count":3,"index":\#(i + 1)}"#),
+                "shard \(i + 1) header")
         }
         let shardRuns = try (1...3).map { try runMatrix(work + "/shard-\($0)") }
         XCTAssertTrue(shardRuns.allSatisfy { $0.count == 4 }, "\(shardRuns)")
-        let merged = try netbench(["merge", work + "/shard-1", work + "/shard-2", work + "/shard-3", "-o", work + "/merged"])
+        let merged = try netbench([
+            "merge", work + "/shard-1", work + "/shard-2", work + "/shard-3", "-o", work + "/merged",
+        ])
         XCTAssertEqual(merged.status, 0, merged.stderr)
         XCTAssertFalse(merged.stderr.contains("missing"), merged.stderr)
         let m = try runMatrix(work + "/merged")
         XCTAssertEqual(m.count, Set(m).count, "each run once")
         XCTAssertEqual(Set(m), Set(try runMatrix(work + "/whole")))
         XCTAssertEqual(m.count, 12)
-        let hosts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: work + "/merged/results.json"))) as? [String: Any]
-        XCTAssertTrue(((hosts?["runs"] as? [[String: Any]]) ?? []).allSatisfy { ($0["host"] as? [String: Any])?["hostname"] is String }, "every run names its host")
+        let hosts =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: work + "/merged/results.json"))) as? [String: Any]
+        XCTAssertTrue(
+            ((hosts?["runs"] as? [[String: Any]]) ?? []).allSatisfy {
+                ($0["host"] as? [String: Any])?["hostname"] is String
+            }, "every run names its host")
         XCTAssertEqual((hosts?["shards"] as? [Any])?.count, 3)
         for f in ["summary.csv", "report.html", "summary.md"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: work + "/merged/" + f), f)
@@ -109,7 +125,9 @@ final class ShardMergeResumeTests: XCTestCase {
         // A shard of another plan (another seed) is refused, naming it and what differs.
         let other = try netbench(["run"] + plan + ["--seed", "9", "--out", work + "/other"], env: engines[1])
         XCTAssertEqual(other.status, 0, other.stderr)
-        let refused = try netbench(["merge", work + "/shard-1", work + "/other", work + "/shard-3", "-o", work + "/refused"])
+        let refused = try netbench([
+            "merge", work + "/shard-1", work + "/other", work + "/shard-3", "-o", work + "/refused",
+        ])
         XCTAssertEqual(refused.status, 65, refused.stderr)
         XCTAssertTrue(refused.stderr.contains("other: planDigest"), refused.stderr)
         XCTAssertTrue(refused.stderr.contains("seed 9 vs 1"), refused.stderr)
@@ -159,8 +177,10 @@ final class ShardMergeResumeTests: XCTestCase {
         var host = try XCTUnwrap(header["host"] as? [String: Any])
         host["hostname"] = "elsewhere"
         header["host"] = host
-        let newHeader = String(decoding: try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]), as: UTF8.self)
-        try ([newHeader] + lines.dropFirst()).joined(separator: "\n").appending("\n").write(toFile: work + "/r/runs.jsonl", atomically: true, encoding: .utf8)
+        let newHeader = String(
+            decoding: try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]), as: UTF8.self)
+        try ([newHeader] + lines.dropFirst()).joined(separator: "\n").appending("\n").write(
+            toFile: work + "/r/runs.jsonl", atomically: true, encoding: .utf8)
         let otherHost = try netbench(["run"] + plan + ["--resume", work + "/r"])
         XCTAssertEqual(otherHost.status, 65, otherHost.stderr)
         XCTAssertTrue(otherHost.stderr.contains("host is 'elsewhere'"), otherHost.stderr)

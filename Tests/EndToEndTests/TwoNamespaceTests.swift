@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import TestSupport
 
@@ -25,13 +25,23 @@ final class TwoNamespaceTests: XCTestCase {
         let wrong = try writeTwoOriginScenario(dir, name: "wrong", imageBytes: 150_001)
         let server = "\(net.serverAddress):8443"
 
-        let serve = try startServer("/usr/sbin/ip", ["netns", "exec", net.server, NetbenchBinary.path, "serve", scenario, "-t", "h1,h2,h3",
-                                                     "-l", server, "--ca-out", dir + "/ca.pem"], log: dir + "/serve.log")
+        let serve = try startServer(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.server, NetbenchBinary.path, "serve", scenario, "-t", "h1,h2,h3",
+                "-l", server, "--ca-out", dir + "/ca.pem",
+            ], log: dir + "/serve.log")
         defer { stop(serve) }
-        XCTAssertTrue(waitFor("Ctrl-C", in: dir + "/serve.log"), (try? String(contentsOfFile: dir + "/serve.log", encoding: .utf8)) ?? "")
+        XCTAssertTrue(
+            waitFor("Ctrl-C", in: dir + "/serve.log"),
+            (try? String(contentsOfFile: dir + "/serve.log", encoding: .utf8)) ?? "")
 
-        let ok = try netbenchRun(["run", scenario, "--server", server, "--ca", dir + "/ca.pem", "-t", "h1,h2,h3", "-n", "1", "-o", dir + "/ok", "-q"],
-                                 namespace: net.client)
+        let ok = try netbenchRun(
+            [
+                "run", scenario, "--server", server, "--ca", dir + "/ca.pem", "-t", "h1,h2,h3", "-n", "1", "-o",
+                dir + "/ok", "-q",
+            ],
+            namespace: net.client)
         XCTAssertEqual(ok.status, 0, ok.stderr)
         let runs = try resultRuns(dir + "/ok")
         XCTAssertEqual(runs.count, 3)
@@ -44,15 +54,24 @@ final class TwoNamespaceTests: XCTestCase {
             XCTAssertTrue(!remotes.isEmpty && remotes.allSatisfy { $0.hasPrefix(net.serverAddress) }, "\(remotes)")
         }
 
-        let other = try netbenchRun(["run", wrong, "--server", server, "--ca", dir + "/ca.pem", "-t", "h2", "-n", "1", "-o", dir + "/wrong", "-q"],
-                                    namespace: net.client)
+        let other = try netbenchRun(
+            [
+                "run", wrong, "--server", server, "--ca", dir + "/ca.pem", "-t", "h2", "-n", "1", "-o", dir + "/wrong",
+                "-q",
+            ],
+            namespace: net.client)
         XCTAssertEqual(other.status, 65, other.stderr)
-        XCTAssertTrue(other.stderr.contains("wrong.json") && other.stderr.contains("does not serve this scenario"), other.stderr)
+        XCTAssertTrue(
+            other.stderr.contains("wrong.json") && other.stderr.contains("does not serve this scenario"), other.stderr)
 
         // A CA nobody signed the server with (a fresh export's): stopped before the first run.
         XCTAssertEqual(try netbenchRun(["scenario", "export", scenario, "-o", dir + "/export"]).status, 0)
-        let bad = try netbenchRun(["run", scenario, "--server", server, "--ca", dir + "/export/tls/ca.pem", "-t", "h3", "-n", "1", "-o", dir + "/bad", "-q"],
-                                  namespace: net.client)
+        let bad = try netbenchRun(
+            [
+                "run", scenario, "--server", server, "--ca", dir + "/export/tls/ca.pem", "-t", "h3", "-n", "1", "-o",
+                dir + "/bad", "-q",
+            ],
+            namespace: net.client)
         XCTAssertEqual(bad.status, 2, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("'a.example'") && bad.stderr.contains("does not verify"), bad.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/bad/runs.jsonl"))
@@ -61,12 +80,20 @@ final class TwoNamespaceTests: XCTestCase {
         let root = dir + "/export/merged"
         try FileManager.default.removeItem(atPath: root + "/i.png")  // a hard link to www/b.example/i.png
         try Data(count: 149_999).write(to: URL(fileURLWithPath: root + "/i.png"))
-        let gtlsProcess = try startServer("/usr/sbin/ip", ["netns", "exec", net.server, gtls, "-q", "-d", root, net.serverAddress, "9443",
-                                                           dir + "/export/tls/key.pem", dir + "/export/tls/cert.pem"], log: dir + "/gtls.log")
+        let gtlsProcess = try startServer(
+            "/usr/sbin/ip",
+            [
+                "netns", "exec", net.server, gtls, "-q", "-d", root, net.serverAddress, "9443",
+                dir + "/export/tls/key.pem", dir + "/export/tls/cert.pem",
+            ], log: dir + "/gtls.log")
         defer { stop(gtlsProcess) }
         XCTAssertTrue(waitForListener(port: 9443, udp: true, namespace: net.server), "gtlsserver did not bind 9443/udp")
-        let short = try netbenchRun(["run", scenario, "--server", "\(net.serverAddress):9443", "--ca", dir + "/export/tls/ca.pem", "-t", "h3", "-n", "1",
-                                     "-o", dir + "/short", "-q"], namespace: net.client)
+        let short = try netbenchRun(
+            [
+                "run", scenario, "--server", "\(net.serverAddress):9443", "--ca", dir + "/export/tls/ca.pem", "-t",
+                "h3", "-n", "1",
+                "-o", dir + "/short", "-q",
+            ], namespace: net.client)
         XCTAssertEqual(short.status, 2, short.stderr)
         let error = try resultRuns(dir + "/short").first?["error"] as? String ?? ""
         XCTAssertTrue(error.contains("'img'") && error.contains("149999 body bytes, expected exactly 150000"), error)

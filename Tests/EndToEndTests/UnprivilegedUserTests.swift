@@ -38,8 +38,10 @@ final class UnprivilegedUserTests: XCTestCase {
         try require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "setpriv (util-linux) missing")
         let (dir, binary, page) = try stage()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let allowedText = (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_allowed_congestion_control",
-                                       encoding: .utf8)) ?? ""
+        let allowedText =
+            (try? String(
+                contentsOfFile: "/proc/sys/net/ipv4/tcp_allowed_congestion_control",
+                encoding: .utf8)) ?? ""
         let allowed = allowedText.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         let base = [binary, "run", page, "-p", "loopback", "-t", "h2,h3", "-n", "1", "-q"]
 
@@ -48,7 +50,8 @@ final class UnprivilegedUserTests: XCTestCase {
             XCTAssertEqual(cubic.status, 0, cubic.stderr)
         } else {
             XCTAssertEqual(cubic.status, 77, cubic.stderr)
-            XCTAssertTrue(cubic.stderr.contains("'cubic' is refused") && cubic.stderr.contains("--tcp-cc"), cubic.stderr)
+            XCTAssertTrue(
+                cubic.stderr.contains("'cubic' is refused") && cubic.stderr.contains("--tcp-cc"), cubic.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/cubic/runs.jsonl"), "stopped before a run")
         }
         let pick = try XCTUnwrap(allowed.first { $0 == "bbr" } ?? allowed.first, "no allowed congestion control")

@@ -4,7 +4,8 @@ import XCTest
 final class HTTP1RequestParserTests: XCTestCase {
     func testSimpleGet() {
         var parser = HTTP1RequestParser()
-        let events = parser.feed("GET /a/b?c=1 HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\nX-Dup: 1\r\nx-dup: 2\r\n\r\n")
+        let events = parser.feed(
+            "GET /a/b?c=1 HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\nX-Dup: 1\r\nx-dup: 2\r\n\r\n")
         XCTAssertEqual(events.count, 2)
         guard case .request(let head) = events[0] else { return XCTFail("\(events)") }
         XCTAssertEqual(events[1], .end)
@@ -25,7 +26,8 @@ final class HTTP1RequestParserTests: XCTestCase {
         let messages = [
             "GET / HTTP/1.1\r\nHost: h\r\nUser-Agent: netbench\r\n\r\n",
             "POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\nhello world",
-            "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n",
+            "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
+                + "chunked\r\n\r\n5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n",
             "\r\nGET /lf HTTP/1.1\nHost: h\n\n",
         ]
         let all = Array(messages.joined().utf8)
@@ -74,7 +76,8 @@ final class HTTP1RequestParserTests: XCTestCase {
 
     func testCloseStopsParsing() {
         var parser = HTTP1RequestParser()
-        let events = parser.feed("GET /1 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n")
+        let events = parser.feed(
+            "GET /1 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n")
         XCTAssertEqual(events.count, 2)
         XCTAssertTrue(parser.isClosed)
         XCTAssertEqual(parser.feed("GET /3 HTTP/1.1\r\nHost: h\r\n\r\n"), [])
@@ -87,7 +90,7 @@ final class HTTP1RequestParserTests: XCTestCase {
             ("G@T / HTTP/1.1\r\nHost: h\r\n\r\n", .badRequestLine),
             ("GET / HTTP/1.1 x\r\nHost: h\r\n\r\n", .badRequestLine),
             ("GET /a\u{7F} HTTP/1.1\r\nHost: h\r\n\r\n", .badRequestLine),
-            ("\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}\r\n\r\n", .badRequestLine),   // TLS on the plain port
+            ("\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}\r\n\r\n", .badRequestLine),  // TLS on the plain port
             ("GET / http/1.1\r\nHost: h\r\n\r\n", .badRequestLine),
             ("GET / HTTP/2.0\r\nHost: h\r\n\r\n", .unsupportedVersion),
             ("GET / HTTP/1.2\r\nHost: h\r\n\r\n", .unsupportedVersion),
@@ -97,14 +100,17 @@ final class HTTP1RequestParserTests: XCTestCase {
             ("GET / HTTP/1.1\r\nHost: h\r\n: empty\r\n\r\n", .badHeaderLine),
             ("GET / HTTP/1.1\r\nHost: h\r\nX-A: a\u{01}b\r\n\r\n", .badHeaderLine),
             ("GET / HTTP/1.1\r\nHost: h\r\nX-A: a\rb\r\n\r\n", .badHeaderLine),
-            ("GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", .badHeaderLine),            // no Host
+            ("GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", .badHeaderLine),  // no Host
             ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", .badHeaderLine),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: abc\r\n\r\n", .invalidContentLength),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n", .invalidContentLength),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 6\r\n\r\n", .invalidContentLength),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", .invalidContentLength),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999\r\n\r\n", .invalidContentLength),
-            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n", .invalidContentLength),
+            (
+                "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n",
+                .invalidContentLength
+            ),
             ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", .unsupportedTransferEncoding),
             ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", .unsupportedTransferEncoding),
             ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", .badChunk),

@@ -7,7 +7,8 @@ final class HTTP1ResponseParserTests: XCTestCase {
     }
 
     func testContentLengthAndChunkedSplitAtEveryBoundary() throws {
-        let text = "HTTP/1.1 200 OK\r\nContent-Length: 12\r\nServer: t\r\n\r\nhello world!"
+        let text =
+            "HTTP/1.1 200 OK\r\nContent-Length: 12\r\nServer: t\r\n\r\nhello world!"
             + "HTTP/1.1 206 Partial Content\r\nTransfer-Encoding: chunked\r\nContent-Range: bytes 0-14/100\r\n\r\n"
             + "5\r\nhello\r\na;name=value\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\n"
             + "HTTP/1.1 204 No Content\r\n\r\n"
@@ -20,8 +21,9 @@ final class HTTP1ResponseParserTests: XCTestCase {
         XCTAssertEqual(bodyTotal(expected), 12 + 15)
         guard case .head(let partial) = expected[3] else { return XCTFail("\(expected)") }
         XCTAssertEqual(partial.status, 206)
-        XCTAssertEqual(partial.headers["content-range"].flatMap(HTTPContentRange.init(headerValue:)),
-                       HTTPContentRange(first: 0, last: 14, completeLength: 100))
+        XCTAssertEqual(
+            partial.headers["content-range"].flatMap(HTTPContentRange.init(headerValue:)),
+            HTTPContentRange(first: 0, last: 14, completeLength: 100))
 
         for split in 0...all.count {
             var parser = HTTP1ResponseParser()
@@ -71,9 +73,12 @@ final class HTTP1ResponseParserTests: XCTestCase {
 
     func testInterimResponses() throws {
         var parser = HTTP1ResponseParser()
-        let events = try parser.feed("HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n"
-            + "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")
-        guard case .informational(let hint) = events[0], case .head(let head) = events[1] else { return XCTFail("\(events)") }
+        let events = try parser.feed(
+            "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")
+        guard case .informational(let hint) = events[0], case .head(let head) = events[1] else {
+            return XCTFail("\(events)")
+        }
         XCTAssertEqual(hint.status, 103)
         XCTAssertEqual(head.status, 200)
         XCTAssertEqual(events.last, .end(keepAlive: true))
@@ -85,9 +90,11 @@ final class HTTP1ResponseParserTests: XCTestCase {
             return try parser.feed(text).last
         }
         XCTAssertEqual(try end("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"), .end(keepAlive: true))
-        XCTAssertEqual(try end("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"), .end(keepAlive: false))
+        XCTAssertEqual(
+            try end("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"), .end(keepAlive: false))
         XCTAssertEqual(try end("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n"), .end(keepAlive: false))
-        XCTAssertEqual(try end("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n"), .end(keepAlive: true))
+        XCTAssertEqual(
+            try end("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n"), .end(keepAlive: true))
     }
 
     func testErrorsNameWhatWasWrong() throws {
@@ -105,12 +112,18 @@ final class HTTP1ResponseParserTests: XCTestCase {
         for (text, kind) in cases {
             var parser = HTTP1ResponseParser()
             // An error after a complete head is thrown by the next call.
-            XCTAssertThrowsError(try { _ = try parser.feed(text); _ = try parser.feed([]) }(), text.debugDescription) { error in
+            XCTAssertThrowsError(
+                try {
+                    _ = try parser.feed(text); _ = try parser.feed([])
+                }(), text.debugDescription
+            ) { error in
                 XCTAssertEqual((error as? HTTP1ParseError)?.kind, kind, "\(text.debugDescription): \(error)")
             }
         }
         var long = HTTP1ResponseParser()
-        XCTAssertThrowsError(try long.feed("HTTP/1.1 200 OK\r\nX: " + String(repeating: "v", count: 65536) + "\r\n\r\n")) {
+        XCTAssertThrowsError(
+            try long.feed("HTTP/1.1 200 OK\r\nX: " + String(repeating: "v", count: 65536) + "\r\n\r\n")
+        ) {
             XCTAssertEqual(($0 as? HTTP1ParseError)?.kind, .headerTooLarge)
         }
     }

@@ -3,11 +3,13 @@ import XCTest
 
 final class HTTP1SerializerTests: XCTestCase {
     func testRequestRoundTripWithRange() {
-        let bytes = HTTP1Serializer.requestHead(target: "/video.mp4?q=1", host: "cdn.example:8443", range: .from(1_000_000),
-                                                headers: ["User-Agent": "netbench", "host": "ignored", "Accept": "*/*"])
-        XCTAssertEqual(String(decoding: bytes, as: UTF8.self),
-                       "GET /video.mp4?q=1 HTTP/1.1\r\nHost: cdn.example:8443\r\nRange: bytes=1000000-\r\n"
-                           + "User-Agent: netbench\r\nAccept: */*\r\n\r\n")
+        let bytes = HTTP1Serializer.requestHead(
+            target: "/video.mp4?q=1", host: "cdn.example:8443", range: .from(1_000_000),
+            headers: ["User-Agent": "netbench", "host": "ignored", "Accept": "*/*"])
+        XCTAssertEqual(
+            String(decoding: bytes, as: UTF8.self),
+            "GET /video.mp4?q=1 HTTP/1.1\r\nHost: cdn.example:8443\r\nRange: bytes=1000000-\r\n"
+                + "User-Agent: netbench\r\nAccept: */*\r\n\r\n")
         var parser = HTTP1RequestParser()
         let events = parser.feed(bytes)
         guard case .request(let head)? = events.first else { return XCTFail("\(events)") }
@@ -26,11 +28,14 @@ final class HTTP1SerializerTests: XCTestCase {
         let total: Int64 = 5_000_000
         let range = try XCTUnwrap(HTTPByteRange.from(1_000_000).resolved(totalLength: total))
         let contentRange = HTTPContentRange(range, completeLength: total)
-        let head = HTTP1Serializer.responseHead(status: 206, contentLength: contentRange.length, contentRange: contentRange,
-                                                headers: ["Content-Type": "video/mp4", "Content-Length": "1"])
-        XCTAssertEqual(String(decoding: head, as: UTF8.self),
-                       "HTTP/1.1 206 Partial Content\r\nContent-Length: 4000000\r\nContent-Range: bytes 1000000-4999999/5000000\r\n"
-                           + "Content-Type: video/mp4\r\n\r\n")
+        let head = HTTP1Serializer.responseHead(
+            status: 206, contentLength: contentRange.length, contentRange: contentRange,
+            headers: ["Content-Type": "video/mp4", "Content-Length": "1"])
+        XCTAssertEqual(
+            String(decoding: head, as: UTF8.self),
+            "HTTP/1.1 206 Partial Content\r\nContent-Length: 4000000\r\nContent-Range: bytes "
+                + "1000000-4999999/5000000\r\n"
+                + "Content-Type: video/mp4\r\n\r\n")
         var parser = HTTP1ResponseParser()
         let events = try parser.feed(head)
         guard case .head(let parsed)? = events.first else { return XCTFail("\(events)") }
@@ -85,8 +90,10 @@ final class HTTP1SerializerTests: XCTestCase {
         XCTAssertEqual(HTTPByteRange.suffix(length: 10).resolved(totalLength: 100), 90...99)
         XCTAssertNil(HTTPByteRange.from(0).resolved(totalLength: 0))
 
-        XCTAssertEqual(HTTPContentRange(headerValue: "bytes 0-9/10"), HTTPContentRange(first: 0, last: 9, completeLength: 10))
-        XCTAssertEqual(HTTPContentRange(headerValue: "bytes 5-9/*"), HTTPContentRange(first: 5, last: 9, completeLength: nil))
+        XCTAssertEqual(
+            HTTPContentRange(headerValue: "bytes 0-9/10"), HTTPContentRange(first: 0, last: 9, completeLength: 10))
+        XCTAssertEqual(
+            HTTPContentRange(headerValue: "bytes 5-9/*"), HTTPContentRange(first: 5, last: 9, completeLength: nil))
         XCTAssertNil(HTTPContentRange(headerValue: "bytes 0-10/10"))
         XCTAssertNil(HTTPContentRange(headerValue: "bytes */10"))
         XCTAssertEqual(HTTPContentRange(first: 5, last: 9, completeLength: nil).headerValue, "bytes 5-9/*")

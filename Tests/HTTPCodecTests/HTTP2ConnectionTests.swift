@@ -6,8 +6,9 @@ final class HTTP2ConnectionTests: XCTestCase {
     private func answerBySize(_ pair: HTTP2Pair, _ event: HTTP2Event) throws {
         guard case let .request(stream, head, _) = event else { return }
         let size = Int64(head.target.split(separator: "/").last!)!
-        try pair.server.submitResponse(stream: stream, status: 200, headers: ["content-type": "application/octet-stream"],
-                                       bodyLength: size)
+        try pair.server.submitResponse(
+            stream: stream, status: 200, headers: ["content-type": "application/octet-stream"],
+            bodyLength: size)
     }
 
     func testPrefaceAndSettings() throws {
@@ -28,33 +29,36 @@ final class HTTP2ConnectionTests: XCTestCase {
         let sizes = (0..<50).map { $0 < fixed.count ? fixed[$0] : Int64(($0 * 7919) % 300_000) }
         var sizeOf: [Int32: Int64] = [:]
         for size in sizes {
-            let stream = try pair.client.submitRequest(authority: "example.com", path: "/size/\(size)",
-                                                       headers: ["accept": "*/*", "Connection": "keep-alive"])
+            let stream = try pair.client.submitRequest(
+                authority: "example.com", path: "/size/\(size)",
+                headers: ["accept": "*/*", "Connection": "keep-alive"])
             sizeOf[stream] = size
         }
         var logs: [Int32: StreamLog] = [:]
         var open = Set<Int32>(), maxOpen = 0, serverClosed = 0
-        try pair.run(client: { StreamLog.record($0, into: &logs) }, server: { event in
-            switch event {
-            case let .request(stream, head, endStream):
-                XCTAssertEqual(head.method, "GET")
-                XCTAssertEqual(head.authority, "example.com")
-                XCTAssertEqual(head.host, "example.com")
-                XCTAssertEqual(head.scheme, "https")
-                XCTAssertEqual(head.version, .http2)
-                XCTAssertEqual(head.headers["accept"], "*/*")
-                XCTAssertNil(head.headers["connection"], "connection-specific fields are not sent over h2")
-                XCTAssertTrue(endStream)
-                open.insert(stream)
-                maxOpen = max(maxOpen, open.count)
-                try answerBySize(pair, event)
-            case let .streamClosed(stream, code):
-                XCTAssertEqual(code, .noError)
-                open.remove(stream)
-                serverClosed += 1
-            default: break
-            }
-        })
+        try pair.run(
+            client: { StreamLog.record($0, into: &logs) },
+            server: { event in
+                switch event {
+                case let .request(stream, head, endStream):
+                    XCTAssertEqual(head.method, "GET")
+                    XCTAssertEqual(head.authority, "example.com")
+                    XCTAssertEqual(head.host, "example.com")
+                    XCTAssertEqual(head.scheme, "https")
+                    XCTAssertEqual(head.version, .http2)
+                    XCTAssertEqual(head.headers["accept"], "*/*")
+                    XCTAssertNil(head.headers["connection"], "connection-specific fields are not sent over h2")
+                    XCTAssertTrue(endStream)
+                    open.insert(stream)
+                    maxOpen = max(maxOpen, open.count)
+                    try answerBySize(pair, event)
+                case let .streamClosed(stream, code):
+                    XCTAssertEqual(code, .noError)
+                    open.remove(stream)
+                    serverClosed += 1
+                default: break
+                }
+            })
         XCTAssertEqual(logs.count, 50)
         for (stream, size) in sizeOf {
             let log = try XCTUnwrap(logs[stream])
@@ -77,9 +81,11 @@ final class HTTP2ConnectionTests: XCTestCase {
         let onClient: (HTTP2Event) -> Void = { event in
             if case let .data(stream, _, true) = event { completed.append(stream) }
         }
-        try pair.run(client: onClient, server: { event in
-            if case let .request(stream, _, _) = event { waiting.append(stream) }
-        })
+        try pair.run(
+            client: onClient,
+            server: { event in
+                if case let .request(stream, _, _) = event { waiting.append(stream) }
+            })
         XCTAssertEqual(waiting, streams)
         XCTAssertTrue(completed.isEmpty)
         // "Think time": answer one stream, let some idle rounds pass, answer the next.
@@ -103,23 +109,25 @@ final class HTTP2ConnectionTests: XCTestCase {
         var logs: [Int32: StreamLog] = [:]
         var serverClosed: [Int32: HTTP2ErrorCode] = [:]
         var resetSent = false
-        try pair.run(client: { event in
-            StreamLog.record(event, into: &logs)
-            if !resetSent, let log = logs[big], log.bytes >= 1_000_000 {
-                resetSent = true
-                try pair.client.submitReset(stream: big)
-                try pair.client.submitReset(stream: neverAnswered)
-            }
-        }, server: { event in
-            switch event {
-            case let .request(stream, head, _):
-                if head.target.hasPrefix("/size/") { try answerBySize(pair, event) }
-                if head.target == "/refuse" { try pair.server.submitReset(stream: stream, code: .refusedStream) }
-            case let .streamClosed(stream, code):
-                serverClosed[stream] = code
-            default: break
-            }
-        })
+        try pair.run(
+            client: { event in
+                StreamLog.record(event, into: &logs)
+                if !resetSent, let log = logs[big], log.bytes >= 1_000_000 {
+                    resetSent = true
+                    try pair.client.submitReset(stream: big)
+                    try pair.client.submitReset(stream: neverAnswered)
+                }
+            },
+            server: { event in
+                switch event {
+                case let .request(stream, head, _):
+                    if head.target.hasPrefix("/size/") { try answerBySize(pair, event) }
+                    if head.target == "/refuse" { try pair.server.submitReset(stream: stream, code: .refusedStream) }
+                case let .streamClosed(stream, code):
+                    serverClosed[stream] = code
+                default: break
+                }
+            })
         XCTAssertTrue(resetSent)
         XCTAssertEqual(logs[big]?.closedWith, .cancel)
         XCTAssertFalse(logs[big]?.ended ?? true)
@@ -169,13 +177,14 @@ final class HTTP2ConnectionTests: XCTestCase {
         var logs: [Int32: StreamLog] = [:]
         var small: Int32?
         var largeBytesWhenSmallEnded: Int?
-        try pair.run(client: { event in
-            StreamLog.record(event, into: &logs)
-            if small == nil, (logs[large]?.bytes ?? 0) > 100_000 {
-                small = try pair.client.submitRequest(authority: "a", path: "/size/30000")
-            }
-            if let small, case .data(small, _, true) = event { largeBytesWhenSmallEnded = logs[large]?.bytes }
-        }, server: { try self.answerBySize(pair, $0) })
+        try pair.run(
+            client: { event in
+                StreamLog.record(event, into: &logs)
+                if small == nil, (logs[large]?.bytes ?? 0) > 100_000 {
+                    small = try pair.client.submitRequest(authority: "a", path: "/size/30000")
+                }
+                if let small, case .data(small, _, true) = event { largeBytesWhenSmallEnded = logs[large]?.bytes }
+            }, server: { try self.answerBySize(pair, $0) })
         let smallStream = try XCTUnwrap(small)
         XCTAssertEqual(logs[smallStream]?.bytes, 30_000)
         XCTAssertEqual(logs[large]?.bytes, 20_000_000)
@@ -188,9 +197,10 @@ final class HTTP2ConnectionTests: XCTestCase {
         let a = try pair.client.submitRequest(authority: "a", path: "/size/3000000")
         let b = try pair.client.submitRequest(authority: "a", path: "/size/3000000")
         var order: [Int32] = []
-        try pair.run(client: { event in
-            if case let .data(stream, count, _) = event, count > 0, order.last != stream { order.append(stream) }
-        }, server: { try self.answerBySize(pair, $0) })
+        try pair.run(
+            client: { event in
+                if case let .data(stream, count, _) = event, count > 0, order.last != stream { order.append(stream) }
+            }, server: { try self.answerBySize(pair, $0) })
         XCTAssertGreaterThan(order.count, 10, "DATA of \(a) and \(b) alternate: \(order.prefix(20))")
     }
 
@@ -200,39 +210,45 @@ final class HTTP2ConnectionTests: XCTestCase {
         let streams = try (0..<30).map { _ in try pair.client.submitRequest(authority: "a", path: "/size/50000") }
         var open = 0, maxOpen = 0
         var logs: [Int32: StreamLog] = [:]
-        try pair.run(client: { StreamLog.record($0, into: &logs) }, server: { event in
-            switch event {
-            case .request: open += 1; maxOpen = max(maxOpen, open); try self.answerBySize(pair, event)
-            case .streamClosed: open -= 1
-            default: break
-            }
-        })
+        try pair.run(
+            client: { StreamLog.record($0, into: &logs) },
+            server: { event in
+                switch event {
+                case .request: open += 1; maxOpen = max(maxOpen, open); try self.answerBySize(pair, event)
+                case .streamClosed: open -= 1
+                default: break
+                }
+            })
         XCTAssertEqual(maxOpen, 10)
-        XCTAssertEqual(streams.compactMap { logs[$0] }.filter { $0.bytes == 50_000 && $0.closedWith == .noError }.count, 30)
+        XCTAssertEqual(
+            streams.compactMap { logs[$0] }.filter { $0.bytes == 50_000 && $0.closedWith == .noError }.count, 30)
     }
 
     func testRequestBodyAndTinyWrites() throws {
         let pair = try HTTP2Pair()
-        pair.chunk = 7   // a socket that takes 7 bytes at a time: everything crosses frame borders
+        pair.chunk = 7  // a socket that takes 7 bytes at a time: everything crosses frame borders
         let stream = try pair.client.submitRequest(method: "POST", authority: "a", path: "/upload", bodyLength: 100_000)
         var uploaded = 0, uploadEnded = false
         var logs: [Int32: StreamLog] = [:]
-        try pair.run(client: { StreamLog.record($0, into: &logs) }, server: { event in
-            switch event {
-            case let .request(id, head, endStream):
-                XCTAssertEqual(id, stream)
-                XCTAssertEqual(head.method, "POST")
-                XCTAssertEqual(head.headers["content-length"], "100000")
-                XCTAssertFalse(endStream)
-            case let .data(id, count, endStream):
-                uploaded += count
-                if endStream {
-                    uploadEnded = true
-                    try pair.server.submitResponse(stream: id, status: 201, headers: ["x-got": String(uploaded)], bodyLength: 70_001)
+        try pair.run(
+            client: { StreamLog.record($0, into: &logs) },
+            server: { event in
+                switch event {
+                case let .request(id, head, endStream):
+                    XCTAssertEqual(id, stream)
+                    XCTAssertEqual(head.method, "POST")
+                    XCTAssertEqual(head.headers["content-length"], "100000")
+                    XCTAssertFalse(endStream)
+                case let .data(id, count, endStream):
+                    uploaded += count
+                    if endStream {
+                        uploadEnded = true
+                        try pair.server.submitResponse(
+                            stream: id, status: 201, headers: ["x-got": String(uploaded)], bodyLength: 70_001)
+                    }
+                default: break
                 }
-            default: break
-            }
-        })
+            })
         XCTAssertEqual(uploaded, 100_000)
         XCTAssertTrue(uploadEnded)
         XCTAssertEqual(logs[stream]?.status, 201)
@@ -249,21 +265,28 @@ final class HTTP2ConnectionTests: XCTestCase {
         pair.chunk = 7
         let cookie = String(repeating: "c", count: 40_000)
         let small = try pair.client.submitRequest(authority: "a.test", path: "/small")
-        let big = try pair.client.submitRequest(authority: "b.test", path: "/big?q=1", headers: ["cookie": cookie, "x-Mixed": "1"])
+        let big = try pair.client.submitRequest(
+            authority: "b.test", path: "/big?q=1", headers: ["cookie": cookie, "x-Mixed": "1"])
         let after = try pair.client.submitRequest(authority: "c.test", path: "/after")
         var heads: [Int32: HTTPRequestHead] = [:]
         var logs: [Int32: StreamLog] = [:]
         var responseHeaders: [Int32: HTTPHeaders] = [:]
-        try pair.run(client: { event in
-            if case let .response(id, _, headers, _) = event { responseHeaders[id] = headers }
-            StreamLog.record(event, into: &logs)
-        }, server: { event in
-            guard case let .request(id, head, _) = event else { return }
-            heads[id] = head
-            try pair.server.submitResponse(stream: id, status: 200, fields: [("Content-Type", "text/plain"), ("connection", "close"),
-                                                                             ("transfer-encoding", "chunked"), ("X-Stream", String(id))],
-                                           bodyLength: 10)
-        })
+        try pair.run(
+            client: { event in
+                if case let .response(id, _, headers, _) = event { responseHeaders[id] = headers }
+                StreamLog.record(event, into: &logs)
+            },
+            server: { event in
+                guard case let .request(id, head, _) = event else { return }
+                heads[id] = head
+                try pair.server.submitResponse(
+                    stream: id, status: 200,
+                    fields: [
+                        ("Content-Type", "text/plain"), ("connection", "close"),
+                        ("transfer-encoding", "chunked"), ("X-Stream", String(id)),
+                    ],
+                    bodyLength: 10)
+            })
         XCTAssertEqual(heads[small]?.authority, "a.test")
         XCTAssertEqual(heads[small]?.target, "/small")
         XCTAssertEqual(heads[big]?.authority, "b.test")
@@ -285,10 +308,12 @@ final class HTTP2ConnectionTests: XCTestCase {
         let pair = try HTTP2Pair()
         let stream = try pair.client.submitRequest(authority: "a", path: "/size/100")
         var goAway: HTTP2Event?
-        try pair.run(client: { if case .goAway = $0 { goAway = $0 } }, server: { event in
-            try self.answerBySize(pair, event)
-            if case .request = event { try pair.server.submitGoAway() }
-        })
+        try pair.run(
+            client: { if case .goAway = $0 { goAway = $0 } },
+            server: { event in
+                try self.answerBySize(pair, event)
+                if case .request = event { try pair.server.submitGoAway() }
+            })
         XCTAssertEqual(goAway, .goAway(lastStream: stream, errorCode: .noError, debugData: ""))
         XCTAssertTrue(pair.server.isFinished)
         XCTAssertTrue(pair.client.isFinished)
@@ -299,14 +324,17 @@ final class HTTP2ConnectionTests: XCTestCase {
         let head = try pair.client.submitRequest(method: "HEAD", authority: "a", path: "/x")
         let empty = try pair.client.submitRequest(authority: "a", path: "/y")
         var logs: [Int32: StreamLog] = [:]
-        try pair.run(client: { StreamLog.record($0, into: &logs) }, server: { event in
-            guard case let .request(stream, request, _) = event else { return }
-            if request.method == "HEAD" {
-                try pair.server.submitResponse(stream: stream, status: 200, headers: ["content-length": "5000"], bodyLength: 0)
-            } else {
-                try pair.server.submitResponse(stream: stream, status: 204, bodyLength: 0)
-            }
-        })
+        try pair.run(
+            client: { StreamLog.record($0, into: &logs) },
+            server: { event in
+                guard case let .request(stream, request, _) = event else { return }
+                if request.method == "HEAD" {
+                    try pair.server.submitResponse(
+                        stream: stream, status: 200, headers: ["content-length": "5000"], bodyLength: 0)
+                } else {
+                    try pair.server.submitResponse(stream: stream, status: 204, bodyLength: 0)
+                }
+            })
         XCTAssertEqual(logs[head]?.contentLength, 5000)
         XCTAssertEqual(logs[head]?.bytes, 0)
         XCTAssertEqual(logs[head]?.closedWith, .noError)
@@ -334,9 +362,12 @@ final class HTTP2ConnectionTests: XCTestCase {
                 guard wire.count >= 9 + length else { break }
                 largestFrame = max(largestFrame, length)
                 let stream = Int32(wire[5] & 0x7F) << 24 | Int32(wire[6]) << 16 | Int32(wire[7]) << 8 | Int32(wire[8])
-                if wire[3] == 0 {   // DATA
-                    let ok = wire.withUnsafeBytes { BodyFiller.matches(UnsafeRawBufferPointer(rebasing: $0[9..<9 + length]),
-                                                                       offset: offsets[stream, default: 0]) }
+                if wire[3] == 0 {  // DATA
+                    let ok = wire.withUnsafeBytes {
+                        BodyFiller.matches(
+                            UnsafeRawBufferPointer(rebasing: $0[9..<9 + length]),
+                            offset: offsets[stream, default: 0])
+                    }
                     if !ok { corrupt += 1 }
                     offsets[stream, default: 0] += Int64(length)
                 }
@@ -354,19 +385,23 @@ final class HTTP2ConnectionTests: XCTestCase {
     /// Chrome-style exclusive dependency: the dependent stream gets no DATA until its parent is done.
     func testPriorityDependencyIsHonoured() throws {
         let pair = try HTTP2Pair()
-        let first = try pair.client.submitRequest(authority: "a", path: "/size/2000000",
-                                                  priority: HTTP2Priority(weight: 256, exclusive: true))
-        let second = try pair.client.submitRequest(authority: "a", path: "/size/2000000",
-                                                   priority: HTTP2Priority(dependsOn: first, weight: 220, exclusive: true))
+        let first = try pair.client.submitRequest(
+            authority: "a", path: "/size/2000000",
+            priority: HTTP2Priority(weight: 256, exclusive: true))
+        let second = try pair.client.submitRequest(
+            authority: "a", path: "/size/2000000",
+            priority: HTTP2Priority(dependsOn: first, weight: 220, exclusive: true))
         var order: [Int32] = []
-        try pair.run(client: { event in
-            if case let .data(stream, count, _) = event, count > 0, order.last != stream { order.append(stream) }
-        }, server: { try self.answerBySize(pair, $0) })
+        try pair.run(
+            client: { event in
+                if case let .data(stream, count, _) = event, count > 0, order.last != stream { order.append(stream) }
+            }, server: { try self.answerBySize(pair, $0) })
         XCTAssertEqual(order, [first, second])
     }
 
     func testInvalidSettingsAreRejected() {
-        XCTAssertThrowsError(try HTTP2Connection(role: .client, settings: HTTP2Settings(initialWindowSize: 1 << 31))) { error in
+        XCTAssertThrowsError(try HTTP2Connection(role: .client, settings: HTTP2Settings(initialWindowSize: 1 << 31))) {
+            error in
             guard case let .library(call, _, message)? = error as? HTTP2Error else { return XCTFail("\(error)") }
             XCTAssertEqual(call, "nghttp2_submit_settings")
             XCTAssertFalse(message.isEmpty)

@@ -26,7 +26,9 @@ final class HTTP2LimitsTests: XCTestCase {
         var events = try server.receive(resets(30, client: client), now: Instant(nanoseconds: 5_000_000_000))
         _ = try server.takeOutbound()
         events += server.takeEvents()
-        let calm = events.contains { if case .connectionError(.enhanceYourCalm, let reason) = $0 { reason.contains("RST_STREAM") } else { false } }
+        let calm = events.contains {
+            if case .connectionError(.enhanceYourCalm, let reason) = $0 { reason.contains("RST_STREAM") } else { false }
+        }
         XCTAssertTrue(calm, "\(events)")
         XCTAssertFalse(server.wantsRead)
         let requests = events.filter { if case .request = $0 { true } else { false } }.count
@@ -37,9 +39,11 @@ final class HTTP2LimitsTests: XCTestCase {
         let (client, server) = try server(HTTP2Limits(maxResetsPerSecond: 10))
         _ = try server.receive(try client.takeOutbound(), now: Instant(nanoseconds: 1))
         for second in 1...5 {
-            let events = try server.receive(resets(10, client: client), now: Instant(nanoseconds: UInt64(second) * 1_000_000_000))
+            let events = try server.receive(
+                resets(10, client: client), now: Instant(nanoseconds: UInt64(second) * 1_000_000_000))
             _ = try server.takeOutbound()
-            XCTAssertFalse((events + server.takeEvents()).contains { if case .connectionError = $0 { true } else { false } })
+            XCTAssertFalse(
+                (events + server.takeEvents()).contains { if case .connectionError = $0 { true } else { false } })
         }
         XCTAssertTrue(server.wantsRead)
     }
@@ -47,12 +51,13 @@ final class HTTP2LimitsTests: XCTestCase {
     func testSettingsFloodGetsEnhanceYourCalm() throws {
         let (client, server) = try server(HTTP2Limits(maxControlFramesPerSecond: 50))
         var bytes = try client.takeOutbound()
-        let settings: [UInt8] = [0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 100]   // MAX_CONCURRENT_STREAMS 100
+        let settings: [UInt8] = [0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 100]  // MAX_CONCURRENT_STREAMS 100
         for _ in 0..<100 { bytes += settings }
         var events = try server.receive(bytes, now: Instant(nanoseconds: 1))
         _ = try server.takeOutbound()
         events += server.takeEvents()
-        XCTAssertTrue(events.contains { if case .connectionError(.enhanceYourCalm, _) = $0 { true } else { false } }, "\(events)")
+        XCTAssertTrue(
+            events.contains { if case .connectionError(.enhanceYourCalm, _) = $0 { true } else { false } }, "\(events)")
     }
 
     func testHeaderListOverTheLimitResetsTheStream() throws {
@@ -66,7 +71,9 @@ final class HTTP2LimitsTests: XCTestCase {
         events += server.takeEvents()
         let paths = events.compactMap { if case .request(_, let head, _) = $0 { head.target } else { nil } }
         XCTAssertEqual(paths, ["/small"])
-        XCTAssertTrue(events.contains { if case .streamClosed(1, let code) = $0 { code != .noError } else { false } }, "\(events)")
+        XCTAssertTrue(
+            events.contains { if case .streamClosed(1, let code) = $0 { code != .noError } else { false } }, "\(events)"
+        )
         XCTAssertTrue(server.wantsRead, "one stream is reset, the connection carries on (stream \(small) answered)")
     }
 }

@@ -2,7 +2,7 @@ import HTTPCodec
 import XCTest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Measures, prints, asserts only correctness: the number depends on the machine and the
@@ -39,7 +39,10 @@ final class HTTP2ThroughputTests: XCTestCase {
         XCTAssertTrue(done)
         XCTAssertEqual(Int64(received), size)
         let rate = Double(size) / seconds / 1e6
-        print("HTTP/2 in memory, one 100 MB response: \(String(format: "%.3f", seconds)) s, \(String(format: "%.0f", rate)) MB/s")
+        print(
+            "HTTP/2 in memory, one 100 MB response: \(String(format: "%.3f", seconds)) s, "
+                + "\(String(format: "%.0f", rate)) MB/s"
+        )
     }
 
     /// What NGHTTP2_DATA_FLAG_NO_COPY could save: the codec copies each DATA frame once more
@@ -59,8 +62,9 @@ final class HTTP2ThroughputTests: XCTestCase {
         }
         let copy = monotonicSeconds() - start
         XCTAssertEqual(destination[0], source[0])
-        print("100 MB in 16 KiB frames: generating \(String(format: "%.1f", fill * 1000)) ms, "
-              + "copying \(String(format: "%.1f", copy * 1000)) ms")
+        print(
+            "100 MB in 16 KiB frames: generating \(String(format: "%.1f", fill * 1000)) ms, "
+                + "copying \(String(format: "%.1f", copy * 1000)) ms")
     }
 
     private func monotonicSeconds() -> Double {

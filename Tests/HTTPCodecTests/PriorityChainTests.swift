@@ -12,7 +12,9 @@ final class PriorityChainTests: XCTestCase {
 
     func testEachStreamHangsBelowTheLastAtLeastAsUrgent() {
         var chain = PriorityChain()
-        XCTAssertEqual(chain.opening(1, priority: .highest), HTTP2Priority(dependsOn: 0, weight: 256, exclusive: true), "first: the root")
+        XCTAssertEqual(
+            chain.opening(1, priority: .highest), HTTP2Priority(dependsOn: 0, weight: 256, exclusive: true),
+            "first: the root")
         XCTAssertEqual(chain.opening(3, priority: .medium).dependsOn, 1, "below the highest")
         XCTAssertEqual(chain.opening(5, priority: .lowest).dependsOn, 3, "below the medium")
         // A later highest stream goes right below the last highest one, ahead of 3 and 5.

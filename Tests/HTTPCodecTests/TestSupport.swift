@@ -83,9 +83,10 @@ final class HTTP2Pair {
     }
 
     /// Steps until nothing moves, handing every event to the handlers.
-    func run(maxSteps: Int = 1_000_000, client onClient: (HTTP2Event) throws -> Void = { _ in },
-             server onServer: (HTTP2Event) throws -> Void = { _ in }) throws
-    {
+    func run(
+        maxSteps: Int = 1_000_000, client onClient: (HTTP2Event) throws -> Void = { _ in },
+        server onServer: (HTTP2Event) throws -> Void = { _ in }
+    ) throws {
         for _ in 0..<maxSteps {
             let (clientEvents, serverEvents, moved) = try step()
             for event in serverEvents { try onServer(event) }

@@ -8,8 +8,11 @@ import LinkEmulator
 final class ForwardingTests: XCTestCase {
     func testRoundTripAt40ms() throws {
         try requireEmulationPrivileges()
-        let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(40),
-                                                                    rate: .constant(bitsPerSecond: 100e6))])
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(
+                name: "wifi", roundTrip: .milliseconds(40),
+                rate: .constant(bitsPerSecond: 100e6))
+        ])
         defer { network.teardown() }
         try network.start()
         let rtts = try Calibration.measureRoundTrip(on: network, samples: 40, interval: .milliseconds(5))
@@ -23,8 +26,11 @@ final class ForwardingTests: XCTestCase {
     func testGoodputAt20Mbit() throws {
         try requireEmulationPrivileges()
         let rate = 20e6
-        let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(40),
-                                                                    rate: .constant(bitsPerSecond: rate))])
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(
+                name: "wifi", roundTrip: .milliseconds(40),
+                rate: .constant(bitsPerSecond: rate))
+        ])
         defer { network.teardown() }
         try network.start()
         let g = try Calibration.measureGoodput(on: network, duration: .seconds(6), warmup: .seconds(2))
@@ -39,7 +45,9 @@ final class ForwardingTests: XCTestCase {
         try requireEmulationPrivileges()
         // A trace of one opportunity per millisecond: 12 Mbit/s (Mahimahi's own example).
         let trace = try MahimahiTrace.parse(text: "1\n")
-        let network = try EmulatedNetwork.create(paths: [.symmetric(name: "cell", roundTrip: .milliseconds(40), rate: .trace(trace))])
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(name: "cell", roundTrip: .milliseconds(40), rate: .trace(trace))
+        ])
         defer { network.teardown() }
         try network.start()
         let g = try Calibration.measureGoodput(on: network, duration: .seconds(5), warmup: .seconds(2))
@@ -51,10 +59,13 @@ final class ForwardingTests: XCTestCase {
 
     func testEverythingDroppedAtFullLoss() throws {
         try requireEmulationPrivileges()
-        let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(10), loss: .bernoulli(1))])
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(name: "wifi", roundTrip: .milliseconds(10), loss: .bernoulli(1))
+        ])
         defer { network.teardown() }
         try network.start()
-        let rtts = try Calibration.measureRoundTrip(on: network, samples: 20, interval: .milliseconds(2), timeout: .milliseconds(300))
+        let rtts = try Calibration.measureRoundTrip(
+            on: network, samples: 20, interval: .milliseconds(2), timeout: .milliseconds(300))
         let report = try network.stop()
         XCTAssertEqual(rtts, [])
         XCTAssertEqual(report.paths[0].uplink.droppedByLoss.packets, 20)
@@ -64,16 +75,23 @@ final class ForwardingTests: XCTestCase {
 
     func testPathDownDropsAndBindingPicksThePath() throws {
         try requireEmulationPrivileges()
-        let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(10)),
-                                                         .symmetric(name: "cell", roundTrip: .milliseconds(50))])
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(name: "wifi", roundTrip: .milliseconds(10)),
+            .symmetric(name: "cell", roundTrip: .milliseconds(50)),
+        ])
         defer { network.teardown() }
         try network.start()
         // Each path has its own RTT: the client's source address picks the path.
-        XCTAssertEqual(Double(median(try Calibration.measureRoundTrip(on: network, path: "wifi", samples: 10))) / 1e6, 10, accuracy: 2)
-        XCTAssertEqual(Double(median(try Calibration.measureRoundTrip(on: network, path: "cell", samples: 10))) / 1e6, 50, accuracy: 2)
+        XCTAssertEqual(
+            Double(median(try Calibration.measureRoundTrip(on: network, path: "wifi", samples: 10))) / 1e6, 10,
+            accuracy: 2)
+        XCTAssertEqual(
+            Double(median(try Calibration.measureRoundTrip(on: network, path: "cell", samples: 10))) / 1e6, 50,
+            accuracy: 2)
         try network.setPath("wifi", up: false)
         Thread.sleep(forTimeInterval: 0.01)
-        XCTAssertEqual(try Calibration.measureRoundTrip(on: network, path: "wifi", samples: 5, timeout: .milliseconds(200)), [])
+        XCTAssertEqual(
+            try Calibration.measureRoundTrip(on: network, path: "wifi", samples: 5, timeout: .milliseconds(200)), [])
         XCTAssertEqual(try Calibration.measureRoundTrip(on: network, path: "cell", samples: 5).count, 5)
         try network.setPath("wifi", up: true)
         Thread.sleep(forTimeInterval: 0.01)
@@ -85,14 +103,17 @@ final class ForwardingTests: XCTestCase {
 
     func testScheduledEvents() throws {
         try requireEmulationPrivileges()
-        let network = try EmulatedNetwork.create(paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(10)),
-                                                         .symmetric(name: "cell", roundTrip: .milliseconds(30))])
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(name: "wifi", roundTrip: .milliseconds(10)),
+            .symmetric(name: "cell", roundTrip: .milliseconds(30)),
+        ])
         defer { network.teardown() }
         try network.start(schedule: [PathEvent(at: .milliseconds(50), path: "wifi", action: .down)])
         try network.schedule([PathEvent(at: .milliseconds(60), path: "cell", action: .activate)])
         Thread.sleep(forTimeInterval: 0.3)
         XCTAssertEqual(network.activePath, "cell")
-        XCTAssertEqual(try Calibration.measureRoundTrip(on: network, path: "wifi", samples: 3, timeout: .milliseconds(100)), [])
+        XCTAssertEqual(
+            try Calibration.measureRoundTrip(on: network, path: "wifi", samples: 3, timeout: .milliseconds(100)), [])
         let report = try network.stop()
         XCTAssertEqual(report.pathEvents.map(\.action), [.down, .activate])
         XCTAssertEqual(report.pathEvents.first?.scheduledAt, .milliseconds(50))

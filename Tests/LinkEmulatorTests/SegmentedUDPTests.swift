@@ -14,7 +14,7 @@ final class SegmentedUDPTests: XCTestCase {
         let (tx, _) = try Socket.bindUDP(Endpoint(address: 0x7F00_0001, port: 0))
         defer { Socket.close(rx); Socket.close(tx) }
         if coalescing { XCTAssertTrue(Socket.enableReceiveCoalescing(rx), "UDP_GRO") }
-        let bytes = pattern(10 * 1200 + 345)   // ten full segments and a short last one
+        let bytes = pattern(10 * 1200 + 345)  // ten full segments and a short last one
         let sent = try bytes.withUnsafeBytes { try Socket.sendDatagrams(tx, $0, segmentSize: 1200, to: rxEnd) }
         XCTAssertTrue(sent)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)

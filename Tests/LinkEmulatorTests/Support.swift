@@ -22,7 +22,9 @@ func namespaceNames() -> [String] {
     try? process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+        $0.split(separator: " ").first.map(String.init)
+    }
 }
 
 /// Output of `ip -n NS args…`.

@@ -26,7 +26,9 @@ final class TimerFloorTests: XCTestCase {
     }
 
     func testPreciseSpinMarginFollowsTheFloorWithinLimits() {
-        func floor(p99: Nanoseconds) -> TimerFloor { TimerFloor(samples: 1000, duration: 1, p50: 0, p99: p99, p999: nil, maximum: p99) }
+        func floor(p99: Nanoseconds) -> TimerFloor {
+            TimerFloor(samples: 1000, duration: 1, p50: 0, p99: p99, p999: nil, maximum: p99)
+        }
         XCTAssertEqual(PreciseMode.spinMargin(floor: floor(p99: 50_000)), 300_000)
         XCTAssertEqual(PreciseMode.spinMargin(floor: floor(p99: 1_400_000)), 1_600_000)
         XCTAssertEqual(PreciseMode.spinMargin(floor: floor(p99: 9_000_000)), 5_000_000)

@@ -6,10 +6,11 @@ import LinkEmulator
 final class TopologyTests: XCTestCase {
     func testCreatesAndTearsDownEverything() throws {
         try requireEmulationPrivileges()
-        let network = try EmulatedNetwork.create(paths: [
-            .symmetric(name: "wifi", roundTrip: .milliseconds(20)),
-            .symmetric(name: "cell", roundTrip: .milliseconds(60)),
-        ], options: .init(congestionControl: "cubic"))
+        let network = try EmulatedNetwork.create(
+            paths: [
+                .symmetric(name: "wifi", roundTrip: .milliseconds(20)),
+                .symmetric(name: "cell", roundTrip: .milliseconds(60)),
+            ], options: .init(congestionControl: "cubic"))
         defer { network.teardown() }
         let mine = [network.serverNamespace, network.clientNamespace]
         XCTAssertTrue(mine.allSatisfy { $0.hasPrefix("nb-") })
@@ -19,7 +20,8 @@ final class TopologyTests: XCTestCase {
         XCTAssertEqual(network.kernelSettings["net.ipv6.conf.all.disable_ipv6"], "1")
         XCTAssertEqual(network.kernelSettings["net.ipv4.conf.all.rp_filter"], "0")
         XCTAssertEqual(network.paths.map(\.name), ["wifi", "cell"])
-        XCTAssertEqual(network.paths.map { Endpoint(address: $0.address, port: 0).addressString }, ["198.18.1.2", "198.18.2.2"])
+        XCTAssertEqual(
+            network.paths.map { Endpoint(address: $0.address, port: 0).addressString }, ["198.18.1.2", "198.18.2.2"])
         XCTAssertEqual(network.activePath, "wifi")
 
         let serverAddrs = ip(network.serverNamespace, ["-4", "addr", "show", "dev", network.serverDevice])
@@ -34,10 +36,12 @@ final class TopologyTests: XCTestCase {
 
         try network.activate(path: "cell")
         XCTAssertEqual(network.activePath, "cell")
-        XCTAssertTrue(ip(network.clientNamespace, ["route"]).contains("default dev \(network.paths[1].device) scope link src 198.18.2.2"))
+        XCTAssertTrue(
+            ip(network.clientNamespace, ["route"]).contains(
+                "default dev \(network.paths[1].device) scope link src 198.18.2.2"))
 
         network.teardown()
-        network.teardown()   // idempotent
+        network.teardown()  // idempotent
         XCTAssertTrue(Set(namespaceNames()).intersection(mine).isEmpty)
     }
 
@@ -59,9 +63,16 @@ final class TopologyTests: XCTestCase {
     func testBadConfigurationCreatesNothing() throws {
         try requireEmulationPrivileges()
         let before = Set(namespaceNames().filter { $0.hasPrefix("nb-\(getpid())-") })
-        XCTAssertThrowsError(try EmulatedNetwork.create(paths: [])) { XCTAssertEqual(($0 as? BenchError)?.exitCode, .usage) }
-        XCTAssertThrowsError(try EmulatedNetwork.create(paths: [.symmetric(name: "a", roundTrip: 0), .symmetric(name: "a", roundTrip: 0)]))
-        XCTAssertThrowsError(try EmulatedNetwork.create(paths: [.symmetric(name: "a", roundTrip: 0)], options: .init(congestionControl: "nosuchcc")))
+        XCTAssertThrowsError(try EmulatedNetwork.create(paths: [])) {
+            XCTAssertEqual(($0 as? BenchError)?.exitCode, .usage)
+        }
+        XCTAssertThrowsError(
+            try EmulatedNetwork.create(paths: [
+                .symmetric(name: "a", roundTrip: 0), .symmetric(name: "a", roundTrip: 0),
+            ]))
+        XCTAssertThrowsError(
+            try EmulatedNetwork.create(
+                paths: [.symmetric(name: "a", roundTrip: 0)], options: .init(congestionControl: "nosuchcc")))
         XCTAssertEqual(Set(namespaceNames().filter { $0.hasPrefix("nb-\(getpid())-") }), before)
     }
 
@@ -86,7 +97,12 @@ final class TopologyTests: XCTestCase {
         add.arguments = ["netns", "add", name]
         try add.run()
         add.waitUntilExit()
-        defer { if namespaceNames().contains(name) { try? Process.run(URL(fileURLWithPath: "/usr/sbin/ip"), arguments: ["netns", "delete", name]).waitUntilExit() } }
+        defer {
+            if namespaceNames().contains(name) {
+                try? Process.run(URL(fileURLWithPath: "/usr/sbin/ip"), arguments: ["netns", "delete", name])
+                    .waitUntilExit()
+            }
+        }
         XCTAssertTrue(namespaceNames().contains(name))
         XCTAssertEqual(EmulatedNetwork.cleanupStale(prefix: "nb-\(dead)-"), [name])
         XCTAssertFalse(namespaceNames().contains(name))
@@ -100,7 +116,7 @@ final class TopologyTests: XCTestCase {
 
     func testLatenessHistogramPercentiles() {
         var h = LatenessHistogram()
-        for us in 1...100 { h.record(Nanoseconds(us) * 1_000 - 500) }   // 0.5 µs … 99.5 µs
+        for us in 1...100 { h.record(Nanoseconds(us) * 1_000 - 500) }  // 0.5 µs … 99.5 µs
         XCTAssertEqual(h.count, 100)
         XCTAssertEqual(h.percentile(0.5), 50_000)
         XCTAssertEqual(h.percentile(0.99), 99_000)

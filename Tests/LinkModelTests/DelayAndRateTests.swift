@@ -20,8 +20,9 @@ final class DelayAndRateTests: XCTestCase {
     }
 
     func testDequeueLateStillStampsScheduledRelease() {
-        let link = Link(configuration: LinkConfiguration(delay: .milliseconds(5), rate: .constant(bitsPerSecond: 12e6)),
-                        start: origin, seed: 1)
+        let link = Link(
+            configuration: LinkConfiguration(delay: .milliseconds(5), rate: .constant(bitsPerSecond: 12e6)),
+            start: origin, seed: 1)
         for i in 0..<3 { _ = link.enqueue(packet(i, arrival: origin), now: origin) }
         // Polled very late: the releases are those of the schedule, not of the poll.
         var out: [Packet] = []
@@ -32,9 +33,11 @@ final class DelayAndRateTests: XCTestCase {
     func testConstantRateSerializationIsExact() {
         // 1,500 B at 12 Mbit/s = 1 ms; at 10 Mbit/s = 1.2 ms.
         for (bps, perPacketNs) in [(12e6, Int64(1_000_000)), (10e6, 1_200_000)] {
-            let link = Link(configuration: LinkConfiguration(delay: .milliseconds(10), rate: .constant(bitsPerSecond: bps),
-                                                             queueLimit: .packets(1000)),
-                            start: origin, seed: 1)
+            let link = Link(
+                configuration: LinkConfiguration(
+                    delay: .milliseconds(10), rate: .constant(bitsPerSecond: bps),
+                    queueLimit: .packets(1000)),
+                start: origin, seed: 1)
             for i in 0..<100 { _ = link.enqueue(packet(i, arrival: origin), now: origin) }
             let out = drain(link, until: at(ms: 1000))
             XCTAssertEqual(out.count, 100)

@@ -27,16 +27,18 @@ final class LatenessBoundTests: XCTestCase {
         // crossing are at risk: 16 crossings × 3 = 48 packets, 1% of which strikes 1 crossing.
         let spacing = try! XCTUnwrap(LatenessBound.packetSpacing(bitsPerSecond: 5e6))
         XCTAssertEqual(spacing, 2_400_000)
-        let b = LatenessBound(latenessP50: 50_000, latenessP99: 4 * ms, roundTrips: 8, packets: 1_600, packetSpacing: spacing)
+        let b = LatenessBound(
+            latenessP50: 50_000, latenessP99: 4 * ms, roundTrips: 8, packets: 1_600, packetSpacing: spacing)
         XCTAssertEqual(b.tailCrossings, 1)
         XCTAssertEqual(b.bound, 16 * 50_000 + (4 * ms - 50_000))
         // Unknown spacing: every packet is at risk, the tail strikes all 16 crossings.
-        XCTAssertEqual(LatenessBound(latenessP50: 50_000, latenessP99: 4 * ms, roundTrips: 8, packets: 1_600).tailCrossings, 16)
+        XCTAssertEqual(
+            LatenessBound(latenessP50: 50_000, latenessP99: 4 * ms, roundTrips: 8, packets: 1_600).tailCrossings, 16)
         XCTAssertNil(LatenessBound.packetSpacing(bitsPerSecond: nil))
     }
 
     func testFlagsOnlyAboveOnePercentOfTheFigure() {
-        let b = LatenessBound(latenessP50: 0, latenessP99: ms, roundTrips: 3, packets: 10)   // 1 ms
+        let b = LatenessBound(latenessP50: 0, latenessP99: ms, roundTrips: 3, packets: 10)  // 1 ms
         XCTAssertTrue(b.couldMove(99 * ms))
         XCTAssertFalse(b.couldMove(100 * ms), "exactly 1% is not more than 1%")
         XCTAssertFalse(b.couldMove(3_500 * ms))
@@ -67,9 +69,10 @@ final class LatenessBoundTests: XCTestCase {
 
 final class PredictedRoundTripTests: XCTestCase {
     func testDelaysPlusSerializationEachWay() {
-        let cable = PathConfiguration(name: "wifi",
-                                      uplink: LinkConfiguration(delay: 14_000_000, rate: .constant(bitsPerSecond: 1e6)),
-                                      downlink: LinkConfiguration(delay: 14_000_000, rate: .constant(bitsPerSecond: 5e6)))
+        let cable = PathConfiguration(
+            name: "wifi",
+            uplink: LinkConfiguration(delay: 14_000_000, rate: .constant(bitsPerSecond: 1e6)),
+            downlink: LinkConfiguration(delay: 14_000_000, rate: .constant(bitsPerSecond: 5e6)))
         // 92 bytes: 736 µs at 1 Mbit/s, 147.2 µs at 5 Mbit/s.
         XCTAssertEqual(cable.predictedRoundTrip(packetBytes: 92), 28_000_000 + 736_000 + 147_200)
         let free = PathConfiguration.symmetric(name: "wifi", roundTrip: 40_000_000, rate: .unlimited)

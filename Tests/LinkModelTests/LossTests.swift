@@ -61,9 +61,11 @@ final class LossTests: XCTestCase {
     }
 
     func testLossHappensBeforeTheQueue() {
-        let link = Link(configuration: LinkConfiguration(rate: .constant(bitsPerSecond: 1e6), loss: .bernoulli(1),
-                                                         queueLimit: .packets(1)),
-                        start: origin, seed: 1)
+        let link = Link(
+            configuration: LinkConfiguration(
+                rate: .constant(bitsPerSecond: 1e6), loss: .bernoulli(1),
+                queueLimit: .packets(1)),
+            start: origin, seed: 1)
         for i in 0..<10 { XCTAssertEqual(link.enqueue(packet(i, arrival: origin), now: origin), .droppedByLoss) }
         XCTAssertEqual(link.counters.droppedByLoss.packets, 10)
         XCTAssertEqual(link.counters.droppedByQueue.packets, 0)

@@ -12,7 +12,11 @@ final class NATTests: XCTestCase {
         put16(&p, 2, UInt16(p.count))
         put32(&p, 12, src); put32(&p, 16, dst)
         put16(&p, 20, sport); put16(&p, 22, dport)
-        if proto == 6 { p[32] = 0x50; p[33] = 0x18; put16(&p, 34, 65535) } else { put16(&p, 24, UInt16(8 + payload.count)) }
+        if proto == 6 {
+            p[32] = 0x50; p[33] = 0x18; put16(&p, 34, 65535)
+        } else {
+            put16(&p, 24, UInt16(8 + payload.count))
+        }
         p.replaceSubrange((20 + l4)..., with: payload)
         put16(&p, 10, checksum(Array(p[0..<20])))
         put16(&p, proto == 6 ? 36 : 26, transportChecksum(p))
@@ -20,7 +24,9 @@ final class NATTests: XCTestCase {
     }
 
     func put16(_ p: inout [UInt8], _ o: Int, _ v: UInt16) { p[o] = UInt8(v >> 8); p[o + 1] = UInt8(v & 0xFF) }
-    func put32(_ p: inout [UInt8], _ o: Int, _ v: UInt32) { put16(&p, o, UInt16(v >> 16)); put16(&p, o + 2, UInt16(v & 0xFFFF)) }
+    func put32(_ p: inout [UInt8], _ o: Int, _ v: UInt32) {
+        put16(&p, o, UInt16(v >> 16)); put16(&p, o + 2, UInt16(v & 0xFFFF))
+    }
     func get16(_ p: [UInt8], _ o: Int) -> UInt16 { UInt16(p[o]) << 8 | UInt16(p[o + 1]) }
     func get32(_ p: [UInt8], _ o: Int) -> UInt32 { UInt32(get16(p, o)) << 16 | UInt32(get16(p, o + 2)) }
 
@@ -47,8 +53,11 @@ final class NATTests: XCTestCase {
     }
 
     func assertChecksumsValid(_ p: [UInt8], file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(get16(p, 10), checksum(Array(p[0..<10]) + [0, 0] + Array(p[12..<20])), "IPv4 header checksum", file: file, line: line)
-        XCTAssertEqual(get16(p, p[9] == 6 ? 36 : 26), transportChecksum(p), "transport checksum", file: file, line: line)
+        XCTAssertEqual(
+            get16(p, 10), checksum(Array(p[0..<10]) + [0, 0] + Array(p[12..<20])), "IPv4 header checksum", file: file,
+            line: line)
+        XCTAssertEqual(
+            get16(p, p[9] == 6 ? 36 : 26), transportChecksum(p), "transport checksum", file: file, line: line)
     }
 
     func rewritten(_ p: [UInt8], _ f: (UnsafeMutableRawBufferPointer) -> Void) -> [UInt8] {
@@ -57,8 +66,8 @@ final class NATTests: XCTestCase {
         return q
     }
 
-    let client: UInt32 = 0xC612_0102   // 198.18.1.2
-    let server: UInt32 = 0xC612_0001   // 198.18.0.1
+    let client: UInt32 = 0xC612_0102  // 198.18.1.2
+    let server: UInt32 = 0xC612_0001  // 198.18.0.1
 
     func testInactiveNATChangesNothing() {
         let nat = NATState()
@@ -70,7 +79,8 @@ final class NATTests: XCTestCase {
         for proto in [UInt8(17), 6] {
             var nat = NATState()
             nat.rebindPort()
-            let out = packet(proto: proto, src: client, dst: server, sport: 40001, dport: 443, payload: (0..<101).map { UInt8($0) })
+            let out = packet(
+                proto: proto, src: client, dst: server, sport: 40001, dport: 443, payload: (0..<101).map { UInt8($0) })
             let sent = rewritten(out) { nat.rewriteOutbound($0) }
             let newPort = get16(sent, 20)
             XCTAssertNotEqual(newPort, 40001)
@@ -78,7 +88,8 @@ final class NATTests: XCTestCase {
             XCTAssertEqual(get32(sent, 12), client, "address unchanged")
             assertChecksumsValid(sent)
             // The server answers the new port; the NAT maps it back.
-            let answer = packet(proto: proto, src: server, dst: client, sport: 443, dport: newPort, payload: Array("ok".utf8))
+            let answer = packet(
+                proto: proto, src: server, dst: client, sport: 443, dport: newPort, payload: Array("ok".utf8))
             let delivered = rewritten(answer) { nat.rewriteInbound($0) }
             XCTAssertEqual(get16(delivered, 22), 40001)
             assertChecksumsValid(delivered)

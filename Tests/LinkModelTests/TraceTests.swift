@@ -70,7 +70,8 @@ final class TraceTests: XCTestCase {
     func testSaturatedTraceLinkDeliversTheTraceMeanRate() throws {
         let text = try String(contentsOfFile: packageRoot + "/Scenarios/traces/Verizon-LTE-short.down", encoding: .utf8)
         let trace = try MahimahiTrace.parse(text: text)
-        let link = Link(configuration: LinkConfiguration(rate: .trace(trace), queueLimit: .packets(100)), start: origin, seed: 1)
+        let link = Link(
+            configuration: LinkConfiguration(rate: .trace(trace), queueLimit: .packets(100)), start: origin, seed: 1)
         // Keep the queue full for two full periods (one wrap) and count what leaves.
         let horizon = at(ns: 2 * trace.periodMs * 1_000_000)
         var delivered = 0, now = origin, handle = 0

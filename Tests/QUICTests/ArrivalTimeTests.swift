@@ -44,7 +44,10 @@ final class ArrivalTimeTests: XCTestCase {
         var connection: HTTP3ConnectionHandle?
         for case .connectionOpened(let c, _) in net.serverEvents { connection = c }
         let stats = try XCTUnwrap(connection.flatMap { net.server.statistics(for: $0) })
-        print("reportArrival \(reportArrival): server smoothed RTT \(ms(stats.smoothedRTT ?? 0)) ms, min \(ms(stats.minRTT ?? 0)) ms")
+        print(
+            "reportArrival \(reportArrival): server smoothed RTT \(ms(stats.smoothedRTT ?? 0)) ms, min "
+                + "\(ms(stats.minRTT ?? 0)) ms"
+        )
         return (probe.bytes[stream] ?? 0, stats.smoothedRTT ?? 0)
     }
 }
@@ -64,7 +67,8 @@ final class SlowStartPacingTests: XCTestCase {
     private func download(gain: Double) throws -> (bytes: Int, time: Nanoseconds) {
         var config = QUICConfiguration()
         config.slowStartPacingGain = gain
-        let net = VirtualNetwork(server: try makeServer(config, now: Instant(nanoseconds: 1_000_000_000)), at: serverAddress)
+        let net = VirtualNetwork(
+            server: try makeServer(config, now: Instant(nanoseconds: 1_000_000_000)), at: serverAddress)
         let probe = net.add(try makeClient(config, now: net.now), at: clientAddress)
         XCTAssertTrue(net.run(for: .seconds(5)) { probe.handshakeDone })
         let start = net.now

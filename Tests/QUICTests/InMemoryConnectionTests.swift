@@ -19,7 +19,7 @@ final class InMemoryConnectionTests: XCTestCase {
         for i in 0..<200 {
             let length = [1, 5, 20, 64, 600, 1200, 1500][i % 7]
             var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-            if i % 3 == 0 { bytes[0] |= 0xC0 }           // long header, random version
+            if i % 3 == 0 { bytes[0] |= 0xC0 }  // long header, random version
             if i % 3 == 1 { bytes[0] = (bytes[0] & 0x3F) | 0x40 }  // short header, unknown CID
             net.inject(bytes, from: attacker, to: serverAddress)
         }
@@ -53,7 +53,9 @@ final class InMemoryConnectionTests: XCTestCase {
         for i in 6..<14 { packet[i] = UInt8(i) }
         packet[14] = 4
         for i in 15..<19 { packet[i] = 0xEE }
-        let events = packet.withUnsafeBytes { net.server.receive($0, local: serverAddress, remote: attacker, now: net.now) }
+        let events = packet.withUnsafeBytes {
+            net.server.receive($0, local: serverAddress, remote: attacker, now: net.now)
+        }
         XCTAssertTrue(events.isEmpty)
         var sent: [[UInt8]] = []
         net.server.write(now: net.now) { p, remote, _ in
@@ -98,9 +100,10 @@ final class InMemoryConnectionTests: XCTestCase {
         XCTAssertFalse(message.isEmpty)
         XCTAssertFalse(probe.handshakeDone)
         // The client tells the server why (CONNECTION_CLOSE with a TLS alert: 0x100 + alert).
-        XCTAssertTrue(net.run(for: .seconds(2)) {
-            net.serverEvents.contains { if case .connectionClosed = $0 { return true } else { return false } }
-        })
+        XCTAssertTrue(
+            net.run(for: .seconds(2)) {
+                net.serverEvents.contains { if case .connectionClosed = $0 { return true } else { return false } }
+            })
         guard case .connectionClosed(_, .closedByPeer(let reason)?)? = net.serverEvents.last else {
             return XCTFail("\(net.serverEvents)")
         }
@@ -112,9 +115,10 @@ final class InMemoryConnectionTests: XCTestCase {
     func testUntrustedRootFailsCertificateVerification() throws {
         let net = try newNetwork()
         let otherCA = try TestPKI.make()
-        let client = try HTTP3Client(config: QUICConfiguration(), trustedRootsPEM: otherCA.caPEM,
-                                     serverName: "localhost", local: clientAddress, remote: serverAddress,
-                                     now: net.now)
+        let client = try HTTP3Client(
+            config: QUICConfiguration(), trustedRootsPEM: otherCA.caPEM,
+            serverName: "localhost", local: clientAddress, remote: serverAddress,
+            now: net.now)
         let probe = net.add(client, at: clientAddress)
         XCTAssertTrue(net.run(for: .seconds(5)) { probe.closedWith != nil })
         guard case .certificate? = probe.closedWith else {
@@ -128,7 +132,8 @@ final class InMemoryConnectionTests: XCTestCase {
         let s1 = try first.client.submitRequest(authority: "localhost", path: "/bytes/10")
         XCTAssertTrue(net.run(for: .seconds(5)) { first.finished.contains(s1) && first.client.resumptionState != nil })
         let state = try XCTUnwrap(first.client.resumptionState)
-        XCTAssertTrue(first.events.contains { if case .resumptionStateAvailable = $0 { return true } else { return false } })
+        XCTAssertTrue(
+            first.events.contains { if case .resumptionStateAvailable = $0 { return true } else { return false } })
         XCTAssertFalse(first.client.earlyDataAttempted)
         // The state survives a JSON round trip (the runner stores it between connections).
         let decoded = try JSONDecoder().decode(QUICResumptionState.self, from: JSONEncoder().encode(state))
@@ -154,7 +159,9 @@ final class InMemoryConnectionTests: XCTestCase {
         // would take longer: the server may send only 3x what it received before the client's
         // address is validated, RFC 9000 §8.1.)
         let requestIndex = net.serverEvents.firstIndex { if case .request = $0 { return true } else { return false } }
-        let handshakeIndex = net.serverEvents.firstIndex { if case .handshakeCompleted = $0 { return true } else { return false } }
+        let handshakeIndex = net.serverEvents.firstIndex {
+            if case .handshakeCompleted = $0 { return true } else { return false }
+        }
         XCTAssertNotNil(requestIndex)
         XCTAssertNotNil(handshakeIndex)
         if let r = requestIndex, let h = handshakeIndex { XCTAssertLessThan(r, h) }
@@ -190,7 +197,9 @@ final class InMemoryConnectionTests: XCTestCase {
         // A restarted server has a new ticket key: it cannot resume, so it ignores the 0-RTT.
         let net = try newNetwork()
         let probe = net.add(try makeClient(resumption: state, now: net.now), at: clientAddress)
-        let streams = try (0..<5).map { try probe.client.submitRequest(authority: "localhost", path: "/bytes/\($0 * 1000)") }
+        let streams = try (0..<5).map {
+            try probe.client.submitRequest(authority: "localhost", path: "/bytes/\($0 * 1000)")
+        }
         XCTAssertEqual(streams, [0, 4, 8, 12, 16])
         XCTAssertTrue(net.run(for: .seconds(5)) { probe.finished.count == 5 || probe.closedWith != nil })
         XCTAssertNil(probe.closedWith)
@@ -225,12 +234,14 @@ final class InMemoryConnectionTests: XCTestCase {
         XCTAssertNil(probe.closedWith)
         XCTAssertEqual(probe.bytes[stream], 5_000_000)
         XCTAssertEqual(probe.client.currentPath?.local, newLocal)
-        XCTAssertTrue(probe.events.contains {
-            if case .pathValidated(let l, _, true) = $0 { return l == newLocal } else { return false }
-        })
-        XCTAssertTrue(net.serverEvents.contains {
-            if case .pathChanged(_, _, let remote) = $0 { return remote == newLocal } else { return false }
-        }, "the server should report the client's new address")
+        XCTAssertTrue(
+            probe.events.contains {
+                if case .pathValidated(let l, _, true) = $0 { return l == newLocal } else { return false }
+            })
+        XCTAssertTrue(
+            net.serverEvents.contains {
+                if case .pathChanged(_, _, let remote) = $0 { return remote == newLocal } else { return false }
+            }, "the server should report the client's new address")
         XCTAssertGreaterThanOrEqual(probe.client.statistics.pathValidations, 1)
     }
 
@@ -247,9 +258,10 @@ final class InMemoryConnectionTests: XCTestCase {
         XCTAssertTrue(net.run(for: .seconds(30)) { probe.finished.contains(stream) || probe.closedWith != nil })
         XCTAssertEqual(probe.bytes[stream], 2_000_000)
         XCTAssertNil(probe.closedWith)
-        XCTAssertTrue(net.serverEvents.contains {
-            if case .pathChanged(_, _, let remote) = $0 { return remote == rebound } else { return false }
-        }, "\(net.serverEvents)")
+        XCTAssertTrue(
+            net.serverEvents.contains {
+                if case .pathChanged(_, _, let remote) = $0 { return remote == rebound } else { return false }
+            }, "\(net.serverEvents)")
     }
 
     func testCloseSendsConnectionCloseToServer() throws {
@@ -264,12 +276,15 @@ final class InMemoryConnectionTests: XCTestCase {
         XCTAssertEqual(sent, 1)
         XCTAssertTrue(probe.client.isClosed)
         XCTAssertThrowsError(try probe.client.submitRequest(authority: "localhost", path: "/"))
-        XCTAssertTrue(net.run(for: .seconds(5)) {
-            net.serverEvents.contains { if case .connectionClosed = $0 { return true } else { return false } }
-        })
-        guard case .connectionClosed(_, .closedByPeer(let reason)?)? = net.serverEvents.last(where: {
-            if case .connectionClosed = $0 { return true } else { return false }
-        }) else { return XCTFail("expected closedByPeer") }
+        XCTAssertTrue(
+            net.run(for: .seconds(5)) {
+                net.serverEvents.contains { if case .connectionClosed = $0 { return true } else { return false } }
+            })
+        guard
+            case .connectionClosed(_, .closedByPeer(let reason)?)? = net.serverEvents.last(where: {
+                if case .connectionClosed = $0 { return true } else { return false }
+            })
+        else { return XCTFail("expected closedByPeer") }
         XCTAssertTrue(reason.isNoError)
         net.run(for: .seconds(2)) { false }
         XCTAssertEqual(net.server.connectionCount, 0, "closed connections are reaped after draining")
@@ -292,8 +307,11 @@ final class InMemoryConnectionTests: XCTestCase {
         XCTAssertTrue(qlog.contains("packet_sent"))
         let keys = sink.keyLines()
         let labels = Set(keys.compactMap { $0.split(separator: " ").first.map(String.init) })
-        XCTAssertTrue(labels.isSuperset(of: ["CLIENT_HANDSHAKE_TRAFFIC_SECRET", "SERVER_HANDSHAKE_TRAFFIC_SECRET",
-                                             "CLIENT_TRAFFIC_SECRET_0", "SERVER_TRAFFIC_SECRET_0"]), "\(labels)")
+        XCTAssertTrue(
+            labels.isSuperset(of: [
+                "CLIENT_HANDSHAKE_TRAFFIC_SECRET", "SERVER_HANDSHAKE_TRAFFIC_SECRET",
+                "CLIENT_TRAFFIC_SECRET_0", "SERVER_TRAFFIC_SECRET_0",
+            ]), "\(labels)")
         for line in keys {
             let parts = line.split(separator: " ")
             XCTAssertEqual(parts.count, 3)
@@ -331,6 +349,8 @@ final class MemoryDiagnostics: DiagnosticsSink, @unchecked Sendable {
     }
     func keyLogLine(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
     func names() -> [String] { lock.lock(); defer { lock.unlock() }; return Array(streams.keys) }
-    func qlog(_ name: String) -> String { lock.lock(); defer { lock.unlock() }; return String(decoding: streams[name]?.bytes ?? [], as: UTF8.self) }
+    func qlog(_ name: String) -> String {
+        lock.lock(); defer { lock.unlock() }; return String(decoding: streams[name]?.bytes ?? [], as: UTF8.self)
+    }
     func keyLines() -> [String] { lock.lock(); defer { lock.unlock() }; return lines }
 }

@@ -9,11 +9,14 @@ func makeServer(_ config: QUICConfiguration = QUICConfiguration(), now: Instant)
     try HTTP3Server(config: config, credentials: [TestPKI.shared.credentials], now: now)
 }
 
-func makeClient(_ config: QUICConfiguration = QUICConfiguration(), local: Endpoint = clientAddress,
-                serverName: String = "localhost", resumption: QUICResumptionState? = nil,
-                now: Instant) throws -> HTTP3Client {
-    try HTTP3Client(config: config, trustedRootsPEM: TestPKI.shared.caPEM, serverName: serverName,
-                    local: local, remote: serverAddress, resumption: resumption, now: now)
+func makeClient(
+    _ config: QUICConfiguration = QUICConfiguration(), local: Endpoint = clientAddress,
+    serverName: String = "localhost", resumption: QUICResumptionState? = nil,
+    now: Instant
+) throws -> HTTP3Client {
+    try HTTP3Client(
+        config: config, trustedRootsPEM: TestPKI.shared.caPEM, serverName: serverName,
+        local: local, remote: serverAddress, resumption: resumption, now: now)
 }
 
 final class InMemoryTransferTests: XCTestCase {
@@ -29,9 +32,10 @@ final class InMemoryTransferTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(20))
         XCTAssertLessThan(elapsed, .milliseconds(60))
         // The server completes half an RTT later, when the client's Finished arrives.
-        XCTAssertTrue(net.run(for: .seconds(1)) {
-            net.serverEvents.contains { if case .handshakeCompleted = $0 { return true } else { return false } }
-        })
+        XCTAssertTrue(
+            net.run(for: .seconds(1)) {
+                net.serverEvents.contains { if case .handshakeCompleted = $0 { return true } else { return false } }
+            })
         let stats = probe.client.statistics
         XCTAssertNotNil(stats.smoothedRTT)
         XCTAssertGreaterThan(stats.datagramsSent, 0)

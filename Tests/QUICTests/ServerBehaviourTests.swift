@@ -13,7 +13,7 @@ final class ServerBehaviourTests: XCTestCase {
         let probe = net.add(try makeClient(config, now: net.now), at: clientAddress)
         XCTAssertTrue(net.run(for: .seconds(5)) { probe.handshakeDone })
         XCTAssertEqual(net.server.connectionCount, 1)
-        net.allProbes.removeAll()   // the client stops sending and receiving
+        net.allProbes.removeAll()  // the client stops sending and receiving
         net.probes.removeAll()
         XCTAssertTrue(net.run(for: .seconds(10)) { net.server.connectionCount == 0 })
         guard case .connectionClosed(_, .idleTimeout?)? = net.serverEvents.last else {
@@ -26,11 +26,14 @@ final class ServerBehaviourTests: XCTestCase {
         let net = try newNetwork()
         net.respond = false
         let probe = net.add(try makeClient(now: net.now), at: clientAddress)
-        let stream = try probe.client.submitRequest(authority: "localhost", path: "/page", headers: [("User-Agent", "netbench")])
-        XCTAssertTrue(net.run(for: .seconds(5)) {
-            net.serverEvents.contains { if case .request = $0 { return true } else { return false } }
-        })
-        guard case .request(let conn, let s, let method, let authority, let path, let headers, let body)? =
+        let stream = try probe.client.submitRequest(
+            authority: "localhost", path: "/page", headers: [("User-Agent", "netbench")])
+        XCTAssertTrue(
+            net.run(for: .seconds(5)) {
+                net.serverEvents.contains { if case .request = $0 { return true } else { return false } }
+            })
+        guard
+            case .request(let conn, let s, let method, let authority, let path, let headers, let body)? =
                 net.serverEvents.first(where: { if case .request = $0 { return true } else { return false } })
         else { return XCTFail() }
         XCTAssertEqual(s, stream)
@@ -39,16 +42,19 @@ final class ServerBehaviourTests: XCTestCase {
         XCTAssertEqual(path, "/page")
         XCTAssertEqual(headers.first { $0.0 == "user-agent" }?.1, "netbench")
         XCTAssertEqual(body, 0)
-        net.run(for: .milliseconds(300)) { false }   // server think time
+        net.run(for: .milliseconds(300)) { false }  // server think time
         XCTAssertTrue(probe.finished.isEmpty)
-        try net.server.submitResponse(connection: conn, stream: stream, status: 404,
-                                      headers: [("x-think", "300ms")], bodyLength: 12_345)
+        try net.server.submitResponse(
+            connection: conn, stream: stream, status: 404,
+            headers: [("x-think", "300ms")], bodyLength: 12_345)
         XCTAssertTrue(net.run(for: .seconds(5)) { probe.finished.contains(stream) })
         XCTAssertEqual(probe.status[stream], 404)
         XCTAssertEqual(probe.bytes[stream], 12_345)
         XCTAssertEqual(probe.headers[stream]?.first { $0.0 == "x-think" }?.1, "300ms")
-        XCTAssertThrowsError(try net.server.submitResponse(connection: HTTP3ConnectionHandle(rawValue: 999),
-                                                           stream: 0, status: 200, bodyLength: 1))
+        XCTAssertThrowsError(
+            try net.server.submitResponse(
+                connection: HTTP3ConnectionHandle(rawValue: 999),
+                stream: 0, status: 200, bodyLength: 1))
     }
 
     func testMoreRequestsThanStreamCreditAreQueued() throws {
@@ -83,18 +89,22 @@ final class ServerBehaviourTests: XCTestCase {
 
     func testServerPicksCertificateBySNI() throws {
         let other = try TestPKI.make(name: "other.test")
-        let server = try HTTP3Server(config: QUICConfiguration(),
-                                     credentials: [TestPKI.shared.credentials, other.credentials],
-                                     now: Instant(nanoseconds: 1_000_000_000))
+        let server = try HTTP3Server(
+            config: QUICConfiguration(),
+            credentials: [TestPKI.shared.credentials, other.credentials],
+            now: Instant(nanoseconds: 1_000_000_000))
         let net = VirtualNetwork(server: server, at: serverAddress)
         let a = net.add(try makeClient(now: net.now), at: clientAddress)
         let bAddress = Endpoint(address: 0x0A00_0104, port: 50_004)
-        let b = net.add(try HTTP3Client(config: QUICConfiguration(), trustedRootsPEM: other.caPEM,
-                                        serverName: "other.test", local: bAddress, remote: serverAddress,
-                                        now: net.now), at: bAddress)
-        XCTAssertTrue(net.run(for: .seconds(5)) {
-            (a.handshakeDone || a.closedWith != nil) && (b.handshakeDone || b.closedWith != nil)
-        })
+        let b = net.add(
+            try HTTP3Client(
+                config: QUICConfiguration(), trustedRootsPEM: other.caPEM,
+                serverName: "other.test", local: bAddress, remote: serverAddress,
+                now: net.now), at: bAddress)
+        XCTAssertTrue(
+            net.run(for: .seconds(5)) {
+                (a.handshakeDone || a.closedWith != nil) && (b.handshakeDone || b.closedWith != nil)
+            })
         XCTAssertNil(a.closedWith, "localhost gets the first certificate")
         XCTAssertNil(b.closedWith, "other.test gets its own certificate")
     }

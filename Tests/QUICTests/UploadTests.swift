@@ -45,8 +45,9 @@ final class UploadTests: XCTestCase {
         let sizes: [Int64] = [1, 65_536, 65_537, 3_000_007, 0]
         var expected: [Int64: Int64] = [:]
         for size in sizes {
-            let stream = try probe.client.submitRequest(method: size > 0 ? "POST" : "GET", authority: "localhost",
-                                                        path: "/upload", bodyLength: size)
+            let stream = try probe.client.submitRequest(
+                method: size > 0 ? "POST" : "GET", authority: "localhost",
+                path: "/upload", bodyLength: size)
             expected[stream] = size
         }
         let ok = net.run(for: .seconds(120)) { probe.finished.count == sizes.count || probe.closedWith != nil }
@@ -74,6 +75,7 @@ final class UploadTests: XCTestCase {
 
     func testNegativeBodyLengthIsRefused() throws {
         let client = try makeClient(now: Instant(nanoseconds: 1_000_000_000))
-        XCTAssertThrowsError(try client.submitRequest(method: "POST", authority: "localhost", path: "/u", bodyLength: -1))
+        XCTAssertThrowsError(
+            try client.submitRequest(method: "POST", authority: "localhost", path: "/u", bodyLength: -1))
     }
 }

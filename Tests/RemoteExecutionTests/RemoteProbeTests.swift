@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import XCTest
 import BenchCore
@@ -30,7 +30,9 @@ final class RemoteProbeTests: XCTestCase {
         addr.sin_port = 0
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &len) == 0 }
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &len) == 0
+            }
         }
         XCTAssertTrue(bound)
         let port = UInt16(bigEndian: addr.sin_port)
@@ -47,10 +49,12 @@ final class RemoteProbeTests: XCTestCase {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+            }
         }
         let port = UInt16(bigEndian: addr.sin_port)
-        close(fd) // bound, never listening, now closed: connects are refused
+        close(fd)  // bound, never listening, now closed: connects are refused
         XCTAssertThrowsError(try RemoteRTTProbe.measure(RemoteEndpoint(host: "127.0.0.1", port: port))) { e in
             XCTAssertTrue("\(e)".contains("127.0.0.1:\(port)") && "\(e)".contains("refused"), "\(e)")
         }

@@ -90,22 +90,27 @@ struct PolicyDriver {
 }
 
 final class DispatchPolicyTests: XCTestCase {
-    private func resource(_ id: String, _ type: Scenario.ResourceType, at: Int64?, bytes: Int64 = 100,
-                          blocking: Bool? = nil, origin: String = "o") -> Scenario.Resource {
-        .init(id: id, origin: origin, path: "/\(id)", bytes: bytes, type: type, parent: "html",
-              revealAfterBytes: at, renderBlocking: blocking)
+    private func resource(
+        _ id: String, _ type: Scenario.ResourceType, at: Int64?, bytes: Int64 = 100,
+        blocking: Bool? = nil, origin: String = "o"
+    ) -> Scenario.Resource {
+        .init(
+            id: id, origin: origin, path: "/\(id)", bytes: bytes, type: type, parent: "html",
+            revealAfterBytes: at, renderBlocking: blocking)
     }
 
     private func page(_ children: [Scenario.Resource], origins: [String] = ["o"]) -> Scenario {
         let html = Scenario.Resource(id: "html", origin: origins[0], path: "/", bytes: 10_000, type: .document)
-        return Scenario(name: "policy", origins: origins.map { .init(id: $0, host: "\($0).test") },
-                        resources: [html] + children)
+        return Scenario(
+            name: "policy", origins: origins.map { .init(id: $0, host: "\($0).test") },
+            resources: [html] + children)
     }
 
     /// A head with a blocking stylesheet and script, then five images.
     private func headAndImages() -> Scenario {
-        page([resource("css", .stylesheet, at: 100, blocking: true), resource("js", .script, at: 200, blocking: true)]
-             + (1...5).map { resource("img\($0)", .image, at: Int64(1000 * $0)) })
+        page(
+            [resource("css", .stylesheet, at: 100, blocking: true), resource("js", .script, at: 200, blocking: true)]
+                + (1...5).map { resource("img\($0)", .image, at: Int64(1000 * $0)) })
     }
 
     private func lowInFlight(_ d: PolicyDriver) -> Int {
@@ -142,9 +147,12 @@ final class DispatchPolicyTests: XCTestCase {
     /// The renderer's head ends before the first image: a blocking script after it is in the body
     /// and does not keep the tight mode on.
     func testTheHeadIsTheOneTheRendererWrites() {
-        let s = page([resource("css", .stylesheet, at: 100, blocking: true), resource("img1", .image, at: 200),
-                      resource("late", .script, at: 300, blocking: true)]
-                     + (2...4).map { resource("img\($0)", .image, at: Int64(400 * $0)) })
+        let s = page(
+            [
+                resource("css", .stylesheet, at: 100, blocking: true), resource("img1", .image, at: 200),
+                resource("late", .script, at: 300, blocking: true),
+            ]
+                + (2...4).map { resource("img\($0)", .image, at: Int64(400 * $0)) })
         XCTAssertEqual(PageRenderer.headResources(of: "html", in: s).map(\.id), ["css"])
         var d = PolicyDriver(s, kind: .h2)
         d.receive("html", bytes: 10_000)
@@ -157,9 +165,11 @@ final class DispatchPolicyTests: XCTestCase {
     /// A stylesheet that does not block rendering (`media="print"`) is not preloaded: the parser
     /// asks for it at its tag, after the parser-blocking script before it has arrived.
     func testAParserBlockingScriptDelaysTheStylesheetAfterIt() {
-        let s = page([resource("css", .stylesheet, at: 100, blocking: true),
-                      resource("js", .script, at: 200, blocking: true),
-                      resource("print", .stylesheet, at: 300, blocking: false)])
+        let s = page([
+            resource("css", .stylesheet, at: 100, blocking: true),
+            resource("js", .script, at: 200, blocking: true),
+            resource("print", .stylesheet, at: 300, blocking: false),
+        ])
         var d = PolicyDriver(s, kind: .h2)
         d.receive("html", bytes: 10_000)
         XCTAssertEqual(d.sent, ["html", "css", "js"], "the parser waits for js")
@@ -172,11 +182,13 @@ final class DispatchPolicyTests: XCTestCase {
     /// Without a head to wait for: one dispatch sends every revealed request, most urgent first,
     /// then in discovery order.
     func testRequestsLeaveMostUrgentFirstThenInDiscoveryOrder() {
-        let s = page([resource("imgA", .image, at: 100), resource("font", .font, at: 200),
-                      resource("api", .xhr, at: 300),
-                      resource("async", .script, at: 400, blocking: false),
-                      resource("print", .stylesheet, at: 500, blocking: false),
-                      resource("imgB", .image, at: 600), resource("sync", .script, at: 700, blocking: true)])
+        let s = page([
+            resource("imgA", .image, at: 100), resource("font", .font, at: 200),
+            resource("api", .xhr, at: 300),
+            resource("async", .script, at: 400, blocking: false),
+            resource("print", .stylesheet, at: 500, blocking: false),
+            resource("imgB", .image, at: 600), resource("sync", .script, at: 700, blocking: true),
+        ])
         var d = PolicyDriver(s, kind: .h2)
         d.receive("html", bytes: 10_000)
         XCTAssertEqual(d.sent, ["html", "font", "api", "sync", "imgA", "async", "imgB", "print"])
@@ -184,13 +196,15 @@ final class DispatchPolicyTests: XCTestCase {
     }
 
     func testHTTP1UsesAtMostSixConnectionsPerOriginEachOneRequestAtATime() throws {
-        let s = page((1...9).map { resource("img\($0)", .image, at: 100, origin: "cdn") }
-                     + [resource("api", .xhr, at: 100)], origins: ["o", "cdn"])
+        let s = page(
+            (1...9).map { resource("img\($0)", .image, at: 100, origin: "cdn") }
+                + [resource("api", .xhr, at: 100)], origins: ["o", "cdn"])
         var d = PolicyDriver(s, kind: .h1)
         d.finish("html")
         XCTAssertEqual(d.policy.connections.filter { $0.origin == "cdn" }.count, 6)
-        XCTAssertEqual(d.sent, ["html", "img1", "img2", "img3", "img4", "img5", "img6", "api"],
-                       "origins in id order, 'cdn' before 'o'; img7 and on wait for a free connection")
+        XCTAssertEqual(
+            d.sent, ["html", "img1", "img2", "img3", "img4", "img5", "img6", "api"],
+            "origins in id order, 'cdn' before 'o'; img7 and on wait for a free connection")
         XCTAssertEqual(d.connection(of: "api"), 0, "the root's connection is free again")
         let freed = try XCTUnwrap(d.connection(of: "img2"))
         d.finish("img2")
@@ -207,8 +221,9 @@ final class DispatchPolicyTests: XCTestCase {
         XCTAssertEqual(d.sends.last, .init(id: "html", origin: "o", connection: 1, opensConnection: true))
         XCTAssertEqual(d.policy.connections.map(\.openedAt), [Instant(nanoseconds: 10_000_000_000), d.now])
         d.receive("html", bytes: 500)
-        XCTAssertEqual(d.sends.last, .init(id: "api", origin: "o", connection: 0, opensConnection: false),
-                       "a request that was never lost takes the first usable connection")
+        XCTAssertEqual(
+            d.sends.last, .init(id: "api", origin: "o", connection: 0, opensConnection: false),
+            "a request that was never lost takes the first usable connection")
     }
 
     /// Random arrivals, ends and lost connections over a generated page: no request is sent while

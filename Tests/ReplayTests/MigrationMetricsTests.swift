@@ -12,29 +12,44 @@ final class MigrationMetricsTests: XCTestCase {
         list.map { BodyArrival(at: at($0.ms), bytes: $0.bytes) }
     }
 
-    private func measure(events: [Double], arrivals: [BodyArrival] = [], connections: [ConnectionLifetime] = [],
-                         redownloaded: Int64 = 0, rate: Double? = nil) -> MigrationMetrics? {
-        MigrationMetrics.measured(pathEvents: events.map(at), arrivals: arrivals, connections: connections,
-                                  bytesRedownloaded: redownloaded, recoveryRateBitsPerSecond: rate)
+    private func measure(
+        events: [Double], arrivals: [BodyArrival] = [], connections: [ConnectionLifetime] = [],
+        redownloaded: Int64 = 0, rate: Double? = nil
+    ) -> MigrationMetrics? {
+        MigrationMetrics.measured(
+            pathEvents: events.map(at), arrivals: arrivals, connections: connections,
+            bytesRedownloaded: redownloaded, recoveryRateBitsPerSecond: rate)
     }
 
     func testNoPathEventGivesNoRecord() {
-        XCTAssertNil(measure(events: [], arrivals: arrivals([(10, 1000)]),
-                             connections: [.init(openedAt: at(0), failed: true)]))
+        XCTAssertNil(
+            measure(
+                events: [], arrivals: arrivals([(10, 1000)]),
+                connections: [.init(openedAt: at(0), failed: true)]))
     }
 
     /// From the last byte before the change: packets still arriving on the old path right after it
     /// do not hide the gap that follows them.
     func testTheStallIsTheLongestGapFromTheLastByteBeforeTheChange() throws {
-        let m = try XCTUnwrap(measure(events: [100], arrivals: arrivals([(0, 1), (60, 1), (90, 1), (110, 1),
-                                                                         (260, 1), (270, 1)])))
+        let m = try XCTUnwrap(
+            measure(
+                events: [100],
+                arrivals: arrivals([
+                    (0, 1), (60, 1), (90, 1), (110, 1),
+                    (260, 1), (270, 1),
+                ])))
         XCTAssertEqual(m.stallMs, 150, "110 → 260; the 60 ms gap before the change does not count")
     }
 
     /// Only gaps that start within 5 s of the change count (the first change, when there are more).
     func testTheStallIgnoresGapsStartingMoreThanFiveSecondsAfterTheChange() throws {
-        let m = try XCTUnwrap(measure(events: [100, 8_000], arrivals: arrivals([(90, 1), (300, 1), (5_200, 1),
-                                                                                (12_000, 1)])))
+        let m = try XCTUnwrap(
+            measure(
+                events: [100, 8_000],
+                arrivals: arrivals([
+                    (90, 1), (300, 1), (5_200, 1),
+                    (12_000, 1),
+                ])))
         XCTAssertEqual(m.stallMs, 4_900, "300 → 5200 counts; 5200 → 12000 starts after 5100")
     }
 
@@ -48,15 +63,22 @@ final class MigrationMetricsTests: XCTestCase {
         let kept = try XCTUnwrap(measure(events: [100], connections: [old]))
         XCTAssertTrue(kept.survived)
         XCTAssertEqual(kept.extraHandshakes, 0)
-        let fresh = try XCTUnwrap(measure(events: [100], connections: [old, .init(openedAt: at(100), failed: true),
-                                                                        .init(openedAt: at(300), failed: false)]))
+        let fresh = try XCTUnwrap(
+            measure(
+                events: [100],
+                connections: [
+                    old, .init(openedAt: at(100), failed: true),
+                    .init(openedAt: at(300), failed: false),
+                ]))
         XCTAssertFalse(fresh.survived)
         XCTAssertEqual(fresh.extraHandshakes, 2, "opened at the change or after it")
     }
 
     func testAConnectionFromBeforeTheChangeThatFailedBrokeTheLoad() throws {
-        let m = try XCTUnwrap(measure(events: [100], connections: [.init(openedAt: at(0), failed: true)],
-                                      redownloaded: 4_096))
+        let m = try XCTUnwrap(
+            measure(
+                events: [100], connections: [.init(openedAt: at(0), failed: true)],
+                redownloaded: 4_096))
         XCTAssertFalse(m.survived)
         XCTAssertEqual(m.extraHandshakes, 0)
         XCTAssertEqual(m.bytesRedownloaded, 4_096)

@@ -15,11 +15,14 @@ final class PageImageTests: XCTestCase {
             XCTAssertEqual(d.height, p.height, "n = \(n)")
             XCTAssertEqual(d.frame, [0, 0, p.width, p.height], "one frame covering the logical screen")
             XCTAssertEqual(d.pixels.count, p.width * p.height)
-            for (i, c) in d.pixels.enumerated() where c != PageImage.colour(x: i % p.width, y: i / p.width, width: p.width, height: p.height) {
+            for (i, c) in d.pixels.enumerated()
+            where c != PageImage.colour(x: i % p.width, y: i / p.width, width: p.width, height: p.height) {
                 XCTFail("n = \(n): pixel \(i) decodes to \(c)")
                 break
             }
-            if p.width >= 3 && p.height >= 4 { XCTAssertEqual(Set(d.pixels).count, 4, "n = \(n): four colours, not one flat one") }
+            if p.width >= 3 && p.height >= 4 {
+                XCTAssertEqual(Set(d.pixels).count, 4, "n = \(n): four colours, not one flat one")
+            }
             if n >= 300 { XCTAssertGreaterThan(d.commentBytes, 0, "padded by a comment") }
         }
     }
@@ -30,8 +33,11 @@ final class PageImageTests: XCTestCase {
             let p = PageImage.picture(bytes: n)
             XCTAssertGreaterThan(p.width * p.height, last, "n = \(n)")
             last = p.width * p.height
-            XCTAssertEqual(Double(p.width * p.height), Double(n) * PageImage.pixelsPerByte, accuracy: Double(n) * PageImage.pixelsPerByte * 0.05)
-            XCTAssertEqual(p.width, PageImage.nominalSize(bytes: n).width, "n = \(n): the rule's size fits, nothing shrunk")
+            XCTAssertEqual(
+                Double(p.width * p.height), Double(n) * PageImage.pixelsPerByte,
+                accuracy: Double(n) * PageImage.pixelsPerByte * 0.05)
+            XCTAssertEqual(
+                p.width, PageImage.nominalSize(bytes: n).width, "n = \(n): the rule's size fits, nothing shrunk")
         }
         for n: Int64 in [108_400, 200_000, 5_000_000] {
             let p = PageImage.picture(bytes: n)
@@ -45,8 +51,12 @@ final class PageImageTests: XCTestCase {
         // The picture is never shrunk from 100 bytes on (below, the GIF's own 40 bytes weigh too much).
         var n: Int64 = 100
         while n < 130_000 {
-            XCTAssertLessThanOrEqual(Int64(PageImage.encode(width: PageImage.nominalSize(bytes: n).width,
-                                                             height: PageImage.nominalSize(bytes: n).height).count), n, "n = \(n)")
+            XCTAssertLessThanOrEqual(
+                Int64(
+                    PageImage.encode(
+                        width: PageImage.nominalSize(bytes: n).width,
+                        height: PageImage.nominalSize(bytes: n).height
+                    ).count), n, "n = \(n)")
             n += n < 2_000 ? 7 : n / 9
         }
     }
@@ -54,7 +64,9 @@ final class PageImageTests: XCTestCase {
     func testClearCodesKeepALargeLZWStreamDecodable() throws {
         // A noisy picture fills the 4096-entry table many times: every clear must land where the decoder expects it.
         var seed: UInt32 = 7
-        let pixels = (0..<200_000).map { _ -> UInt8 in seed = seed &* 1_103_515_245 &+ 12_345; return UInt8((seed >> 16) & 3) }
+        let pixels = (0..<200_000).map { _ -> UInt8 in
+            seed = seed &* 1_103_515_245 &+ 12_345; return UInt8((seed >> 16) & 3)
+        }
         let data = LZW.encode(pixelCount: pixels.count, minCodeSize: 2) { pixels[$0] }
         let decoded = try GIFDecoder.lzw(data, minCodeSize: 2)
         XCTAssertEqual(decoded.pixels, pixels)
@@ -81,7 +93,9 @@ enum GIFDecoder {
     }
 
     static func decode(_ b: [UInt8]) throws -> Decoded {
-        guard b.count >= 13, Array(b.prefix(6)) == Array("GIF89a".utf8) else { throw Failure(description: "no GIF89a header") }
+        guard b.count >= 13, Array(b.prefix(6)) == Array("GIF89a".utf8) else {
+            throw Failure(description: "no GIF89a header")
+        }
         func u16(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
         var d = Decoded(width: u16(6), height: u16(8))
         var i = 13
@@ -129,11 +143,17 @@ enum GIFDecoder {
             if code == clear { reset(); width = minCodeSize + 1; previous = nil; clears += 1; continue }
             if code == end { return (out, clears) }
             guard let prev = previous else {
-                guard code < clear else { throw Failure(description: "first code \(code) after a clear is not a literal") }
+                guard code < clear else {
+                    throw Failure(description: "first code \(code) after a clear is not a literal")
+                }
                 out += dict[code]; previous = dict[code]; continue
             }
             let entry: [UInt8]
-            if code < dict.count { entry = dict[code] } else if code == dict.count { entry = prev + [prev[0]] } else {
+            if code < dict.count {
+                entry = dict[code]
+            } else if code == dict.count {
+                entry = prev + [prev[0]]
+            } else {
                 throw Failure(description: "code \(code) beyond the table (\(dict.count))")
             }
             if dict.count < 4096 { dict.append(prev + [entry[0]]) }

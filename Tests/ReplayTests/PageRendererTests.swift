@@ -11,7 +11,8 @@ final class PageRendererTests: XCTestCase {
 
     func scenarios() throws -> [Scenario] {
         var out = [try Scenario.load(from: Fixture.path("small-page.json"))]
-        for name in ["mobile-median", "desktop-median", "heavy-p90", "image-heavy", "spa-deep-chain", "api-small-json"] {
+        for name in ["mobile-median", "desktop-median", "heavy-p90", "image-heavy", "spa-deep-chain", "api-small-json"]
+        {
             out.append(try Scenario.load(from: packageRoot + "/Scenarios/pages/\(name).json"))
         }
         return out
@@ -56,20 +57,24 @@ final class PageRendererTests: XCTestCase {
         let renderer = PageRenderer(scenario: s, port: port)
         let html = text(renderer.render(s.root!)!)
         var lastEnd = 0
-        for r in s.children(of: s.root!.id).sorted(by: { ($0.revealAfterBytes ?? .max) < ($1.revealAfterBytes ?? .max) }) {
+        for r in s.children(of: s.root!.id).sorted(by: { ($0.revealAfterBytes ?? .max) < ($1.revealAfterBytes ?? .max) }
+        ) {
             let range = try XCTUnwrap(html.range(of: "\"\(renderer.url(of: r))\""), r.id)
-            let tagEnd = html.utf8.distance(from: html.startIndex, to: html[range.upperBound...].firstIndex(of: ">")!) + 1
+            let tagEnd =
+                html.utf8.distance(from: html.startIndex, to: html[range.upperBound...].firstIndex(of: ">")!) + 1
             XCTAssertGreaterThanOrEqual(tagEnd, lastEnd, "\(r.id): tags in reveal order")
             lastEnd = tagEnd
             if let reveal = r.revealAfterBytes {
                 // The start tag ends at the offset, unless the tags before it already took the room
                 // (then it follows the previous one directly, with no padding in between) or the end
                 // of the document is too near.
-                let tagStart = html.utf8.distance(from: html.startIndex, to: html[..<range.lowerBound].lastIndex(of: "<")!)
+                let tagStart = html.utf8.distance(
+                    from: html.startIndex, to: html[..<range.lowerBound].lastIndex(of: "<")!)
                 if Int64(tagEnd) != reveal && Int64(tagEnd) < s.root!.bytes - 500 {
                     XCTAssertGreaterThan(Int64(tagEnd), reveal, r.id)
                     let before = String(html.utf8.prefix(tagStart))!
-                    XCTAssertFalse(before.hasSuffix("-->") || before.hasSuffix("</p>\n"), "\(r.id) padded past its offset")
+                    XCTAssertFalse(
+                        before.hasSuffix("-->") || before.hasSuffix("</p>\n"), "\(r.id) padded past its offset")
                 }
             } else {
                 XCTAssertGreaterThan(tagEnd, html.utf8.count - 1000, "\(r.id) (revealed at the end) near the end")
@@ -114,7 +119,11 @@ final class PageRendererTests: XCTestCase {
         let fontIndex = s.resources.firstIndex { $0.id == "font" }!
         XCTAssertTrue(doc.contains("<span id=\"nb\(fontIndex)\">a</span>"))
         let css = text(bodies["css"]!)
-        XCTAssertTrue(css.contains("@font-face{font-family:\"nbf\(fontIndex)\";src:url(\"https://cdn.shop.test:44321/f.woff2\") format(\"woff2\")}"))
+        XCTAssertTrue(
+            css.contains(
+                "@font-face{font-family:\"nbf\(fontIndex)\";src:url(\"https://cdn.shop.test:44321/f.woff2\") "
+                    + "format(\"woff2\")}"
+            ))
         XCTAssertTrue(css.hasSuffix("*/\n"))
         let js = text(bodies["js"]!)
         XCTAssertTrue(js.contains("x(\"https://www.shop.test:44321/api\");"))
@@ -138,7 +147,8 @@ final class PageRendererTests: XCTestCase {
 
     func testChildrenOfImagesGoToTheNearestAncestorThatCanReferenceThem() throws {
         var s = try Scenario.load(from: Fixture.path("small-page.json"))
-        s.resources.append(Scenario.Resource(id: "late", origin: "cdn", path: "/late.png", bytes: 500, type: .image, parent: "img1"))
+        s.resources.append(
+            Scenario.Resource(id: "late", origin: "cdn", path: "/late.png", bytes: 500, type: .image, parent: "img1"))
         let renderer = PageRenderer(scenario: s, port: port)
         XCTAssertTrue(text(renderer.render(s.root!)!).contains(renderer.url(of: s.resources.last!)))
         XCTAssertTrue(renderer.notes.contains { $0.hasPrefix("late:") && $0.contains("img1") })
@@ -151,13 +161,15 @@ final class PageRendererTests: XCTestCase {
         let url = renderer.url(of: s.resources[1])
         XCTAssertEqual(url, "https://www.shop.test:44321/a%20b%22c%27d%3C%C3%A9%3E.css")
         let catalog = ReplayCatalog(scenario: s, renderingPagesFor: port)
-        XCTAssertEqual(catalog.resource(host: "www.shop.test", path: "/a%20b%22c%27d%3C%C3%A9%3E.css")?.id, s.resources[1].id)
+        XCTAssertEqual(
+            catalog.resource(host: "www.shop.test", path: "/a%20b%22c%27d%3C%C3%A9%3E.css")?.id, s.resources[1].id)
     }
 
     func testCatalogServesPagesToBrowsersAndFillerToNetbench() throws {
         let s = try Scenario.load(from: Fixture.path("small-page.json"))
         let catalog = ReplayCatalog(scenario: s, renderingPagesFor: port)
-        let browser = catalog.respond(to: ServerRequestFixture.get("/", host: "www.shop.test", userAgent: "Mozilla/5.0 HeadlessChrome"))
+        let browser = catalog.respond(
+            to: ServerRequestFixture.get("/", host: "www.shop.test", userAgent: "Mozilla/5.0 HeadlessChrome"))
         XCTAssertEqual(browser.bodyLength, 30000)
         XCTAssertEqual(browser.prefix.count, 30000)
         XCTAssertTrue(browser.headers.contains { $0.0 == "timing-allow-origin" && $0.1 == "*" })
@@ -165,7 +177,8 @@ final class PageRendererTests: XCTestCase {
         let own = catalog.respond(to: ServerRequestFixture.get("/", host: "www.shop.test", userAgent: nil))
         XCTAssertEqual(own.bodyLength, 30000)
         XCTAssertTrue(own.prefix.isEmpty, "netbench's client keeps its filler bodies")
-        let range = catalog.respond(to: ServerRequestFixture.get("/", host: "www.shop.test", userAgent: "Mozilla", range: "bytes=29000-"))
+        let range = catalog.respond(
+            to: ServerRequestFixture.get("/", host: "www.shop.test", userAgent: "Mozilla", range: "bytes=29000-"))
         XCTAssertEqual(range.status, 206)
         XCTAssertEqual(range.bodyLength, 1000)
         XCTAssertEqual(range.prefix, Array(browser.prefix[29000...]))
@@ -204,10 +217,13 @@ final class PagePaintTests: XCTestCase {
         for r in children where r.type == .stylesheet || r.type == .script {
             let u = renderer.url(of: r)
             let blocking = r.renderBlocking == true
-            let tag = r.type == .stylesheet
-                ? (blocking ? "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin>"
-                            : "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin media=\"print\" onload=\"this.media='all'\">")
-                : (blocking ? "<script src=\"\(u)\" crossorigin></script>" : "<script async src=\"\(u)\" crossorigin></script>")
+            let tag =
+                r.type == .stylesheet
+                ? (blocking
+                    ? "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin>"
+                    : "<link rel=\"stylesheet\" href=\"\(u)\" crossorigin media=\"print\" onload=\"this.media='all'\">")
+                : (blocking
+                    ? "<script src=\"\(u)\" crossorigin></script>" : "<script async src=\"\(u)\" crossorigin></script>")
             XCTAssertTrue(head.contains(tag) || body.contains(tag), "\(r.id): \(tag)")
             if blocking && r.revealAfterBytes! < firstImage {
                 XCTAssertTrue(head.contains(tag), "\(r.id): render-blocking, revealed before any image: in the head")
@@ -222,17 +238,22 @@ final class PagePaintTests: XCTestCase {
         XCTAssertTrue(body.hasPrefix("<div><div id=\"nb"), "the stylesheets' hook elements in a block of their own")
         for r in children where r.type == .image {
             let p = PageImage.picture(bytes: r.bytes)
-            XCTAssertTrue(body.contains("<img src=\"\(renderer.url(of: r))\" alt=\"\" width=\"\(p.width)\" height=\"\(p.height)\" crossorigin>"), r.id)
+            XCTAssertTrue(
+                body.contains(
+                    "<img src=\"\(renderer.url(of: r))\" alt=\"\" width=\"\(p.width)\" height=\"\(p.height)\" "
+                        + "crossorigin>"
+                ), r.id)
         }
     }
 
     func testABlockingStylesheetAfterAnImageStaysInTheBody() throws {
         var s = try Scenario.load(from: Fixture.path("small-page.json"))
-        s.resources[3].revealAfterBytes = 1000   // img1 before the stylesheet (2000)
+        s.resources[3].revealAfterBytes = 1000  // img1 before the stylesheet (2000)
         let renderer = PageRenderer(scenario: s, port: port)
         let (head, body) = try split(String(decoding: renderer.render(s.root!)!.bytes, as: UTF8.self))
         XCTAssertFalse(head.contains("a.css"))
-        XCTAssertTrue(body.contains("<link rel=\"stylesheet\" href=\"\(renderer.url(of: s.resources[1]))\" crossorigin>"))
+        XCTAssertTrue(
+            body.contains("<link rel=\"stylesheet\" href=\"\(renderer.url(of: s.resources[1]))\" crossorigin>"))
     }
 
     func testDocumentsCarryVisibleTextInProportionToTheirBytes() throws {
@@ -240,19 +261,25 @@ final class PagePaintTests: XCTestCase {
             let s = try Scenario.load(from: packageRoot + "/Scenarios/pages/\(name).json")
             let html = String(decoding: PageRenderer(scenario: s, port: port).render(s.root!)!.bytes, as: UTF8.self)
             let (head, body) = try split(html)
-            let paragraphs = body.components(separatedBy: "<p>").dropFirst().map { $0.components(separatedBy: "</p>")[0] }
+            let paragraphs = body.components(separatedBy: "<p>").dropFirst().map {
+                $0.components(separatedBy: "</p>")[0]
+            }
             let text = paragraphs.reduce(0) { $0 + $1.utf8.count }
             let bodyBytes = Double(s.root!.bytes - Int64(head.utf8.count))
             XCTAssertGreaterThan(Double(text), 0.08 * bodyBytes, "\(name): about one byte in eight of the body is text")
             XCTAssertLessThan(Double(text), 0.13 * bodyBytes, "\(name): about one byte in eight of the body is text")
-            XCTAssertTrue(paragraphs.allSatisfy { !$0.contains("<") && !$0.contains("&") && $0.utf8.count <= PageText.paragraphBytes }, name)
+            XCTAssertTrue(
+                paragraphs.allSatisfy {
+                    !$0.contains("<") && !$0.contains("&") && $0.utf8.count <= PageText.paragraphBytes
+                }, name)
         }
         for n in [0, 5, 8, 9, 10, 319, 320, 600, 601, 608, 609, 610, 5000] {
             let p = PageText.paragraphs(n), t = PageText.html(n)
             XCTAssertEqual(p.count, n)
             XCTAssertEqual(t.count, n)
             if n >= 9 { XCTAssertTrue(String(decoding: p, as: UTF8.self).hasPrefix("<p>")) }
-            XCTAssertEqual(String(decoding: t, as: UTF8.self).hasPrefix("<p>"), n >= 320, "n = \(n): text from 40 bytes of it on")
+            XCTAssertEqual(
+                String(decoding: t, as: UTF8.self).hasPrefix("<p>"), n >= 320, "n = \(n): text from 40 bytes of it on")
         }
     }
 }

@@ -10,10 +10,15 @@ final class QueryPathTests: XCTestCase {
         let c = ReplayCatalog(scenario: try Scenario.load(from: Fixture.path("query-page.json")))
         XCTAssertEqual(c.resource(host: "www.query.test", path: "/api/comments?id=42")?.id, "c42")
         XCTAssertEqual(c.resource(host: "www.query.test", path: "/api/comments?id=43")?.id, "c43")
-        XCTAssertEqual(c.resource(host: "www.query.test:443", path: "/api/comments?id=43#top")?.id, "c43", "fragments are not sent, and ignored if they are")
+        XCTAssertEqual(
+            c.resource(host: "www.query.test:443", path: "/api/comments?id=43#top")?.id, "c43",
+            "fragments are not sent, and ignored if they are")
         XCTAssertNil(c.resource(host: "www.query.test", path: "/api/comments?id=44"))
-        XCTAssertEqual(c.resource(host: "www.query.test", path: "/?utm=x")?.id, "doc", "a query on a path without one falls back to the path")
+        XCTAssertEqual(
+            c.resource(host: "www.query.test", path: "/?utm=x")?.id, "doc",
+            "a query on a path without one falls back to the path")
         XCTAssertEqual(c.resource(host: "www.query.test", path: "/caf%C3%A9.css?v=1&x=a%20b")?.id, "enc")
-        XCTAssertEqual(c.resource(host: "10.0.0.1", path: "/api/comments?id=43")?.id, "c43", "by path when the host is an address")
+        XCTAssertEqual(
+            c.resource(host: "10.0.0.1", path: "/api/comments?id=43")?.id, "c43", "by path when the host is an address")
     }
 }

@@ -25,21 +25,25 @@ final class ScenarioExportTests: XCTestCase {
     func testPathsOnSeveralOrigins() throws {
         let shipped = try Scenario.load(from: packageRoot + "/Scenarios/pages/mobile-median.json")
         XCTAssertEqual(ScenarioExport(scenario: shipped).pathsOnSeveralOrigins, [])
-        let s = Scenario(name: "two", origins: [.init(id: "a", host: "a.test"), .init(id: "b", host: "b.test")], resources: [
-            .init(id: "doc", origin: "a", path: "/", bytes: 100, type: .document),
-            .init(id: "other", origin: "b", path: "/", bytes: 10, type: .document, parent: "doc"),
-            .init(id: "img", origin: "b", path: "/i.png", bytes: 10, type: .image, parent: "doc"),
-        ])
+        let s = Scenario(
+            name: "two", origins: [.init(id: "a", host: "a.test"), .init(id: "b", host: "b.test")],
+            resources: [
+                .init(id: "doc", origin: "a", path: "/", bytes: 100, type: .document),
+                .init(id: "other", origin: "b", path: "/", bytes: 10, type: .document, parent: "doc"),
+                .init(id: "img", origin: "b", path: "/i.png", bytes: 10, type: .image, parent: "doc"),
+            ])
         XCTAssertEqual(ScenarioExport(scenario: s).pathsOnSeveralOrigins, ["index.html"])
     }
 
     func testQueriesAndPercentEncodingMapToFilesAndSaySo() {
-        let s = Scenario(name: "q", origins: [.init(id: "o", host: "o.test")], resources: [
-            .init(id: "doc", origin: "o", path: "/", bytes: 100, type: .document),
-            .init(id: "a", origin: "o", path: "/api/c?id=42", bytes: 10, type: .other, parent: "doc"),
-            .init(id: "b", origin: "o", path: "/api/c?id=43", bytes: 20, type: .other, parent: "doc"),
-            .init(id: "u", origin: "o", path: "/caf%C3%A9/menu.json", bytes: 30, type: .other, parent: "doc"),
-        ])
+        let s = Scenario(
+            name: "q", origins: [.init(id: "o", host: "o.test")],
+            resources: [
+                .init(id: "doc", origin: "o", path: "/", bytes: 100, type: .document),
+                .init(id: "a", origin: "o", path: "/api/c?id=42", bytes: 10, type: .other, parent: "doc"),
+                .init(id: "b", origin: "o", path: "/api/c?id=43", bytes: 20, type: .other, parent: "doc"),
+                .init(id: "u", origin: "o", path: "/caf%C3%A9/menu.json", bytes: 30, type: .other, parent: "doc"),
+            ])
         let export = ScenarioExport(scenario: s)
         XCTAssertEqual(export.files.map(\.relativePath), ["index.html", "api/c", "café/menu.json"])
         XCTAssertTrue(export.notes.contains { $0.hasPrefix("b: ") && $0.contains("not exported") })

@@ -9,13 +9,16 @@ import Transport
 final class TightModeTests: XCTestCase {
     /// A connection that takes every request and lets the test answer them.
     final class Fake: ClientConnection {
-        var info = ConnectionInfo(kind: .h2, connectStart: Instant.now(), remote: Endpoint(address: 0x7f00_0001, port: 443))
+        var info = ConnectionInfo(
+            kind: .h2, connectStart: Instant.now(), remote: Endpoint(address: 0x7f00_0001, port: 443))
         var isUsable = true
         var freeSlots = 100
         var onStateChange: (() -> Void)?
         var bytesAcknowledged: Int64? { nil }
         var requests: [(path: String, events: (ClientEvent) -> Void)] = []
-        func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) { requests.append((request.path, events)) }
+        func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
+            requests.append((request.path, events))
+        }
         func networkChanged(_ change: NetworkChange) {}
         func close() { isUsable = false }
         var paths: [String] { requests.map(\.path) }
@@ -32,13 +35,21 @@ final class TightModeTests: XCTestCase {
     private func page(headScript: Bool = true) -> Scenario {
         var r: [Scenario.Resource] = [
             .init(id: "html", origin: "o", path: "/", bytes: 10_000, type: .document),
-            .init(id: "css", origin: "o", path: "/a.css", bytes: 100, type: .stylesheet, parent: "html", revealAfterBytes: 100, renderBlocking: true),
+            .init(
+                id: "css", origin: "o", path: "/a.css", bytes: 100, type: .stylesheet, parent: "html",
+                revealAfterBytes: 100, renderBlocking: true),
         ]
         if headScript {
-            r.append(.init(id: "js", origin: "o", path: "/a.js", bytes: 100, type: .script, parent: "html", revealAfterBytes: 200, renderBlocking: true))
+            r.append(
+                .init(
+                    id: "js", origin: "o", path: "/a.js", bytes: 100, type: .script, parent: "html",
+                    revealAfterBytes: 200, renderBlocking: true))
         }
         for i in 1...5 {
-            r.append(.init(id: "img\(i)", origin: "o", path: "/i\(i).gif", bytes: 100, type: .image, parent: "html", revealAfterBytes: Int64(1000 * i)))
+            r.append(
+                .init(
+                    id: "img\(i)", origin: "o", path: "/i\(i).gif", bytes: 100, type: .image, parent: "html",
+                    revealAfterBytes: Int64(1000 * i)))
         }
         return Scenario(name: "tight", origins: [.init(id: "o", host: "o.test")], resources: r)
     }
@@ -49,7 +60,8 @@ final class TightModeTests: XCTestCase {
         loader.start()
         XCTAssertEqual(conn.paths, ["/"])
         conn.finish("/", bytes: 10_000)
-        XCTAssertEqual(Set(conn.paths), ["/", "/a.css", "/a.js", "/i1.gif", "/i2.gif"], "the head's resources, and two images")
+        XCTAssertEqual(
+            Set(conn.paths), ["/", "/a.css", "/a.js", "/i1.gif", "/i2.gif"], "the head's resources, and two images")
         conn.finish("/i1.gif", bytes: 100)
         XCTAssertEqual(conn.paths.last, "/i3.gif", "one image ended, the next one starts")
         XCTAssertEqual(conn.paths.count, 6)
@@ -67,14 +79,17 @@ final class TightModeTests: XCTestCase {
     func testANonBlockingStylesheetWaitsForTheScriptBeforeIt() {
         let conn = Fake()
         var s = page()
-        s.resources.append(.init(id: "print", origin: "o", path: "/p.css", bytes: 100, type: .stylesheet, parent: "html",
-                                 revealAfterBytes: 300, renderBlocking: false))
+        s.resources.append(
+            .init(
+                id: "print", origin: "o", path: "/p.css", bytes: 100, type: .stylesheet, parent: "html",
+                revealAfterBytes: 300, renderBlocking: false))
         let loader = PageLoader(scenario: s, kind: .h2) { _, _ in conn }
         loader.start()
         conn.finish("/", bytes: 10_000)
         XCTAssertFalse(conn.paths.contains("/p.css"), "the parser waits for /a.js: \(conn.paths)")
         conn.finish("/a.js", bytes: 100)
-        XCTAssertFalse(conn.paths.contains("/p.css"), "reached, but the tight mode holds it (two images out): \(conn.paths)")
+        XCTAssertFalse(
+            conn.paths.contains("/p.css"), "reached, but the tight mode holds it (two images out): \(conn.paths)")
         conn.finish("/a.css", bytes: 100)
         XCTAssertTrue(conn.paths.contains("/p.css"), "the head is through: \(conn.paths)")
     }

@@ -13,7 +13,8 @@ final class BrowserMetricsReportTests: XCTestCase {
         var runs: [RunRecord] = []
         for index in 0..<perCell {
             for t in [TransportKind.h1, .h2, .h3] {
-                var run = SampleResults.pageRun(&rng, scenario: "news", profile: "4g", transport: t, index: index, rtt: 170)
+                var run = SampleResults.pageRun(
+                    &rng, scenario: "news", profile: "4g", transport: t, index: index, rtt: 170)
                 run.client = .chromium
                 let ttfb = run.metrics.ttfbMs!, plt = run.metrics.pltMs!
                 let fp = ttfb + SampleResults.normal(&rng, mean: 400, sd: 30)
@@ -31,9 +32,15 @@ final class BrowserMetricsReportTests: XCTestCase {
 
     static let analysis = ResultsAnalysis(browserRuns())
 
-    func testGoldenMarkdown() throws { try GoldenTests.assertGolden(MarkdownSummary.render(Self.analysis), "browser-summary.md") }
-    func testGoldenSummaryCSV() throws { try GoldenTests.assertGolden(SummaryCSV.render(Self.analysis), "browser-summary.csv") }
-    func testGoldenHTML() throws { try GoldenTests.assertGolden(HTMLReport.render(Self.analysis), "browser-report.html") }
+    func testGoldenMarkdown() throws {
+        try GoldenTests.assertGolden(MarkdownSummary.render(Self.analysis), "browser-summary.md")
+    }
+    func testGoldenSummaryCSV() throws {
+        try GoldenTests.assertGolden(SummaryCSV.render(Self.analysis), "browser-summary.csv")
+    }
+    func testGoldenHTML() throws {
+        try GoldenTests.assertGolden(HTMLReport.render(Self.analysis), "browser-report.html")
+    }
 
     func testMilestonesArePerTransportWithThePLTInterval() throws {
         let a = Self.analysis
@@ -44,11 +51,14 @@ final class BrowserMetricsReportTests: XCTestCase {
             let cell = CellKey(scenario: "news", profile: "4g", transport: TransportKind(rawValue: t)!)
             for name in ["firstPaintMs", "firstContentfulPaintMs", "largestContentfulPaintMs", "loadEventMs"] {
                 let s = try XCTUnwrap(a.summary(name, cell), "\(t) \(name)")
-                XCTAssertTrue(csv.contains("news,4g,\(t),\(name),8,\(Format.number(s.median)),"), "\(t) \(name) in summary.csv")
+                XCTAssertTrue(
+                    csv.contains("news,4g,\(t),\(name),8,\(Format.number(s.median)),"), "\(t) \(name) in summary.csv")
                 // The same interval method as PLT: the percentile bootstrap CI of the median, around it.
                 XCTAssertLessThanOrEqual(s.ci95Low, s.median)
                 XCTAssertGreaterThanOrEqual(s.ci95High, s.median)
-                XCTAssertTrue(md.contains("\(Format.value(s.median)) (\(Format.value(s.ci95Low))–\(Format.value(s.ci95High)))"), "\(t) \(name) in summary.md")
+                XCTAssertTrue(
+                    md.contains("\(Format.value(s.median)) (\(Format.value(s.ci95Low))–\(Format.value(s.ci95High)))"),
+                    "\(t) \(name) in summary.md")
             }
         }
         let html = HTMLReport.render(a)

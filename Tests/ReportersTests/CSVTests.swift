@@ -31,12 +31,15 @@ final class CSVTests: XCTestCase {
         let text = RunsCSV.render(GoldenTests.demo)
         let lines = text.split(separator: "\n")
         XCTAssertEqual(lines.count, GoldenTests.demo.runs.count + 1)
-        XCTAssertTrue(text.contains("failed,\"connection to static.example reset by peer after 3 retries, \"\"ECONNRESET\"\"\""))
+        XCTAssertTrue(
+            text.contains("failed,\"connection to static.example reset by peer after 3 retries, \"\"ECONNRESET\"\"\""))
     }
 
     func testNamesWithCommasAreQuotedInTheSummary() {
         var rng = SeededRandom(seed: 3)
-        let runs = (0..<3).map { SampleResults.pageRun(&rng, scenario: "a,b", profile: "x\"y", transport: .h2, index: $0, rtt: 10) }
+        let runs = (0..<3).map {
+            SampleResults.pageRun(&rng, scenario: "a,b", profile: "x\"y", transport: .h2, index: $0, rtt: 10)
+        }
         let text = SummaryCSV.render(ResultsAnalysis(SampleResults.file(runs: runs), resamples: 10))
         XCTAssertTrue(text.contains("\n\"a,b\",\"x\"\"y\",h2,pltMs,3,"))
     }

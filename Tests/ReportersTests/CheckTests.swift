@@ -5,8 +5,10 @@ import BenchModel
 
 /// `netbench check` decisions on crafted results: 30 runs per side, PLT ≈ N(1000 ms, 50 ms).
 final class CheckTests: XCTestCase {
-    static func results(seed: UInt64, plt: Double, sd: Double = 50, goodput: Double? = nil, runs: Int = 30,
-                        transports: [TransportKind] = [.h2, .h3]) -> ResultsFile {
+    static func results(
+        seed: UInt64, plt: Double, sd: Double = 50, goodput: Double? = nil, runs: Int = 30,
+        transports: [TransportKind] = [.h2, .h3]
+    ) -> ResultsFile {
         var rng = SeededRandom(seed: seed)
         var records: [RunRecord] = []
         for i in 0..<runs {
@@ -18,7 +20,8 @@ final class CheckTests: XCTestCase {
                 m.idealPltMs = 700
                 m.idealTtfbMs = 250
                 m.goodputMbps = goodput.map { SampleResults.normal(&rng, mean: $0, sd: $0 * 0.05) }
-                records.append(RunRecord(scenario: "news", profile: "4g", transport: t, index: i, status: .ok, metrics: m))
+                records.append(
+                    RunRecord(scenario: "news", profile: "4g", transport: t, index: i, status: .ok, metrics: m))
             }
         }
         return SampleResults.file(runs: records, transports: transports, perCell: runs)
@@ -47,28 +50,39 @@ final class CheckTests: XCTestCase {
         // +3% is real (significant) but under the 5% limit.
         let failed = try failures(Self.results(seed: 2, plt: 1030, sd: 10), Self.results(seed: 1, plt: 1000, sd: 10))
         XCTAssertEqual(failed, [])
-        XCTAssertEqual(try failures(Self.results(seed: 2, plt: 1030, sd: 10), Self.results(seed: 1, plt: 1000, sd: 10), limit: 0.01).count, 2)
+        XCTAssertEqual(
+            try failures(
+                Self.results(seed: 2, plt: 1030, sd: 10), Self.results(seed: 1, plt: 1000, sd: 10), limit: 0.01
+            ).count, 2)
     }
 
     func testImprovementPasses() throws {
-        let outcomes = try CheckRun.regressions(current: Self.results(seed: 2, plt: 800), baseline: Self.results(seed: 1, plt: 1000),
-                                                maxRegression: 0.05, resamples: 500)
+        let outcomes = try CheckRun.regressions(
+            current: Self.results(seed: 2, plt: 800), baseline: Self.results(seed: 1, plt: 1000),
+            maxRegression: 0.05, resamples: 500)
         XCTAssertFalse(CheckRun(outcomes: outcomes).failed)
         XCTAssertTrue(outcomes.first { $0.name == "news · 4g · h2 · pltMs" }!.message.hasSuffix("improved"))
     }
 
     func testLowerGoodputIsARegression() throws {
-        let failed = try failures(Self.results(seed: 2, plt: 1000, goodput: 40), Self.results(seed: 1, plt: 1000, goodput: 50))
+        let failed = try failures(
+            Self.results(seed: 2, plt: 1000, goodput: 40), Self.results(seed: 1, plt: 1000, goodput: 50))
         XCTAssertEqual(failed.map(\.name), ["news · 4g · h2 · goodputMbps", "news · 4g · h3 · goodputMbps"])
-        XCTAssertEqual(try failures(Self.results(seed: 2, plt: 1000, goodput: 60), Self.results(seed: 1, plt: 1000, goodput: 50)), [])
+        XCTAssertEqual(
+            try failures(Self.results(seed: 2, plt: 1000, goodput: 60), Self.results(seed: 1, plt: 1000, goodput: 50)),
+            [])
     }
 
     func testCellsOnOneSideAreSkippedAndNoOverlapIsADataError() throws {
-        let outcomes = try CheckRun.regressions(current: Self.results(seed: 2, plt: 1000),
-                                                baseline: Self.results(seed: 1, plt: 1000, transports: [.h2]), maxRegression: 0.05, resamples: 100)
+        let outcomes = try CheckRun.regressions(
+            current: Self.results(seed: 2, plt: 1000),
+            baseline: Self.results(seed: 1, plt: 1000, transports: [.h2]), maxRegression: 0.05, resamples: 100)
         XCTAssertEqual(outcomes.filter { $0.status == .skipped }.map(\.name), ["news · 4g · h3 · *"])
-        XCTAssertThrowsError(try CheckRun.regressions(current: Self.results(seed: 2, plt: 1000, transports: [.h3]),
-                                                      baseline: Self.results(seed: 1, plt: 1000, transports: [.h2]), maxRegression: 0.05)) {
+        XCTAssertThrowsError(
+            try CheckRun.regressions(
+                current: Self.results(seed: 2, plt: 1000, transports: [.h3]),
+                baseline: Self.results(seed: 1, plt: 1000, transports: [.h2]), maxRegression: 0.05)
+        ) {
             XCTAssertEqual(($0 as? BenchError)?.exitCode, .dataError)
         }
     }

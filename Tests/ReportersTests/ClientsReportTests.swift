@@ -15,7 +15,8 @@ final class ClientsReportTests: XCTestCase {
         for index in 0..<perCell {
             for t in [TransportKind.h2, .h3] {
                 for (client, factor) in [(RunClient.builtin, 1.0), (.chromium, 1.3)] {
-                    var run = SampleResults.pageRun(&rng, scenario: "news", profile: "4g", transport: t, index: index, rtt: 170)
+                    var run = SampleResults.pageRun(
+                        &rng, scenario: "news", profile: "4g", transport: t, index: index, rtt: 170)
                     run.client = client
                     run.metrics.pltMs = run.metrics.pltMs.map { $0 * factor }
                     if client == .chromium { run.metrics.loadEventMs = run.metrics.pltMs.map { $0 - 5 } }
@@ -32,7 +33,9 @@ final class ClientsReportTests: XCTestCase {
         let a = ResultsAnalysis(mixed(), resamples: 200)
         XCTAssertEqual(a.clients, [.builtin, .chromium])
         XCTAssertTrue(a.comparesClients)
-        XCTAssertEqual(a.cells(scenario: "news", profile: "4g").map(\.label), ["h2 · builtin", "h2 · chromium", "h3 · builtin", "h3 · chromium"])
+        XCTAssertEqual(
+            a.cells(scenario: "news", profile: "4g").map(\.label),
+            ["h2 · builtin", "h2 · chromium", "h3 · builtin", "h3 · chromium"])
         let one = ResultsAnalysis(SampleResults.demo(), resamples: 200)
         XCTAssertFalse(one.comparesClients)
         XCTAssertTrue(one.cells.allSatisfy { $0.client == nil })
@@ -46,19 +49,27 @@ final class ClientsReportTests: XCTestCase {
         XCTAssertEqual(c.verdict(higherIsBetter: false), .worse)
         XCTAssertNil(a.clientComparison("pltMs", a.cell(browser, client: .builtin)), "the reference has no comparison")
         // Transports are still compared within each client.
-        XCTAssertNotNil(a.comparison("pltMs", CellKey(scenario: "news", profile: "4g", transport: .h3, client: .chromium)))
-        XCTAssertNotNil(a.comparison("pltMs", CellKey(scenario: "news", profile: "4g", transport: .h3, client: .builtin)))
+        XCTAssertNotNil(
+            a.comparison("pltMs", CellKey(scenario: "news", profile: "4g", transport: .h3, client: .chromium)))
+        XCTAssertNotNil(
+            a.comparison("pltMs", CellKey(scenario: "news", profile: "4g", transport: .h3, client: .builtin)))
     }
 
     func testReportsSetTheClientsSideBySide() throws {
         let a = ResultsAnalysis(mixed(), resamples: 200)
         let csv = SummaryCSV.render(a)
-        XCTAssertTrue(csv.hasPrefix("scenario,profile,transport,metric,n,median,p90,p95,mean,sd,ci95_low,ci95_high,client\n"))
+        XCTAssertTrue(
+            csv.hasPrefix("scenario,profile,transport,metric,n,median,p90,p95,mean,sd,ci95_low,ci95_high,client\n"))
         XCTAssertTrue(csv.contains("news,4g,h2,pltMs,12,"))
-        XCTAssertEqual(csv.split(separator: "\n").filter { $0.hasPrefix("news,4g,h2,pltMs,") }.map { $0.split(separator: ",").last! },
-                       ["builtin", "chromium"])
+        XCTAssertEqual(
+            csv.split(separator: "\n").filter { $0.hasPrefix("news,4g,h2,pltMs,") }.map {
+                $0.split(separator: ",").last!
+            },
+            ["builtin", "chromium"])
         let runs = RunsCSV.render(a.results)
-        XCTAssertTrue(runs.split(separator: "\n")[0].hasSuffix(",client,loadEventMs,firstContentfulPaintMs,largestContentfulPaintMs"))
+        XCTAssertTrue(
+            runs.split(separator: "\n")[0].hasSuffix(
+                ",client,loadEventMs,firstContentfulPaintMs,largestContentfulPaintMs"))
         let text = TextSummary.render(a)
         XCTAssertTrue(text.contains("Δ PLT vs builtin"))
         XCTAssertTrue(text.contains("h2 · chromium"))

@@ -10,7 +10,8 @@ final class CommandLineTests: XCTestCase {
     var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("netbench-cli-\(getpid())-\(name.hashValue)")
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "netbench-cli-\(getpid())-\(name.hashValue)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     }
 
@@ -80,7 +81,9 @@ final class CommandLineTests: XCTestCase {
     func testCheckThresholds() throws {
         let run = try save(CheckTests.results(seed: 1, plt: 1000), "run")
         let file = dir.appendingPathComponent("t.json").path
-        try Data(#"{"thresholds": ["pltMs.p95 < 3000", {"expr": "ttfbMs.median <= 2 * ideal", "transport": "h3"}]}"#.utf8).write(to: URL(fileURLWithPath: file))
+        try Data(
+            #"{"thresholds": ["pltMs.p95 < 3000", {"expr": "ttfbMs.median <= 2 * ideal", "transport": "h3"}]}"#.utf8
+        ).write(to: URL(fileURLWithPath: file))
         XCTAssertEqual(try netbench("check", run, "--thresholds", file).code, 0)
         try Data(#"{"thresholds": ["pltMs.p95 < 900"]}"#.utf8).write(to: URL(fileURLWithPath: file))
         XCTAssertEqual(try netbench("check", run, "--thresholds", file).code, 1)
@@ -96,7 +99,9 @@ final class CommandLineTests: XCTestCase {
         let r = try netbench("compare", a, b, "--format", "csv", "--metrics", "pltMs")
         XCTAssertEqual(r.code, 0, r.err)
         let lines = r.out.split(separator: "\n")
-        XCTAssertEqual(lines.first, "scenario,profile,transport,metric,n_a,n_b,median_a,median_b,change,ci95_low,ci95_high,p,verdict")
+        XCTAssertEqual(
+            lines.first,
+            "scenario,profile,transport,metric,n_a,n_b,median_a,median_b,change,ci95_low,ci95_high,p,verdict")
         XCTAssertEqual(lines.count, 3)
         XCTAssertTrue(lines[1].hasSuffix(",regressed"), String(lines[1]))
         XCTAssertEqual(try netbench("compare", a, b, "--noise", "50%").out.contains("regressed"), false)

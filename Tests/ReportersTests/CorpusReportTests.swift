@@ -29,9 +29,14 @@ final class CorpusReportTests: XCTestCase {
                 runs.append(run(k, "4g", .h3, i, base * factor + 10 * Double(i) + (factor == 1 ? 5 : 0)))
             }
         }
-        for k in 1...4 { for i in 0..<5 { runs.append(run(k, "cable", .h2, i, 900)); runs.append(run(k, "cable", .h3, i, 800 + Double(i))) } }
-        return SampleResults.file(runs: runs, profiles: [SampleResults.fourG, SampleResults.cable], transports: [.h2, .h3],
-                                  name: "corpus", scenarios: (1...pages).map(name), perCell: 5)
+        for k in 1...4 {
+            for i in 0..<5 {
+                runs.append(run(k, "cable", .h2, i, 900)); runs.append(run(k, "cable", .h3, i, 800 + Double(i)))
+            }
+        }
+        return SampleResults.file(
+            runs: runs, profiles: [SampleResults.fourG, SampleResults.cable], transports: [.h2, .h3],
+            name: "corpus", scenarios: (1...pages).map(name), perCell: 5)
     }
 
     static func name(_ page: Int) -> String { "page-\(page < 10 ? "0" : "")\(page)" }
@@ -68,8 +73,11 @@ final class CorpusReportTests: XCTestCase {
         XCTAssertNil(CorpusSummary(demo))
         XCTAssertEqual(CorpusReport.html(demo), "")
         XCTAssertEqual(CorpusCSV.render(demo), "")
-        XCTAssertFalse(try ReportWriter.render(SampleResults.demo(), formats: [.csv]).map(\.fileName).contains("corpus.csv"))
-        XCTAssertTrue(try ReportWriter.render(Self.corpus(), formats: [.csv], resamples: 200).map(\.fileName).contains("corpus.csv"))
+        XCTAssertFalse(
+            try ReportWriter.render(SampleResults.demo(), formats: [.csv]).map(\.fileName).contains("corpus.csv"))
+        XCTAssertTrue(
+            try ReportWriter.render(Self.corpus(), formats: [.csv], resamples: 200).map(\.fileName).contains(
+                "corpus.csv"))
     }
 
     func testReportsCarryTheSection() {
@@ -90,12 +98,17 @@ final class CorpusReportTests: XCTestCase {
         XCTAssertFalse(md.contains("### page-01 · 4g"))
         XCTAssertTrue(md.contains("| 4g | h3 vs h2 | 45 |"))
         // 45 pages at floor 0.0122: 45 · 0.0122 / 0.05 = 10.97, so 11 pages must reach it.
-        XCTAssertTrue(md.contains("Benjamini–Hochberg over 45 pages decides none unless at least 11 pages have p ≤ 0.0122"), md)
+        XCTAssertTrue(
+            md.contains("Benjamini–Hochberg over 45 pages decides none unless at least 11 pages have p ≤ 0.0122"), md)
         XCTAssertTrue(CorpusReport.showsPanels(Self.analysis))
         XCTAssertTrue(HTMLReport.render(Self.analysis).contains("id=\"panel-1-"))
     }
 
     func testCorpusCSVGolden() throws { try GoldenTests.assertGolden(CorpusCSV.render(Self.analysis), "corpus.csv") }
-    func testCorpusHTMLGolden() throws { try GoldenTests.assertGolden(CorpusReport.html(Self.analysis), "corpus-section.html") }
-    func testCorpusMarkdownGolden() throws { try GoldenTests.assertGolden(CorpusReport.markdown(Self.analysis), "corpus-section.md") }
+    func testCorpusHTMLGolden() throws {
+        try GoldenTests.assertGolden(CorpusReport.html(Self.analysis), "corpus-section.html")
+    }
+    func testCorpusMarkdownGolden() throws {
+        try GoldenTests.assertGolden(CorpusReport.markdown(Self.analysis), "corpus-section.md")
+    }
 }

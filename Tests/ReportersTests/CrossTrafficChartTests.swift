@@ -17,7 +17,9 @@ final class CrossTrafficChartTests: XCTestCase {
     }
 
     func testReportShowsTheChartWhenTheMedianRunHadCrossTraffic() {
-        var run = SampleResults.demo(perCell: 2).runs.first { $0.profile == "cable" && $0.transport == .h2 && $0.index == 1 }!
+        var run = SampleResults.demo(perCell: 2).runs.first {
+            $0.profile == "cable" && $0.transport == .h2 && $0.index == 1
+        }!
         run.warmup = nil
         let file = SampleResults.file(runs: [run], profiles: [SampleResults.cable], transports: [.h2], perCell: 1)
         let html = HTMLReport.render(ResultsAnalysis(file))

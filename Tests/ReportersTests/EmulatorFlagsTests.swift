@@ -22,7 +22,8 @@ final class EmulatorFlagsTests: XCTestCase {
                 runs.append(r)
             }
         }
-        return SampleResults.file(runs: runs, profiles: [SampleResults.cable], transports: [.h1, .h2], scenarios: ["page"], perCell: 8)
+        return SampleResults.file(
+            runs: runs, profiles: [SampleResults.cable], transports: [.h1, .h2], scenarios: ["page"], perCell: 8)
     }
 
     func testNothingFlaggedNothingToSay() {

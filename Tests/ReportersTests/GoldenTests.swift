@@ -18,22 +18,27 @@ final class GoldenTests: XCTestCase {
         try Self.assertGolden(text, name, file: file, line: line)
     }
 
-    static func assertGolden(_ text: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    static func assertGolden(_ text: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws
+    {
         let url = Self.goldenDirectory.appendingPathComponent(name)
         if ProcessInfo.processInfo.environment["NETBENCH_UPDATE_GOLDENS"] != nil {
             try FileManager.default.createDirectory(at: Self.goldenDirectory, withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
             return
         }
-        let expected = try XCTUnwrap(try? String(contentsOf: url, encoding: .utf8),
-                                     "missing golden \(name): run with NETBENCH_UPDATE_GOLDENS=1", file: file, line: line)
+        let expected = try XCTUnwrap(
+            try? String(contentsOf: url, encoding: .utf8),
+            "missing golden \(name): run with NETBENCH_UPDATE_GOLDENS=1", file: file, line: line)
         if text != expected {
             let a = text.split(separator: "\n", omittingEmptySubsequences: false)
             let b = expected.split(separator: "\n", omittingEmptySubsequences: false)
             let first = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
-            XCTFail("\(name) differs from its golden file at line \(first + 1):\n  got:      \(first < a.count ? String(a[first]) : "(end)")\n"
-                    + "  expected: \(first < b.count ? String(b[first]) : "(end)")\n(NETBENCH_UPDATE_GOLDENS=1 regenerates)",
-                    file: file, line: line)
+            XCTFail(
+                "\(name) differs from its golden file at line \(first + 1):\n  got:      "
+                    + "\(first < a.count ? String(a[first]) : "(end)")\n"
+                    + "  expected: \(first < b.count ? String(b[first]) : "(end)")\n(NETBENCH_UPDATE_GOLDENS=1 "
+                    + "regenerates)",
+                file: file, line: line)
         }
     }
 
@@ -54,10 +59,18 @@ final class GoldenTests: XCTestCase {
 
     func testJUnit() throws {
         let outcomes = [
-            CheckOutcome(kind: .regression, name: "news · 4g · h3 · pltMs", status: .passed, message: "median 1000 ms -> 990 ms"),
-            CheckOutcome(kind: .regression, name: "news · 4g · h1 · pltMs", status: .failed, message: "regression beyond 5% <&\">"),
-            CheckOutcome(kind: .regression, name: "news · cable · h1 · *", status: .skipped, message: "no counted runs in the baseline"),
-            CheckOutcome(kind: .threshold, name: "pltMs.p95 < 3000 [news · 4g · h2]", status: .passed, message: "pltMs.p95 = 1400 ms"),
+            CheckOutcome(
+                kind: .regression, name: "news · 4g · h3 · pltMs", status: .passed, message: "median 1000 ms -> 990 "
+                    + "ms"),
+            CheckOutcome(
+                kind: .regression, name: "news · 4g · h1 · pltMs", status: .failed,
+                message: "regression beyond 5% <&\">"),
+            CheckOutcome(
+                kind: .regression, name: "news · cable · h1 · *", status: .skipped,
+                message: "no counted runs in the baseline"),
+            CheckOutcome(
+                kind: .threshold, name: "pltMs.p95 < 3000 [news · 4g · h2]", status: .passed,
+                message: "pltMs.p95 = 1400 ms"),
         ]
         try assertGolden(JUnitReport.render(outcomes), "junit.xml")
     }
@@ -71,9 +84,14 @@ final class GoldenTests: XCTestCase {
     /// Every report of a larger sample is written (into a temporary directory, or into
     /// `NETBENCH_SAMPLE_REPORT=DIR` to look at them) and none is empty.
     func testWriteSampleReport() throws {
-        let dir = ProcessInfo.processInfo.environment["NETBENCH_SAMPLE_REPORT"]
+        let dir =
+            ProcessInfo.processInfo.environment["NETBENCH_SAMPLE_REPORT"]
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("netbench-sample-\(getpid())").path
-        defer { if ProcessInfo.processInfo.environment["NETBENCH_SAMPLE_REPORT"] == nil { try? FileManager.default.removeItem(atPath: dir) } }
+        defer {
+            if ProcessInfo.processInfo.environment["NETBENCH_SAMPLE_REPORT"] == nil {
+                try? FileManager.default.removeItem(atPath: dir)
+            }
+        }
         let files = try ReportWriter.render(SampleResults.demo(perCell: 30))
         XCTAssertEqual(files.map(\.fileName), ["results.json", "summary.csv", "runs.csv", "summary.md", "report.html"])
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

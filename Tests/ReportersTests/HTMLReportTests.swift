@@ -4,7 +4,9 @@ import BenchModel
 @testable import Reporters
 
 final class HTMLReportTests: XCTestCase {
-    static let voidElements: Set<String> = ["meta", "br", "hr", "img", "input", "link", "col", "wbr", "area", "base", "source"]
+    static let voidElements: Set<String> = [
+        "meta", "br", "hr", "img", "input", "link", "col", "wbr", "area", "base", "source",
+    ]
 
     /// Checks that every opened element is closed in order; returns the first problem.
     static func balanceProblem(_ html: String) -> String? {
@@ -29,7 +31,7 @@ final class HTMLReportTests: XCTestCase {
             let name = String(tag.prefix { $0.isLetter || $0.isNumber }).lowercased()
             if name.isEmpty { return "'<' not starting a tag: <\(tag.prefix(20))" }
             if tag.hasSuffix("/") || voidElements.contains(name) { continue }
-            if name == "style" {   // raw text up to </style>
+            if name == "style" {  // raw text up to </style>
                 guard let end = rest.range(of: "</style>") else { return "unterminated <style>" }
                 rest = rest[end.upperBound...]; continue
             }
@@ -65,13 +67,17 @@ final class HTMLReportTests: XCTestCase {
         let evil = "<script>alert('x')</script>"
         for i in 0..<5 {
             for t in [TransportKind.h2, .h3] {
-                var run = SampleResults.pageRun(&rng, scenario: evil, profile: "p\"&<b>", transport: t, index: i, rtt: 20)
+                var run = SampleResults.pageRun(
+                    &rng, scenario: evil, profile: "p\"&<b>", transport: t, index: i, rtt: 20)
                 run.requests[0].id = "/a?<img src=x onerror=alert(1)>"
                 run.pathEvents = [PathEventRecord(at: 10, type: "<rebind>", from: "a&b", to: "</svg>")]
                 runs.append(run)
             }
         }
-        runs.append(RunRecord(scenario: evil, profile: "p\"&<b>", transport: .h2, index: 9, status: .failed, error: "</td></tr><script>x</script>"))
+        runs.append(
+            RunRecord(
+                scenario: evil, profile: "p\"&<b>", transport: .h2, index: 9, status: .failed,
+                error: "</td></tr><script>x</script>"))
         var file = SampleResults.file(runs: runs, name: "</title><script>", scenarios: [evil])
         file.host.hostname = "<b>host</b>"
         let html = HTMLReport.render(ResultsAnalysis(file, resamples: 50))
@@ -89,7 +95,9 @@ final class HTMLReportTests: XCTestCase {
         let files = try ReportWriter.render(GoldenTests.demo, resamples: 100)
         XCTAssertEqual(files.map(\.fileName), ["results.json", "summary.csv", "runs.csv", "summary.md", "report.html"])
         let json = try XCTUnwrap(files.first { $0.fileName == "results.json" }).data
-        XCTAssertEqual(try JSONFile.decode(ResultsFile.self, from: json, file: "results.json").runs.count, GoldenTests.demo.runs.count)
+        XCTAssertEqual(
+            try JSONFile.decode(ResultsFile.self, from: json, file: "results.json").runs.count,
+            GoldenTests.demo.runs.count)
         XCTAssertEqual(try ReportWriter.render(GoldenTests.demo, formats: [.json]).map(\.fileName), ["results.json"])
     }
 

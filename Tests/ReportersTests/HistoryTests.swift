@@ -8,8 +8,10 @@ import BenchModel
 /// NETBENCH_UPDATE_GOLDENS=1 regenerates) and its ordering and marks.
 final class HistoryTests: XCTestCase {
     /// A results file of page runs whose PLT centres on `plt` per transport (h3 a fixed 20% faster).
-    static func crafted(seed: UInt64, plt: Double, commit: String, date: String, label: String? = nil,
-                        hostname: String = "bench-1", version: String = "0.1.0") -> ResultsFile {
+    static func crafted(
+        seed: UInt64, plt: Double, commit: String, date: String, label: String? = nil,
+        hostname: String = "bench-1", version: String = "0.1.0"
+    ) -> ResultsFile {
         var rng = SeededRandom(seed: seed)
         var runs: [RunRecord] = []
         for index in 0..<15 {
@@ -31,9 +33,22 @@ final class HistoryTests: XCTestCase {
 
     /// Given out of order: B (same speed, other host), C (PLT 25% lower, new version), A (first).
     static func entries() -> [History.Entry] {
-        [History.Entry(name: "results/b", results: crafted(seed: 2, plt: 1000, commit: String(repeating: "b", count: 40), date: "2024-06-02T09:00:00Z", hostname: "bench-2")),
-         History.Entry(name: "results/c", results: crafted(seed: 3, plt: 750, commit: String(repeating: "c", count: 40), date: "2024-06-03T09:00:00Z", label: "v0.2", hostname: "bench-2", version: "0.2.0")),
-         History.Entry(name: "results/a", results: crafted(seed: 1, plt: 1000, commit: String(repeating: "a", count: 40), date: "2024-06-01T09:00:00Z"))]
+        [
+            History.Entry(
+                name: "results/b",
+                results: crafted(
+                    seed: 2, plt: 1000, commit: String(repeating: "b", count: 40), date: "2024-06-02T09:00:00Z",
+                    hostname: "bench-2")),
+            History.Entry(
+                name: "results/c",
+                results: crafted(
+                    seed: 3, plt: 750, commit: String(repeating: "c", count: 40), date: "2024-06-03T09:00:00Z",
+                    label: "v0.2", hostname: "bench-2", version: "0.2.0")),
+            History.Entry(
+                name: "results/a",
+                results: crafted(
+                    seed: 1, plt: 1000, commit: String(repeating: "a", count: 40), date: "2024-06-01T09:00:00Z")),
+        ]
     }
 
     static let history = History(entries(), resamples: 2000)
@@ -48,7 +63,9 @@ final class HistoryTests: XCTestCase {
 
     func testSignificantChangesAndHostAndVersionMarks() throws {
         let h = Self.history
-        XCTAssertEqual(h.series.map { "\($0.cell.transport.rawValue) \($0.metric.name)" }, ["h2 pltMs", "h2 ttfbMs", "h3 pltMs", "h3 ttfbMs"])
+        XCTAssertEqual(
+            h.series.map { "\($0.cell.transport.rawValue) \($0.metric.name)" },
+            ["h2 pltMs", "h2 ttfbMs", "h3 pltMs", "h3 ttfbMs"])
         for s in h.series {
             XCTAssertEqual(s.points.map(\.entry), [0, 1, 2])
             XCTAssertNil(s.points[0].change)
@@ -56,10 +73,13 @@ final class HistoryTests: XCTestCase {
             XCTAssertEqual(s.points.map(\.versionChanged), [false, false, true])
             // a → b: the same page speed; b → c: PLT 25% lower (improved), TTFB unchanged.
             XCTAssertEqual(s.points[1].verdict, .noSignificantChange, "\(s.cell.label) \(s.metric.name)")
-            XCTAssertEqual(s.points[2].verdict, s.metric == .plt ? .better : .noSignificantChange, "\(s.cell.label) \(s.metric.name)")
+            XCTAssertEqual(
+                s.points[2].verdict, s.metric == .plt ? .better : .noSignificantChange,
+                "\(s.cell.label) \(s.metric.name)")
         }
         // The verdicts are compare's: the same two files through ResultsComparison.
-        let direct = ResultsComparison(a: h.entries[1].results, b: h.entries[2].results, metrics: History.metrics, resamples: 2000)
+        let direct = ResultsComparison(
+            a: h.entries[1].results, b: h.entries[2].results, metrics: History.metrics, resamples: 2000)
         for row in direct.rows {
             let p = h.series.first { $0.cell == row.cell && $0.metric == row.metric }!.points[2]
             XCTAssertEqual(p.verdict, row.verdict)
@@ -69,26 +89,28 @@ final class HistoryTests: XCTestCase {
 
     func testHTMLRingsOnlySignificantPoints() {
         let html = HistoryHTML.render(Self.history)
-        XCTAssertEqual(html.components(separatedBy: "class=\"significant improved\"").count - 1, 2)   // PLT of h2 and h3 at c
+        XCTAssertEqual(html.components(separatedBy: "class=\"significant "
+            + "improved\"").count - 1, 2)  // PLT of h2 and h3 at c
         XCTAssertFalse(html.contains("significant regressed"))
-        XCTAssertEqual(html.components(separatedBy: "host changed</text>").count - 1, 2)   // one per chart (PLT, TTFB)
+        XCTAssertEqual(html.components(separatedBy: "host changed</text>").count - 1, 2)  // one per chart (PLT, TTFB)
         XCTAssertEqual(html.components(separatedBy: "version changed</text>").count - 1, 2)
         XCTAssertFalse(html.contains("<script"))
     }
 
     func testOrderIsByTimeAcrossCommitDatesAndStartTimes() {
         var early = Self.crafted(seed: 4, plt: 1000, commit: "d", date: "2024-06-01T09:00:00Z")
-        early.source = SourceInfo(label: "no commit")          // ordered by its start time
-        early.startedAt = "2024-06-01T09:00:00.500Z"           // half a second after a's commit date
+        early.source = SourceInfo(label: "no commit")  // ordered by its start time
+        early.startedAt = "2024-06-01T09:00:00.500Z"  // half a second after a's commit date
         var a = Self.crafted(seed: 1, plt: 1000, commit: "a", date: "2024-06-01T09:00:00Z")
         a.startedAt = "2024-06-01T12:00:00Z"
-        let h = History([History.Entry(name: "x", results: early), History.Entry(name: "a", results: a)], resamples: 100)
+        let h = History(
+            [History.Entry(name: "x", results: early), History.Entry(name: "a", results: a)], resamples: 100)
         XCTAssertEqual(h.entries.map(\.name), ["a", "x"])
     }
 
     func testACellMissingFromADirectoryIsComparedWithItsPreviousPoint() {
         var entries = Self.entries()
-        entries[0].results.runs.removeAll { $0.transport == .h3 }   // b has no h3
+        entries[0].results.runs.removeAll { $0.transport == .h3 }  // b has no h3
         let h = History(entries, resamples: 500)
         let h3 = h.series.first { $0.cell.transport == .h3 && $0.metric == .plt }!
         XCTAssertEqual(h3.points.map(\.entry), [0, 2])

@@ -17,8 +17,12 @@ final class ResultsContractTests: XCTestCase {
 
     /// Cross traffic (optional `runs[].crossTraffic`, added in schema v1) is part of the contract.
     func testCrossTrafficKeysArePinned() throws {
-        let text = try String(contentsOf: GoldenTests.goldenDirectory.appendingPathComponent("results.json"), encoding: .utf8)
-        for key in ["\"crossTraffic\"", "\"binMs\"", "\"originMs\"", "\"jainIndex\"", "\"shareWindowStartMs\"", "\"congestionControlReadBack\"", "\"share\""] {
+        let text = try String(
+            contentsOf: GoldenTests.goldenDirectory.appendingPathComponent("results.json"), encoding: .utf8)
+        for key in [
+            "\"crossTraffic\"", "\"binMs\"", "\"originMs\"", "\"jainIndex\"", "\"shareWindowStartMs\"",
+            "\"congestionControlReadBack\"", "\"share\"",
+        ] {
             XCTAssertTrue(text.contains(key), "results.json golden lacks \(key)")
         }
     }
@@ -35,10 +39,12 @@ final class ResultsContractTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("netbench-schema-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        for (body, expected) in [(#"{"schemaVersion": 2, "runs": []}"#, "schemaVersion is 2; this netbench reads results of version 1"),
-                                 (#"{"schemaVersion": 0}"#, "schemaVersion is 0"),
-                                 (#"{"runs": []}"#, "missing required key 'schemaVersion'"),
-                                 (#"{"schemaVersion": "one"}"#, "schemaVersion")] {
+        for (body, expected) in [
+            (#"{"schemaVersion": 2, "runs": []}"#, "schemaVersion is 2; this netbench reads results of version 1"),
+            (#"{"schemaVersion": 0}"#, "schemaVersion is 0"),
+            (#"{"runs": []}"#, "missing required key 'schemaVersion'"),
+            (#"{"schemaVersion": "one"}"#, "schemaVersion"),
+        ] {
             let path = dir.appendingPathComponent("results.json").path
             try Data(body.utf8).write(to: URL(fileURLWithPath: path))
             do {

@@ -11,21 +11,28 @@ enum SampleResults {
         return ((mean + (u - 2) * sd * 1.7320508075688772) * 10).rounded() / 10
     }
 
-    static let fourG = Profile(name: "4g", description: "WebPageTest 4G", source: "WebPageTest connectivity.ini",
-                               rtt: .ms(170), down: BitrateValue(bitsPerSecond: 9e6), up: BitrateValue(bitsPerSecond: 9e6),
-                               loss: Fraction(0), queue: .bandwidthDelayProduct)
-    static let cable = Profile(name: "cable", rtt: .ms(28), down: BitrateValue(bitsPerSecond: 5e6),
-                               up: BitrateValue(bitsPerSecond: 1e6), loss: Fraction(0.001))
-    static let wifiToLTE = Profile(name: "wifi-to-lte", description: "Wi-Fi, then cellular after 250 ms",
-                                   rtt: .ms(40), down: BitrateValue(bitsPerSecond: 20e6), up: BitrateValue(bitsPerSecond: 10e6))
+    static let fourG = Profile(
+        name: "4g", description: "WebPageTest 4G", source: "WebPageTest connectivity.ini",
+        rtt: .ms(170), down: BitrateValue(bitsPerSecond: 9e6), up: BitrateValue(bitsPerSecond: 9e6),
+        loss: Fraction(0), queue: .bandwidthDelayProduct)
+    static let cable = Profile(
+        name: "cable", rtt: .ms(28), down: BitrateValue(bitsPerSecond: 5e6),
+        up: BitrateValue(bitsPerSecond: 1e6), loss: Fraction(0.001))
+    static let wifiToLTE = Profile(
+        name: "wifi-to-lte", description: "Wi-Fi, then cellular after 250 ms",
+        rtt: .ms(40), down: BitrateValue(bitsPerSecond: 20e6), up: BitrateValue(bitsPerSecond: 10e6))
 
-    static func file(runs: [RunRecord], profiles: [Profile] = [fourG], transports: [TransportKind] = [.h1, .h2, .h3],
-                     name: String = "demo", scenarios: [String] = ["news"], perCell: Int = 12) -> ResultsFile {
-        ResultsFile(netbenchVersion: "0.1.0", startedAt: "2024-06-01T10:00:00Z",
-                    host: HostInfo(kernel: "Linux 6.1.0", cpuCount: 2, hostname: "bench-1"),
-                    suite: SuiteInfo(name: name, scenarios: scenarios, profiles: profiles, transports: transports,
-                                     runs: perCell, warmupRuns: 1, seed: 42, baselineTransport: .h2, client: "builtin"),
-                    runs: runs)
+    static func file(
+        runs: [RunRecord], profiles: [Profile] = [fourG], transports: [TransportKind] = [.h1, .h2, .h3],
+        name: String = "demo", scenarios: [String] = ["news"], perCell: Int = 12
+    ) -> ResultsFile {
+        ResultsFile(
+            netbenchVersion: "0.1.0", startedAt: "2024-06-01T10:00:00Z",
+            host: HostInfo(kernel: "Linux 6.1.0", cpuCount: 2, hostname: "bench-1"),
+            suite: SuiteInfo(
+                name: name, scenarios: scenarios, profiles: profiles, transports: transports,
+                runs: perCell, warmupRuns: 1, seed: 42, baselineTransport: .h2, client: "builtin"),
+            runs: runs)
     }
 
     /// The golden-file input: a page on two profiles with three transports, a warm-up and a failed
@@ -37,12 +44,14 @@ enum SampleResults {
             let rtt = profile.rtt!.milliseconds
             for index in 0..<(perCell + 1) {
                 for t in [TransportKind.h1, .h2, .h3] {
-                    var run = pageRun(&rng, scenario: "news", profile: profile.name, transport: t, index: index, rtt: rtt)
+                    var run = pageRun(
+                        &rng, scenario: "news", profile: profile.name, transport: t, index: index, rtt: rtt)
                     if index == 0 { run.warmup = true }
                     if profile.name == "cable" && t == .h2 && index == 1 { run.crossTraffic = crossTraffic() }
                     if profile.name == "cable" && t == .h1 && index == 5 {
-                        run = RunRecord(scenario: "news", profile: "cable", transport: .h1, index: 5, status: .failed,
-                                        error: "connection to static.example reset by peer after 3 retries, \"ECONNRESET\"")
+                        run = RunRecord(
+                            scenario: "news", profile: "cable", transport: .h1, index: 5, status: .failed,
+                            error: "connection to static.example reset by peer after 3 retries, \"ECONNRESET\"")
                     }
                     runs.append(run)
                 }
@@ -56,22 +65,34 @@ enum SampleResults {
         for index in 0..<perCell {
             for t in [TransportKind.h2, .h3] { runs.append(bulkRun(&rng, transport: t, index: index)) }
         }
-        return file(runs: runs, profiles: [fourG, cable, wifiToLTE], scenarios: ["news", "video-start", "download-5MB"], perCell: perCell)
+        return file(
+            runs: runs, profiles: [fourG, cable, wifiToLTE], scenarios: ["news", "video-start", "download-5MB"],
+            perCell: perCell)
     }
 
     /// Two competing downloads (TCP cubic, QUIC bbr) from 1 s before the page to 0.8 s after it.
     static func crossTraffic() -> CrossTrafficRecord {
         func flow(_ name: String, _ t: TransportKind, _ cc: String, _ bins: [Int64]) -> CrossFlowRecord {
-            var f = CrossFlowRecord(name: name, transport: t, direction: .download, startMs: -1000, stopMs: 800, bytes: bins.reduce(0, +), bins: bins)
+            var f = CrossFlowRecord(
+                name: name, transport: t, direction: .download, startMs: -1000, stopMs: 800, bytes: bins.reduce(0, +),
+                bins: bins)
             f.congestionControl = cc
             f.congestionControlReadBack = cc
             f.goodputMbps = Double(f.bytes) * 8 / 1.8 / 1e6
             return f
         }
-        var a = flow("tcp-cubic", .h2, "cubic", [20_000, 30_000, 31_000, 30_000, 28_000, 27_000, 26_000, 26_000, 25_000, 25_000,
-                                                   24_000, 24_000, 25_000, 25_000, 26_000, 25_000, 25_000, 24_000])
-        var b = flow("quic-bbr", .h3, "bbr", [10_000, 25_000, 31_000, 32_000, 33_000, 34_000, 35_000, 35_000, 36_000, 36_000,
-                                                37_000, 37_000, 36_000, 36_000, 35_000, 36_000, 36_000, 37_000])
+        var a = flow(
+            "tcp-cubic", .h2, "cubic",
+            [
+                20_000, 30_000, 31_000, 30_000, 28_000, 27_000, 26_000, 26_000, 25_000, 25_000,
+                24_000, 24_000, 25_000, 25_000, 26_000, 25_000, 25_000, 24_000,
+            ])
+        var b = flow(
+            "quic-bbr", .h3, "bbr",
+            [
+                10_000, 25_000, 31_000, 32_000, 33_000, 34_000, 35_000, 35_000, 36_000, 36_000,
+                37_000, 37_000, 36_000, 36_000, 35_000, 36_000, 36_000, 37_000,
+            ])
         let ta = Double(a.bytes), tb = Double(b.bytes)
         a.share = ta / (ta + tb)
         b.share = tb / (ta + tb)
@@ -83,8 +104,10 @@ enum SampleResults {
     }
 
     /// A page load: a document, then a stylesheet, a script and three images on a second origin.
-    static func pageRun(_ rng: inout SeededRandom, scenario: String, profile: String, transport: TransportKind,
-                        index: Int, rtt: Double) -> RunRecord {
+    static func pageRun(
+        _ rng: inout SeededRandom, scenario: String, profile: String, transport: TransportKind,
+        index: Int, rtt: Double
+    ) -> RunRecord {
         let hsRTTs: Double = transport == .h3 ? 1 : 2
         let speed = transport == .h1 ? 1.12 : transport == .h2 ? 1.0 : 0.93
         var connections: [ConnectionRecord] = []
@@ -93,14 +116,18 @@ enum SampleResults {
             var c = ConnectionRecord(id: connections.count, origin: origin, transport: transport, connectStart: at)
             let tcp = at + normal(&rng, mean: rtt, sd: rtt * 0.03)
             if transport != .h3 { c.connectEnd = tcp }
-            let done = (transport == .h3 ? at : tcp) + normal(&rng, mean: rtt * (hsRTTs - (transport == .h3 ? 0 : 1)), sd: rtt * 0.03)
+            let done =
+                (transport == .h3 ? at : tcp)
+                + normal(&rng, mean: rtt * (hsRTTs - (transport == .h3 ? 0 : 1)), sd: rtt * 0.03)
             c.handshakeEnd = done
             c.tlsVersion = "TLSv1.3"
             c.alpn = transport == .h1 ? "http/1.1" : transport.rawValue
             connections.append(c)
             return (c.id, done)
         }
-        func fetch(_ id: String, _ origin: String, queued: Double, bytes: Int64, conn: (Int, Double)?, fresh: Bool) -> RequestRecord {
+        func fetch(_ id: String, _ origin: String, queued: Double, bytes: Int64, conn: (Int, Double)?, fresh: Bool)
+            -> RequestRecord
+        {
             var r = RequestRecord(id: id, origin: origin, queued: queued, bytes: bytes)
             let (cid, ready) = conn ?? connect(origin, at: queued)
             r.connection = cid
@@ -120,11 +147,15 @@ enum SampleResults {
         let reveal = doc.firstByte! + 15
         let staticConn = connect("static", at: reveal)
         requests.append(fetch("/app.css", "static", queued: reveal, bytes: 30_000, conn: staticConn, fresh: true))
-        requests.append(fetch("/app.js", "static", queued: reveal, bytes: 120_000, conn: transport == .h1 ? nil : staticConn, fresh: false))
+        requests.append(
+            fetch(
+                "/app.js", "static", queued: reveal, bytes: 120_000, conn: transport == .h1 ? nil : staticConn,
+                fresh: false))
         let imagesAt = requests[1].lastByte!
         for (i, size) in [Int64(60_000), 85_000, 40_000].enumerated() {
             let conn: (Int, Double)? = transport == .h1 && i > 0 ? nil : staticConn
-            requests.append(fetch("/img/photo-\(i + 1).jpg", "static", queued: imagesAt, bytes: size, conn: conn, fresh: false))
+            requests.append(
+                fetch("/img/photo-\(i + 1).jpg", "static", queued: imagesAt, bytes: size, conn: conn, fresh: false))
         }
         var m = RunMetrics()
         m.pltMs = requests.compactMap(\.lastByte).max()
@@ -136,8 +167,9 @@ enum SampleResults {
         m.rttMs = rtt
         m.idealTtfbMs = (hsRTTs + 1) * rtt * 0.95 + 12
         m.idealPltMs = m.idealTtfbMs! + 1.8 * rtt + 120
-        var run = RunRecord(scenario: scenario, profile: profile, transport: transport, index: index, status: .ok,
-                            metrics: m, requests: requests, connections: connections)
+        var run = RunRecord(
+            scenario: scenario, profile: profile, transport: transport, index: index, status: .ok,
+            metrics: m, requests: requests, connections: connections)
         var e = EmulatorRecord(profile: profile, configured: "rtt \(Int(rtt)) ms")
         e.releaseLatenessP50Us = normal(&rng, mean: 45, sd: 5)
         e.releaseLatenessP99Us = normal(&rng, mean: 220, sd: 30)
@@ -162,12 +194,14 @@ enum SampleResults {
         m.bytes = 5_000_000
         m.requests = 1
         m.connections = 1
-        return RunRecord(scenario: "download-5MB", profile: "cable", transport: transport, index: index, status: .ok, metrics: m)
+        return RunRecord(
+            scenario: "download-5MB", profile: "cable", transport: transport, index: index, status: .ok, metrics: m)
     }
 
     /// A bulk-ish transfer during which the client switches from Wi-Fi to cellular at 400 ms.
     static func migrationRun(_ rng: inout SeededRandom, transport: TransportKind, index: Int) -> RunRecord {
-        var run = pageRun(&rng, scenario: "video-start", profile: "wifi-to-lte", transport: transport, index: index, rtt: 40)
+        var run = pageRun(
+            &rng, scenario: "video-start", profile: "wifi-to-lte", transport: transport, index: index, rtt: 40)
         let event = PathEventRecord(at: 250, type: "switch", from: "wifi", to: "cellular")
         run.pathEvents = [event]
         let stall = transport == .h3 ? normal(&rng, mean: 120, sd: 20) : normal(&rng, mean: 420, sd: 40)
@@ -182,16 +216,19 @@ enum SampleResults {
             var q = QUICStatsRecord()
             q.pathValidations = [PathValidationRecord(challengeAt: 252, validatedAt: 252 + 2 * 40, path: "cellular")]
             run.connections[run.connections.count - 1].quic = q
-            run.metrics.migration = MigrationMetrics(survived: true, stallMs: stall, recoveryMs: stall + 80, extraHandshakes: 0,
-                                                     bytesRedownloaded: 0, baselinePltMs: before)
+            run.metrics.migration = MigrationMetrics(
+                survived: true, stallMs: stall, recoveryMs: stall + 80, extraHandshakes: 0,
+                bytesRedownloaded: 0, baselinePltMs: before)
         } else {
             for i in run.connections.indices { run.connections[i].closedAt = 251 }
-            var c = ConnectionRecord(id: run.connections.count, origin: "static", transport: transport, connectStart: 251)
+            var c = ConnectionRecord(
+                id: run.connections.count, origin: "static", transport: transport, connectStart: 251)
             c.connectEnd = 291; c.handshakeEnd = 331; c.path = "cellular"
             run.connections.append(c)
             run.metrics.connections = run.connections.count
-            run.metrics.migration = MigrationMetrics(survived: false, stallMs: stall, recoveryMs: stall + 150, extraHandshakes: 1,
-                                                     bytesRedownloaded: 61_440, baselinePltMs: before)
+            run.metrics.migration = MigrationMetrics(
+                survived: false, stallMs: stall, recoveryMs: stall + 150, extraHandshakes: 1,
+                bytesRedownloaded: 61_440, baselinePltMs: before)
         }
         return run
     }

@@ -19,7 +19,9 @@ final class SkimmedReportTests: XCTestCase {
             let a = try ReportWriter.render(full, formats: [format], resamples: 200)
             let b = try ReportWriter.render(skimmed, formats: [format], resamples: 200)
             XCTAssertEqual(a.map(\.fileName), b.map(\.fileName))
-            for (x, y) in zip(a, b) { XCTAssertTrue(x.data == y.data, "\(x.fileName) differs when the other runs are skimmed") }
+            for (x, y) in zip(a, b) {
+                XCTAssertTrue(x.data == y.data, "\(x.fileName) differs when the other runs are skimmed")
+            }
         }
     }
 }

@@ -8,8 +8,9 @@ import Statistics
 /// the text and Markdown renderings against golden files.
 final class StudyReportTests: XCTestCase {
     static let claims = [
-        StudyClaim(name: "all networks", source: "a made-up claim", baseline: .h2, candidate: .h3, minSpeedup: 1.15,
-                   profiles: ["4g", "cable"], scenarios: ["news"]),
+        StudyClaim(
+            name: "all networks", source: "a made-up claim", baseline: .h2, candidate: .h3, minSpeedup: 1.15,
+            profiles: ["4g", "cable"], scenarios: ["news"]),
         StudyClaim(name: "h1 against h3", baseline: .h1, candidate: .h3, minSpeedup: 1.0, scenarios: ["news"]),
     ]
     static let analysis = StudyAnalysis(results: GoldenTests.demo, claims: claims, resamples: 500)
@@ -51,9 +52,14 @@ final class StudyReportTests: XCTestCase {
     func testAClaimCountsTheSuitesClientByDefault() {
         var r = GoldenTests.demo
         r.suite.client = "chromium"
-        XCTAssertTrue(StudyAnalysis(results: r, claims: Self.claims, resamples: 100).claims[0].cells.allSatisfy { $0.baseline.isEmpty })
+        XCTAssertTrue(
+            StudyAnalysis(results: r, claims: Self.claims, resamples: 100).claims[0].cells.allSatisfy {
+                $0.baseline.isEmpty
+            })
         for i in r.runs.indices { r.runs[i].client = .chromium }
-        XCTAssertEqual(StudyAnalysis(results: r, claims: Self.claims, resamples: 100).claims[0].cells.map(\.baseline.count), [12, 12])
+        XCTAssertEqual(
+            StudyAnalysis(results: r, claims: Self.claims, resamples: 100).claims[0].cells.map(\.baseline.count),
+            [12, 12])
     }
 
     func testNothingToStudy() {

@@ -17,9 +17,11 @@ final class ResultsLogTests: XCTestCase {
     }
 
     func header() -> ResultsLog.Header {
-        ResultsLog.Header(planDigest: "sha256:00", host: HostInfo(kernel: "Linux test", cpuCount: 2, hostname: "h"), netbenchVersion: "test",
-                          shard: ShardSpec(index: 1, count: 2), startedAt: "2026-01-01T00:00:00Z",
-                          suite: SuiteInfo(name: "t", scenarios: ["s"], profiles: [.loopback], transports: [.h1], runs: 3, seed: 1))
+        ResultsLog.Header(
+            planDigest: "sha256:00", host: HostInfo(kernel: "Linux test", cpuCount: 2, hostname: "h"),
+            netbenchVersion: "test",
+            shard: ShardSpec(index: 1, count: 2), startedAt: "2026-01-01T00:00:00Z",
+            suite: SuiteInfo(name: "t", scenarios: ["s"], profiles: [.loopback], transports: [.h1], runs: 3, seed: 1))
     }
 
     func record(_ i: Int) -> RunRecord {
@@ -54,7 +56,9 @@ final class ResultsLogTests: XCTestCase {
         var bytes = 0
         for i in 0..<400 {
             var r = record(i)
-            r.requests = (0..<100).map { RequestRecord(id: "r\($0)-\(i)", origin: "origin-\($0).example", queued: Double($0), bytes: Int64($0)) }
+            r.requests = (0..<100).map {
+                RequestRecord(id: "r\($0)-\(i)", origin: "origin-\($0).example", queued: Double($0), bytes: Int64($0))
+            }
             let line = try ResultsLog.recordLine(r)
             bytes += line.count
             try file.append(line, sync: false)
@@ -99,13 +103,18 @@ final class ResultsLogTests: XCTestCase {
             var r = record(i)
             r.error = i == 1 ? nil : #"x "requests":[{ ] } \ / é 😀 "# + "\u{1}\u{7f}\t\n\(i)"
             r.metrics.pltMs = [0.1 + 0.2, 1e-7, 12_345_678_901.25, 100][i]
-            r.connections = i == 2 ? [] : [ConnectionRecord(id: i, origin: "a.example", transport: .h1, connectStart: 0.5)]
+            r.connections =
+                i == 2 ? [] : [ConnectionRecord(id: i, origin: "a.example", transport: .h1, connectStart: 0.5)]
             r.requests = i == 3 ? [] : r.requests
             try file.append(ResultsLog.recordLine(r), sync: false)
         }
         // A line another tool wrote: spaces after separators, keys out of order, 100.0 for 100.
-        try file.append(Array(#"{"transport": "h1", "status": "ok", "scenario": "s", "profile": "loopback", "index": 7, "metrics": {"pltMs": 100.0}, "requests": [], "connections": [], "pathEvents": []}"#.utf8) + [0x0A], sync: false)
-        try file.append(Array(try ResultsLog.recordLine(record(9)).prefix(40)), sync: false)   // cut off mid-write
+        try file.append(
+            Array(
+                (#"{"transport": "h1", "status": "ok", "scenario": "s", "profile": "loopback", "index": 7, "metrics": "#
+                    + #"{"pltMs": 100.0}, "requests": [], "connections": [], "pathEvents": []}"#)
+                    .utf8) + [0x0A], sync: false)
+        try file.append(Array(try ResultsLog.recordLine(record(9)).prefix(40)), sync: false)  // cut off mid-write
         let whole = try ResultsLog.load(from: path)
         let skimmed = try ResultsLog.load(from: path, skimming: true)
         XCTAssertEqual(whole.runs.count, 5)
@@ -118,13 +127,17 @@ final class ResultsLogTests: XCTestCase {
     }
 
     func testPrettyPrintingMatchesFoundation() throws {
-        struct Odd: Codable { var a: [Int] = []; var b: [String: Int] = [:]; var c = [[Int]](arrayLiteral: [], [3]); var d = [["x": 1.5]]; var e = "q\"\\/é\u{1}:,{}[]"; var f = -0.0; var g: [String: [String: Int]] = ["k": [:]] }
+        struct Odd: Codable {
+            var a: [Int] = []; var b: [String: Int] = [:]; var c = [[Int]](arrayLiteral: [], [3]); var d = [["x": 1.5]];
+            var e = "q\"\\/é\u{1}:,{}[]"; var f = -0.0; var g: [String: [String: Int]] = ["k": [:]]
+        }
         let compact = JSONEncoder(); compact.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let bytes = try compact.encode(Odd())
         var out: [UInt8] = []
-        bytes.withUnsafeBytes { JSONPretty.append($0, depth: 0, to: &out) }
+        _ = bytes.withUnsafeBytes { JSONPretty.append($0, depth: 0, to: &out) }
         out.append(0x0A)
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), String(decoding: try JSONFile.encode(Odd()), as: UTF8.self))
+        XCTAssertEqual(
+            String(decoding: out, as: UTF8.self), String(decoding: try JSONFile.encode(Odd()), as: UTF8.self))
     }
 
     func testKillBetweenWritesLosesNothing() throws {
@@ -188,11 +201,16 @@ final class ResultsLogTests: XCTestCase {
 /// results.json written a run at a time is byte for byte what encoding it whole gives.
 final class StreamedResultsJSONTests: XCTestCase {
     func results(_ n: Int) -> ResultsFile {
-        var r = ResultsFile(netbenchVersion: "test", startedAt: "2026-01-01T00:00:00Z", host: HostInfo(kernel: "Linux", cpuCount: 2, hostname: "h"),
-                            suite: SuiteInfo(name: "t", scenarios: ["s"], profiles: [.loopback], transports: [.h1, .h2], runs: n, seed: 1))
+        var r = ResultsFile(
+            netbenchVersion: "test", startedAt: "2026-01-01T00:00:00Z",
+            host: HostInfo(kernel: "Linux", cpuCount: 2, hostname: "h"),
+            suite: SuiteInfo(
+                name: "t", scenarios: ["s"], profiles: [.loopback], transports: [.h1, .h2], runs: n, seed: 1))
         r.planDigest = "sha256:ab"
         for i in 0..<n {
-            var run = RunRecord(scenario: "s", profile: "loopback", transport: i % 2 == 0 ? .h1 : .h2, index: i / 2, status: i == 3 ? .failed : .ok)
+            var run = RunRecord(
+                scenario: "s", profile: "loopback", transport: i % 2 == 0 ? .h1 : .h2, index: i / 2,
+                status: i == 3 ? .failed : .ok)
             run.error = i == 3 ? "line one\nline \"two\" / three" : nil
             run.metrics.pltMs = 10.5 + Double(i)
             run.requests = [RequestRecord(id: "doc", origin: "a.example", queued: 0, bytes: 100)]
@@ -207,7 +225,9 @@ final class StreamedResultsJSONTests: XCTestCase {
             let r = results(n)
             var streamed: [UInt8] = []
             try r.encodeJSON { streamed += $0 }
-            XCTAssertEqual(String(decoding: streamed, as: UTF8.self), String(decoding: try JSONFile.encode(r), as: UTF8.self), "\(n) runs")
+            XCTAssertEqual(
+                String(decoding: streamed, as: UTF8.self), String(decoding: try JSONFile.encode(r), as: UTF8.self),
+                "\(n) runs")
         }
     }
 
@@ -218,9 +238,13 @@ final class StreamedResultsJSONTests: XCTestCase {
         let path = dir + "/results.json"
         try Data("old".utf8).write(to: URL(fileURLWithPath: path))
         struct Stop: Error {}
-        XCTAssertThrowsError(try AppendOnlyFile.replace(path) { write in try write(Array("new".utf8)); throw Stop() })
+        XCTAssertThrowsError(
+            try AppendOnlyFile.replace(path) { write in
+                try write(Array("new".utf8)); throw Stop()
+            })
         XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "old", "a failed write leaves the old file")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["results.json"], "no temporary file left")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir), ["results.json"], "no temporary file left")
         let r = results(300)
         try AppendOnlyFile.replace(path) { write in try r.encodeJSON(in: write) }
         XCTAssertEqual(try ResultsFile.load(from: path).runs.count, 300)

@@ -6,12 +6,15 @@ import BenchModel
 /// The one step that finishes every executor's record: bounds from what the document connection
 /// negotiated, the cross-traffic note, goodput, and the lateness flag.
 final class RunFinishingTests: XCTestCase {
-    let page = Scenario(name: "one", origins: [.init(id: "a", host: "a.example")],
-                        resources: [.init(id: "doc", origin: "a", path: "/", bytes: 1_000, type: .document)])
+    let page = Scenario(
+        name: "one", origins: [.init(id: "a", host: "a.example")],
+        resources: [.init(id: "doc", origin: "a", path: "/", bytes: 1_000, type: .document)])
 
     /// A finished run whose document came over one connection with these properties.
-    private func run(_ transport: TransportKind, tls: String? = nil, resumed: Bool = false,
-                     zeroRTT: Bool = false) -> RunRecord {
+    private func run(
+        _ transport: TransportKind, tls: String? = nil, resumed: Bool = false,
+        zeroRTT: Bool = false
+    ) -> RunRecord {
         var r = RunRecord(scenario: "one", profile: "p", transport: transport, index: 0, status: .ok)
         var c = ConnectionRecord(id: 0, origin: "a", transport: transport, connectStart: 0)
         c.tlsVersion = tls; c.resumed = resumed; c.earlyDataAccepted = zeroRTT
@@ -45,16 +48,22 @@ final class RunFinishingTests: XCTestCase {
     }
 
     func testAServerThatIsNotNetbenchServeIsBoundWithoutThinkTimes() throws {
-        let thinking = Scenario(name: "t", origins: [.init(id: "a", host: "a.example")],
-                                resources: [.init(id: "doc", origin: "a", path: "/", bytes: 1_000, type: .document,
-                                                  thinkTimeMs: 50)])
+        let thinking = Scenario(
+            name: "t", origins: [.init(id: "a", host: "a.example")],
+            resources: [
+                .init(
+                    id: "doc", origin: "a", path: "/", bytes: 1_000, type: .document,
+                    thinkTimeMs: 50)
+            ])
         var served = run(.h2), other = run(.h2)
         RunFinishing(rttMs: 10).finish(&served, scenario: thinking)
         RunFinishing(rttMs: 10, serverThinks: false).finish(&other, scenario: thinking)
-        XCTAssertEqual(try XCTUnwrap(served.metrics.idealTtfbMs) - (try XCTUnwrap(other.metrics.idealTtfbMs)), 50,
-                       accuracy: 1e-9)
-        XCTAssertEqual(try XCTUnwrap(served.metrics.idealPltMs) - (try XCTUnwrap(other.metrics.idealPltMs)), 50,
-                       accuracy: 1e-9)
+        XCTAssertEqual(
+            try XCTUnwrap(served.metrics.idealTtfbMs) - (try XCTUnwrap(other.metrics.idealTtfbMs)), 50,
+            accuracy: 1e-9)
+        XCTAssertEqual(
+            try XCTUnwrap(served.metrics.idealPltMs) - (try XCTUnwrap(other.metrics.idealPltMs)), 50,
+            accuracy: 1e-9)
         XCTAssertTrue(served.metrics.idealModel?.contains("with the scenario's server think times") == true)
         XCTAssertTrue(other.metrics.idealModel?.contains("without server think times") == true)
         XCTAssertEqual(RunFinishing(rttMs: 10, serverThinks: false).plannedIdeal(.h2)?.thinkTimes, false)
@@ -77,8 +86,9 @@ final class RunFinishingTests: XCTestCase {
     }
 
     func testBulkGoodputIsBodyBytesOverTheTransferWindow() {
-        let bulk = Scenario(name: "bulk", origins: [.init(id: "a", host: "a.example")], resources: [],
-                            bulk: .init(direction: .download, bytes: 10_000_000))
+        let bulk = Scenario(
+            name: "bulk", origins: [.init(id: "a", host: "a.example")], resources: [],
+            bulk: .init(direction: .download, bytes: 10_000_000))
         var r = run(.h1)
         r.requests[0].firstByte = 100
         r.requests[0].lastByte = 1_100

@@ -8,16 +8,23 @@ final class SchedulerTests: XCTestCase {
     func testWarmupsFirstThenRoundsInterleaved() throws {
         let f = StandInFactory()
         let observer = CollectingObserver()
-        let (results, sink) = try Plans.execute(try Plans.request(scenarios: 2, transports: [.h1, .h2, .h3], runs: 2, warmup: 1), f,
-                                                observer: observer)
+        let (results, sink) = try Plans.execute(
+            try Plans.request(scenarios: 2, transports: [.h1, .h2, .h3], runs: 2, warmup: 1), f,
+            observer: observer)
         XCTAssertEqual(observer.started.map(\.position), Array(1...18))
         XCTAssertEqual(Set(observer.started.map(\.total)), [18], "the total is known from the first run")
         XCTAssertEqual(observer.started[0].label, "s0 · p0 · h1 · warm-up")
         XCTAssertEqual(observer.started[6].label, "s0 · p0 · h1 · run 1/2")
         var expected: [Executed] = []
-        for index in [-1, 0, 1] { for s in 0..<2 { for t in [TransportKind.h1, .h2, .h3] {
-            expected.append(Executed(profile: "p0", scenario: s, transport: t, index: index, withEvents: true, client: .builtin))
-        } } }
+        for index in [-1, 0, 1] {
+            for s in 0..<2 {
+                for t in [TransportKind.h1, .h2, .h3] {
+                    expected.append(
+                        Executed(
+                            profile: "p0", scenario: s, transport: t, index: index, withEvents: true, client: .builtin))
+                }
+            }
+        }
         XCTAssertEqual(f.log, expected)
         XCTAssertEqual(sink.began, 1)
         XCTAssertEqual(sink.records.count, 18, "every run handed to the sink once, as it ends")
@@ -54,9 +61,11 @@ final class SchedulerTests: XCTestCase {
             if e.transport == .h2 && e.index == 1 && e.withEvents { return nil }
             return e.withEvents ? 300 : 200
         }
-        let (results, _) = try Plans.execute(try Plans.request(profiles: ["wifi-to-lte"], transports: [.h2, .h3], runs: 2), f)
-        XCTAssertEqual(f.log.map { "\($0.transport.rawValue)\($0.index)\($0.withEvents ? "e" : "b")" },
-                       ["h20e", "h20b", "h30e", "h30b", "h21e", "h31e", "h31b"])
+        let (results, _) = try Plans.execute(
+            try Plans.request(profiles: ["wifi-to-lte"], transports: [.h2, .h3], runs: 2), f)
+        XCTAssertEqual(
+            f.log.map { "\($0.transport.rawValue)\($0.index)\($0.withEvents ? "e" : "b")" },
+            ["h20e", "h20b", "h30e", "h30b", "h21e", "h31e", "h31b"])
         XCTAssertEqual(results.runs.count, 4, "baselines are not runs of their own")
         let ok = results.runs.filter { $0.status == .ok }
         XCTAssertEqual(ok.count, 3)
@@ -87,8 +96,12 @@ final class SchedulerTests: XCTestCase {
             }
             XCTAssertEqual(Set(seen.keys), Set(all), "\(n) shards cover the plan")
             XCTAssertTrue(seen.values.allSatisfy { $0 == 1 }, "\(n) shards: each run once")
-            XCTAssertTrue(unitShards.values.allSatisfy { $0.count == 1 }, "\(n) shards: all transports of a run index on one shard")
-            if n <= 4 { XCTAssertTrue(blockShards.values.allSatisfy { $0.count == 1 }, "\(n) shards ≤ 4 blocks: whole blocks") }
+            XCTAssertTrue(
+                unitShards.values.allSatisfy { $0.count == 1 },
+                "\(n) shards: all transports of a run index on one shard")
+            if n <= 4 {
+                XCTAssertTrue(blockShards.values.allSatisfy { $0.count == 1 }, "\(n) shards ≤ 4 blocks: whole blocks")
+            }
         }
     }
 
@@ -110,7 +123,9 @@ final class SchedulerTests: XCTestCase {
         }
         // Profile a finished; in b, h1 run 0 finished (h2 run 0 was cut off and never logged).
         var warm = done("a", .h1, 0); warm.warmup = true
-        r.finishedRuns = [warm, done("a", .h1, 0), done("a", .h2, 0), done("a", .h1, 1), done("a", .h2, 1), done("b", .h1, 0)]
+        r.finishedRuns = [
+            warm, done("a", .h1, 0), done("a", .h2, 0), done("a", .h1, 1), done("a", .h2, 1), done("b", .h1, 0),
+        ]
         let f = StandInFactory()
         let (results, sink) = try Plans.execute(r, f)
         XCTAssertEqual(f.opened, ["b"], "a finished block is not set up again")
@@ -136,7 +151,8 @@ final class SchedulerTests: XCTestCase {
         let f = StandInFactory()
         f.ideal = 1000
         let observer = CollectingObserver()
-        try Plans.execute(try Plans.request(profiles: ["a", "b"], transports: [.h1, .h2], runs: 1, warmup: 1), f, observer: observer)
+        try Plans.execute(
+            try Plans.request(profiles: ["a", "b"], transports: [.h1, .h2], runs: 1, warmup: 1), f, observer: observer)
         // After a's h1 warm-up: a·h2's warm-up and run (1 s each, ideal), b's two cells' warm-ups and runs (4 s).
         XCTAssertEqual(observer.progress[0].etaSeconds ?? -1, 6, accuracy: 0.2)
         XCTAssertEqual(observer.progress.map(\.total), Array(repeating: 8, count: 8))

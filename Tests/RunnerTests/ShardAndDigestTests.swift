@@ -12,11 +12,20 @@ final class ShardAndDigestTests: XCTestCase {
 
     func testEngineVariables() throws {
         XCTAssertNil(try ShardSpec.fromEnvironment(["HOME": "/root"]))
-        XCTAssertEqual(try ShardSpec.fromEnvironment(["JOB_COMPLETION_INDEX": "0", "NETBENCH_SHARD_COUNT": "4"])?.shard, ShardSpec(index: 1, count: 4))
-        XCTAssertEqual(try ShardSpec.fromEnvironment(["JOB_COMPLETION_INDEX": "3", "NETBENCH_SHARD_COUNT": "4"])?.shard, ShardSpec(index: 4, count: 4))
-        XCTAssertEqual(try ShardSpec.fromEnvironment(["CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "5"])?.shard, ShardSpec(index: 3, count: 5))
-        XCTAssertEqual(try ShardSpec.fromEnvironment(["SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_COUNT": "3"])?.shard,
-                       ShardSpec(index: 3, count: 3))
+        XCTAssertEqual(
+            try ShardSpec.fromEnvironment(["JOB_COMPLETION_INDEX": "0", "NETBENCH_SHARD_COUNT": "4"])?.shard,
+            ShardSpec(index: 1, count: 4))
+        XCTAssertEqual(
+            try ShardSpec.fromEnvironment(["JOB_COMPLETION_INDEX": "3", "NETBENCH_SHARD_COUNT": "4"])?.shard,
+            ShardSpec(index: 4, count: 4))
+        XCTAssertEqual(
+            try ShardSpec.fromEnvironment(["CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "5"])?.shard,
+            ShardSpec(index: 3, count: 5))
+        XCTAssertEqual(
+            try ShardSpec.fromEnvironment([
+                "SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_COUNT": "3",
+            ])?.shard,
+            ShardSpec(index: 3, count: 3))
         func usage(_ env: [String: String]) -> String {
             do { _ = try ShardSpec.fromEnvironment(env); return "no error" } catch let e as BenchError {
                 XCTAssertEqual(e.exitCode, .usage)
@@ -26,12 +35,15 @@ final class ShardAndDigestTests: XCTestCase {
         XCTAssertTrue(usage(["JOB_COMPLETION_INDEX": "0"]).contains("NETBENCH_SHARD_COUNT is not set"))
         XCTAssertTrue(usage(["JOB_COMPLETION_INDEX": "4", "NETBENCH_SHARD_COUNT": "4"]).contains("out of range"))
         XCTAssertTrue(usage(["CI_NODE_INDEX": "x", "CI_NODE_TOTAL": "2"]).contains("CI_NODE_INDEX=x"))
-        XCTAssertTrue(usage(["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "1"]).contains("SLURM_ARRAY_TASK_COUNT"))
+        XCTAssertTrue(
+            usage(["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "1"]).contains("SLURM_ARRAY_TASK_COUNT"))
     }
 
     func testDigestChangesWithEveryPartOfThePlanAndOnlyThen() throws {
-        let base = PlanDigest(scenarioContents: [Array("{\"a\":1}".utf8)], profiles: [.loopback], suiteContents: nil, transports: [.h1, .h2],
-                              clients: ["builtin"], runs: "10", warmupRuns: 0, seed: 1, netbenchVersion: "0.1.0")
+        let base = PlanDigest(
+            scenarioContents: [Array("{\"a\":1}".utf8)], profiles: [.loopback], suiteContents: nil,
+            transports: [.h1, .h2],
+            clients: ["builtin"], runs: "10", warmupRuns: 0, seed: 1, netbenchVersion: "0.1.0")
         let d = try base.hex()
         XCTAssertTrue(d.hasPrefix("sha256:") && d.count == 7 + 64, d)
         XCTAssertEqual(try base.hex(), d, "deterministic")
@@ -55,7 +67,9 @@ final class ShardAndDigestTests: XCTestCase {
 
 final class SuiteRunsTests: XCTestCase {
     func decode(_ runs: String) throws -> Suite {
-        let json = #"{"schemaVersion":1,"name":"s","scenarios":["a.json"],"profiles":["loopback"],"transports":["h1"],"runs":\#(runs)}"#
+        let json =
+            #"{"schemaVersion":1,"name":"s","scenarios":["a.json"],"profiles":["loopback"],"transports":["h1"],"runs":"#
+                + #"\#(runs)}"#
         return try JSONFile.decode(Suite.self, from: Data(json.utf8), file: "suite.json")
     }
 

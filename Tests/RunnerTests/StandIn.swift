@@ -45,14 +45,20 @@ final class StandInExecutor: PageExecutor {
 
     func execute(_ run: RunSpec, register: (StopFlag?) -> Void) -> RunRecord {
         register(nil)
-        let e = Executed(profile: profile.name, scenario: run.scenarioIndex, transport: run.transport, index: run.index,
-                         withEvents: run.withEvents, client: run.client)
+        let e = Executed(
+            profile: profile.name, scenario: run.scenarioIndex, transport: run.transport, index: run.index,
+            withEvents: run.withEvents, client: run.client)
         factory.log.append(e)
         let n = factory.log.count
-        var record = RunRecord(scenario: "s\(run.scenarioIndex)", profile: profile.name, transport: run.transport,
-                               index: max(run.index, 0), status: .ok)
+        var record = RunRecord(
+            scenario: "s\(run.scenarioIndex)", profile: profile.name, transport: run.transport,
+            index: max(run.index, 0), status: .ok)
         if run.index < 0 { record.warmup = true }
-        if let plt = factory.plt(e, n) { record.metrics.pltMs = plt } else { record.status = .failed; record.error = "stand-in failure" }
+        if let plt = factory.plt(e, n) {
+            record.metrics.pltMs = plt
+        } else {
+            record.status = .failed; record.error = "stand-in failure"
+        }
         if hasPathEvents && run.withEvents { record.metrics.migration = MigrationMetrics(survived: true) }
         factory.onRun(e)
         return record
@@ -98,16 +104,21 @@ enum Plans {
         }
     }
 
-    static func request(scenarios: Int = 1, profiles: [String] = ["p0"], transports: [TransportKind] = [.h1, .h2, .h3],
-                        runs: Int = 2, warmup: Int = 0) throws -> RunRequest {
-        RunRequest(suiteName: "test", scenarios: try self.scenarios(scenarios), profiles: self.profiles(profiles),
-                   transports: transports, runs: runs, warmupRuns: warmup, outputDirectory: "/nonexistent")
+    static func request(
+        scenarios: Int = 1, profiles: [String] = ["p0"], transports: [TransportKind] = [.h1, .h2, .h3],
+        runs: Int = 2, warmup: Int = 0
+    ) throws -> RunRequest {
+        RunRequest(
+            suiteName: "test", scenarios: try self.scenarios(scenarios), profiles: self.profiles(profiles),
+            transports: transports, runs: runs, warmupRuns: warmup, outputDirectory: "/nonexistent")
     }
 
     /// Runs `request` with the stand-in factory; returns the results and what the sink received.
     @discardableResult
-    static func execute(_ request: RunRequest, _ factory: StandInFactory, observer: CollectingObserver = CollectingObserver(),
-                        configure: (BenchmarkRunner) -> Void = { _ in }) throws -> (ResultsFile, CollectingSink) {
+    static func execute(
+        _ request: RunRequest, _ factory: StandInFactory, observer: CollectingObserver = CollectingObserver(),
+        configure: (BenchmarkRunner) -> Void = { _ in }
+    ) throws -> (ResultsFile, CollectingSink) {
         let runner = BenchmarkRunner(request: request, netbenchVersion: "test", executors: factory)
         configure(runner)
         let sink = CollectingSink()

@@ -8,13 +8,18 @@ final class DescriptiveTests: XCTestCase {
                 let got = try XCTUnwrap(Descriptive.percentile(s.values, pair[0]))
                 XCTAssertEqual(got, pair[1], accuracy: 1e-9 * max(1, abs(pair[1])), "\(s.name) p\(pair[0])")
             }
-            XCTAssertEqual(try XCTUnwrap(Descriptive.mean(s.values)), s.mean, accuracy: 1e-9 * max(1, abs(s.mean)), s.name)
+            XCTAssertEqual(
+                try XCTUnwrap(Descriptive.mean(s.values)), s.mean, accuracy: 1e-9 * max(1, abs(s.mean)), s.name)
             if let sd = s.sd {
-                XCTAssertEqual(try XCTUnwrap(Descriptive.sampleStandardDeviation(s.values)), sd, accuracy: 1e-9 * max(1, sd), s.name)
+                XCTAssertEqual(
+                    try XCTUnwrap(Descriptive.sampleStandardDeviation(s.values)), sd, accuracy: 1e-9 * max(1, sd),
+                    s.name)
             } else {
                 XCTAssertNil(Descriptive.sampleStandardDeviation(s.values), s.name)
             }
-            XCTAssertEqual(try XCTUnwrap(Descriptive.medianAbsoluteDeviation(s.values)), s.mad, accuracy: 1e-9 * max(1, s.mad), s.name)
+            XCTAssertEqual(
+                try XCTUnwrap(Descriptive.medianAbsoluteDeviation(s.values)), s.mad, accuracy: 1e-9 * max(1, s.mad),
+                s.name)
         }
     }
 

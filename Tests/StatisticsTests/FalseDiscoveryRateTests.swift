@@ -20,15 +20,17 @@ final class FalseDiscoveryRateTests: XCTestCase {
     /// ranks 3–4 into 0.084 (monotonicity), so three values that pass p < 0.05 alone keep only two.
     func testRunningMinimumKeepsOrder() {
         let p = [0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205, 0.212, 0.216]
-        assertClose(FalseDiscoveryRate.benjaminiHochberg(p),
-                    [0.01, 0.04, 0.084, 0.084, 0.084, 0.1, 0.74 / 7, 0.216, 0.216, 0.216])
+        assertClose(
+            FalseDiscoveryRate.benjaminiHochberg(p),
+            [0.01, 0.04, 0.084, 0.084, 0.084, 0.1, 0.74 / 7, 0.216, 0.216, 0.216])
         XCTAssertEqual(FalseDiscoveryRate.discoveries(p, q: 0.05), [true, true] + Array(repeating: false, count: 8))
         XCTAssertEqual(p.filter { $0 < 0.05 }.count, 5)
     }
 
     /// Three tied at 0.02 take ranks 1–3: 4 · 0.02 / 3 = 0.026667 for all three; 0.5 stays 4 · 0.5 / 4.
     func testTiesShareOneValue() {
-        assertClose(FalseDiscoveryRate.benjaminiHochberg([0.02, 0.02, 0.5, 0.02]), [0.08 / 3, 0.08 / 3, 0.5, 0.08 / 3])
+        assertClose(
+            FalseDiscoveryRate.benjaminiHochberg([0.02, 0.02, 0.5, 0.02]), [0.08 / 3, 0.08 / 3, 0.5, 0.08 / 3])
     }
 
     /// 3 · 0.6 / 1 = 1.8 and 3 · 0.7 / 2 = 1.05 fall to the largest p, 0.99; one value is its own adjustment.
@@ -47,7 +49,7 @@ final class FalseDiscoveryRateTests: XCTestCase {
         XCTAssertEqual(separated, 0.0122, accuracy: 0.0001)
         XCTAssertTrue(FalseDiscoveryRate.discoveries(Array(repeating: separated, count: 50)).allSatisfy { $0 })
         let lonely = FalseDiscoveryRate.benjaminiHochberg([separated] + Array(repeating: 0.5, count: 49))
-        XCTAssertEqual(lonely[0], 0.5, accuracy: 1e-12)   // the running minimum reaches down from the 0.5s
+        XCTAssertEqual(lonely[0], 0.5, accuracy: 1e-12)  // the running minimum reaches down from the 0.5s
         XCTAssertFalse(FalseDiscoveryRate.discoveries([separated] + Array(repeating: 0.5, count: 49))[0])
     }
 }

@@ -37,10 +37,12 @@ final class InferenceTests: XCTestCase {
         let ys = ref.sample("even100").values
         XCTAssertEqual(Bootstrap.medianCI(xs, seed: 1), Bootstrap.medianCI(xs, seed: 1))
         // The ratio of two resampled medians takes many values: another seed gives another interval.
-        XCTAssertEqual(Bootstrap.relativeDifferenceOfMediansCI(baseline: xs, candidate: ys, seed: 1),
-                       Bootstrap.relativeDifferenceOfMediansCI(baseline: xs, candidate: ys, seed: 1))
-        XCTAssertNotEqual(Bootstrap.relativeDifferenceOfMediansCI(baseline: xs, candidate: ys, seed: 1),
-                          Bootstrap.relativeDifferenceOfMediansCI(baseline: xs, candidate: ys, seed: 2))
+        XCTAssertEqual(
+            Bootstrap.relativeDifferenceOfMediansCI(baseline: xs, candidate: ys, seed: 1),
+            Bootstrap.relativeDifferenceOfMediansCI(baseline: xs, candidate: ys, seed: 1))
+        XCTAssertNotEqual(
+            Bootstrap.relativeDifferenceOfMediansCI(baseline: xs, candidate: ys, seed: 1),
+            Bootstrap.relativeDifferenceOfMediansCI(baseline: xs, candidate: ys, seed: 2))
         XCTAssertEqual(Bootstrap.seed(3, ["a", "b"]), Bootstrap.seed(3, ["a", "b"]))
         XCTAssertNotEqual(Bootstrap.seed(3, ["ab", ""]), Bootstrap.seed(3, ["a", "b"]))
     }

@@ -5,7 +5,7 @@ import XCTest
 /// and (z₀.₉₇₅ + z₀.₈) × pooled SD × √(2/n) / √0.955 relative to the baseline median otherwise.
 final class MinimumDetectableChangeTests: XCTestCase {
     func testSmallestMannWhitneyP() {
-        XCTAssertEqual(MannWhitney.smallestTwoSidedP(3, 3), 0.1, accuracy: 1e-12)      // 2 / C(6,3)
+        XCTAssertEqual(MannWhitney.smallestTwoSidedP(3, 3), 0.1, accuracy: 1e-12)  // 2 / C(6,3)
         XCTAssertEqual(MannWhitney.smallestTwoSidedP(4, 4), 2.0 / 70, accuracy: 1e-12)
         XCTAssertEqual(MannWhitney.smallestTwoSidedP(1, 1), 1)
     }
@@ -25,7 +25,7 @@ final class MinimumDetectableChangeTests: XCTestCase {
         let expected = (1.959964 + 0.841621) * sd * (0.2).squareRoot() / 0.955.squareRoot() / 100
         let mdd = try XCTUnwrap(Comparison.minimumDetectableChange(baseline: base, candidate: cand))
         XCTAssertEqual(mdd, expected, accuracy: 1e-12)
-        XCTAssertEqual(mdd, 0.0256, accuracy: 0.0001)   // SD 2, n 10 + 10, median 100
+        XCTAssertEqual(mdd, 0.0256, accuracy: 0.0001)  // SD 2, n 10 + 10, median 100
         XCTAssertNil(Comparison.minimumDetectableChange(baseline: [1], candidate: [2, 3]))
     }
 }

@@ -11,15 +11,19 @@ final class SpeedupClaimTests: XCTestCase {
     }
 
     /// `pages` pages × `networks` networks, the candidate `speedup(page)` times faster.
-    func cells(pages: Int, networks: Int, runsPerCell: Int = 9, spread: Double = 0.05,
-               speedup: (Int) -> Double) -> [SpeedupClaim.Cell] {
+    func cells(
+        pages: Int, networks: Int, runsPerCell: Int = 9, spread: Double = 0.05,
+        speedup: (Int) -> Double
+    ) -> [SpeedupClaim.Cell] {
         var out: [SpeedupClaim.Cell] = []
         for p in 0..<pages {
             for n in 0..<networks {
                 let base = 1000.0 * Double(p + 1) * Double(n + 2)
                 let s = UInt64(p * 100 + n)
-                out.append(.init(page: "p\(p)", network: "n\(n)", baseline: runs(base, runsPerCell, spread: spread, seed: s),
-                                 candidate: runs(base / speedup(p), runsPerCell, spread: spread, seed: s + 50_000)))
+                out.append(
+                    .init(
+                        page: "p\(p)", network: "n\(n)", baseline: runs(base, runsPerCell, spread: spread, seed: s),
+                        candidate: runs(base / speedup(p), runsPerCell, spread: spread, seed: s + 50_000)))
             }
         }
         return out
@@ -27,10 +31,12 @@ final class SpeedupClaimTests: XCTestCase {
 
     func testGeometricMeanOfExactRatios() throws {
         // Constant runs: every ratio is exact, so the point and every replicate are the geometric mean.
-        let c = [SpeedupClaim.Cell(page: "a", network: "x", baseline: [200, 200], candidate: [100, 100]),
-                 SpeedupClaim.Cell(page: "b", network: "x", baseline: [100, 100, 100], candidate: [200, 200, 200])]
+        let c = [
+            SpeedupClaim.Cell(page: "a", network: "x", baseline: [200, 200], candidate: [100, 100]),
+            SpeedupClaim.Cell(page: "b", network: "x", baseline: [100, 100, 100], candidate: [200, 200, 200]),
+        ]
         let r = try XCTUnwrap(SpeedupClaim.estimate(c, seed: 1))
-        XCTAssertEqual(r.geometricMean, 1, accuracy: 1e-12)     // 2× and ½× cancel: a geometric mean
+        XCTAssertEqual(r.geometricMean, 1, accuracy: 1e-12)  // 2× and ½× cancel: a geometric mean
         XCTAssertEqual(r.cells, 2)
         XCTAssertEqual(r.pages, 2)
         // Resampling pages gives 2, 1 or ½ (both pages of one kind, or one of each).
@@ -39,7 +45,7 @@ final class SpeedupClaimTests: XCTestCase {
     }
 
     func testAClearSpeedupIsConfirmedAndTheIntervalCoversIt() throws {
-        let c = cells(pages: 5, networks: 2) { 1.30 + 0.02 * Double($0) }      // 1.30 … 1.38
+        let c = cells(pages: 5, networks: 2) { 1.30 + 0.02 * Double($0) }  // 1.30 … 1.38
         let r = try XCTUnwrap(SpeedupClaim.estimate(c, seed: 7))
         XCTAssertEqual(r.geometricMean, 1.34, accuracy: 0.03)
         XCTAssertTrue(r.interval.contains(r.geometricMean))
@@ -67,8 +73,10 @@ final class SpeedupClaimTests: XCTestCase {
     }
 
     func testRunNoiseWidensTheIntervalOfASinglePage() throws {
-        let quiet = try XCTUnwrap(SpeedupClaim.estimate(cells(pages: 1, networks: 1, spread: 0.01) { _ in 1.2 }, seed: 5))
-        let noisy = try XCTUnwrap(SpeedupClaim.estimate(cells(pages: 1, networks: 1, spread: 0.30) { _ in 1.2 }, seed: 5))
+        let quiet = try XCTUnwrap(
+            SpeedupClaim.estimate(cells(pages: 1, networks: 1, spread: 0.01) { _ in 1.2 }, seed: 5))
+        let noisy = try XCTUnwrap(
+            SpeedupClaim.estimate(cells(pages: 1, networks: 1, spread: 0.30) { _ in 1.2 }, seed: 5))
         XCTAssertEqual(quiet.pages, 1)
         XCTAssertGreaterThan(noisy.interval.high - noisy.interval.low, 3 * (quiet.interval.high - quiet.interval.low))
         XCTAssertTrue(quiet.interval.contains(1.2))

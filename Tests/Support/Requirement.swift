@@ -28,8 +28,10 @@ public func requireRoot(_ reason: String = "needs root (network namespaces and T
 /// A TCP congestion control this process may set. Runs set TCP_CONGESTION (cubic unless told
 /// otherwise); without root, Linux allows only what net.ipv4.tcp_allowed_congestion_control lists.
 public func requireCongestionControl(_ name: String = "cubic") throws {
-    let allowed = (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_allowed_congestion_control", encoding: .utf8))
+    let allowed =
+        (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_allowed_congestion_control", encoding: .utf8))
         .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "unknown"
-    try require(geteuid() == 0 || allowed.split(separator: " ").contains(Substring(name)),
-                "TCP congestion control \(name) needs root here (net.ipv4.tcp_allowed_congestion_control: \(allowed))")
+    try require(
+        geteuid() == 0 || allowed.split(separator: " ").contains(Substring(name)),
+        "TCP congestion control \(name) needs root here (net.ipv4.tcp_allowed_congestion_control: \(allowed))")
 }

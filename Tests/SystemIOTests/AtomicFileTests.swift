@@ -7,7 +7,10 @@ import SystemIO
 final class AtomicFileTests: XCTestCase {
     var dir: String!
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("netbench-atomic-\(getpid())-\(UUID().uuidString)").path
+        dir =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "netbench-atomic-\(getpid())-\(UUID().uuidString)"
+            ).path
     }
     override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
 
@@ -38,7 +41,8 @@ final class DiagnosticFilesTests: XCTestCase {
         XCTAssertThrowsError(try DiagnosticFiles(qlogDirectory: "/nonexistent/qlogs", keyLogPath: nil)) { error in
             let e = error as? BenchError
             XCTAssertEqual(e?.exitCode, .usage)
-            XCTAssertTrue(e?.message.contains("--qlog /nonexistent/qlogs: the directory does not exist") == true, "\(error)")
+            XCTAssertTrue(
+                e?.message.contains("--qlog /nonexistent/qlogs: the directory does not exist") == true, "\(error)")
         }
         XCTAssertThrowsError(try DiagnosticFiles(qlogDirectory: nil, keyLogPath: "/nonexistent/keys.log")) { error in
             XCTAssertTrue((error as? BenchError)?.message.contains("/nonexistent/keys.log") == true, "\(error)")
@@ -46,7 +50,9 @@ final class DiagnosticFilesTests: XCTestCase {
     }
 
     func testQlogStreamsAndKeyLogLinesReachTheirFiles() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("netbench-diag-\(getpid())-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "netbench-diag-\(getpid())-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let files = try DiagnosticFiles(qlogDirectory: dir, keyLogPath: dir + "/keys.log")
@@ -56,7 +62,8 @@ final class DiagnosticFilesTests: XCTestCase {
         files.keyLogLine("CLIENT_TRAFFIC_SECRET_0 aa bb")
         files.keyLogLine("SERVER_TRAFFIC_SECRET_0 aa cc")
         XCTAssertTrue(try String(contentsOfFile: dir + "/client-abcd.sqlog", encoding: .utf8).contains("qlog_version"))
-        XCTAssertEqual(try String(contentsOfFile: dir + "/keys.log", encoding: .utf8),
-                       "CLIENT_TRAFFIC_SECRET_0 aa bb\nSERVER_TRAFFIC_SECRET_0 aa cc\n")
+        XCTAssertEqual(
+            try String(contentsOfFile: dir + "/keys.log", encoding: .utf8),
+            "CLIENT_TRAFFIC_SECRET_0 aa bb\nSERVER_TRAFFIC_SECRET_0 aa cc\n")
     }
 }

@@ -16,7 +16,7 @@ final class DatagramArrivalTests: XCTestCase {
         let sent = Instant.now()
         let payload = [UInt8](repeating: 7, count: 100)
         _ = try payload.withUnsafeBytes { try Socket.sendDatagram(fd, $0, to: local) }
-        usleep(30_000)   // a busy reader
+        usleep(30_000)  // a busy reader
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
         defer { buffer.deallocate() }
         let got = try XCTUnwrap(try Socket.receiveDatagrams(fd, into: buffer))
@@ -35,7 +35,9 @@ final class DatagramArrivalTests: XCTestCase {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
         defer { buffer.deallocate() }
         var got: (count: Int, from: Endpoint, segmentSize: Int, arrival: Instant?)?
-        for _ in 0..<100 where got == nil { got = try Socket.receiveDatagrams(fd, into: buffer); if got == nil { usleep(1_000) } }
+        for _ in 0..<100 where got == nil {
+            got = try Socket.receiveDatagrams(fd, into: buffer); if got == nil { usleep(1_000) }
+        }
         XCTAssertEqual(got?.count, 10)
         XCTAssertNil(got?.arrival)
     }

@@ -33,8 +33,9 @@ final class DataTransferTests: XCTestCase {
         upload.withUnsafeBytes { expectedUp.add($0) }
         download.withUnsafeBytes { expectedDown.add($0) }
 
-        let pair = try InMemoryPair(client: clientContext(), server: serverContext { $0.force(version) },
-                                    serverName: "origin.test")
+        let pair = try InMemoryPair(
+            client: clientContext(), server: serverContext { $0.force(version) },
+            serverName: "origin.test")
         try pair.handshake()
         var sentUp = 0, sentDown = 0
         var receivedUp = StreamChecksum(), receivedDown = StreamChecksum()
@@ -48,7 +49,8 @@ final class DataTransferTests: XCTestCase {
             sentDown += try download[sentDown...].prefix(100_000).withUnsafeBytes { try pair.server.writePlaintext($0) }
             pair.pump()
             for (connection, isServer) in [(pair.server, true), (pair.client, false)] {
-                while case .bytes(let n) = try buffer.withUnsafeMutableBytes({ try connection.readPlaintext(into: $0) }) {
+                while case .bytes(let n) = try buffer.withUnsafeMutableBytes({ try connection.readPlaintext(into: $0) })
+                {
                     buffer.withUnsafeBytes {
                         let chunk = UnsafeRawBufferPointer(rebasing: $0[..<n])
                         if isServer { receivedUp.add(chunk) } else { receivedDown.add(chunk) }
@@ -79,7 +81,8 @@ final class DataTransferTests: XCTestCase {
         pair.client.shutdown()
         pair.pump()
         var buffer = [UInt8](repeating: 0, count: 1024)
-        XCTAssertEqual(try buffer.withUnsafeMutableBytes { try pair.server.readPlaintext(into: $0) }, .bytes(message.count))
+        XCTAssertEqual(
+            try buffer.withUnsafeMutableBytes { try pair.server.readPlaintext(into: $0) }, .bytes(message.count))
         XCTAssertEqual(Array(buffer[..<message.count]), message)
         XCTAssertEqual(try buffer.withUnsafeMutableBytes { try pair.server.readPlaintext(into: $0) }, .closed)
         // The server answers with its own close_notify.
@@ -130,7 +133,8 @@ final class BufferingTests: XCTestCase {
         XCTAssertEqual(try data.withUnsafeBytes { try pair.client.writePlaintext($0) }, data.count)
         pair.pump()
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
-        XCTAssertEqual(try buffer.withUnsafeMutableBytes { try pair.server.readPlaintext(into: $0) }, .bytes(data.count))
+        XCTAssertEqual(
+            try buffer.withUnsafeMutableBytes { try pair.server.readPlaintext(into: $0) }, .bytes(data.count))
         XCTAssertEqual(Array(buffer[..<data.count]), data)
     }
 
@@ -142,8 +146,9 @@ final class BufferingTests: XCTestCase {
         let first = try data.withUnsafeBytes { try pair.client.writePlaintext($0) }
         XCTAssertGreaterThanOrEqual(pair.client.pendingCiphertextCount, 64 * 1024)
         XCTAssertLessThan(first, 100_000)
-        XCTAssertEqual(try data[first...].withUnsafeBytes { try pair.client.writePlaintext($0) }, 0,
-                       "nothing more until the socket drains")
+        XCTAssertEqual(
+            try data[first...].withUnsafeBytes { try pair.client.writePlaintext($0) }, 0,
+            "nothing more until the socket drains")
         var sent = first
         var received: [UInt8] = []
         while received.count < data.count {
@@ -157,7 +162,8 @@ final class BufferingTests: XCTestCase {
     func testCloseNotifyAfterDataInOneBatchIsReportedByTheNextRead() throws {
         let pair = try InMemoryPair(client: clientContext(), server: serverContext(), serverName: "origin.test")
         try pair.handshake()
-        XCTAssertEqual(try [UInt8](repeating: 9, count: 40_000).withUnsafeBytes { try pair.client.writePlaintext($0) }, 40_000)
+        XCTAssertEqual(
+            try [UInt8](repeating: 9, count: 40_000).withUnsafeBytes { try pair.client.writePlaintext($0) }, 40_000)
         pair.client.shutdown()
         pair.pump()
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)

@@ -15,7 +15,9 @@ final class HandshakeTests: XCTestCase {
 
     func testForcedTLS12WithECDHEECDSAAES128GCM() throws {
         let suite = "ECDHE-ECDSA-AES128-GCM-SHA256"
-        let client = try clientContext { $0.force(.tls12); $0.tls12Ciphers = suite }
+        let client = try clientContext {
+            $0.force(.tls12); $0.tls12Ciphers = suite
+        }
         let pair = try InMemoryPair(client: client, server: serverContext(), serverName: "origin.test")
         try pair.handshake()
         XCTAssertEqual(pair.client.negotiatedVersion, .tls12)
@@ -40,8 +42,10 @@ final class HandshakeTests: XCTestCase {
 
     func testALPNPicksServerPreference() throws {
         let server = try serverContext { $0.alpn = ["h2", "http/1.1"] }
-        for (offered, expected) in [(["h2", "http/1.1"], "h2"), (["http/1.1", "h2"], "h2"),
-                                    (["http/1.1"], "http/1.1"), (["h2"], "h2")] {
+        for (offered, expected) in [
+            (["h2", "http/1.1"], "h2"), (["http/1.1", "h2"], "h2"),
+            (["http/1.1"], "http/1.1"), (["h2"], "h2"),
+        ] {
             let client = try clientContext { $0.alpn = offered }
             let pair = try InMemoryPair(client: client, server: server, serverName: "origin.test")
             try pair.handshake()
@@ -51,9 +55,12 @@ final class HandshakeTests: XCTestCase {
     }
 
     func testALPNOverTLS12() throws {
-        let server = try serverContext { $0.alpn = ["http/1.1"]; $0.force(.tls12) }
-        let pair = try InMemoryPair(client: clientContext { $0.alpn = ["h2", "http/1.1"] }, server: server,
-                                    serverName: "origin.test")
+        let server = try serverContext {
+            $0.alpn = ["http/1.1"]; $0.force(.tls12)
+        }
+        let pair = try InMemoryPair(
+            client: clientContext { $0.alpn = ["h2", "http/1.1"] }, server: server,
+            serverName: "origin.test")
         try pair.handshake()
         XCTAssertEqual(pair.client.negotiatedALPN, "http/1.1")
     }
@@ -68,8 +75,9 @@ final class HandshakeTests: XCTestCase {
 
     func testALPNWithoutOverlapFailsWithNoApplicationProtocol() throws {
         let server = try serverContext { $0.alpn = ["h2"] }
-        let pair = try InMemoryPair(client: clientContext { $0.alpn = ["http/1.1"] }, server: server,
-                                    serverName: "origin.test")
+        let pair = try InMemoryPair(
+            client: clientContext { $0.alpn = ["http/1.1"] }, server: server,
+            serverName: "origin.test")
         assertTLSError(.handshake, containing: "no application protocol") { try pair.handshake() }
         assertTLSError(.handshake, containing: "no application protocol") { _ = try pair.client.handshake() }
     }
@@ -77,8 +85,10 @@ final class HandshakeTests: XCTestCase {
     func testSNIChoosesTheMatchingIdentity() throws {
         let server = try serverContext(names: [["a.example"], ["b.example", "*.cdn.example"]])
         let client = try clientContext()
-        for (name, commonName) in [("a.example", "a.example"), ("b.example", "b.example"),
-                                   ("img.cdn.example", "b.example")] {
+        for (name, commonName) in [
+            ("a.example", "a.example"), ("b.example", "b.example"),
+            ("img.cdn.example", "b.example"),
+        ] {
             let pair = try InMemoryPair(client: client, server: server, serverName: name)
             try pair.handshake()
             XCTAssertEqual(pair.client.peerCertificateCommonName, commonName, "SNI \(name)")

@@ -64,22 +64,27 @@ final class InMemoryPair {
 }
 
 func serverContext(names: [[String]] = [["origin.test"]], configure: (inout TLSServerConfiguration) -> Void = { _ in })
-    throws -> TLSServerContext {
+    throws -> TLSServerContext
+{
     var configuration = TLSServerConfiguration(identities: try names.map { try testCA.issue(hostNames: $0) })
     configure(&configuration)
     return try TLSServerContext(configuration)
 }
 
-func clientContext(trusting ca: CertificateAuthority = testCA,
-                   configure: (inout TLSClientConfiguration) -> Void = { _ in }) throws -> TLSClientContext {
+func clientContext(
+    trusting ca: CertificateAuthority = testCA,
+    configure: (inout TLSClientConfiguration) -> Void = { _ in }
+) throws -> TLSClientContext {
     var configuration = TLSClientConfiguration(trustedRootsPEM: ca.certificatePEM)
     configure(&configuration)
     return try TLSClientContext(configuration)
 }
 
 /// Asserts that `body` throws a TLSError of `kind` whose message contains `text` (case-insensitive).
-func assertTLSError(_ kind: TLSError.Kind, containing text: String, file: StaticString = #filePath,
-                    line: UInt = #line, _ body: () throws -> Void) {
+func assertTLSError(
+    _ kind: TLSError.Kind, containing text: String, file: StaticString = #filePath,
+    line: UInt = #line, _ body: () throws -> Void
+) {
     do {
         try body()
         XCTFail("expected a \(kind) error containing \"\(text)\"", file: file, line: line)

@@ -58,7 +58,8 @@ final class RecordSizingTests: XCTestCase {
     /// Records on the wire: each carries at most `recordSize` bytes, and every write ends one.
     func testEngineEmitsRecordsOfTheRequestedSize() throws {
         for version in [TLSVersion.tls13, .tls12] {
-            let pair = try InMemoryPair(client: clientContext(), server: serverContext { $0.force(version) }, serverName: "origin.test")
+            let pair = try InMemoryPair(
+                client: clientContext(), server: serverContext { $0.force(version) }, serverName: "origin.test")
             try pair.handshake()
             let payload = patternBytes(count: 40_000, seed: 7)
             let taken = try payload.withUnsafeBytes { try pair.server.writePlaintext($0, recordSize: 1_419) }
@@ -66,12 +67,16 @@ final class RecordSizingTests: XCTestCase {
             let small = try recordLengths(pair.server.takeCiphertext(max: .max))
             XCTAssertEqual(small.count, 29, "\(version): ⌈40000 / 1419⌉ records")
             let overhead = small[0] - 1_419
-            XCTAssertTrue(version == .tls13 ? overhead == 17 : (overhead == 24 || overhead == 16), "\(version): overhead \(overhead)")
+            XCTAssertTrue(
+                version == .tls13 ? overhead == 17 : (overhead == 24 || overhead == 16),
+                "\(version): overhead \(overhead)")
             XCTAssertEqual(Set(small.dropLast()), [1_419 + overhead])
             XCTAssertEqual(small.last, 40_000 - 28 * 1_419 + overhead)
 
             // Two writes of 100 and 40,000 bytes at the default size: the first write's record ends with it.
-            _ = try payload.withUnsafeBytes { try pair.server.writePlaintext(UnsafeRawBufferPointer(rebasing: $0[0..<100])) }
+            _ = try payload.withUnsafeBytes {
+                try pair.server.writePlaintext(UnsafeRawBufferPointer(rebasing: $0[0..<100]))
+            }
             _ = try payload.withUnsafeBytes { try pair.server.writePlaintext($0) }
             let full = try recordLengths(pair.server.takeCiphertext(max: .max))
             XCTAssertEqual(full, [100, 16_384, 16_384, 40_000 - 2 * 16_384].map { $0 + overhead }, "\(version)")

@@ -2,9 +2,13 @@ import XCTest
 import TLS
 
 final class ResumptionTests: XCTestCase {
-    private func connectTwice(version: TLSVersion, tickets: Bool = true,
-                              resumption: Bool = true) throws -> (first: Bool, second: Bool) {
-        let server = try serverContext { $0.force(version); $0.sessionTickets = tickets }
+    private func connectTwice(
+        version: TLSVersion, tickets: Bool = true,
+        resumption: Bool = true
+    ) throws -> (first: Bool, second: Bool) {
+        let server = try serverContext {
+            $0.force(version); $0.sessionTickets = tickets
+        }
         let client = try clientContext { $0.resumption = resumption }
         // The first connection is gone (freed without close_notify, as netbench drops connections)
         // before the second starts.

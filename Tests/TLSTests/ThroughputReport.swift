@@ -7,18 +7,26 @@ import TLS
 final class ThroughputReport: XCTestCase {
     func testReportBulkThroughput() throws {
         let megabytes = Int(ProcessInfo.processInfo.environment["NETBENCH_TLS_BENCH_MB"] ?? "") ?? 64
-        for (label, suites, version) in [("TLS 1.3 AES-128-GCM", "TLS_AES_128_GCM_SHA256", TLSVersion.tls13),
-                                         ("TLS 1.3 AES-256-GCM", "TLS_AES_256_GCM_SHA384", .tls13),
-                                         ("TLS 1.3 CHACHA20-POLY1305", "TLS_CHACHA20_POLY1305_SHA256", .tls13),
-                                         ("TLS 1.2 ECDHE-ECDSA-AES128-GCM", "", .tls12)] {
+        for (label, suites, version) in [
+            ("TLS 1.3 AES-128-GCM", "TLS_AES_128_GCM_SHA256", TLSVersion.tls13),
+            ("TLS 1.3 AES-256-GCM", "TLS_AES_256_GCM_SHA384", .tls13),
+            ("TLS 1.3 CHACHA20-POLY1305", "TLS_CHACHA20_POLY1305_SHA256", .tls13),
+            ("TLS 1.2 ECDHE-ECDSA-AES128-GCM", "", .tls12),
+        ] {
             let client = try clientContext {
-                if version == .tls13 { $0.tls13CipherSuites = suites } else { $0.force(.tls12); $0.tls12Ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256" }
+                if version == .tls13 {
+                    $0.tls13CipherSuites = suites
+                } else {
+                    $0.force(.tls12); $0.tls12Ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256"
+                }
             }
             let pair = try InMemoryPair(client: client, server: serverContext(), serverName: "origin.test")
             try pair.handshake()
             let seconds = try measure(pair: pair, bytes: megabytes * 1_000_000)
-            print(String(format: "netbench TLS in-memory bulk, %@ (%@): %d MB in %.3f s = %.0f MB/s",
-                         label, pair.client.negotiatedCipher ?? "?", megabytes, seconds, Double(megabytes) / seconds))
+            print(
+                String(
+                    format: "netbench TLS in-memory bulk, %@ (%@): %d MB in %.3f s = %.0f MB/s",
+                    label, pair.client.negotiatedCipher ?? "?", megabytes, seconds, Double(megabytes) / seconds))
         }
     }
 

@@ -3,8 +3,9 @@ import TLS
 
 final class VerificationTests: XCTestCase {
     func testWrongHostNameFailsWithHostnameMismatch() throws {
-        let pair = try InMemoryPair(client: clientContext(), server: serverContext(names: [["origin.test"]]),
-                                    serverName: "other.test")
+        let pair = try InMemoryPair(
+            client: clientContext(), server: serverContext(names: [["origin.test"]]),
+            serverName: "other.test")
         assertTLSError(.certificateVerification, containing: "hostname mismatch") { try pair.handshake() }
         // The client's alert reached the server, which names it.
         assertTLSError(.handshake, containing: "alert bad certificate") { _ = try pair.server.handshake() }
@@ -24,8 +25,9 @@ final class VerificationTests: XCTestCase {
 
     func testClientTrustingAnotherCAFails() throws {
         let otherCA = try CertificateAuthority(commonName: "someone else's CA")
-        let pair = try InMemoryPair(client: clientContext(trusting: otherCA), server: serverContext(),
-                                    serverName: "origin.test")
+        let pair = try InMemoryPair(
+            client: clientContext(trusting: otherCA), server: serverContext(),
+            serverName: "origin.test")
         assertTLSError(.certificateVerification, containing: "unable to get local issuer certificate") {
             try pair.handshake()
         }
@@ -44,8 +46,9 @@ final class VerificationTests: XCTestCase {
             try pair.handshake()
             XCTFail("expected failure")
         } catch let error as TLSError {
-            XCTAssertTrue(error.description.hasPrefix("TLS handshake with other.test: certificate verification failed"),
-                          error.description)
+            XCTAssertTrue(
+                error.description.hasPrefix("TLS handshake with other.test: certificate verification failed"),
+                error.description)
             XCTAssertTrue(error.description.contains("certificate verify failed"), error.description)
         }
     }
@@ -61,7 +64,9 @@ final class VerificationTests: XCTestCase {
             _ = try TLSServerContext(TLSServerConfiguration(identities: [mismatched]))
         }
         assertTLSError(.configuration, containing: "above maxVersion") {
-            _ = try clientContext { $0.minVersion = .tls13; $0.maxVersion = .tls12 }
+            _ = try clientContext {
+                $0.minVersion = .tls13; $0.maxVersion = .tls12
+            }
         }
         assertTLSError(.configuration, containing: "1 to 255 bytes") { _ = try clientContext { $0.alpn = [""] } }
         assertTLSError(.configuration, containing: "no cipher match") {

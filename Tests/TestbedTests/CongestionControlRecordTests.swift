@@ -20,14 +20,16 @@ final class CongestionControlRecordTests: XCTestCase {
     private func host(_ cc: String?) throws -> ServerHost {
         var options = ServerHost.ServerOptions()
         options.settings.tcpCongestionControl = cc
-        return try ServerHost(scenarios: [try Scenario.load(from: scenarioPath)], credentials: RunCredentials(hosts: ["www.shop.test"]),
-                              address: 0x7F00_0001, namespace: nil, withQUIC: false, options: options)
+        return try ServerHost(
+            scenarios: [try Scenario.load(from: scenarioPath)], credentials: RunCredentials(hosts: ["www.shop.test"]),
+            address: 0x7F00_0001, namespace: nil, withQUIC: false, options: options)
     }
 
     func testServerRecordsTheKernelsAlgorithmNotTheRequest() throws {
         let unset = try host(nil)
         defer { unset.stop() }
-        XCTAssertEqual(unset.tcpCongestionControl, try kernelDefault(), "nothing requested: the kernel's default, read back")
+        XCTAssertEqual(
+            unset.tcpCongestionControl, try kernelDefault(), "nothing requested: the kernel's default, read back")
         let other = try kernelDefault() == "reno" ? "cubic" : "reno"
         let set = try host(other)
         defer { set.stop() }
@@ -45,11 +47,13 @@ final class CongestionControlRecordTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: out) }
         let scenario = try Scenario.load(from: scenarioPath)
         let other = try kernelDefault() == "reno" ? "cubic" : "reno"
-        var request = RunRequest(suiteName: "cc", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
-                                 transports: [.h1, .h2], runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "cc", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
+            transports: [.h1, .h2], runs: 1, outputDirectory: out)
         request.library = Library(root: packageRoot + "/Scenarios")
         request.server.tcpCongestionControl = other
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         XCTAssertEqual(results.runs.count, 2)
         for run in results.runs {
             XCTAssertEqual(run.status, .ok, run.error ?? "")
@@ -58,7 +62,8 @@ final class CongestionControlRecordTests: XCTestCase {
             for c in run.connections { XCTAssertEqual(c.congestionControl, other, "client end, read back") }
             let rtt = try XCTUnwrap(run.metrics.rttMs, "loopback RTT measured")
             XCTAssertGreaterThan(rtt, 0)
-            XCTAssertEqual(try XCTUnwrap(run.metrics.idealTtfbMs), 3 * rtt + 5, accuracy: 1e-9, "TLS 1.3: 3 RTT + 5 ms think time")
+            XCTAssertEqual(
+                try XCTUnwrap(run.metrics.idealTtfbMs), 3 * rtt + 5, accuracy: 1e-9, "TLS 1.3: 3 RTT + 5 ms think time")
         }
     }
 
@@ -66,14 +71,19 @@ final class CongestionControlRecordTests: XCTestCase {
         let out = NSTemporaryDirectory() + "netbench-tls12-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
         let scenario = try Scenario.load(from: scenarioPath)
-        var request = RunRequest(suiteName: "tls12", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
-                                 transports: [.h2], runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "tls12", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
+            transports: [.h2], runs: 1, outputDirectory: out)
         request.library = Library(root: packageRoot + "/Scenarios")
         request.server.tlsVersion = .tls12
-        let run = try XCTUnwrap(try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }.runs.first)
+        let run = try XCTUnwrap(
+            try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+                .runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         XCTAssertEqual(run.connections.first?.tlsVersion, "1.2")
         let rtt = try XCTUnwrap(run.metrics.rttMs)
-        XCTAssertEqual(try XCTUnwrap(run.metrics.idealTtfbMs), 4 * rtt + 5, accuracy: 1e-9, "4 RTT + the document's 5 ms think time")
+        XCTAssertEqual(
+            try XCTUnwrap(run.metrics.idealTtfbMs), 4 * rtt + 5, accuracy: 1e-9,
+            "4 RTT + the document's 5 ms think time")
     }
 }

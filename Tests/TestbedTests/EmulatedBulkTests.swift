@@ -27,20 +27,24 @@ final class EmulatedBulkTests: XCTestCase {
 
     private func bulkRun(_ direction: Scenario.Bulk.Direction) throws -> RunRecord {
         try requireRoot("emulated runs need root (network namespaces and TUN devices)")
-        var profile = try library.profile("interop")   // 10 Mbit/s, 30 ms, 25-packet queue
+        var profile = try library.profile("interop")  // 10 Mbit/s, 30 ms, 25-packet queue
         profile.name = "interop-loss2"
         profile.loss = Fraction(0.02)
         try profile.validate(file: "test")
         let size: Int64 = 3_000_000
-        let scenario = Scenario(name: "bulk-\(direction.rawValue)", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
-                                bulk: .init(direction: direction, bytes: size)).withBulkResource()
+        let scenario = Scenario(
+            name: "bulk-\(direction.rawValue)", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
+            bulk: .init(direction: direction, bytes: size)
+        ).withBulkResource()
         let out = NSTemporaryDirectory() + "netbench-bulk-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "bulk-test", scenarios: [("inline", scenario)], profiles: [profile],
-                                 transports: [.h3], runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "bulk-test", scenarios: [("inline", scenario)], profiles: [profile],
+            transports: [.h3], runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         let run = try XCTUnwrap(results.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         XCTAssertEqual(run.connections.count, 1)

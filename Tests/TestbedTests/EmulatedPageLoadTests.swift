@@ -22,11 +22,13 @@ final class EmulatedPageLoadTests: XCTestCase {
         let cable = try library.profile("Cable")
         let out = NSTemporaryDirectory() + "netbench-emu-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "emulated-test", scenarios: [(path, scenario)], profiles: [cable],
-                                 transports: [.h1, .h2, .h3], runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "emulated-test", scenarios: [(path, scenario)], profiles: [cable],
+            transports: [.h1, .h2, .h3], runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         XCTAssertEqual(results.runs.count, 3)
         for run in results.runs {
             XCTAssertEqual(run.status, .ok, "\(run.transport): \(run.error ?? "")")
@@ -38,10 +40,13 @@ final class EmulatedPageLoadTests: XCTestCase {
             XCTAssertGreaterThan(e.packetsForwarded ?? 0, 100)
             XCTAssertEqual(e.tcpCongestionControl, "cubic")
             let plt = try XCTUnwrap(run.metrics.pltMs), ideal = try XCTUnwrap(run.metrics.idealPltMs)
-            XCTAssertGreaterThanOrEqual(plt, ideal, "\(run.transport): measured \(plt) ms below the lower bound \(ideal) ms")
+            XCTAssertGreaterThanOrEqual(
+                plt, ideal, "\(run.transport): measured \(plt) ms below the lower bound \(ideal) ms")
             let ttfb = try XCTUnwrap(run.metrics.ttfbMs), idealTTFB = try XCTUnwrap(run.metrics.idealTtfbMs)
             XCTAssertGreaterThanOrEqual(ttfb, idealTTFB * 0.98, "\(run.transport): TTFB below its handshake bound")
-            XCTAssertTrue(run.connections.allSatisfy { $0.localAddress?.hasPrefix("198.18.") ?? false }, "client on the emulated path")
+            XCTAssertTrue(
+                run.connections.allSatisfy { $0.localAddress?.hasPrefix("198.18.") ?? false },
+                "client on the emulated path")
         }
     }
 }

@@ -18,19 +18,22 @@ final class LateBindingTests: XCTestCase {
     private func stylesheetWaits(_ lateBinding: LateBinding) throws -> [Double] {
         let out = NSTemporaryDirectory() + "netbench-latebinding-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "late-binding", scenarios: [(page, try Scenario.load(from: page))],
-                                 profiles: [try Profile.load(from: link)], transports: [.h2], runs: 2, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "late-binding", scenarios: [(page, try Scenario.load(from: page))],
+            profiles: [try Profile.load(from: link)], transports: [.h2], runs: 2, outputDirectory: out)
         request.library = Library(root: packageRoot + "/Scenarios")
         request.server.lateBinding = lateBinding
         request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         return try results.runs.map { run in
             XCTAssertEqual(run.status, .ok, run.error ?? "")
             XCTAssertEqual(run.server?.lateBinding, lateBinding.description, "recorded with the run")
             let css = try XCTUnwrap(run.requests.first { $0.id == "css" })
             let image = try XCTUnwrap(run.requests.first { $0.id == "img" })
             let sent = try XCTUnwrap(css.requestSent), done = try XCTUnwrap(css.lastByte)
-            XCTAssertLessThan(sent, try XCTUnwrap(image.lastByte) - 1000, "the stylesheet is asked for while the image streams")
+            XCTAssertLessThan(
+                sent, try XCTUnwrap(image.lastByte) - 1000, "the stylesheet is asked for while the image streams")
             return done - sent
         }
     }
@@ -42,6 +45,7 @@ final class LateBindingTests: XCTestCase {
         // 16 KiB the kernel may hold (about 100 ms here); without, behind every image byte the kernel
         // took (about 580 ms here).
         XCTAssertLessThan(late.max()!, 400, "late binding: \(late)")
-        XCTAssertGreaterThan(queued.min()!, late.max()!, "without late binding the stylesheet waits longer: \(queued) vs \(late)")
+        XCTAssertGreaterThan(
+            queued.min()!, late.max()!, "without late binding the stylesheet waits longer: \(queued) vs \(late)")
     }
 }

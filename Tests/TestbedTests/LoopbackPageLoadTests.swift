@@ -15,8 +15,9 @@ final class LoopbackPageLoadTests: XCTestCase {
         let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "test", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
-                                 transports: transports, runs: runs, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "test", scenarios: [(scenarioPath, scenario)], profiles: [.loopback],
+            transports: transports, runs: runs, outputDirectory: out)
         request.pageLoads.timeout = .seconds(60)
         let runner = try BenchmarkRunner(request: request, netbenchVersion: "test")
         var persisted = 0
@@ -24,7 +25,8 @@ final class LoopbackPageLoadTests: XCTestCase {
             persisted += 1
             try JSONFile.encode(r).write(to: URL(fileURLWithPath: out + "/results.json"))
         }
-        XCTAssertEqual(persisted, results.runs.count + 1, "results are written before the first run and after every run")
+        XCTAssertEqual(
+            persisted, results.runs.count + 1, "results are written before the first run and after every run")
         let reloaded = try ResultsFile.load(from: out + "/results.json")
         XCTAssertEqual(reloaded.runs.count, results.runs.count)
         return results
@@ -35,7 +37,9 @@ final class LoopbackPageLoadTests: XCTestCase {
             XCTAssertEqual(run.status, .ok, "\(run.transport.rawValue): \(run.error ?? "")")
             XCTAssertEqual(run.requests.count, scenario.resources.count, run.transport.rawValue)
             for res in scenario.resources {
-                guard let req = run.requests.first(where: { $0.id == res.id }) else { XCTFail("\(res.id) not loaded"); continue }
+                guard let req = run.requests.first(where: { $0.id == res.id }) else {
+                    XCTFail("\(res.id) not loaded"); continue
+                }
                 XCTAssertEqual(req.bytes, res.bytes, "\(run.transport.rawValue) \(res.id) size")
                 XCTAssertEqual(req.status, 200, "\(run.transport.rawValue) \(res.id) status")
             }
@@ -46,7 +50,8 @@ final class LoopbackPageLoadTests: XCTestCase {
             XCTAssertNotNil(run.metrics.handshakeMs)
             if let plt = run.metrics.pltMs, let ideal = run.metrics.idealPltMs {
                 XCTAssertGreaterThan(ideal, 0)
-                XCTAssertGreaterThanOrEqual(plt, ideal * 0.5, "measured PLT far below its lower bound: the ideal is wrong")
+                XCTAssertGreaterThanOrEqual(
+                    plt, ideal * 0.5, "measured PLT far below its lower bound: the ideal is wrong")
             }
         }
     }
@@ -68,8 +73,11 @@ final class LoopbackPageLoadTests: XCTestCase {
                 }
             }
             let perOrigin = Dictionary(grouping: run.connections, by: \.origin).mapValues(\.count)
-            if run.transport != .h1 { XCTAssertEqual(Set(perOrigin.values), [1], "\(run.transport): one connection per origin") }
-            else { XCTAssertLessThanOrEqual(perOrigin.values.max() ?? 0, 6, "h1: at most 6 connections per origin") }
+            if run.transport != .h1 {
+                XCTAssertEqual(Set(perOrigin.values), [1], "\(run.transport): one connection per origin")
+            } else {
+                XCTAssertLessThanOrEqual(perOrigin.values.max() ?? 0, 6, "h1: at most 6 connections per origin")
+            }
         }
     }
 
@@ -84,7 +92,8 @@ final class LoopbackPageLoadTests: XCTestCase {
             let process = try XCTUnwrap(m.processCPUMs, run.transport.rawValue)
             XCTAssertGreaterThan(client, 0)
             XCTAssertGreaterThan(server, 0)
-            XCTAssertLessThanOrEqual(client + server, process + 2, "\(run.transport): threads cannot outspend their process")
+            XCTAssertLessThanOrEqual(
+                client + server, process + 2, "\(run.transport): threads cannot outspend their process")
             XCTAssertLessThan(process, 10_000, "a small page cannot take 10 s of CPU")
         }
     }
@@ -114,10 +123,12 @@ final class LoopbackPageLoadTests: XCTestCase {
         let scenario = try Scenario.load(from: path)
         let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "tls12", scenarios: [(path, scenario)], profiles: [.loopback],
-                                 transports: [.h2], runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "tls12", scenarios: [(path, scenario)], profiles: [.loopback],
+            transports: [.h2], runs: 1, outputDirectory: out)
         request.server.tlsVersion = .tls12
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         XCTAssertEqual(results.runs.first?.status, .ok, results.runs.first?.error ?? "")
         XCTAssertEqual(results.runs.first?.connections.first?.tlsVersion, "1.2")
     }

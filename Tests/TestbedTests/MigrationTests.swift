@@ -20,26 +20,34 @@ final class MigrationTests: XCTestCase {
     override func tearDown() {
         // Only this process's namespaces (their names carry its PID): others may be running.
         let mine = "nb-\(getpid())-"
-        let left = (try? FileManager.default.contentsOfDirectory(atPath: "/var/run/netns"))?.filter { $0.hasPrefix(mine) } ?? []
+        let left =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/var/run/netns"))?.filter { $0.hasPrefix(mine) }
+            ?? []
         XCTAssertEqual(left, [], "namespaces left behind")
     }
 
     /// A 6 MB download that starts on Wi-Fi (50 Mbit/s, 20 ms) and is moved to LTE (12 Mbit/s, 70 ms) at 400 ms.
-    func switchRun(_ transport: TransportKind, events: [Profile.PathEventSpec]? = nil, tcp: Profile.TCPMigration = .abort) throws -> RunRecord {
+    func switchRun(
+        _ transport: TransportKind, events: [Profile.PathEventSpec]? = nil, tcp: Profile.TCPMigration = .abort
+    ) throws -> RunRecord {
         var profile = Profile(name: "test-switch", source: "test")
         profile.paths = [.init(name: "wifi", profile: "WiFi"), .init(name: "cell", profile: "LTE")]
         profile.events = events ?? [.init(at: .ms(400), type: .switch, to: "cell")]
         profile.tcpMigration = tcp
         try profile.validate(file: "test")
-        let scenario = Scenario(name: "bulk-6MB", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
-                                bulk: .init(direction: .download, bytes: 6_000_000)).withBulkResource()
+        let scenario = Scenario(
+            name: "bulk-6MB", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
+            bulk: .init(direction: .download, bytes: 6_000_000)
+        ).withBulkResource()
         let out = NSTemporaryDirectory() + "netbench-mig-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "migration-test", scenarios: [("inline", scenario)], profiles: [profile],
-                                 transports: [transport], runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "migration-test", scenarios: [("inline", scenario)], profiles: [profile],
+            transports: [transport], runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         let run = try XCTUnwrap(results.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         XCTAssertEqual(run.requests.first?.bytes, 6_000_000, "every byte arrived")
@@ -71,7 +79,8 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(run.requests.first?.status, 206, "resumed with a range request")
         XCTAssertEqual(run.connections.count, 2)
         XCTAssertNotNil(run.connections.first?.error)
-        XCTAssertTrue(run.connections.last?.localAddress?.hasPrefix("198.18.2.") ?? false, "reconnected on the cellular path")
+        XCTAssertTrue(
+            run.connections.last?.localAddress?.hasPrefix("198.18.2.") ?? false, "reconnected on the cellular path")
     }
 
     func testNATRebindingOverH3CompletesOnTheSameConnection() throws {
@@ -89,7 +98,9 @@ final class MigrationTests: XCTestCase {
         let m = try XCTUnwrap(run.metrics.migration)
         XCTAssertFalse(m.survived)
         XCTAssertEqual(m.bytesRedownloaded, 0)
-        XCTAssertTrue(run.connections.first?.error?.contains("reset") ?? false, "the server answered the unknown 4-tuple with RST: \(run.connections.first?.error ?? "-")")
+        XCTAssertTrue(
+            run.connections.first?.error?.contains("reset") ?? false,
+            "the server answered the unknown 4-tuple with RST: \(run.connections.first?.error ?? "-")")
     }
 
     func testH1ReconnectsToo() throws {

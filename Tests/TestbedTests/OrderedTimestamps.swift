@@ -10,10 +10,16 @@ func assertOrderedTimestamps(_ run: RunRecord, file: StaticString = #filePath, l
         }
         XCTAssertGreaterThanOrEqual(r.queued, 0, label, file: file, line: line)
         if let cs = r.connectStart {
-            XCTAssertLessThanOrEqual(r.queued, cs + 0.001, "\(label): queued after connectStart", file: file, line: line)
-            if let ce = r.connectEnd { XCTAssertLessThanOrEqual(cs, ce, "\(label): connectStart > connectEnd", file: file, line: line) }
-            if let te = r.tlsEnd { XCTAssertLessThanOrEqual(r.connectEnd ?? cs, te, "\(label): connectEnd > tlsEnd", file: file, line: line)
-                XCTAssertLessThanOrEqual(te, sent + 0.001, "\(label): tlsEnd > requestSent", file: file, line: line) }
+            XCTAssertLessThanOrEqual(
+                r.queued, cs + 0.001, "\(label): queued after connectStart", file: file, line: line)
+            if let ce = r.connectEnd {
+                XCTAssertLessThanOrEqual(cs, ce, "\(label): connectStart > connectEnd", file: file, line: line)
+            }
+            if let te = r.tlsEnd {
+                XCTAssertLessThanOrEqual(
+                    r.connectEnd ?? cs, te, "\(label): connectEnd > tlsEnd", file: file, line: line)
+                XCTAssertLessThanOrEqual(te, sent + 0.001, "\(label): tlsEnd > requestSent", file: file, line: line)
+            }
         }
         XCTAssertLessThanOrEqual(r.queued, sent + 0.001, "\(label): queued > requestSent", file: file, line: line)
         XCTAssertLessThanOrEqual(sent, fb, "\(label): requestSent > firstByte", file: file, line: line)

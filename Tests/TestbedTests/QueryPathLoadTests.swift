@@ -14,8 +14,9 @@ final class QueryPathLoadTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = Fixture.path("query-page.json")
         let scenario = try Scenario.load(from: path)
-        var request = RunRequest(suiteName: "queries", scenarios: [(path, scenario)], profiles: [.loopback],
-                                 transports: [.h1, .h2, .h3], runs: 1, outputDirectory: dir + "/out")
+        var request = RunRequest(
+            suiteName: "queries", scenarios: [(path, scenario)], profiles: [.loopback],
+            transports: [.h1, .h2, .h3], runs: 1, outputDirectory: dir + "/out")
         request.pageLoads.timeout = .seconds(30)
         let runner = try BenchmarkRunner(request: request, netbenchVersion: "test")
         let results = try runner.execute(observer: QuietObserver()) { _ in }

@@ -15,17 +15,23 @@ import TestSupport
 final class RepeatViewTests: XCTestCase {
     func testEveryRepeatViewConnectionResumesAndSendsZeroRTTAcrossPagesSharingHostNames() throws {
         let page = { (name: String, extra: String) in
-            Scenario(name: name, origins: [.init(id: "www", host: "www.shop.test"), .init(id: extra, host: "\(extra).shop.test")],
-                     resources: [.init(id: "doc", origin: "www", path: "/", bytes: 20_000, type: .document),
-                                 .init(id: "img", origin: extra, path: "/i.png", bytes: 30_000, type: .image, parent: "doc")])
+            Scenario(
+                name: name,
+                origins: [.init(id: "www", host: "www.shop.test"), .init(id: extra, host: "\(extra).shop.test")],
+                resources: [
+                    .init(id: "doc", origin: "www", path: "/", bytes: 20_000, type: .document),
+                    .init(id: "img", origin: extra, path: "/i.png", bytes: 30_000, type: .image, parent: "doc"),
+                ])
         }
         let out = NSTemporaryDirectory() + "netbench-repeat-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "repeat", scenarios: [("a", page("a", "cdn")), ("b", page("b", "cdn"))], profiles: [.loopback],
-                                 transports: [.h2, .h3], runs: 2, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "repeat", scenarios: [("a", page("a", "cdn")), ("b", page("b", "cdn"))], profiles: [.loopback],
+            transports: [.h2, .h3], runs: 2, outputDirectory: out)
         request.pageLoads.repeatView = true
         request.warmupRuns = 1
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         let counted = results.runs.filter { $0.warmup != true }
         XCTAssertEqual(counted.count, 8)
         for run in counted {
@@ -34,7 +40,9 @@ final class RepeatViewTests: XCTestCase {
             XCTAssertEqual(run.connections.count, 2, cell)
             for c in run.connections {
                 XCTAssertEqual(c.resumed, true, "\(cell): \(c.origin) not resumed")
-                if run.transport == .h3 { XCTAssertEqual(c.earlyDataAccepted, true, "\(cell): \(c.origin) without 0-RTT") }
+                if run.transport == .h3 {
+                    XCTAssertEqual(c.earlyDataAccepted, true, "\(cell): \(c.origin) without 0-RTT")
+                }
             }
         }
     }

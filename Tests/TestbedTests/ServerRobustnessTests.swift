@@ -19,7 +19,8 @@ final class ServerRobustnessTests: XCTestCase {
     override func setUpWithError() throws {
         scenario = try Scenario.load(from: Fixture.path("small-page.json"))
         credentials = try RunCredentials(hosts: scenario.origins.map(\.host))
-        host = try ServerHost(scenarios: [scenario], credentials: credentials, address: 0x7F00_0001, namespace: nil, withQUIC: false)
+        host = try ServerHost(
+            scenarios: [scenario], credentials: credentials, address: 0x7F00_0001, namespace: nil, withQUIC: false)
     }
 
     override func tearDown() { host?.stop() }
@@ -47,7 +48,8 @@ final class ServerRobustnessTests: XCTestCase {
             let st = try buf.withUnsafeMutableBytes { try Socket.read(fd, into: $0) }
             switch st {
             case .endOfFile: open = false
-            case .bytes(let n): buf.withUnsafeBytes { tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            case .bytes(let n):
+                buf.withUnsafeBytes { tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             case .wouldBlock: break
             }
             if try tls.handshake() {
@@ -81,7 +83,8 @@ final class ServerRobustnessTests: XCTestCase {
     }
 
     func testRangeRequestGets206WithTheRest() throws {
-        let partial = try exchange("GET /a.css HTTP/1.1\r\nHost: www.shop.test\r\nRange: bytes=15000-\r\nConnection: close\r\n\r\n")
+        let partial = try exchange(
+            "GET /a.css HTTP/1.1\r\nHost: www.shop.test\r\nRange: bytes=15000-\r\nConnection: close\r\n\r\n")
         XCTAssertTrue(partial.hasPrefix("HTTP/1.1 206"), String(partial.prefix(200)))
         XCTAssertTrue(partial.lowercased().contains("content-range: bytes 15000-19999/20000"), partial)
         XCTAssertTrue(partial.lowercased().contains("content-length: 5000"))
@@ -103,7 +106,8 @@ final class ServerRobustnessTests: XCTestCase {
     }
 
     func testHostNotInScenarioFallsBackToPath() throws {
-        let ok = try exchange("GET /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", serverName: "localhost")
+        let ok = try exchange(
+            "GET /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", serverName: "localhost")
         XCTAssertTrue(ok.hasPrefix("HTTP/1.1 200"), String(ok.prefix(200)))
         XCTAssertTrue(ok.lowercased().contains("content-length: 300000"))
     }

@@ -18,11 +18,13 @@ final class ServerTCPRecordTests: XCTestCase {
     private func run(profile: Profile, transports: [TransportKind], scenario: Scenario? = nil) throws -> [RunRecord] {
         let out = NSTemporaryDirectory() + "netbench-servertcp-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "server-tcp", scenarios: [(scenarioPath, try scenario ?? Scenario.load(from: scenarioPath))],
-                                 profiles: [profile], transports: transports, runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "server-tcp", scenarios: [(scenarioPath, try scenario ?? Scenario.load(from: scenarioPath))],
+            profiles: [profile], transports: transports, runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         XCTAssertEqual(results.runs.count, transports.count)
         return results.runs
     }
@@ -32,9 +34,11 @@ final class ServerTCPRecordTests: XCTestCase {
             XCTAssertEqual(run.status, .ok, run.error ?? "")
             XCTAssertFalse(run.connections.isEmpty)
             for c in run.connections {
-                let tcp = try XCTUnwrap(c.serverTCP, "\(run.transport) connection \(c.id) (\(c.localAddress ?? "?")) has no server TCP record")
+                let tcp = try XCTUnwrap(
+                    c.serverTCP,
+                    "\(run.transport) connection \(c.id) (\(c.localAddress ?? "?")) has no server TCP record")
                 // The server sent at least the bodies of the responses on this connection, in TLS records.
-                let bodies = run.requests.filter { $0.connection == c.id }.reduce(Int64(0)) { $0 + ($1.bytes ?? 0) }
+                let bodies = run.requests.filter { $0.connection == c.id }.reduce(Int64(0)) { $0 + $1.bytes }
                 XCTAssertGreaterThanOrEqual(tcp.bytesSent, bodies, "connection \(c.id)")
                 XCTAssertGreaterThan(tcp.segmentsSent, 0)
                 XCTAssertGreaterThanOrEqual(tcp.bytesSent, tcp.bytesRetransmitted)
@@ -53,8 +57,10 @@ final class ServerTCPRecordTests: XCTestCase {
         profile.name = "interop-loss5"
         profile.loss = Fraction(0.05)
         try profile.validate(file: "test")
-        let bulk = Scenario(name: "bulk-400k", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
-                            bulk: .init(direction: .download, bytes: 400_000)).withBulkResource()
+        let bulk = Scenario(
+            name: "bulk-400k", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
+            bulk: .init(direction: .download, bytes: 400_000)
+        ).withBulkResource()
         let run = try XCTUnwrap(try run(profile: profile, transports: [.h2], scenario: bulk).first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         let records = run.connections.compactMap(\.serverTCP)
@@ -63,8 +69,9 @@ final class ServerTCPRecordTests: XCTestCase {
         let resent = records.reduce(Int64(0)) { $0 + $1.segmentsRetransmitted }
         XCTAssertGreaterThan(dropped, 0, "5% of about 290 packets (the loss process is seeded)")
         XCTAssertGreaterThan(resent, 0, "the emulator dropped \(dropped) packets; the server must have resent some")
-        XCTAssertTrue(records.contains { $0.segmentsRetransmitted > 0 && $0.ssthreshSegments != nil },
-                      "a connection that lost segments left slow start")
+        XCTAssertTrue(
+            records.contains { $0.segmentsRetransmitted > 0 && $0.ssthreshSegments != nil },
+            "a connection that lost segments left slow start")
         XCTAssertEqual(records.first.map { $0.minRttMs >= 30 }, true, "the server measured the 30 ms path: \(records)")
     }
 }

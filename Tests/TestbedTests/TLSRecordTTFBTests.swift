@@ -23,20 +23,25 @@ final class TLSRecordTTFBTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/one-document.json"
         // 300 KB: over twenty 1448-byte segments, twice a 10-segment initial window.
-        try Data("""
-        { "schemaVersion": 1, "name": "one-document",
-          "origins": [ {"id": "main", "host": "www.records.test"} ],
-          "resources": [ {"id": "doc", "origin": "main", "path": "/", "bytes": 300000, "type": "document"} ] }
-        """.utf8).write(to: URL(fileURLWithPath: path))
+        try Data(
+            """
+            { "schemaVersion": 1, "name": "one-document",
+              "origins": [ {"id": "main", "host": "www.records.test"} ],
+              "resources": [ {"id": "doc", "origin": "main", "path": "/", "bytes": 300000, "type": "document"} ] }
+            """.utf8
+        ).write(to: URL(fileURLWithPath: path))
         let scenario = try Scenario.load(from: path)
-        let link = Profile(name: "rtt70", rtt: .ms(Self.rttMs), down: BitrateValue(bitsPerSecond: 100e6),
-                           up: BitrateValue(bitsPerSecond: 100e6))
-        var request = RunRequest(suiteName: "tls-records", scenarios: [(path, scenario)], profiles: [link],
-                                 transports: [.h2], runs: runs, outputDirectory: dir + "/out")
+        let link = Profile(
+            name: "rtt70", rtt: .ms(Self.rttMs), down: BitrateValue(bitsPerSecond: 100e6),
+            up: BitrateValue(bitsPerSecond: 100e6))
+        var request = RunRequest(
+            suiteName: "tls-records", scenarios: [(path, scenario)], profiles: [link],
+            transports: [.h2], runs: runs, outputDirectory: dir + "/out")
         request.library = Library(root: packageRoot + "/Scenarios")
         request.pageLoads.timeout = .seconds(30)
         request.server.tlsRecords = policy
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         XCTAssertEqual(results.runs.count, runs)
         return try results.runs.map { run in
             XCTAssertEqual(run.status, .ok, run.error ?? "")

@@ -34,7 +34,9 @@ final class EventLoopTests: XCTestCase {
     func testStopFromAnotherThreadEndsTheLoop() throws {
         let loop = try EventLoop()
         let stopper = loop.stopper
-        let t = Thread { usleep(20_000); stopper.set() }
+        let t = Thread {
+            usleep(20_000); stopper.set()
+        }
         t.start()
         let start = Instant.now()
         try loop.run(until: start + .seconds(10))
@@ -72,7 +74,7 @@ final class EventLoopTests: XCTestCase {
         let start = Instant.now()
         var ran: Instant?
         _ = loop.schedule(after: .milliseconds(5)) { loop.runAfterIO { ran = Instant.now() } }
-        _ = loop.schedule(after: .seconds(3)) {}   // the next wait would last until this one
+        _ = loop.schedule(after: .seconds(3)) {}  // the next wait would last until this one
         try loop.run(until: start + .seconds(5)) { ran != nil }
         let at = try XCTUnwrap(ran)
         XCTAssertLessThan(at.milliseconds(since: start), 1_000)

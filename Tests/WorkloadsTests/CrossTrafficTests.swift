@@ -23,15 +23,18 @@ final class CrossTrafficTests: XCTestCase {
             CrossFlowSpec(name: "quic", transport: .h3, congestionControl: "cubic", stopAfter: .ms(3000)),
         ]
         try profile.validate(file: "test")
-        let page = Scenario(name: "tiny", origins: [.init(id: "a", host: "a.netbench.test")],
-                            resources: [.init(id: "doc", origin: "a", path: "/", bytes: 20_000, type: .document)])
+        let page = Scenario(
+            name: "tiny", origins: [.init(id: "a", host: "a.netbench.test")],
+            resources: [.init(id: "doc", origin: "a", path: "/", bytes: 20_000, type: .document)])
         let out = NSTemporaryDirectory() + "netbench-cross-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "cross-test", scenarios: [("inline", page)], profiles: [profile],
-                                 transports: [.h2], runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "cross-test", scenarios: [("inline", page)], profiles: [profile],
+            transports: [.h2], runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(30)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         let run = try XCTUnwrap(results.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         XCTAssertNotNil(run.metrics.pltMs, "the page loaded under cross traffic")
@@ -42,7 +45,7 @@ final class CrossTrafficTests: XCTestCase {
         // client's setup (more on a busy machine): the flows' planned life is what is fixed.
         XCTAssertEqual(cross.originMs, cross.flows[0].startMs)
         XCTAssertLessThanOrEqual(cross.originMs, -1500)
-        let link = 10.0   // Mbit/s
+        let link = 10.0  // Mbit/s
         for f in cross.flows {
             XCTAssertNil(f.error, "\(f.name): \(f.error ?? "")")
             XCTAssertEqual(f.stopMs - f.startMs, 5000, accuracy: 150, f.name)
@@ -72,19 +75,24 @@ final class CrossTrafficTests: XCTestCase {
         profile.up = BitrateValue(bitsPerSecond: 4e6)
         profile.crossTraffic = [
             CrossFlowSpec(name: "down-tcp", transport: .h2, congestionControl: "cubic", stopAfter: .ms(3000)),
-            CrossFlowSpec(name: "up-tcp", transport: .h2, direction: .upload, congestionControl: "cubic", stopAfter: .ms(3000)),
-            CrossFlowSpec(name: "up-quic", transport: .h3, direction: .upload, congestionControl: "cubic", stopAfter: .ms(3000)),
+            CrossFlowSpec(
+                name: "up-tcp", transport: .h2, direction: .upload, congestionControl: "cubic", stopAfter: .ms(3000)),
+            CrossFlowSpec(
+                name: "up-quic", transport: .h3, direction: .upload, congestionControl: "cubic", stopAfter: .ms(3000)),
         ]
         try profile.validate(file: "test")
-        let page = Scenario(name: "tiny", origins: [.init(id: "a", host: "a.netbench.test")],
-                            resources: [.init(id: "doc", origin: "a", path: "/", bytes: 20_000, type: .document)])
+        let page = Scenario(
+            name: "tiny", origins: [.init(id: "a", host: "a.netbench.test")],
+            resources: [.init(id: "doc", origin: "a", path: "/", bytes: 20_000, type: .document)])
         let out = NSTemporaryDirectory() + "netbench-cross-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(suiteName: "cross-test", scenarios: [("inline", page)], profiles: [profile],
-                                 transports: [.h2], runs: 1, outputDirectory: out)
+        var request = RunRequest(
+            suiteName: "cross-test", scenarios: [("inline", page)], profiles: [profile],
+            transports: [.h2], runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(30)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver()) { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
+        { _ in }
         let run = try XCTUnwrap(results.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         let cross = try XCTUnwrap(run.crossTraffic)

@@ -8,8 +8,12 @@ import BenchModel
 final class FairnessMatrixTests: XCTestCase {
     func testDefaultPairsAreTheIssuesMatrix() {
         let names = FairnessMatrix.defaultPairs.map { "\($0.0)/\($0.1)" }
-        XCTAssertEqual(names, ["h3:cubic/tcp:cubic", "h3:cubic/tcp:bbr", "h3:bbr/tcp:cubic", "h3:bbr/tcp:bbr",
-                               "h3:cubic/h3:cubic", "h3:bbr/h3:bbr", "tcp:cubic/tcp:cubic", "tcp:bbr/tcp:bbr"])
+        XCTAssertEqual(
+            names,
+            [
+                "h3:cubic/tcp:cubic", "h3:cubic/tcp:bbr", "h3:bbr/tcp:cubic", "h3:bbr/tcp:bbr",
+                "h3:cubic/h3:cubic", "h3:bbr/h3:bbr", "tcp:cubic/tcp:cubic", "tcp:bbr/tcp:bbr",
+            ])
     }
 
     func testPairsParse() {
@@ -30,14 +34,17 @@ final class FairnessMatrixTests: XCTestCase {
 
     func testRowSummarisesSharesOverRuns() {
         func record(_ a: Double) -> CrossTrafficRecord {
-            var fa = CrossFlowRecord(name: "A", transport: .h3, direction: .download, startMs: 0, stopMs: 1000, bytes: 0, bins: [])
-            var fb = CrossFlowRecord(name: "B", transport: .h2, direction: .download, startMs: 0, stopMs: 1000, bytes: 0, bins: [])
+            var fa = CrossFlowRecord(
+                name: "A", transport: .h3, direction: .download, startMs: 0, stopMs: 1000, bytes: 0, bins: [])
+            var fb = CrossFlowRecord(
+                name: "B", transport: .h2, direction: .download, startMs: 0, stopMs: 1000, bytes: 0, bins: [])
             fa.share = a; fb.share = 1 - a; fa.goodputMbps = 6; fb.goodputMbps = 3
             var r = CrossTrafficRecord(binMs: 100, originMs: 0, flows: [fa, fb])
             r.jainIndex = 0.9
             return r
         }
-        let row = FairnessMatrix.row(profile: "interop", pair: FairnessMatrix.defaultPairs[0], records: [record(0.6), record(0.7), record(0.8)])
+        let row = FairnessMatrix.row(
+            profile: "interop", pair: FairnessMatrix.defaultPairs[0], records: [record(0.6), record(0.7), record(0.8)])
         XCTAssertEqual(row.runs, 3)
         XCTAssertEqual(row.shareA!.mean, 0.7, accuracy: 1e-12)
         XCTAssertEqual(row.shareA!.high - 0.7, 4.303 * 0.1 / 3.0.squareRoot(), accuracy: 1e-9)

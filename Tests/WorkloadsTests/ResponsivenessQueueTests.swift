@@ -19,16 +19,23 @@ final class ResponsivenessQueueTests: XCTestCase {
 
     func testSizesFollowTheLink() {
         // 50 Mbit/s × 40 ms = 250,000 bytes; 4 BDP = 1,000,000; 1 s at 50 Mbit/s = 6,250,000.
-        XCTAssertEqual(ResponsivenessQueue.bdp(multiple: 1).bytes(bitsPerSecond: 50e6, roundTrip: .milliseconds(40)), 250_000)
-        XCTAssertEqual(ResponsivenessQueue.bdp(multiple: 4).bytes(bitsPerSecond: 50e6, roundTrip: .milliseconds(40)), 1_000_000)
-        XCTAssertEqual(ResponsivenessQueue.drainTime(.seconds(1)).bytes(bitsPerSecond: 50e6, roundTrip: .milliseconds(40)), 6_250_000)
+        XCTAssertEqual(
+            ResponsivenessQueue.bdp(multiple: 1).bytes(bitsPerSecond: 50e6, roundTrip: .milliseconds(40)), 250_000)
+        XCTAssertEqual(
+            ResponsivenessQueue.bdp(multiple: 4).bytes(bitsPerSecond: 50e6, roundTrip: .milliseconds(40)), 1_000_000)
+        XCTAssertEqual(
+            ResponsivenessQueue.drainTime(.seconds(1)).bytes(bitsPerSecond: 50e6, roundTrip: .milliseconds(40)),
+            6_250_000)
         // A small BDP gets the emulator's floor of 30 packets, as its default queue does.
-        XCTAssertEqual(ResponsivenessQueue.bdp(multiple: 1).bytes(bitsPerSecond: 10e6, roundTrip: .milliseconds(30)), 45_000)
+        XCTAssertEqual(
+            ResponsivenessQueue.bdp(multiple: 1).bytes(bitsPerSecond: 10e6, roundTrip: .milliseconds(30)), 45_000)
     }
 
     func testAppliedToAProfile() throws {
-        let interop = Profile(name: "interop", rtt: .ms(30), down: BitrateValue(bitsPerSecond: 10e6), up: BitrateValue(bitsPerSecond: 10e6),
-                              queue: .packets(25))
+        let interop = Profile(
+            name: "interop", rtt: .ms(30), down: BitrateValue(bitsPerSecond: 10e6),
+            up: BitrateValue(bitsPerSecond: 10e6),
+            queue: .packets(25))
         let p = try XCTUnwrap(ResponsivenessQueue.drainTime(.seconds(1)).applied(to: interop))
         XCTAssertEqual(p.queue, .bytes(1_250_000))
         XCTAssertEqual(p.name, "interop-1000ms")

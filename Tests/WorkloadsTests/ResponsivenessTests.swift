@@ -15,7 +15,8 @@ final class ResponsivenessTests: XCTestCase {
     func testABloatedQueueCutsRoundTripsPerMinute() throws {
         try requireRoot("emulated runs need root (network namespaces and TUN devices)")
         let library = Library(root: packageRoot + "/Scenarios")
-        let profile = try XCTUnwrap(ResponsivenessQueue.drainTime(.seconds(1)).applied(to: try library.profile("interop")))
+        let profile = try XCTUnwrap(
+            ResponsivenessQueue.drainTime(.seconds(1)).applied(to: try library.profile("interop")))
         var run = ResponsivenessRun(profile: profile, transport: .h2, library: library)
         run.idleDuration = .milliseconds(600)
         run.rampUp = .milliseconds(2500)
@@ -27,7 +28,8 @@ final class ResponsivenessTests: XCTestCase {
         // Idle: a 1-byte GET is one round trip (30 ms) plus the machine's own time.
         XCTAssertGreaterThan(idle.selfHTTPMs, 29)
         XCTAssertLessThan(idle.selfHTTPMs, 200)
-        XCTAssertGreaterThan(loaded.selfHTTPMs, 3 * idle.selfHTTPMs, "the queue delays the loaded connection's requests")
+        XCTAssertGreaterThan(
+            loaded.selfHTTPMs, 3 * idle.selfHTTPMs, "the queue delays the loaded connection's requests")
         XCTAssertLessThan(loaded.rpm, idle.rpm / 2)
         XCTAssertGreaterThan(o.loadMbps ?? 0, 8, "the load fills the 10 Mbit/s link")
     }

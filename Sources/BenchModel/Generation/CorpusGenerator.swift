@@ -26,7 +26,9 @@ public struct CorpusGenerator: Sendable {
 
     /// Checks the count (1...100,000); a bad one is a usage error naming it.
     public init(count: Int, seed: UInt64, distribution: PageDistribution = .mobile2024) throws {
-        guard (1...100_000).contains(count) else { throw BenchError.usage("--corpus \(count) must be between 1 and 100000 pages") }
+        guard (1...100_000).contains(count) else {
+            throw BenchError.usage("--corpus \(count) must be between 1 and 100000 pages")
+        }
         self.count = count; self.seed = seed; self.distribution = distribution
     }
 
@@ -43,20 +45,26 @@ public struct CorpusGenerator: Sendable {
             let weight = Self.pageWeight(weightModel[n]!, quantile: point.bytesQuantile)
             let bytes = max(Int64(64 * n), Int64(weight.rounded()))
             let pageSeed = seed &* 1_000_003 &+ UInt64(i + 1)
-            let options = ScenarioGenerator.Options(name: "corpus-\(number)", distribution: distribution, requests: n,
-                                                    totalBytes: bytes, seed: pageSeed)
+            let options = ScenarioGenerator.Options(
+                name: "corpus-\(number)", distribution: distribution, requests: n,
+                totalBytes: bytes, seed: pageSeed)
             var scenario = Self.labelHosts(try ScenarioGenerator(options).generate(), label: "p\(number)")
-            scenario.description = "Corpus page \(i + 1) of \(count) (seed \(seed), \(distribution.name) distribution, HTTP Archive 2024): "
-                + "request quantile \(Self.rounded(point.requestsQuantile)), weight quantile \(Self.rounded(point.bytesQuantile)) at its request count; "
+            scenario.description =
+                "Corpus page \(i + 1) of \(count) (seed \(seed), \(distribution.name) distribution, HTTP Archive "
+                    + "2024): "
+                + "request quantile \(Self.rounded(point.requestsQuantile)), weight quantile "
+                + "\(Self.rounded(point.bytesQuantile)) at its request count; "
                 + "\(n) requests, \(Units.formatBytes(bytes)), \(scenario.origins.count) origins"
-            let entry = CorpusManifest.Page(file: "page-\(number).json", name: scenario.name,
-                                            requestsQuantile: Self.rounded(point.requestsQuantile),
-                                            bytesQuantile: Self.rounded(point.bytesQuantile),
-                                            requests: scenario.resources.count, bytes: scenario.totalBytes,
-                                            origins: scenario.origins.count, seed: pageSeed)
+            let entry = CorpusManifest.Page(
+                file: "page-\(number).json", name: scenario.name,
+                requestsQuantile: Self.rounded(point.requestsQuantile),
+                bytesQuantile: Self.rounded(point.bytesQuantile),
+                requests: scenario.resources.count, bytes: scenario.totalBytes,
+                origins: scenario.origins.count, seed: pageSeed)
             pages.append(Page(scenario: scenario, entry: entry))
         }
-        let manifest = CorpusManifest(count: count, seed: seed, distribution: distribution.name, pages: pages.map(\.entry))
+        let manifest = CorpusManifest(
+            count: count, seed: seed, distribution: distribution.name, pages: pages.map(\.entry))
         return (pages, manifest)
     }
 
@@ -77,7 +85,9 @@ public struct CorpusGenerator: Sendable {
 
     /// The sorted log page weights of 1,000 pages of `n` requests drawn by the generator's model.
     static func logWeights(_ distribution: PageDistribution, requests n: Int) -> [Double] {
-        guard let generator = try? ScenarioGenerator(.init(distribution: distribution, requests: n)) else { return [log(Double(n) * 35_000)] }
+        guard let generator = try? ScenarioGenerator(.init(distribution: distribution, requests: n)) else {
+            return [log(Double(n) * 35_000)]
+        }
         var rng = GeneratorRandom(seed: 0x3E16_47A0 &+ UInt64(n))
         var logs: [Double] = []
         for _ in 0..<1000 {

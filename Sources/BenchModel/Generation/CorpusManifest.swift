@@ -8,10 +8,14 @@ public struct CorpusManifest: Codable, Hashable, Sendable {
     public static let currentSchemaVersion = 1
     public static let fileName = "corpus.json"
     /// How the pages are placed, for readers of the file (see `CorpusDesign`, `CorpusGenerator`).
-    public static let methodText = "Latin hypercube over (request-count quantile, page-weight quantile): each axis cut into N equal strata, "
-        + "one page per stratum of each axis, axes paired by a seeded permutation. Requests: the HTTP Archive 2024 requests-per-page "
-        + "distribution (piecewise log-linear through its p10/p25/p50/p75/p90) at the request quantile. Weight: a log-normal fitted to "
-        + "256 pages of that request count drawn by the generator's model, at the weight quantile. Hosts carry the page's label."
+    public static let methodText =
+        "Latin hypercube over (request-count quantile, page-weight quantile): each axis cut into N equal strata, "
+        + "one page per stratum of each axis, axes paired by a seeded permutation. Requests: the HTTP Archive 2024 "
+        + "requests-per-page "
+        + "distribution (piecewise log-linear through its p10/p25/p50/p75/p90) at the request quantile. Weight: a "
+        + "log-normal fitted to "
+        + "256 pages of that request count drawn by the generator's model, at the weight quantile. Hosts carry the "
+        + "page's label."
 
     public struct Page: Codable, Hashable, Sendable {
         /// The scenario file, relative to the manifest.
@@ -58,7 +62,9 @@ public struct CorpusManifest: Codable, Hashable, Sendable {
     /// `corpus.json` lists, in order; without one, every `*.json` file in it, sorted by name. Paths
     /// are absolute. An empty directory or a listed page that is missing is a data error naming the
     /// suite, the key and the directory.
-    public static func scenarioFiles(inDirectory dir: String, suite: String, key: String, value: String? = nil) throws -> [String] {
+    public static func scenarioFiles(inDirectory dir: String, suite: String, key: String, value: String? = nil) throws
+        -> [String]
+    {
         let value = value ?? dir
         let base = URL(fileURLWithPath: dir, isDirectory: true).standardizedFileURL
         let manifestPath = base.appendingPathComponent(fileName).path
@@ -68,7 +74,9 @@ public struct CorpusManifest: Codable, Hashable, Sendable {
             return try manifest.pages.enumerated().map { i, page in
                 let path = base.appendingPathComponent(page.file).path
                 guard fm.fileExists(atPath: path) else {
-                    throw BenchError.data("\(suite): \(key): '\(value)': \(manifestPath): pages[\(i)].file: '\(page.file)' does not exist")
+                    throw BenchError.data(
+                        "\(suite): \(key): '\(value)': \(manifestPath): pages[\(i)].file: '\(page.file)' does not exist"
+                    )
                 }
                 return path
             }
@@ -76,7 +84,8 @@ public struct CorpusManifest: Codable, Hashable, Sendable {
         let names = (try? fm.contentsOfDirectory(atPath: base.path)) ?? []
         let files = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
         guard !files.isEmpty else {
-            throw BenchError.data("\(suite): \(key): '\(value)' is a directory without scenario files (*.json) or \(fileName)")
+            throw BenchError.data(
+                "\(suite): \(key): '\(value)' is a directory without scenario files (*.json) or \(fileName)")
         }
         return files.map { base.appendingPathComponent($0).path }
     }

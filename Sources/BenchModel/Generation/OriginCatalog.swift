@@ -18,8 +18,9 @@ struct OriginCatalog {
     static func firstParty(site: String) -> [Entry] {
         [
             Entry(id: "www", host: "www.\(site).test", thirdParty: false, types: Set(ResourceType.allCases)),
-            Entry(id: "static", host: "static.\(site).test", thirdParty: false,
-                  types: [.stylesheet, .script, .font, .image, .other]),
+            Entry(
+                id: "static", host: "static.\(site).test", thirdParty: false,
+                types: [.stylesheet, .script, .font, .image, .other]),
             Entry(id: "img", host: "img.\(site).test", thirdParty: false, types: [.image]),
         ]
     }
@@ -34,10 +35,15 @@ struct OriginCatalog {
         Entry(id: "jslib", host: "cdn.jslib.test", thirdParty: true, types: [.script, .stylesheet, .font]),
         Entry(id: "consent", host: "consent.cmp.test", thirdParty: true, types: [.script, .stylesheet, .xhr, .other]),
         Entry(id: "adcdn", host: "static.adnet-cdn.test", thirdParty: true, types: [.image, .script, .other]),
-        Entry(id: "social", host: "widgets.social.test", thirdParty: true, types: [.script, .document, .image, .stylesheet]),
+        Entry(
+            id: "social", host: "widgets.social.test", thirdParty: true,
+            types: [.script, .document, .image, .stylesheet]),
         Entry(id: "rum", host: "rum.metrics.test", thirdParty: true, types: [.script, .xhr]),
-        Entry(id: "video", host: "player.video.test", thirdParty: true, types: [.document, .script, .image, .other, .stylesheet]),
-        Entry(id: "chat", host: "widget.chat.test", thirdParty: true, types: [.script, .xhr, .stylesheet, .font, .image]),
+        Entry(
+            id: "video", host: "player.video.test", thirdParty: true,
+            types: [.document, .script, .image, .other, .stylesheet]),
+        Entry(
+            id: "chat", host: "widget.chat.test", thirdParty: true, types: [.script, .xhr, .stylesheet, .font, .image]),
         Entry(id: "reviews", host: "api.reviews.test", thirdParty: true, types: [.script, .xhr, .image]),
         Entry(id: "imgcdn", host: "images.imgcdn.test", thirdParty: true, types: [.image]),
         Entry(id: "experiments", host: "cdn.experiments.test", thirdParty: true, types: [.script, .xhr]),
@@ -52,7 +58,9 @@ struct OriginCatalog {
         var out = Array(thirdParties.prefix(count))
         var n = 1
         while out.count < count {
-            out.append(Entry(id: "vendor\(n)", host: "cdn.vendor\(n).test", thirdParty: true, types: Set(ResourceType.allCases)))
+            out.append(
+                Entry(
+                    id: "vendor\(n)", host: "cdn.vendor\(n).test", thirdParty: true, types: Set(ResourceType.allCases)))
             n += 1
         }
         return out

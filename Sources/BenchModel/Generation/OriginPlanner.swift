@@ -74,7 +74,9 @@ struct OriginPlanner {
 
     /// Every origin serves at least one resource: an empty one takes a resource of a type it
     /// serves (else any) from the origin with the most, never the root document.
-    func fillEmptyOrigins(_ drafts: inout [DraftResource], _ entries: [OriginCatalog.Entry], _ rng: inout GeneratorRandom) {
+    func fillEmptyOrigins(
+        _ drafts: inout [DraftResource], _ entries: [OriginCatalog.Entry], _ rng: inout GeneratorRandom
+    ) {
         for o in entries.indices {
             var load = [Int](repeating: 0, count: entries.count)
             for d in drafts { load[d.origin] += 1 }

@@ -62,14 +62,16 @@ public struct PageDistribution: Sendable, Hashable {
     public var documentThinkTimeMs: Double
     public var xhrThinkTimeMs: Double
 
-    public init(name: String, requestQuantiles: [Quantile], medianCount: [ResourceType: Double],
-                medianBytes: [ResourceType: Double], medianPageBytes: Double,
-                bytesSpread: [ResourceType: Double] = PageDistribution.defaultBytesSpread,
-                bytesElasticity: [ResourceType: Double] = PageDistribution.defaultElasticity,
-                sizeSpread: [ResourceType: Double] = PageDistribution.defaultSizeSpread,
-                mixSpread: Double = 0.25, thirdPartyPageShare: Double = 0.92,
-                thirdPartyShare: [ResourceType: Double] = PageDistribution.defaultThirdPartyShare,
-                documentThinkTimeMs: Double = 50, xhrThinkTimeMs: Double = 25) {
+    public init(
+        name: String, requestQuantiles: [Quantile], medianCount: [ResourceType: Double],
+        medianBytes: [ResourceType: Double], medianPageBytes: Double,
+        bytesSpread: [ResourceType: Double] = PageDistribution.defaultBytesSpread,
+        bytesElasticity: [ResourceType: Double] = PageDistribution.defaultElasticity,
+        sizeSpread: [ResourceType: Double] = PageDistribution.defaultSizeSpread,
+        mixSpread: Double = 0.25, thirdPartyPageShare: Double = 0.92,
+        thirdPartyShare: [ResourceType: Double] = PageDistribution.defaultThirdPartyShare,
+        documentThinkTimeMs: Double = 50, xhrThinkTimeMs: Double = 25
+    ) {
         self.name = name; self.requestQuantiles = requestQuantiles; self.medianCount = medianCount
         self.medianBytes = medianBytes; self.medianPageBytes = medianPageBytes; self.bytesSpread = bytesSpread
         self.bytesElasticity = bytesElasticity; self.sizeSpread = sizeSpread; self.mixSpread = mixSpread
@@ -79,7 +81,8 @@ public struct PageDistribution: Sendable, Hashable {
 
     /// The median request count (the p50 quantile).
     public var medianRequests: Double {
-        requestQuantiles.first { $0.probability == 0.5 }?.value ?? ResourceType.allCases.reduce(0) { $0 + (medianCount[$1] ?? 0) }
+        requestQuantiles.first { $0.probability == 0.5 }?.value
+            ?? ResourceType.allCases.reduce(0) { $0 + (medianCount[$1] ?? 0) }
     }
 
     /// Fitted so the median of the page total matches the published median page weight
@@ -108,8 +111,10 @@ public struct PageDistribution: Sendable, Hashable {
         name: "mobile",
         requestQuantiles: [.init(0.10, 22), .init(0.25, 39), .init(0.50, 66), .init(0.75, 109), .init(0.90, 170)],
         medianCount: [.document: 2, .stylesheet: 8, .script: 22, .font: 3, .image: 16, .xhr: 9, .other: 6],
-        medianBytes: [.document: 18_000, .stylesheet: 73_000, .script: 558_000, .font: 111_000,
-                      .image: 900_000, .xhr: 20_000, .other: 30_000],
+        medianBytes: [
+            .document: 18_000, .stylesheet: 73_000, .script: 558_000, .font: 111_000,
+            .image: 900_000, .xhr: 20_000, .other: 30_000,
+        ],
         medianPageBytes: 2_311_000)
 
     /// HTTP Archive, Web Almanac 2024 (October 2024 crawl), desktop home pages.
@@ -122,8 +127,10 @@ public struct PageDistribution: Sendable, Hashable {
         name: "desktop",
         requestQuantiles: [.init(0.10, 24), .init(0.25, 42), .init(0.50, 71), .init(0.75, 115), .init(0.90, 176)],
         medianCount: [.document: 2, .stylesheet: 8, .script: 24, .font: 4, .image: 18, .xhr: 9, .other: 6],
-        medianBytes: [.document: 18_000, .stylesheet: 78_000, .script: 613_000, .font: 131_000,
-                      .image: 1_054_000, .xhr: 20_000, .other: 30_000],
+        medianBytes: [
+            .document: 18_000, .stylesheet: 78_000, .script: 613_000, .font: 131_000,
+            .image: 1_054_000, .xhr: 20_000, .other: 30_000,
+        ],
         medianPageBytes: 2_652_000)
 
     /// The distributions by name, for `--distribution`.
@@ -131,7 +138,9 @@ public struct PageDistribution: Sendable, Hashable {
 
     /// A copy with another request mix and per-type bytes (the shape of special pages such as an
     /// image gallery or a single-page app); figures not given keep this distribution's values.
-    public func with(name: String, medianCount: [ResourceType: Double], medianBytes: [ResourceType: Double]) -> PageDistribution {
+    public func with(name: String, medianCount: [ResourceType: Double], medianBytes: [ResourceType: Double])
+        -> PageDistribution
+    {
         var d = self
         d.name = name
         d.medianCount = medianCount

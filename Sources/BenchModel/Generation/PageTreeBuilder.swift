@@ -51,14 +51,22 @@ private struct Shaper {
                 if !scripts.isEmpty && roll < 0.4 { attach(i, to: rng.pick(scripts)) } else { place(i, .body) }
             case .font:
                 let sheets = earlier(.stylesheet, before: i)
-                if !sheets.isEmpty && roll < 0.85 { attach(i, to: choose(sheets, for: i, sameParty: 0.9)) } else { place(i, .head) }
+                if !sheets.isEmpty && roll < 0.85 {
+                    attach(i, to: choose(sheets, for: i, sameParty: 0.9))
+                } else {
+                    place(i, .head)
+                }
             case .image: placeImage(i, roll)
             case .xhr:
                 let scripts = earlier(.script, before: i)
                 if scripts.isEmpty { place(i, .end) } else { attach(i, to: chainEnd() ?? choose(scripts, for: i)) }
             case .other:
                 let scripts = earlier(.script, before: i)
-                if roll < 0.6 || scripts.isEmpty { place(i, rng.chance(0.5) ? .head : .body) } else { attach(i, to: choose(scripts, for: i)) }
+                if roll < 0.6 || scripts.isEmpty {
+                    place(i, rng.chance(0.5) ? .head : .body)
+                } else {
+                    attach(i, to: choose(scripts, for: i))
+                }
             }
         }
         if scriptChain > 0 { pointImagesAtChainEnd() }
@@ -91,21 +99,32 @@ private struct Shaper {
             return
         }
         let style = rng.unit()
-        if style < 1.0 / 3 { place(i, .head); d[i].renderBlocking = true }
-        else if style < 0.5 { place(i, .head) }
-        else if style < 0.8 { place(i, .body) }
-        else { place(i, .end) }
+        if style < 1.0 / 3 {
+            place(i, .head); d[i].renderBlocking = true
+        } else if style < 0.5 {
+            place(i, .head)
+        } else if style < 0.8 {
+            place(i, .body)
+        } else {
+            place(i, .end)
+        }
     }
 
     mutating func placeImage(_ i: Int, _ roll: Double) {
         let sheets = earlier(.stylesheet, before: i)
         let scripts = earlier(.script, before: i)
         let frames = earlier(.document, before: i)
-        if roll < 0.65 { place(i, .body) }
-        else if roll < 0.80 && !sheets.isEmpty { attach(i, to: choose(sheets, for: i)) }
-        else if roll < 0.92 && !scripts.isEmpty { attach(i, to: choose(scripts, for: i)) }
-        else if !frames.isEmpty { place(i, .body, in: rng.pick(frames)) }
-        else { place(i, .body) }
+        if roll < 0.65 {
+            place(i, .body)
+        } else if roll < 0.80 && !sheets.isEmpty {
+            attach(i, to: choose(sheets, for: i))
+        } else if roll < 0.92 && !scripts.isEmpty {
+            attach(i, to: choose(scripts, for: i))
+        } else if !frames.isEmpty {
+            place(i, .body, in: rng.pick(frames))
+        } else {
+            place(i, .body)
+        }
     }
 
     /// A child of a document (the root unless `parent` says otherwise), revealed in its head,
@@ -163,7 +182,9 @@ private struct Shaper {
         let scripts = d.indices.filter { d[$0].type == .script }
         let sheets = d.indices.filter { d[$0].type == .stylesheet }
         for leaf in d.indices.reversed() where leaf > 0 && !hasChildren.contains(leaf) && d[leaf].type != .document {
-            let parents = scripts.filter { $0 != leaf } + ([.font, .image, .stylesheet].contains(d[leaf].type) ? sheets.filter { $0 != leaf } : [])
+            let parents =
+                scripts.filter { $0 != leaf }
+                + ([.font, .image, .stylesheet].contains(d[leaf].type) ? sheets.filter { $0 != leaf } : [])
             guard !parents.isEmpty else { continue }
             attach(leaf, to: rng.pick(parents))
             if d[leaf].type == .stylesheet { d[leaf].renderBlocking = true }

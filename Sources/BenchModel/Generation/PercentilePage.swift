@@ -52,13 +52,16 @@ public struct PercentilePage: Sendable, Hashable {
     public func options(seed: UInt64 = 1) -> ScenarioGenerator.Options {
         let n = requests
         let b = bytes
-        let description = "HTTP Archive 2024 \(distribution.name) page at p\(percentile): \(n) requests (the published "
-            + "request-count quantile), \(Units.formatBytes(b)) (p\(percentile) of \(Self.modelPages) pages of netbench's fitted "
+        let description =
+            "HTTP Archive 2024 \(distribution.name) page at p\(percentile): \(n) requests (the published "
+            + "request-count quantile), \(Units.formatBytes(b)) (p\(percentile) of \(Self.modelPages) pages of "
+            + "netbench's fitted "
             + "model; only the median weight is published in its reference data), median type mix; "
             + "netbench scenario generate --percentile \(percentile)"
             + (distribution.name == "mobile" ? "" : " --distribution \(distribution.name)")
-        return .init(name: name, description: description, distribution: distribution, requests: n, totalBytes: b,
-                     seed: seed, exactMix: true, site: "shop")
+        return .init(
+            name: name, description: description, distribution: distribution, requests: n, totalBytes: b,
+            seed: seed, exactMix: true, site: "shop")
     }
 
     public func scenario(seed: UInt64 = 1) throws -> Scenario {
@@ -71,7 +74,7 @@ public struct PercentilePage: Sendable, Hashable {
         guard let generator = try? ScenarioGenerator(.init(distribution: distribution)) else { return [0] }
         return (1...UInt64(modelPages)).map { seed in
             var rng = GeneratorRandom(seed: seed)
-            _ = rng.pick(OriginCatalog.sites)            // generate() picks the site first
+            _ = rng.pick(OriginCatalog.sites)  // generate() picks the site first
             let n = generator.drawRequests(&rng)
             let counts = generator.drawCounts(n, &rng)
             return generator.drawTypeBytes(counts, &rng).values.reduce(0, +)

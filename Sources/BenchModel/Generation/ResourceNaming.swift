@@ -5,8 +5,10 @@
 enum ResourceNaming {
     typealias ResourceType = Scenario.ResourceType
 
-    static func finish(_ drafts: [DraftResource], origins entries: [OriginCatalog.Entry],
-                       _ rng: inout GeneratorRandom) -> ([Scenario.Origin], [Scenario.Resource]) {
+    static func finish(
+        _ drafts: [DraftResource], origins entries: [OriginCatalog.Entry],
+        _ rng: inout GeneratorRandom
+    ) -> ([Scenario.Origin], [Scenario.Resource]) {
         let order = discoveryOrder(drafts)
         var ids = [String](repeating: "", count: drafts.count)
         var perType: [ResourceType: Int] = [:]
@@ -21,13 +23,16 @@ enum ResourceNaming {
         for i in order {
             let d = drafts[i]
             let k = i == 0 ? 0 : Int(ids[i].split(separator: "-").last!)!
-            resources.append(Scenario.Resource(
-                id: ids[i], origin: entries[d.origin].id, path: path(d, index: k, root: i == 0, &rng),
-                bytes: d.bytes, type: d.type, parent: d.parent.map { ids[$0] },
-                revealAfterBytes: d.revealAfterBytes, thinkTimeMs: d.thinkTimeMs, renderBlocking: d.renderBlocking))
+            resources.append(
+                Scenario.Resource(
+                    id: ids[i], origin: entries[d.origin].id, path: path(d, index: k, root: i == 0, &rng),
+                    bytes: d.bytes, type: d.type, parent: d.parent.map { ids[$0] },
+                    revealAfterBytes: d.revealAfterBytes, thinkTimeMs: d.thinkTimeMs, renderBlocking: d.renderBlocking))
         }
         let used = Set(drafts.map(\.origin))
-        let origins = entries.indices.filter { used.contains($0) }.map { Scenario.Origin(id: entries[$0].id, host: entries[$0].host) }
+        let origins = entries.indices.filter { used.contains($0) }.map {
+            Scenario.Origin(id: entries[$0].id, host: entries[$0].host)
+        }
         return (origins, resources)
     }
 
@@ -41,7 +46,9 @@ enum ResourceNaming {
         while !queue.isEmpty {
             let i = queue.removeFirst()
             out.append(i)
-            queue += children[i].sorted { (d[$0].revealAfterBytes ?? Int64.max, $0) < (d[$1].revealAfterBytes ?? Int64.max, $1) }
+            queue += children[i].sorted {
+                (d[$0].revealAfterBytes ?? Int64.max, $0) < (d[$1].revealAfterBytes ?? Int64.max, $1)
+            }
         }
         return out
     }
@@ -64,10 +71,13 @@ enum ResourceNaming {
         case .document:
             return root ? "/" : "/frame/embed-\(k).html"
         case .stylesheet:
-            let name = rng.pick(d.thirdParty ? ["css", "widget", "theme"] : ["main", "theme", "components", "vendor", "layout"])
+            let name = rng.pick(
+                d.thirdParty ? ["css", "widget", "theme"] : ["main", "theme", "components", "vendor", "layout"])
             return "/assets/css/\(name)-\(k).\(hash).css"
         case .script:
-            let drawn = rng.pick(d.thirdParty ? ["loader", "tag", "sdk", "widget", "bundle"] : ["app", "vendor", "runtime", "chunk", "polyfills"])
+            let drawn = rng.pick(
+                d.thirdParty
+                    ? ["loader", "tag", "sdk", "widget", "bundle"] : ["app", "vendor", "runtime", "chunk", "polyfills"])
             let name = d.nameHint ?? drawn
             return "/assets/js/\(name)-\(k).\(hash).js"
         case .font:
@@ -76,11 +86,18 @@ enum ResourceNaming {
         case .image:
             if d.bytes < 200 { return "/pixel-\(k).gif" }
             let ext = ["webp", "jpg", "png", "svg", "gif"][rng.weighted([35, 35, 20, 5, 5])]
-            let kind = rng.pick(d.bytes < 5_000 ? ["icon", "logo", "sprite"] : d.bytes < 60_000 ? ["thumb", "product", "photo", "avatar"]
-                                : ["hero", "banner", "photo", "product"])
+            let kind = rng.pick(
+                d.bytes < 5_000
+                    ? ["icon", "logo", "sprite"]
+                    : d.bytes < 60_000
+                        ? ["thumb", "product", "photo", "avatar"]
+                        : ["hero", "banner", "photo", "product"])
             return "/images/\(kind)-\(k).\(hash).\(ext)"
         case .xhr:
-            let endpoint = rng.pick(d.thirdParty ? ["collect", "events", "config", "v2/track"] : ["cart", "recommendations", "user", "config", "search", "items"])
+            let endpoint = rng.pick(
+                d.thirdParty
+                    ? ["collect", "events", "config", "v2/track"]
+                    : ["cart", "recommendations", "user", "config", "search", "items"])
             return "/api/\(endpoint)/\(k)"
         case .other:
             if d.bytes > 100_000 { return rng.pick(["/media/clip-\(k).mp4", "/wasm/module-\(k).wasm"]) }

@@ -47,8 +47,9 @@ public struct ScenarioSummary: Sendable {
         let rootDomain = s.root.flatMap { s.origin(id: $0.origin) }.map { Self.registrableDomain($0.host) }
         origins = s.origins.map { o in
             let mine = s.resources.filter { $0.origin == o.id }
-            return OriginLine(id: o.id, host: o.host, requests: mine.count, bytes: mine.reduce(0) { $0 + $1.bytes },
-                              thirdParty: rootDomain.map { Self.registrableDomain(o.host) != $0 } ?? false)
+            return OriginLine(
+                id: o.id, host: o.host, requests: mine.count, bytes: mine.reduce(0) { $0 + $1.bytes },
+                thirdParty: rootDomain.map { Self.registrableDomain(o.host) != $0 } ?? false)
         }
         (criticalPath, criticalPathMs) = Self.criticalPath(s, rttMs: rttMs, bitsPerSecond: bitsPerSecond)
     }
@@ -67,7 +68,7 @@ public struct ScenarioSummary: Sendable {
         var visiting = Set<String>()
         func solve(_ id: String) -> (Double, Double) {
             if let f = finish[id], let fb = firstByte[id] { return (fb, f) }
-            guard let r = byID[id], !visiting.contains(id) else { return (0, 0) }   // cycles: validation reports them
+            guard let r = byID[id], !visiting.contains(id) else { return (0, 0) }  // cycles: validation reports them
             visiting.insert(id)
             var discovered = 0.0
             if let p = r.parent, byID[p] != nil {

@@ -4,11 +4,11 @@
 /// a peer cannot make the decoder scan forever.
 struct ChunkedBodyDecoder {
     private enum State {
-        case size            // hex digits of chunk-size
-        case sizeExtension   // BWS / ";" ext ... up to the line end
-        case sizeLF          // CR seen after the size line
-        case data            // chunkRemaining bytes of chunk data
-        case dataCR          // CRLF after chunk data
+        case size  // hex digits of chunk-size
+        case sizeExtension  // BWS / ";" ext ... up to the line end
+        case sizeLF  // CR seen after the size line
+        case data  // chunkRemaining bytes of chunk data
+        case dataCR  // CRLF after chunk data
         case dataLF
         case trailerLineStart
         case trailerLine
@@ -82,7 +82,11 @@ struct ChunkedBodyDecoder {
         case .data:
             preconditionFailure("chunk data is consumed in bulk")
         case .dataCR:
-            if byte == 0x0D { state = .dataLF } else if byte == 0x0A { state = .size } else {
+            if byte == 0x0D {
+                state = .dataLF
+            } else if byte == 0x0A {
+                state = .size
+            } else {
                 throw HTTP1ParseError(.badChunk, "chunk data longer than its size")
             }
         case .dataLF:

@@ -5,8 +5,9 @@ enum HTTP1Grammar {
         switch c {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
         case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
         default: false
         }
     }
@@ -20,7 +21,7 @@ enum HTTP1Grammar {
     static func version(_ bytes: ArraySlice<UInt8>) throws(HTTP1ParseError) -> HTTPVersion? {
         let b = Array(bytes)
         guard b.count == 8, b[0...4].elementsEqual("HTTP/".utf8), b[6] == UInt8(ascii: "."),
-              (0x30...0x39).contains(b[5]), (0x30...0x39).contains(b[7])
+            (0x30...0x39).contains(b[5]), (0x30...0x39).contains(b[7])
         else { return nil }
         let version = HTTPVersion(major: Int(b[5] - 0x30), minor: Int(b[7] - 0x30))
         guard version == .http1_1 || version == .http1_0 else {
@@ -34,7 +35,7 @@ enum HTTP1Grammar {
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
         let bad = HTTP1ParseError(.badRequestLine, HTTP1ParseError.quote(line))
         guard parts.count == 3, isToken(parts[0]),
-              !parts[1].isEmpty, parts[1].allSatisfy({ (0x21...0x7E).contains($0) })
+            !parts[1].isEmpty, parts[1].allSatisfy({ (0x21...0x7E).contains($0) })
         else { throw bad }
         guard let version = try version(parts[2]) else { throw bad }
         return (String(decoding: parts[0], as: UTF8.self), String(decoding: parts[1], as: UTF8.self), version)

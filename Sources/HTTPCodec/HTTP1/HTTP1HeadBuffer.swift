@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Collects the bytes of one message head (start line + fields + empty line) across `feed`
@@ -42,7 +42,7 @@ struct HTTP1HeadBuffer {
             let isEmptyLine = lineLength == 1 || (lineLength == 2 && bytes[lineStart] == 0x0D)
             if isEmptyLine {
                 if lineStart == 0 {
-                    bytes.removeAll(keepingCapacity: true)   // empty line before the start line
+                    bytes.removeAll(keepingCapacity: true)  // empty line before the start line
                     continue
                 }
                 return (index, true)

@@ -63,7 +63,11 @@ public struct HTTP1RequestParser: Sendable {
                     let n = Int(min(Int64(rest.count), remaining))
                     index += n
                     events.append(.body(count: n))
-                    if remaining == Int64(n) { messageComplete(&events) } else { state = .body(remaining: remaining - Int64(n)) }
+                    if remaining == Int64(n) {
+                        messageComplete(&events)
+                    } else {
+                        state = .body(remaining: remaining - Int64(n))
+                    }
                 case .chunked(var decoder):
                     let (consumed, data, finished) = try decoder.decode(rest)
                     index += consumed

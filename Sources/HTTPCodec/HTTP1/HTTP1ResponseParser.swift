@@ -77,7 +77,11 @@ public struct HTTP1ResponseParser: Sendable {
                     let (consumed, data, finished) = try decoder.decode(rest)
                     index += consumed
                     if data > 0 { events.append(.body(count: data)) }
-                    if finished { responseComplete(&events, keepAlive: keepAlive) } else { state = .chunked(decoder, keepAlive: keepAlive) }
+                    if finished {
+                        responseComplete(&events, keepAlive: keepAlive)
+                    } else {
+                        state = .chunked(decoder, keepAlive: keepAlive)
+                    }
                 case .untilClose:
                     index = bytes.count
                     events.append(.body(count: rest.count))
@@ -121,8 +125,9 @@ public struct HTTP1ResponseParser: Sendable {
         let lines = try headBuffer.lines()
         headBuffer.reset()
         let (version, status, reason) = try HTTP1Grammar.statusLine(lines[0])
-        let head = HTTPResponseHead(version: version, status: status, reason: reason,
-                                    headers: try HTTP1Grammar.fields(lines[1...]))
+        let head = HTTPResponseHead(
+            version: version, status: status, reason: reason,
+            headers: try HTTP1Grammar.fields(lines[1...]))
         if (100..<200).contains(status) {
             // netbench never asks to switch protocols over HTTP/1.1.
             guard status != 101 else { throw HTTP1ParseError(.unexpectedStatus, "101 Switching Protocols") }

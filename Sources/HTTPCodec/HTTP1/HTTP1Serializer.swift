@@ -6,9 +6,10 @@
 public enum HTTP1Serializer {
     /// `GET /path HTTP/1.1` with `Host` first, an optional `Range`, then `headers` in order
     /// (a `Host` among them is dropped; `host` wins).
-    public static func requestHead(method: String = "GET", target: String, host: String,
-                                   range: HTTPByteRange? = nil, headers: HTTPHeaders = [:]) -> [UInt8]
-    {
+    public static func requestHead(
+        method: String = "GET", target: String, host: String,
+        range: HTTPByteRange? = nil, headers: HTTPHeaders = [:]
+    ) -> [UInt8] {
         var fields = HTTPHeaders()
         fields.add(name: "Host", value: host)
         if let range { fields.add(name: "Range", value: range.headerValue) }
@@ -26,7 +27,8 @@ public enum HTTP1Serializer {
         out.append(0x20)
         appendSafe(head.target, to: &out)
         out.append(0x20)
-        out.append(contentsOf: head.version.major >= 2 ? HTTPVersion.http1_1.description.utf8 : head.version.description.utf8)
+        out.append(
+            contentsOf: head.version.major >= 2 ? HTTPVersion.http1_1.description.utf8 : head.version.description.utf8)
         appendFields(head.headers, to: &out)
         return out
     }
@@ -35,10 +37,11 @@ public enum HTTP1Serializer {
     /// for a 206, `Connection: close` unless `keepAlive`, then `headers` (their own
     /// Content-Length, Content-Range, Connection and Transfer-Encoding are dropped: the
     /// body is always sent with a known length).
-    public static func responseHead(status: Int, reason: String? = nil, contentLength: Int64,
-                                    contentRange: HTTPContentRange? = nil, keepAlive: Bool = true,
-                                    headers: HTTPHeaders = [:]) -> [UInt8]
-    {
+    public static func responseHead(
+        status: Int, reason: String? = nil, contentLength: Int64,
+        contentRange: HTTPContentRange? = nil, keepAlive: Bool = true,
+        headers: HTTPHeaders = [:]
+    ) -> [UInt8] {
         var fields = HTTPHeaders()
         if !HTTPStatus.forbidsBody(status) {
             fields.add(name: "Content-Length", value: String(contentLength))
@@ -59,7 +62,8 @@ public enum HTTP1Serializer {
         out.append(contentsOf: (head.version.major >= 2 ? HTTPVersion.http1_1 : head.version).description.utf8)
         out.append(0x20)
         let status = String(head.status)
-        out.append(contentsOf: (status.count < 3 ? String(repeating: "0", count: 3 - status.count) + status : status).utf8)
+        out.append(
+            contentsOf: (status.count < 3 ? String(repeating: "0", count: 3 - status.count) + status : status).utf8)
         out.append(0x20)
         appendSafe(head.reason, to: &out)
         appendFields(head.headers, to: &out)

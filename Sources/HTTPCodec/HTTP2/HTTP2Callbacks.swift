@@ -8,11 +8,13 @@ enum HTTP2Callbacks {
             HTTP2SessionState.from(userData).beginHeaders(stream: frame!.pointee.hd.stream_id)
             return 0
         }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+            _, frame, name, nameLength, value, valueLength, _, userData in
             let state = HTTP2SessionState.from(userData)
-            let kept = state.header(stream: frame!.pointee.hd.stream_id,
-                                    name: UnsafeBufferPointer(start: name, count: nameLength),
-                                    value: UnsafeBufferPointer(start: value, count: valueLength))
+            let kept = state.header(
+                stream: frame!.pointee.hd.stream_id,
+                name: UnsafeBufferPointer(start: name, count: nameLength),
+                value: UnsafeBufferPointer(start: value, count: valueLength))
             // Temporal failure: nghttp2 resets this stream and skips the rest of its header block.
             return kept ? 0 : Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
@@ -58,7 +60,9 @@ enum HTTP2Callbacks {
     /// The read callback of every body we send: generated filler, never stored.
     static let readBody: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, userData in
         let state = HTTP2SessionState.from(userData)
-        guard let (count, eof) = state.readBody(stream: stream, into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+        guard
+            let (count, eof) = state.readBody(
+                stream: stream, into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
         else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
         if eof { flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
         return count
@@ -73,14 +77,17 @@ extension HTTP2SessionState {
         case NGHTTP2_DATA.rawValue:
             dataFrameComplete(stream: hd.stream_id, endStream: endStream)
         case NGHTTP2_HEADERS.rawValue:
-            headersComplete(stream: hd.stream_id, isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
-                            endStream: endStream)
+            headersComplete(
+                stream: hd.stream_id, isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
+                endStream: endStream)
         case NGHTTP2_SETTINGS.rawValue:
             events.append(UInt32(hd.flags) & NGHTTP2_FLAG_ACK.rawValue != 0 ? .settingsAcknowledged : .settingsReceived)
         case NGHTTP2_GOAWAY.rawValue:
             let goaway = frame.pointee.goaway
-            events.append(.goAway(lastStream: goaway.last_stream_id, errorCode: HTTP2ErrorCode(rawValue: goaway.error_code),
-                                  debugData: Self.text(goaway.opaque_data, goaway.opaque_data_len)))
+            events.append(
+                .goAway(
+                    lastStream: goaway.last_stream_id, errorCode: HTTP2ErrorCode(rawValue: goaway.error_code),
+                    debugData: Self.text(goaway.opaque_data, goaway.opaque_data_len)))
         default:
             break
         }

@@ -43,7 +43,9 @@ public final class HTTP2Connection {
         nghttp2_session_del(session)
     }
 
-    private static func makeSession(role: Role, limits: HTTP2Limits?, userData: UnsafeMutableRawPointer) throws(HTTP2Error) -> OpaquePointer {
+    private static func makeSession(role: Role, limits: HTTP2Limits?, userData: UnsafeMutableRawPointer)
+        throws(HTTP2Error) -> OpaquePointer
+    {
         var callbacks: OpaquePointer?
         try check(nghttp2_session_callbacks_new(&callbacks), "nghttp2_session_callbacks_new")
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -69,19 +71,25 @@ public final class HTTP2Connection {
         add(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, settings.headerTableSize)
         add(NGHTTP2_SETTINGS_ENABLE_PUSH, settings.enablePush.map { $0 ? 1 : 0 })
         add(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams)
-        add(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, settings.initialWindowSize == 65_535 ? nil : settings.initialWindowSize)
+        add(
+            NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE,
+            settings.initialWindowSize == 65_535 ? nil : settings.initialWindowSize)
         add(NGHTTP2_SETTINGS_MAX_FRAME_SIZE, settings.maxFrameSize)
         add(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, settings.maxHeaderListSize)
-        try Self.check(nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count),
-                       "nghttp2_submit_settings")
+        try Self.check(
+            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count),
+            "nghttp2_submit_settings")
         if settings.connectionWindowSize != 65_535 {
             guard settings.connectionWindowSize <= UInt32(Int32.max) else {
-                throw .library(call: "nghttp2_session_set_local_window_size", code: NGHTTP2_ERR_INVALID_ARGUMENT.rawValue,
-                               message: "connection window over 2^31-1")
+                throw .library(
+                    call: "nghttp2_session_set_local_window_size", code: NGHTTP2_ERR_INVALID_ARGUMENT.rawValue,
+                    message: "connection window over 2^31-1")
             }
-            try Self.check(nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0,
-                                                                 Int32(settings.connectionWindowSize)),
-                           "nghttp2_session_set_local_window_size")
+            try Self.check(
+                nghttp2_session_set_local_window_size(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0,
+                    Int32(settings.connectionWindowSize)),
+                "nghttp2_session_set_local_window_size")
         }
     }
 
@@ -101,8 +109,9 @@ public final class HTTP2Connection {
         // Over a rate limit: the GOAWAY is queued; `.connectionError` comes once it is sent.
         if result < 0 && state.calmReason != nil { return state.takeEvents() }
         if result < 0 {
-            let error = HTTP2Error.library(call: "nghttp2_session_mem_recv", code: Int32(result),
-                                           message: String(cString: nghttp2_strerror(Int32(result))))
+            let error = HTTP2Error.library(
+                call: "nghttp2_session_mem_recv", code: Int32(result),
+                message: String(cString: nghttp2_strerror(Int32(result))))
             failure = error
             throw error
         }
@@ -152,10 +161,14 @@ public final class HTTP2Connection {
     ///   fits one packet arrives whole, so the head waits for nothing): many small responses then go
     ///   out in a few records instead of one per head. The frame that would go past it is kept for
     ///   the next call.
-    public func takeOutbound(into buffer: UnsafeMutableRawBufferPointer,
-                             endingAtHeaderBlock: Bool = false, sharedHeaderRecord: Int = 0) throws(HTTP2Error) -> Int {
+    public func takeOutbound(
+        into buffer: UnsafeMutableRawBufferPointer,
+        endingAtHeaderBlock: Bool = false, sharedHeaderRecord: Int = 0
+    ) throws(HTTP2Error) -> Int {
         var written = 0
-        try produce(limit: buffer.count, endingAtHeaderBlock: endingAtHeaderBlock, sharedHeaderRecord: sharedHeaderRecord) { chunk in
+        try produce(
+            limit: buffer.count, endingAtHeaderBlock: endingAtHeaderBlock, sharedHeaderRecord: sharedHeaderRecord
+        ) { chunk in
             (buffer.baseAddress! + written).copyMemory(from: chunk.baseAddress!, byteCount: chunk.count)
             written += chunk.count
         }
@@ -170,8 +183,10 @@ public final class HTTP2Connection {
     }
 
     /// Hands `consume` the next bytes to send, at most `limit` in all, in order.
-    private func produce(limit: Int, endingAtHeaderBlock: Bool = false, sharedHeaderRecord: Int = 0,
-                         _ consume: (UnsafeRawBufferPointer) -> Void) throws(HTTP2Error) {
+    private func produce(
+        limit: Int, endingAtHeaderBlock: Bool = false, sharedHeaderRecord: Int = 0,
+        _ consume: (UnsafeRawBufferPointer) -> Void
+    ) throws(HTTP2Error) {
         if let failure { throw failure }
         var remaining = limit
         // Once a header block has been taken and the bytes stay within `sharedHeaderRecord`,
@@ -184,7 +199,9 @@ public final class HTTP2Connection {
         }
         if overflowStart < overflow.count {
             let n = min(remaining, overflow.count - overflowStart)
-            overflow.withUnsafeBytes { consume(UnsafeRawBufferPointer(rebasing: $0[overflowStart..<overflowStart + n])) }
+            overflow.withUnsafeBytes {
+                consume(UnsafeRawBufferPointer(rebasing: $0[overflowStart..<overflowStart + n]))
+            }
             overflowStart += n
             remaining -= n
             if overflowStart == overflow.count {
@@ -197,8 +214,9 @@ public final class HTTP2Connection {
             var pointer: UnsafePointer<UInt8>?
             let n = nghttp2_session_mem_send(session, &pointer)
             if n < 0 {
-                let error = HTTP2Error.library(call: "nghttp2_session_mem_send", code: Int32(n),
-                                               message: String(cString: nghttp2_strerror(Int32(n))))
+                let error = HTTP2Error.library(
+                    call: "nghttp2_session_mem_send", code: Int32(n),
+                    message: String(cString: nghttp2_strerror(Int32(n))))
                 failure = error
                 throw error
             }
@@ -237,13 +255,14 @@ public final class HTTP2Connection {
 
     /// Client: queues a request and returns its stream id. The request opens when the peer's
     /// stream limit allows; `bodyLength` > 0 sends a generated body (with Content-Length).
-    public func submitRequest(method: String = "GET", scheme: String = "https", authority: String, path: String,
-                              headers: HTTPHeaders = [:], priority: HTTP2Priority? = nil,
-                              bodyLength: Int64 = 0) throws(HTTP2Error) -> Int32
-    {
+    public func submitRequest(
+        method: String = "GET", scheme: String = "https", authority: String, path: String,
+        headers: HTTPHeaders = [:], priority: HTTP2Priority? = nil,
+        bodyLength: Int64 = 0
+    ) throws(HTTP2Error) -> Int32 {
         precondition(role == .client, "submitRequest on a server connection")
         fields.removeAll()
-        fields.add(":method", method)      // Chrome's pseudo-header order
+        fields.add(":method", method)  // Chrome's pseudo-header order
         fields.add(":authority", authority)
         fields.add(":scheme", scheme)
         fields.add(":path", path)
@@ -257,8 +276,9 @@ public final class HTTP2Connection {
         let stream = fields.withNameValues { nva, count in
             withUnsafePointer(to: &spec) { specPointer in
                 withUnsafePointer(to: &provider) { providerPointer in
-                    nghttp2_submit_request(session, priority == nil ? nil : specPointer, nva, count,
-                                           bodyLength > 0 ? providerPointer : nil, nil)
+                    nghttp2_submit_request(
+                        session, priority == nil ? nil : specPointer, nva, count,
+                        bodyLength > 0 ? providerPointer : nil, nil)
                 }
             }
         }
@@ -273,26 +293,33 @@ public final class HTTP2Connection {
     /// representation's length there with `bodyLength` 0) or the status forbids a body.
     /// The body starts with `prefix` and ends with `suffix` (both counted in `bodyLength`).
     /// - Throws: `.streamNotOpen` if the client reset the stream meanwhile.
-    public func submitResponse(stream: Int32, status: Int, headers: HTTPHeaders = [:],
-                               bodyLength: Int64, prefix: [UInt8] = [], suffix: [UInt8] = []) throws(HTTP2Error)
-    {
-        try submitResponse(stream: stream, status: status, hasContentLength: headers.contains("content-length"),
-                           addFields: { $0.addRegular(headers) }, bodyLength: bodyLength, prefix: prefix, suffix: suffix)
+    public func submitResponse(
+        stream: Int32, status: Int, headers: HTTPHeaders = [:],
+        bodyLength: Int64, prefix: [UInt8] = [], suffix: [UInt8] = []
+    ) throws(HTTP2Error) {
+        try submitResponse(
+            stream: stream, status: status, hasContentLength: headers.contains("content-length"),
+            addFields: { $0.addRegular(headers) }, bodyLength: bodyLength, prefix: prefix, suffix: suffix)
     }
 
     /// `submitResponse` with the fields as name-value pairs (the replay server's, which keeps no
     /// `HTTPHeaders` of its own per response).
-    public func submitResponse(stream: Int32, status: Int, fields pairs: [(String, String)],
-                               bodyLength: Int64, prefix: [UInt8] = [], suffix: [UInt8] = []) throws(HTTP2Error)
-    {
-        let hasContentLength = pairs.contains { $0.0.utf8.count == 14 && HTTPHeaders.namesEqual($0.0, "content-length") }
-        try submitResponse(stream: stream, status: status, hasContentLength: hasContentLength,
-                           addFields: { $0.addRegular(pairs) }, bodyLength: bodyLength, prefix: prefix, suffix: suffix)
+    public func submitResponse(
+        stream: Int32, status: Int, fields pairs: [(String, String)],
+        bodyLength: Int64, prefix: [UInt8] = [], suffix: [UInt8] = []
+    ) throws(HTTP2Error) {
+        let hasContentLength = pairs.contains {
+            $0.0.utf8.count == 14 && HTTPHeaders.namesEqual($0.0, "content-length")
+        }
+        try submitResponse(
+            stream: stream, status: status, hasContentLength: hasContentLength,
+            addFields: { $0.addRegular(pairs) }, bodyLength: bodyLength, prefix: prefix, suffix: suffix)
     }
 
-    private func submitResponse(stream: Int32, status: Int, hasContentLength: Bool, addFields: (inout NameValueList) -> Void,
-                                bodyLength: Int64, prefix: [UInt8], suffix: [UInt8]) throws(HTTP2Error)
-    {
+    private func submitResponse(
+        stream: Int32, status: Int, hasContentLength: Bool, addFields: (inout NameValueList) -> Void,
+        bodyLength: Int64, prefix: [UInt8], suffix: [UInt8]
+    ) throws(HTTP2Error) {
         precondition(role == .server, "submitResponse on a client connection")
         guard isOpen(stream) else { throw .streamNotOpen(stream) }
         fields.removeAll()
@@ -315,17 +342,20 @@ public final class HTTP2Connection {
     /// Resets `stream` with RST_STREAM (`.cancel` is what a browser sends for an abandoned load).
     public func submitReset(stream: Int32, code: HTTP2ErrorCode = .cancel) throws(HTTP2Error) {
         guard isOpen(stream) else { throw .streamNotOpen(stream) }
-        try Self.check(nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue),
-                       "nghttp2_submit_rst_stream")
+        try Self.check(
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code.rawValue),
+            "nghttp2_submit_rst_stream")
     }
 
     /// Sends GOAWAY naming the last stream we processed; streams up to it still complete,
     /// then `isFinished` becomes true.
     public func submitGoAway(code: HTTP2ErrorCode = .noError) throws(HTTP2Error) {
         state.applicationSentGoAway = true
-        try Self.check(nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue),
-                                             nghttp2_session_get_last_proc_stream_id(session), code.rawValue, nil, 0),
-                       "nghttp2_submit_goaway")
+        try Self.check(
+            nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue),
+                nghttp2_session_get_last_proc_stream_id(session), code.rawValue, nil, 0),
+            "nghttp2_submit_goaway")
     }
 
     /// nghttp2 copies the provider; the stream id tells the callback which body to generate.

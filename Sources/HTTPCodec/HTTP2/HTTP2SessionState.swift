@@ -39,10 +39,16 @@ final class HTTP2SessionState {
                 let n: Int
                 if at < Int64(prefix.count) {
                     n = min(room, prefix.count - Int(at))
-                    prefix.withUnsafeBytes { buffer.baseAddress!.advanced(by: done).copyMemory(from: $0.baseAddress!.advanced(by: Int(at)), byteCount: n) }
+                    prefix.withUnsafeBytes {
+                        buffer.baseAddress!.advanced(by: done).copyMemory(
+                            from: $0.baseAddress!.advanced(by: Int(at)), byteCount: n)
+                    }
                 } else if at >= suffixStart {
                     n = min(room, suffix.count - Int(at - suffixStart))
-                    suffix.withUnsafeBytes { buffer.baseAddress!.advanced(by: done).copyMemory(from: $0.baseAddress!.advanced(by: Int(at - suffixStart)), byteCount: n) }
+                    suffix.withUnsafeBytes {
+                        buffer.baseAddress!.advanced(by: done).copyMemory(
+                            from: $0.baseAddress!.advanced(by: Int(at - suffixStart)), byteCount: n)
+                    }
                 } else {
                     n = Int(min(Int64(room), suffixStart - at))
                     BodyFiller.fill(UnsafeMutableRawBufferPointer(rebasing: buffer[done..<(done + n)]), offset: at)
@@ -171,11 +177,12 @@ final class HTTP2SessionState {
         defer { inbound[stream] = state }
         if isServer && isRequest {
             state.sawFinalHead = true
-            let head = HTTPRequestHead(method: state.method ?? "", target: state.path ?? "", version: .http2,
-                                       headers: state.headers, authority: state.authority, scheme: state.scheme)
+            let head = HTTPRequestHead(
+                method: state.method ?? "", target: state.path ?? "", version: .http2,
+                headers: state.headers, authority: state.authority, scheme: state.scheme)
             events.append(.request(stream: stream, head: head, endStream: endStream))
         } else if !isServer, let status = state.status, !state.sawFinalHead {
-            if (100..<200).contains(status) { return }   // interim response: wait for the final one
+            if (100..<200).contains(status) { return }  // interim response: wait for the final one
             state.sawFinalHead = true
             events.append(.response(stream: stream, status: status, headers: state.headers, endStream: endStream))
         } else if state.sawFinalHead {

@@ -15,10 +15,11 @@ public struct HTTP2Settings: Sendable, Equatable {
     /// SETTINGS_MAX_HEADER_LIST_SIZE; nil means unlimited.
     public var maxHeaderListSize: UInt32?
 
-    public init(headerTableSize: UInt32? = nil, enablePush: Bool? = nil, maxConcurrentStreams: UInt32? = nil,
-                initialWindowSize: UInt32 = 65_535, connectionWindowSize: UInt32 = 65_535,
-                maxFrameSize: UInt32? = nil, maxHeaderListSize: UInt32? = nil)
-    {
+    public init(
+        headerTableSize: UInt32? = nil, enablePush: Bool? = nil, maxConcurrentStreams: UInt32? = nil,
+        initialWindowSize: UInt32 = 65_535, connectionWindowSize: UInt32 = 65_535,
+        maxFrameSize: UInt32? = nil, maxHeaderListSize: UInt32? = nil
+    ) {
         self.headerTableSize = headerTableSize
         self.enablePush = enablePush
         self.maxConcurrentStreams = maxConcurrentStreams
@@ -73,9 +74,11 @@ public struct HTTP2ErrorCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let http11Required = HTTP2ErrorCode(rawValue: 0xD)
 
     public var description: String {
-        let names = ["NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT",
-                     "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR",
-                     "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED"]
+        let names = [
+            "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT",
+            "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR",
+            "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
+        ]
         return rawValue < names.count ? names[Int(rawValue)] : "0x" + String(rawValue, radix: 16)
     }
 }
@@ -135,8 +138,10 @@ public struct HTTP2Limits: Sendable, Equatable {
     /// unsent ACKs, so that a flood read in one go gets GOAWAY ENHANCE_YOUR_CALM, not just a close).
     public var maxControlFramesPerSecond: Int
 
-    public init(maxHeaderListSize: Int = 65_536, maxContinuations: Int = 8, maxResetsPerSecond: Int = 200,
-                maxControlFramesPerSecond: Int = 500) {
+    public init(
+        maxHeaderListSize: Int = 65_536, maxContinuations: Int = 8, maxResetsPerSecond: Int = 200,
+        maxControlFramesPerSecond: Int = 500
+    ) {
         self.maxHeaderListSize = maxHeaderListSize
         self.maxContinuations = maxContinuations
         self.maxResetsPerSecond = maxResetsPerSecond

@@ -65,16 +65,18 @@ struct NameValueList {
     }
 
     mutating func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        if bytes.isEmpty { bytes.append(0) }   // keep a valid base address
+        if bytes.isEmpty { bytes.append(0) }  // keep a valid base address
         var entries = self.entries
-        self.entries = []   // unique while filled
+        self.entries = []  // unique while filled
         entries.removeAll(keepingCapacity: true)
         defer { self.entries = entries }
         return bytes.withUnsafeBufferPointer { buffer in
-            let base = UnsafeMutablePointer(mutating: buffer.baseAddress!)   // nghttp2 only reads (no NO_COPY flags)
+            let base = UnsafeMutablePointer(mutating: buffer.baseAddress!)  // nghttp2 only reads (no NO_COPY flags)
             for span in spans {
-                entries.append(nghttp2_nv(name: base + span.name, value: base + span.value, namelen: span.nameLength,
-                                          valuelen: span.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                entries.append(
+                    nghttp2_nv(
+                        name: base + span.name, value: base + span.value, namelen: span.nameLength,
+                        valuelen: span.valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
             }
             return entries.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
         }

@@ -38,8 +38,9 @@ func makeCallbacks(server: Bool) -> ngtcp2_callbacks {
         QUICConnection.from(ud).handshakeDidComplete()
     }
     cb.recv_stream_data = { _, flags, stream, _, data, length, ud, _ in
-        QUICConnection.from(ud).receivedStreamData(stream, data, length,
-                                                   fin: flags & UInt32(NGTCP2_STREAM_DATA_FLAG_FIN) != 0)
+        QUICConnection.from(ud).receivedStreamData(
+            stream, data, length,
+            fin: flags & UInt32(NGTCP2_STREAM_DATA_FLAG_FIN) != 0)
     }
     cb.acked_stream_data_offset = { _, stream, _, length, ud, _ in
         let c = QUICConnection.from(ud)
@@ -53,7 +54,8 @@ func makeCallbacks(server: Bool) -> ngtcp2_callbacks {
         return 0
     }
     cb.stream_close = { _, flags, stream, code, ud, _ in
-        let appCode = flags & UInt32(NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET) != 0
+        let appCode =
+            flags & UInt32(NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET) != 0
             ? code : UInt64(NGHTTP3_H3_NO_ERROR)
         return QUICConnection.from(ud).streamDidClose(stream, appCode)
     }
@@ -126,7 +128,8 @@ extension QUICConnection {
         }
         let client = self.client
         if client.earlyDataAttempted {
-            client.earlyDataAccepted = gnutls_session_get_flags(session) & UInt32(GNUTLS_SFLAGS_EARLY_DATA.rawValue) != 0
+            client.earlyDataAccepted =
+                gnutls_session_get_flags(session) & UInt32(GNUTLS_SFLAGS_EARLY_DATA.rawValue) != 0
             if !client.earlyDataAccepted {
                 // GnuTLS reports the verdict only now: drop the 0-RTT streams and start over.
                 guard ngtcp2_conn_early_data_rejected(conn) == 0 else { return NGTCP2_ERR_CALLBACK_FAILURE }
@@ -199,8 +202,12 @@ extension QUICConnection {
             // a peer that never sends the insert would pin a whole flow-control window.
             var ccerr = ngtcp2_connection_close_error()
             ngtcp2_connection_close_error_set_application_error(&ccerr, UInt64(NGHTTP3_H3_EXCESSIVE_LOAD), nil, 0)
-            callbackFailure = (ccerr, .http3(code: NGHTTP3_ERR_CALLBACK_FAILURE,
-                                             message: "\(streams.heldTotal) bytes held for QPACK-blocked streams (limit \(heldBytesLimit))"))
+            callbackFailure = (
+                ccerr,
+                .http3(
+                    code: NGHTTP3_ERR_CALLBACK_FAILURE,
+                    message: "\(streams.heldTotal) bytes held for QPACK-blocked streams (limit \(heldBytesLimit))")
+            )
             return NGTCP2_ERR_CALLBACK_FAILURE
         }
         return 0

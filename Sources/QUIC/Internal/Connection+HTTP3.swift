@@ -16,7 +16,8 @@ extension QUICConnection {
         settings.qpack_blocked_streams = 100
         settings.max_field_section_size = UInt64(max(config.maxHeaderListSize, 0))
         var raw: OpaquePointer?
-        let rv = isServer
+        let rv =
+            isServer
             ? netbench_nghttp3_conn_server_new(&raw, &callbacks, &settings, userData)
             : netbench_nghttp3_conn_client_new(&raw, &callbacks, &settings, userData)
         guard rv == 0, let raw else { throw http3Error(rv, "nghttp3_conn_new") }
@@ -25,9 +26,11 @@ extension QUICConnection {
             nghttp3_conn_set_max_client_streams_bidi(raw, params.pointee.initial_max_streams_bidi)
         }
         var control: Int64 = -1, encoder: Int64 = -1, decoder: Int64 = -1
-        for id in [withUnsafeMutablePointer(to: &control) { $0 },
-                   withUnsafeMutablePointer(to: &encoder) { $0 },
-                   withUnsafeMutablePointer(to: &decoder) { $0 }] {
+        for id in [
+            withUnsafeMutablePointer(to: &control) { $0 },
+            withUnsafeMutablePointer(to: &encoder) { $0 },
+            withUnsafeMutablePointer(to: &decoder) { $0 },
+        ] {
             let rv = ngtcp2_conn_open_uni_stream(conn, id, nil)
             guard rv == 0 else { throw transportError(rv, "ngtcp2_conn_open_uni_stream") }
         }
@@ -42,12 +45,16 @@ extension QUICConnection {
     /// Queues a request and opens its stream as soon as HTTP/3 is up and stream credit allows.
     /// Streams open in submission order, so the n-th request gets stream 4n (RFC 9000 §2.1).
     /// A `bodyLength` > 0 sends that many filler bytes as the body, paced by flow control.
-    func submitRequest(method: String, authority: String, path: String, headers: [(String, String)],
-                       bodyLength: Int64) throws -> Int64 {
+    func submitRequest(
+        method: String, authority: String, path: String, headers: [(String, String)],
+        bodyLength: Int64
+    ) throws -> Int64 {
         guard isOpen else { throw QUICError.invalidState("connection is closed") }
         guard bodyLength >= 0 else { throw QUICError.invalidState("negative request body length \(bodyLength)") }
-        var fields: [(String, String)] = [(":method", method), (":scheme", "https"),
-                                          (":authority", authority), (":path", path)]
+        var fields: [(String, String)] = [
+            (":method", method), (":scheme", "https"),
+            (":authority", authority), (":path", path),
+        ]
         var hasLength = false
         for (name, value) in headers {
             let lower = name.lowercased()
@@ -76,7 +83,8 @@ extension QUICConnection {
             // Set before submitting: nghttp3 may ask for body bytes at once.
             if request.bodyLength > 0 { bodies.start(stream, length: request.bodyLength) }
             let rv = withHeaderFields(request.fields) { nva, count in
-                request.bodyLength > 0 ? nghttp3_conn_submit_request(h3, stream, nva, count, &reader, nil)
+                request.bodyLength > 0
+                    ? nghttp3_conn_submit_request(h3, stream, nva, count, &reader, nil)
                     : nghttp3_conn_submit_request(h3, stream, nva, count, nil, nil)
             }
             if rv != 0 { bodies.end(stream); return rv }
@@ -91,8 +99,10 @@ extension QUICConnection {
 
     /// Answers a request with `bodyLength` bytes of filler served from one shared buffer, the
     /// first and last of them `prefix` and `suffix` when given.
-    func submitResponse(stream: Int64, status: Int, headers: [(String, String)], bodyLength: Int64,
-                        prefix: [UInt8] = [], suffix: [UInt8] = []) throws {
+    func submitResponse(
+        stream: Int64, status: Int, headers: [(String, String)], bodyLength: Int64,
+        prefix: [UInt8] = [], suffix: [UInt8] = []
+    ) throws {
         guard isOpen, let h3 else { throw QUICError.invalidState("connection is not open") }
         var fields: [(String, String)] = [(":status", String(status))]
         var hasLength = false
@@ -107,7 +117,8 @@ extension QUICConnection {
         })
         if bodyLength > 0 { bodies.start(stream, length: bodyLength, prefix: prefix, suffix: suffix) }
         let rv = withHeaderFields(fields) { nva, count in
-            bodyLength > 0 ? nghttp3_conn_submit_response(h3, stream, nva, count, &reader)
+            bodyLength > 0
+                ? nghttp3_conn_submit_response(h3, stream, nva, count, &reader)
                 : nghttp3_conn_submit_response(h3, stream, nva, count, nil)
         }
         if rv != 0 {
@@ -193,8 +204,12 @@ private func makeHTTP3Callbacks() -> nghttp3_callbacks {
             // peer ignored the SETTINGS_MAX_FIELD_SECTION_SIZE we sent.
             var ccerr = ngtcp2_connection_close_error()
             ngtcp2_connection_close_error_set_application_error(&ccerr, UInt64(NGHTTP3_H3_EXCESSIVE_LOAD), nil, 0)
-            c.callbackFailure = (ccerr, .http3(code: NGHTTP3_ERR_CALLBACK_FAILURE,
-                                               message: "stream \(stream): header section over \(c.config.maxHeaderListSize) bytes"))
+            c.callbackFailure = (
+                ccerr,
+                .http3(
+                    code: NGHTTP3_ERR_CALLBACK_FAILURE,
+                    message: "stream \(stream): header section over \(c.config.maxHeaderListSize) bytes")
+            )
             return NGHTTP3_ERR_CALLBACK_FAILURE
         }
         c.streams.headerBytes[stream] = total

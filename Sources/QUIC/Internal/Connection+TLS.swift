@@ -58,12 +58,14 @@ extension QUICConnection {
         if keyLog != nil {
             gnutls_session_set_keylog_function(session) { session, label, secret in
                 guard let c = QUICConnection.fromSession(session), let log = c.keyLog,
-                      let label, let secret else { return 0 }
+                    let label, let secret
+                else { return 0 }
                 var clientRandom = gnutls_datum_t(), serverRandom = gnutls_datum_t()
                 gnutls_session_get_random(session, &clientRandom, &serverRandom)
-                log.keyLogLine(String(cString: label) + " "
-                               + hex(UnsafeRawBufferPointer(start: clientRandom.data, count: Int(clientRandom.size))) + " "
-                               + hex(UnsafeRawBufferPointer(start: secret.pointee.data, count: Int(secret.pointee.size))))
+                log.keyLogLine(
+                    String(cString: label) + " "
+                        + hex(UnsafeRawBufferPointer(start: clientRandom.data, count: Int(clientRandom.size))) + " "
+                        + hex(UnsafeRawBufferPointer(start: secret.pointee.data, count: Int(secret.pointee.size))))
                 return 0
             }
         }
@@ -91,8 +93,9 @@ extension QUICConnection {
         defer { netbench_gnutls_free(bytes) }
         let ticket = Array(UnsafeRawBufferPointer(start: bytes, count: Int(data.size)))
         guard let params = ngtcp2_conn_get_remote_transport_params(conn) else { return }
-        client.resumption = QUICResumptionState(ticket: ticket, serverName: client.serverName, alpn: config.alpn,
-                                         params: params.pointee)
+        client.resumption = QUICResumptionState(
+            ticket: ticket, serverName: client.serverName, alpn: config.alpn,
+            params: params.pointee)
         events.append(.resumptionReady)
     }
 }

@@ -19,10 +19,12 @@ struct PacketBatch {
     private var local = Endpoint(address: 0, port: 0)
 
     /// Takes the packet of `size` bytes just written at `end`.
-    mutating func append(_ size: Int, remote: Endpoint, local: Endpoint, _ base: UnsafeMutablePointer<UInt8>,
-                         _ emit: BatchSink) {
+    mutating func append(
+        _ size: Int, remote: Endpoint, local: Endpoint, _ base: UnsafeMutablePointer<UInt8>,
+        _ emit: BatchSink
+    ) {
         if count > 0 && (size > segment || remote != self.remote || local != self.local) {
-            hand(base, emit)       // the new packet starts the next batch where it lies
+            hand(base, emit)  // the new packet starts the next batch where it lies
         }
         if count == 0 { segment = size; self.remote = remote; self.local = local }
         end += size
@@ -95,8 +97,9 @@ extension QUICConnection {
             var accepted: ngtcp2_ssize = -1
             var flags = UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE)
             if fin != 0 { flags |= UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) }
-            let n = netbench_ngtcp2_conn_writev_stream(conn, path, base + batch.end, maxUDP, &accepted, flags,
-                                                       streamID, vecs, count, ts)
+            let n = netbench_ngtcp2_conn_writev_stream(
+                conn, path, base + batch.end, maxUDP, &accepted, flags,
+                streamID, vecs, count, ts)
             if n < 0 {
                 switch Int32(n) {
                 case NGTCP2_ERR_STREAM_DATA_BLOCKED:
@@ -137,11 +140,12 @@ extension QUICConnection {
         var cs = ngtcp2_conn_stat()
         netbench_ngtcp2_conn_get_conn_stat(conn, &cs)
         let gain = config.slowStartPacingGain
-        guard gain > 0, gain != 1.25, cs.pacing_rate == 0, cs.cwnd < cs.ssthresh, cs.cwnd > 0, cs.smoothed_rtt > 0 else {
+        guard gain > 0, gain != 1.25, cs.pacing_rate == 0, cs.cwnd < cs.ssthresh, cs.cwnd > 0, cs.smoothed_rtt > 0
+        else {
             return ngtcp2_conn_update_pkt_tx_time(conn, ts)
         }
         let ngtcp2Wait = Double(written) * Double(cs.smoothed_rtt) / (Double(cs.cwnd) * 1.25)
-        let shift = ngtcp2Wait * (1 - 1.25 / gain)   // negative (a later ts) for a gain below 1.25
+        let shift = ngtcp2Wait * (1 - 1.25 / gain)  // negative (a later ts) for a gain below 1.25
         let adjusted = shift >= 0 ? ts - min(ts, UInt64(shift)) : ts + UInt64(-shift)
         ngtcp2_conn_update_pkt_tx_time(conn, adjusted)
     }
@@ -158,8 +162,10 @@ extension QUICConnection {
         }
     }
 
-    private func addWriteOffset(_ streamID: Int64, _ accepted: ngtcp2_ssize, fin: Bool, _ batch: inout PacketBatch,
-                                _ emit: BatchSink) -> Bool {
+    private func addWriteOffset(
+        _ streamID: Int64, _ accepted: ngtcp2_ssize, fin: Bool, _ batch: inout PacketBatch,
+        _ emit: BatchSink
+    ) -> Bool {
         if let raw, streamID >= 0 { raw.advance(streamID, by: Int(accepted), fin: fin) }
         guard let h3, streamID >= 0 else { return true }
         let rv = nghttp3_conn_add_write_offset(h3, streamID, Int(accepted))
@@ -174,7 +180,7 @@ extension QUICConnection {
 
     func flushClosePacket(_ emit: DatagramSink) {
         guard closing.due, let packet = closing.packet, let path = ngtcp2_conn_get_path(conn),
-              let remote = Endpoint(path.pointee.remote), let local = Endpoint(path.pointee.local)
+            let remote = Endpoint(path.pointee.remote), let local = Endpoint(path.pointee.local)
         else { return }
         closing.due = false
         packet.withUnsafeBytes { emit($0, remote, local) }
@@ -195,7 +201,9 @@ extension QUICConnection {
         guard isOpen else { return }
         var ccerr = ngtcp2_connection_close_error()
         ngtcp2_connection_close_error_set_application_error(&ccerr, UInt64(NGHTTP3_H3_NO_ERROR), nil, 0)
-        startClosing(ccerr, reporting: .closedLocally(QUICCloseReason(isApplicationError: true, code: UInt64(NGHTTP3_H3_NO_ERROR))))
+        startClosing(
+            ccerr,
+            reporting: .closedLocally(QUICCloseReason(isApplicationError: true, code: UInt64(NGHTTP3_H3_NO_ERROR))))
         flushClosePacket(emit)
     }
 

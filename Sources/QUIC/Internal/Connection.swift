@@ -101,21 +101,24 @@ final class QUICConnection {
     /// Bodies this side sends (server: responses; client: uploads).
     let bodies: OutgoingBodies
 
-    private init(role: ConnectionRole, config: QUICConfiguration, filler: FillerBuffer, now: Instant,
-                 staticSecret: [UInt8]) throws {
+    private init(
+        role: ConnectionRole, config: QUICConfiguration, filler: FillerBuffer, now: Instant,
+        staticSecret: [UInt8]
+    ) throws {
         self.role = role
         bodies = OutgoingBodies(filler: filler)
         if case .server = role { isServer = true } else { isServer = false }
         self.config = config
         self.now = now
-        engineTime = now.nanoseconds   // ngtcp2's initial_ts: no read goes before it
+        engineTime = now.nanoseconds  // ngtcp2's initial_ts: no read goes before it
         self.staticSecret = staticSecret
         connRef = .allocate(capacity: 1)
-        connRef.initialize(to: ngtcp2_crypto_conn_ref(
-            get_conn: { ref in
-                Unmanaged<QUICConnection>.fromOpaque(ref!.pointee.user_data).takeUnretainedValue().conn
-            },
-            user_data: nil))
+        connRef.initialize(
+            to: ngtcp2_crypto_conn_ref(
+                get_conn: { ref in
+                    Unmanaged<QUICConnection>.fromOpaque(ref!.pointee.user_data).takeUnretainedValue().conn
+                },
+                user_data: nil))
         connRef.pointee.user_data = Unmanaged.passUnretained(self).toOpaque()
         if let sink = config.diagnostics, sink.wantsKeyLog { keyLog = sink }
     }
@@ -137,11 +140,14 @@ final class QUICConnection {
     // MARK: Creation
 
     /// A client connection; `resumption` turns on 0-RTT.
-    static func client(config: QUICConfiguration, credentials: ClientTLSCredentials, serverName: String,
-                       local: Endpoint, remote: Endpoint, resumption: QUICResumptionState?,
-                       now: Instant, rawStreams: Bool = false) throws -> QUICConnection {
-        let c = try QUICConnection(role: .client(ClientRole(serverName: serverName)), config: config,
-                                   filler: .shared, now: now, staticSecret: randomBytes(32))
+    static func client(
+        config: QUICConfiguration, credentials: ClientTLSCredentials, serverName: String,
+        local: Endpoint, remote: Endpoint, resumption: QUICResumptionState?,
+        now: Instant, rawStreams: Bool = false
+    ) throws -> QUICConnection {
+        let c = try QUICConnection(
+            role: .client(ClientRole(serverName: serverName)), config: config,
+            filler: .shared, now: now, staticSecret: randomBytes(32))
         if rawStreams { c.raw = RawStreams() }
         c.retained.append(credentials)
         var dcid = ngtcp2_cid(), scid = ngtcp2_cid()
@@ -152,12 +158,14 @@ final class QUICConnection {
         var callbacks = makeCallbacks(server: false)
         var raw: OpaquePointer?
         let path = c.buffers.rxPath.set(local: local, remote: remote)
-        let rv = netbench_ngtcp2_conn_client_new(&raw, &dcid, &scid, path, &callbacks, &settings,
-                                                 &params, c.userData)
+        let rv = netbench_ngtcp2_conn_client_new(
+            &raw, &dcid, &scid, path, &callbacks, &settings,
+            &params, c.userData)
         guard rv == 0, let raw else { throw transportError(rv, "ngtcp2_conn_client_new") }
         c.conn = raw
-        try c.setUpClientTLS(credentials: credentials, serverName: serverName,
-                             ticket: resumption.map { $0.ticket })
+        try c.setUpClientTLS(
+            credentials: credentials, serverName: serverName,
+            ticket: resumption.map { $0.ticket })
         ngtcp2_conn_set_tls_native_handle(raw, UnsafeMutableRawPointer(c.session))
         if let resumption {
             var early = ngtcp2_transport_params()
@@ -173,12 +181,15 @@ final class QUICConnection {
     /// A server connection for a client Initial whose header is `hd`.
     /// - Parameter retry: the client's first DCID and its token when this Initial carried a valid
     ///   Retry token (the address is then validated: no anti-amplification limit).
-    static func server(config: QUICConfiguration, tls: ServerTLSContext, initial hd: ngtcp2_pkt_hd,
-                       local: Endpoint, remote: Endpoint, staticSecret: [UInt8],
-                       filler: FillerBuffer, now: Instant,
-                       retry: (originalDCID: ngtcp2_cid, token: [UInt8])? = nil) throws -> QUICConnection {
-        let c = try QUICConnection(role: .server(ServerRole()), config: config, filler: filler, now: now,
-                                   staticSecret: staticSecret)
+    static func server(
+        config: QUICConfiguration, tls: ServerTLSContext, initial hd: ngtcp2_pkt_hd,
+        local: Endpoint, remote: Endpoint, staticSecret: [UInt8],
+        filler: FillerBuffer, now: Instant,
+        retry: (originalDCID: ngtcp2_cid, token: [UInt8])? = nil
+    ) throws -> QUICConnection {
+        let c = try QUICConnection(
+            role: .server(ServerRole()), config: config, filler: filler, now: now,
+            staticSecret: staticSecret)
         c.retained.append(tls)
         var scid = ngtcp2_cid()
         fillRandomCID(&scid, length: serverCIDLength)
@@ -201,8 +212,9 @@ final class QUICConnection {
         var raw: OpaquePointer?
         var dcid = hd.scid
         let path = c.buffers.rxPath.set(local: local, remote: remote)
-        let rv = netbench_ngtcp2_conn_server_new(&raw, &dcid, &scid, path, hd.version, &callbacks,
-                                                 &settings, &params, c.userData)
+        let rv = netbench_ngtcp2_conn_server_new(
+            &raw, &dcid, &scid, path, hd.version, &callbacks,
+            &settings, &params, c.userData)
         guard rv == 0, let raw else { throw transportError(rv, "ngtcp2_conn_server_new") }
         c.conn = raw
         try c.setUpServerTLS(tls)
@@ -237,7 +249,9 @@ final class QUICConnection {
                 // in deinit: borrow it without retaining.
                 s.qlog.write = { userData, _, data, length in
                     Unmanaged<QUICConnection>.fromOpaque(userData!)._withUnsafeGuaranteedRef { c in
-                        if let q = c.qlog, let data, length > 0 { q.write(UnsafeRawBufferPointer(start: data, count: length)) }
+                        if let q = c.qlog, let data, length > 0 {
+                            q.write(UnsafeRawBufferPointer(start: data, count: length))
+                        }
                     }
                 }
                 if let odcid { s.qlog.odcid = odcid }
@@ -277,7 +291,9 @@ final class QUICConnection {
     /// given: its ACK delay then covers the time the datagram waited for this thread, and the RTT
     /// samples it takes measure the path, not the two processes' backlogs. Never before a time
     /// ngtcp2 was already given (its clock must not go back); `now` stays the time of everything else.
-    func receive(_ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint, now: Instant, arrival: Instant? = nil) {
+    func receive(
+        _ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint, now: Instant, arrival: Instant? = nil
+    ) {
         self.now = now
         switch state {
         case .open: break
@@ -290,8 +306,9 @@ final class QUICConnection {
         let path = buffers.rxPath.set(local: local, remote: remote)
         let ts = min(now.nanoseconds, max(arrival?.nanoseconds ?? now.nanoseconds, engineTime))
         engineTime = ts
-        let rv = netbench_ngtcp2_conn_read_pkt(conn, path, base.assumingMemoryBound(to: UInt8.self),
-                                               datagram.count, ts)
+        let rv = netbench_ngtcp2_conn_read_pkt(
+            conn, path, base.assumingMemoryBound(to: UInt8.self),
+            datagram.count, ts)
         if rv != 0 { handleReadError(rv) }
     }
 
@@ -410,7 +427,8 @@ final class QUICConnection {
             if status != 0 {
                 var out = gnutls_datum_t()
                 if gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &out, 0) == 0,
-                   let data = out.data {
+                    let data = out.data
+                {
                     let text = String(cString: UnsafeRawPointer(data).assumingMemoryBound(to: CChar.self))
                     netbench_gnutls_free(data)
                     return .certificate(text)
@@ -453,9 +471,11 @@ func fillRandomCID(_ cid: inout ngtcp2_cid, length: Int) {
 
 extension QUICCloseReason {
     init(_ e: ngtcp2_connection_close_error) {
-        let reason = e.reason.map { String(decoding: UnsafeBufferPointer(start: $0, count: e.reasonlen), as: UTF8.self) } ?? ""
-        self.init(isApplicationError: e.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION,
-                  code: e.error_code, reason: reason)
+        let reason =
+            e.reason.map { String(decoding: UnsafeBufferPointer(start: $0, count: e.reasonlen), as: UTF8.self) } ?? ""
+        self.init(
+            isApplicationError: e.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION,
+            code: e.error_code, reason: reason)
     }
 }
 
@@ -475,16 +495,17 @@ extension QUICResumptionState {
     }
 
     init(ticket: [UInt8], serverName: String, alpn: String, params p: ngtcp2_transport_params) {
-        self.init(ticket: ticket, serverName: serverName, alpn: alpn,
-                  initialMaxStreamsBidi: p.initial_max_streams_bidi,
-                  initialMaxStreamsUni: p.initial_max_streams_uni,
-                  initialMaxStreamDataBidiLocal: p.initial_max_stream_data_bidi_local,
-                  initialMaxStreamDataBidiRemote: p.initial_max_stream_data_bidi_remote,
-                  initialMaxStreamDataUni: p.initial_max_stream_data_uni,
-                  initialMaxData: p.initial_max_data,
-                  activeConnectionIDLimit: p.active_connection_id_limit,
-                  maxIdleTimeout: p.max_idle_timeout, maxUDPPayloadSize: p.max_udp_payload_size,
-                  disableActiveMigration: p.disable_active_migration != 0,
-                  maxDatagramFrameSize: p.max_datagram_frame_size)
+        self.init(
+            ticket: ticket, serverName: serverName, alpn: alpn,
+            initialMaxStreamsBidi: p.initial_max_streams_bidi,
+            initialMaxStreamsUni: p.initial_max_streams_uni,
+            initialMaxStreamDataBidiLocal: p.initial_max_stream_data_bidi_local,
+            initialMaxStreamDataBidiRemote: p.initial_max_stream_data_bidi_remote,
+            initialMaxStreamDataUni: p.initial_max_stream_data_uni,
+            initialMaxData: p.initial_max_data,
+            activeConnectionIDLimit: p.active_connection_id_limit,
+            maxIdleTimeout: p.max_idle_timeout, maxUDPPayloadSize: p.max_udp_payload_size,
+            disableActiveMigration: p.disable_active_migration != 0,
+            maxDatagramFrameSize: p.max_datagram_frame_size)
     }
 }

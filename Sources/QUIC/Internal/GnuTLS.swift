@@ -2,7 +2,8 @@ internal import CNgtcp2
 import Synchronization
 
 /// TLS 1.3 only, the AEADs QUIC defines, no middlebox-compatibility mode (RFC 9001 §8.4).
-let quicPriority = "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:"
+let quicPriority =
+    "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:"
     + "+CHACHA20-POLY1305:+AES-128-CCM:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:"
     + "+GROUP-SECP384R1:+GROUP-SECP521R1:%DISABLE_TLS13_COMPAT_MODE"
 
@@ -27,7 +28,7 @@ func withDatum<R>(_ text: String, _ body: (UnsafePointer<gnutls_datum_t>) -> R) 
 }
 
 /// The client's certificate credentials: the trusted roots it verifies servers against.
-final class ClientTLSCredentials: @unchecked Sendable {   // read-only once made
+final class ClientTLSCredentials: @unchecked Sendable {  // read-only once made
     let handle: gnutls_certificate_credentials_t
 
     init(trustedRootsPEM: String) throws {
@@ -39,7 +40,8 @@ final class ClientTLSCredentials: @unchecked Sendable {   // read-only once made
             gnutls_certificate_set_x509_trust_mem(cred, $0, GNUTLS_X509_FMT_PEM)
         }
         guard added > 0 else {
-            throw added < 0 ? tlsError(added, "gnutls_certificate_set_x509_trust_mem")
+            throw added < 0
+                ? tlsError(added, "gnutls_certificate_set_x509_trust_mem")
                 : QUICError.configuration("no certificate found in the trusted roots PEM")
         }
     }

@@ -33,8 +33,10 @@ final class OutgoingBodies {
 
     /// nghttp3's read_data: fills up to `capacity` vectors with the body's next bytes and sets
     /// EOF with the last of them.
-    func fill(_ stream: Int64, _ vec: UnsafeMutablePointer<nghttp3_vec>, _ capacity: Int,
-              _ flags: UnsafeMutablePointer<UInt32>) -> nghttp3_ssize {
+    func fill(
+        _ stream: Int64, _ vec: UnsafeMutablePointer<nghttp3_vec>, _ capacity: Int,
+        _ flags: UnsafeMutablePointer<UInt32>
+    ) -> nghttp3_ssize {
         var left = remaining[stream] ?? 0
         var filled = 0
         let base = filler.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -105,7 +107,7 @@ final class BodyEdges {
 /// (`shared`), never written after creation, so nghttp3 may point at it until the data is
 /// acknowledged. Body byte `i` is `bytes[i % size]`. (Made per connection, it cost each QUIC
 /// client connection ~0.15 ms of CPU on the page's critical path.)
-final class FillerBuffer: @unchecked Sendable {   // immutable once made
+final class FillerBuffer: @unchecked Sendable {  // immutable once made
     static let shared = FillerBuffer()
 
     let bytes: UnsafeMutableRawBufferPointer

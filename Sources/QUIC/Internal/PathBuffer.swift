@@ -23,12 +23,14 @@ final class PathBuffer {
     func set(local: Endpoint, remote: Endpoint) -> UnsafeMutablePointer<ngtcp2_path> {
         ngtcp2_path_storage_zero(storage)
         withUnsafeMutableBytes(of: &storage.pointee.local_addrbuf) { raw in
-            netbench_sockaddr_in_set(raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self),
-                                     local.address, local.port)
+            netbench_sockaddr_in_set(
+                raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self),
+                local.address, local.port)
         }
         withUnsafeMutableBytes(of: &storage.pointee.remote_addrbuf) { raw in
-            netbench_sockaddr_in_set(raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self),
-                                     remote.address, remote.port)
+            netbench_sockaddr_in_set(
+                raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self),
+                remote.address, remote.port)
         }
         storage.pointee.path.local.addrlen = ngtcp2_socklen(MemoryLayout<sockaddr_in>.size)
         storage.pointee.path.remote.addrlen = ngtcp2_socklen(MemoryLayout<sockaddr_in>.size)

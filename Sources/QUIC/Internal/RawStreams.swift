@@ -74,8 +74,11 @@ extension QUICConnection {
     func openRawStream(bidirectional: Bool) throws -> Int64 {
         guard let raw, isOpen else { throw QUICError.invalidState("not an open raw-stream connection") }
         var id: Int64 = -1
-        let rv = bidirectional ? ngtcp2_conn_open_bidi_stream(conn, &id, nil) : ngtcp2_conn_open_uni_stream(conn, &id, nil)
-        guard rv == 0 else { throw transportError(rv, bidirectional ? "ngtcp2_conn_open_bidi_stream" : "ngtcp2_conn_open_uni_stream") }
+        let rv =
+            bidirectional ? ngtcp2_conn_open_bidi_stream(conn, &id, nil) : ngtcp2_conn_open_uni_stream(conn, &id, nil)
+        guard rv == 0 else {
+            throw transportError(rv, bidirectional ? "ngtcp2_conn_open_bidi_stream" : "ngtcp2_conn_open_uni_stream")
+        }
         raw.open(id)
         return id
     }

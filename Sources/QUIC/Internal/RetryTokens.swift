@@ -18,15 +18,17 @@ struct RetryTokens {
         var token = [UInt8](repeating: 0, count: 256)
         let tokenLength = withAddress(remote) { sa, len in
             token.withUnsafeMutableBufferPointer { t in
-                ngtcp2_crypto_generate_retry_token(t.baseAddress, secret, secret.count, hd.version, sa, len,
-                                                   &retrySCID, &odcid, now.nanoseconds)
+                ngtcp2_crypto_generate_retry_token(
+                    t.baseAddress, secret, secret.count, hd.version, sa, len,
+                    &retrySCID, &odcid, now.nanoseconds)
             }
         }
         guard tokenLength > 0 else { return nil }
         var packet = [UInt8](repeating: 0, count: 512)
         let n = packet.withUnsafeMutableBufferPointer { p in
-            ngtcp2_crypto_write_retry(p.baseAddress, p.count, hd.version, &clientSCID, &retrySCID, &odcid,
-                                      token, Int(tokenLength))
+            ngtcp2_crypto_write_retry(
+                p.baseAddress, p.count, hd.version, &clientSCID, &retrySCID, &odcid,
+                token, Int(tokenLength))
         }
         return n > 0 ? Array(packet.prefix(Int(n))) : nil
     }
@@ -34,11 +36,14 @@ struct RetryTokens {
     /// The client's original DCID when `hd` carries a Retry token of ours that is valid for
     /// `remote` and not expired; nil otherwise.
     func validate(_ hd: ngtcp2_pkt_hd, remote: Endpoint, now: Instant) -> ngtcp2_cid? {
-        guard hd.token.len > 0, let token = hd.token.base, token[0] == UInt8(NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY) else { return nil }
+        guard hd.token.len > 0, let token = hd.token.base, token[0] == UInt8(NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY) else {
+            return nil
+        }
         var odcid = ngtcp2_cid(), dcid = hd.dcid
         let rv = withAddress(remote) { sa, len in
-            ngtcp2_crypto_verify_retry_token(&odcid, token, hd.token.len, secret, secret.count, hd.version, sa, len,
-                                             &dcid, UInt64(lifetime), now.nanoseconds)
+            ngtcp2_crypto_verify_retry_token(
+                &odcid, token, hd.token.len, secret, secret.count, hd.version, sa, len,
+                &dcid, UInt64(lifetime), now.nanoseconds)
         }
         return rv == 0 ? odcid : nil
     }
@@ -53,7 +58,9 @@ struct RetryTokens {
         var sa = sockaddr_in()
         netbench_sockaddr_in_set(&sa, e.address, e.port)
         return withUnsafePointer(to: &sa) { p in
-            p.withMemoryRebound(to: ngtcp2_sockaddr.self, capacity: 1) { body($0, ngtcp2_socklen(MemoryLayout<sockaddr_in>.size)) }
+            p.withMemoryRebound(to: ngtcp2_sockaddr.self, capacity: 1) {
+                body($0, ngtcp2_socklen(MemoryLayout<sockaddr_in>.size))
+            }
         }
     }
 }

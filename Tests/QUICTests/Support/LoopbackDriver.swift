@@ -16,7 +16,9 @@ final class LoopbackSocket {
         addr.sin_port = port.bigEndian
         addr.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         let rv = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard rv == 0 else { close(fd); throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -48,7 +50,9 @@ final class LoopbackSocket {
         var from = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let n = withUnsafeMutablePointer(to: &from) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, buffer.baseAddress, buffer.count, 0, $0, &len) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                recvfrom(fd, buffer.baseAddress, buffer.count, 0, $0, &len)
+            }
         }
         guard n >= 0 else { return nil }
         return (n, Endpoint(address: UInt32(bigEndian: from.sin_addr.s_addr), port: UInt16(bigEndian: from.sin_port)))
@@ -74,9 +78,10 @@ final class LoopbackDriver {
     func add(_ socket: LoopbackSocket) { sockets[socket.local] = socket }
 
     private func write() {
-        probe.record(probe.client.write(now: Instant.now()) { payload, remote, local in
-            (self.sockets[local] ?? self.sockets.values.first!).send(payload, to: remote)
-        })
+        probe.record(
+            probe.client.write(now: Instant.now()) { payload, remote, local in
+                (self.sockets[local] ?? self.sockets.values.first!).send(payload, to: remote)
+            })
     }
 
     /// Runs until `condition` holds, the client closes, or `timeout` passes.
@@ -93,8 +98,10 @@ final class LoopbackDriver {
             _ = poll(&fds, nfds_t(fds.count), Int32(min((wait + 999_999) / 1_000_000, 1000)))
             for socket in sockets.values {
                 while let (n, from) = socket.receive(into: buffer) {
-                    probe.record(probe.client.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<n]),
-                                                      local: socket.local, remote: from, now: Instant.now()))
+                    probe.record(
+                        probe.client.receive(
+                            UnsafeRawBufferPointer(rebasing: buffer[0..<n]),
+                            local: socket.local, remote: from, now: Instant.now()))
                 }
             }
             if let expiry = probe.client.expiry, expiry <= Instant.now() {
@@ -194,8 +201,10 @@ final class LoopbackServerDriver {
             var fds = [pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 1, Int32((wait + 999_999) / 1_000_000))
             while let (n, from) = socket.receive(into: buffer) {
-                handle(server.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<n]),
-                                      local: socket.local, remote: from, now: Instant.now()))
+                handle(
+                    server.receive(
+                        UnsafeRawBufferPointer(rebasing: buffer[0..<n]),
+                        local: socket.local, remote: from, now: Instant.now()))
             }
             if let expiry = server.expiry, expiry <= Instant.now() { handle(server.handleExpiry(now: Instant.now())) }
             write()

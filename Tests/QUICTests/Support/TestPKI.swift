@@ -28,21 +28,34 @@ struct TestPKI: Sendable {
         let ext = dir + "/san.ext"
         try "subjectAltName=DNS:\(name),IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
             .write(toFile: ext, atomically: true, encoding: .utf8)
-        try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                                     "-nodes", "-keyout", dir + "/ca.key", "-out", dir + "/ca.pem", "-days", "3",
-                                     "-subj", "/CN=netbench test CA",
-                                     "-addext", "basicConstraints=critical,CA:TRUE",
-                                     "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
-        try run("/usr/bin/openssl", ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                                     "-nodes", "-keyout", dir + "/server.key", "-out", dir + "/server.csr",
-                                     "-subj", "/CN=\(name)"])
-        try run("/usr/bin/openssl", ["x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem",
-                                     "-CAkey", dir + "/ca.key", "-CAcreateserial", "-out", dir + "/server.pem",
-                                     "-days", "3", "-extfile", ext])
-        return TestPKI(directory: dir,
-                       caPEM: try String(contentsOfFile: dir + "/ca.pem", encoding: .utf8),
-                       serverCertPEM: try String(contentsOfFile: dir + "/server.pem", encoding: .utf8),
-                       serverKeyPEM: try String(contentsOfFile: dir + "/server.key", encoding: .utf8))
+        try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                "-nodes", "-keyout", dir + "/ca.key", "-out", dir + "/ca.pem", "-days", "3",
+                "-subj", "/CN=netbench test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE",
+                "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            ])
+        try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                "-nodes", "-keyout", dir + "/server.key", "-out", dir + "/server.csr",
+                "-subj", "/CN=\(name)",
+            ])
+        try run(
+            "/usr/bin/openssl",
+            [
+                "x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem",
+                "-CAkey", dir + "/ca.key", "-CAcreateserial", "-out", dir + "/server.pem",
+                "-days", "3", "-extfile", ext,
+            ])
+        return TestPKI(
+            directory: dir,
+            caPEM: try String(contentsOfFile: dir + "/ca.pem", encoding: .utf8),
+            serverCertPEM: try String(contentsOfFile: dir + "/server.pem", encoding: .utf8),
+            serverKeyPEM: try String(contentsOfFile: dir + "/server.key", encoding: .utf8))
     }
 
     static func run(_ tool: String, _ arguments: [String]) throws {
@@ -54,8 +67,9 @@ struct TestPKI: Sendable {
         try p.run()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            throw NSError(domain: "TestPKI", code: Int(p.terminationStatus),
-                          userInfo: [NSLocalizedDescriptionKey: "\(tool) \(arguments.joined(separator: " ")) failed"])
+            throw NSError(
+                domain: "TestPKI", code: Int(p.terminationStatus),
+                userInfo: [NSLocalizedDescriptionKey: "\(tool) \(arguments.joined(separator: " ")) failed"])
         }
     }
 }

@@ -115,9 +115,10 @@ final class VirtualNetwork {
         for e in events {
             serverEvents.append(e)
             if respond, case .request(let conn, let stream, _, _, let path, _, _) = e {
-                try? server.submitResponse(connection: conn, stream: stream, status: 200,
-                                           headers: [("content-type", "application/octet-stream")],
-                                           bodyLength: bodyLength(path))
+                try? server.submitResponse(
+                    connection: conn, stream: stream, status: 200,
+                    headers: [("content-type", "application/octet-stream")],
+                    bodyLength: bodyLength(path))
             }
         }
     }
@@ -153,26 +154,30 @@ final class VirtualNetwork {
     func flush() {
         if batched {
             for probe in allProbes where !probe.client.isClosed && !busy(probe) {
-                probe.record(probe.client.writeBatched(now: now) { p, segment, remote, local in
-                    self.takeBatch(p, segment, from: local, to: remote)
-                })
+                probe.record(
+                    probe.client.writeBatched(now: now) { p, segment, remote, local in
+                        self.takeBatch(p, segment, from: local, to: remote)
+                    })
             }
             if serverAlive {
-                handleServerEvents(server.writeBatched(now: now) { p, segment, remote, local in
-                    self.takeBatch(p, segment, from: local, to: remote)
-                })
+                handleServerEvents(
+                    server.writeBatched(now: now) { p, segment, remote, local in
+                        self.takeBatch(p, segment, from: local, to: remote)
+                    })
             }
             return
         }
         for probe in allProbes where !probe.client.isClosed && !busy(probe) {
-            probe.record(probe.client.write(now: now) { p, remote, local in
-                self.enqueue(p, from: local, to: remote)
-            })
+            probe.record(
+                probe.client.write(now: now) { p, remote, local in
+                    self.enqueue(p, from: local, to: remote)
+                })
         }
         if serverAlive {
-            handleServerEvents(server.write(now: now) { p, remote, local in
-                self.enqueue(p, from: local, to: remote)
-            })
+            handleServerEvents(
+                server.write(now: now) { p, remote, local in
+                    self.enqueue(p, from: local, to: remote)
+                })
         }
     }
 
@@ -189,12 +194,16 @@ final class VirtualNetwork {
             p.bytes.withUnsafeBytes { raw in
                 if p.to == serverEndpoint {
                     if serverAlive {
-                        handleServerEvents(server.receive(raw, local: p.to, remote: p.from, now: now,
-                                                          arrival: arrivalOverride ?? (reportArrival ? p.deliverAt : nil)))
+                        handleServerEvents(
+                            server.receive(
+                                raw, local: p.to, remote: p.from, now: now,
+                                arrival: arrivalOverride ?? (reportArrival ? p.deliverAt : nil)))
                     }
                 } else if let probe = probes[p.to], !probe.client.isClosed {
-                    probe.record(probe.client.receive(raw, local: p.to, remote: p.from, now: now,
-                                                      arrival: arrivalOverride ?? (reportArrival ? p.deliverAt : nil)))
+                    probe.record(
+                        probe.client.receive(
+                            raw, local: p.to, remote: p.from, now: now,
+                            arrival: arrivalOverride ?? (reportArrival ? p.deliverAt : nil)))
                 }
             }
         }
@@ -234,9 +243,10 @@ final class VirtualNetwork {
             }
             if next > now { now = next; stalled = 0 } else { stalled += 1 }
             if stalled > 100_000 {
-                print("VirtualNetwork: time does not advance at \(now); client expiries",
-                      allProbes.map { String(describing: $0.client.expiry) }, "server", String(describing: server.expiry),
-                      "queue head", head < queue.count ? String(describing: queue[head].deliverAt) : "-")
+                print(
+                    "VirtualNetwork: time does not advance at \(now); client expiries",
+                    allProbes.map { String(describing: $0.client.expiry) }, "server", String(describing: server.expiry),
+                    "queue head", head < queue.count ? String(describing: queue[head].deliverAt) : "-")
                 return false
             }
             deliverDue()

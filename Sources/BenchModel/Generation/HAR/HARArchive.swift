@@ -82,13 +82,18 @@ struct HARArchive: Decodable {
             timings = try? c.decodeIfPresent(Timings.self, forKey: .timings)
             resourceType = try? c.decodeIfPresent(String.self, forKey: .resourceType)
             priority = try? c.decodeIfPresent(String.self, forKey: .priority)
-            if let s = try? c.decodeIfPresent(String.self, forKey: .fromCache), !s.isEmpty { fromCache = s }
-            else if (try? c.decodeIfPresent(Bool.self, forKey: .fromCache)) == true { fromCache = "true" }
+            if let s = try? c.decodeIfPresent(String.self, forKey: .fromCache), !s.isEmpty {
+                fromCache = s
+            } else if (try? c.decodeIfPresent(Bool.self, forKey: .fromCache)) == true {
+                fromCache = "true"
+            }
             if let object = try? c.decodeIfPresent(Initiator.self, forKey: .initiator) {
                 initiator = object
             } else if let url = try? c.decodeIfPresent(String.self, forKey: .initiator), !url.isEmpty {
                 // WebPageTest: the initiator is a URL string, its kind in `_initiator_type`.
-                initiator = Initiator(type: (try? c.decodeIfPresent(String.self, forKey: .initiatorType)) ?? "parser", url: url, stack: nil)
+                initiator = Initiator(
+                    type: (try? c.decodeIfPresent(String.self, forKey: .initiatorType)) ?? "parser", url: url,
+                    stack: nil)
             }
         }
     }
@@ -123,19 +128,26 @@ struct HARArchive: Decodable {
 
         enum CodingKeys: String, CodingKey {
             case status, redirectURL, bodySize, content, headers, transferSize = "_transferSize"
-            case fetchedViaServiceWorker = "_fetchedViaServiceWorker", serviceWorkerSource = "_serviceWorkerResponseSource"
+            case fetchedViaServiceWorker = "_fetchedViaServiceWorker", serviceWorkerSource =
+                "_serviceWorkerResponseSource"
         }
 
         init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             guard let s = c.lenientDouble(.status) else {
                 if c.contains(.status) {
-                    throw DecodingError.typeMismatch(Int.self, .init(codingPath: c.codingPath + [CodingKeys.status], debugDescription: "expected a number"))
+                    throw DecodingError.typeMismatch(
+                        Int.self,
+                        .init(codingPath: c.codingPath + [CodingKeys.status], debugDescription: "expected a number"))
                 }
-                throw DecodingError.keyNotFound(CodingKeys.status, .init(codingPath: c.codingPath, debugDescription: "missing"))
+                throw DecodingError.keyNotFound(
+                    CodingKeys.status, .init(codingPath: c.codingPath, debugDescription: "missing"))
             }
             guard s >= 0, s < 1000 else {
-                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.status], debugDescription: "\(s) is not an HTTP status code"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: c.codingPath + [CodingKeys.status],
+                        debugDescription: "\(s) is not an HTTP status code"))
             }
             status = Int(s)
             redirectURL = try? c.decodeIfPresent(String.self, forKey: .redirectURL)
@@ -143,8 +155,11 @@ struct HARArchive: Decodable {
             transferSize = c.lenientDouble(.transferSize)
             content = try? c.decodeIfPresent(Content.self, forKey: .content)
             headers = try? c.decodeIfPresent([Header].self, forKey: .headers)
-            if let s = try? c.decodeIfPresent(String.self, forKey: .serviceWorkerSource), !s.isEmpty { serviceWorker = s }
-            else if (try? c.decodeIfPresent(Bool.self, forKey: .fetchedViaServiceWorker)) == true { serviceWorker = "fetched via service worker" }
+            if let s = try? c.decodeIfPresent(String.self, forKey: .serviceWorkerSource), !s.isEmpty {
+                serviceWorker = s
+            } else if (try? c.decodeIfPresent(Bool.self, forKey: .fetchedViaServiceWorker)) == true {
+                serviceWorker = "fetched via service worker"
+            }
         }
 
         /// `redirectURL`, or the `Location` header when a tool left `redirectURL` empty.
@@ -239,7 +254,9 @@ extension KeyedDecodingContainer {
     /// A number, a numeric string, or nil (absent, null or anything else): the tools disagree.
     func lenientDouble(_ key: Key) -> Double? {
         if let d = try? decodeIfPresent(Double.self, forKey: key) { return d }
-        if let s = try? decodeIfPresent(String.self, forKey: key) { return Double(s.trimmingCharacters(in: .whitespaces)) }
+        if let s = try? decodeIfPresent(String.self, forKey: key) {
+            return Double(s.trimmingCharacters(in: .whitespaces))
+        }
         return nil
     }
 }

@@ -24,7 +24,9 @@ enum HARClassification {
             if m == "text/html" || m == "application/xhtml+xml" { return .document }
             if m == "text/css" { return .stylesheet }
             if m.contains("javascript") || m.contains("ecmascript") { return .script }
-            if m.hasPrefix("font/") || m.contains("font-woff") || m.contains("font-ttf") || m.contains("opentype") { return .font }
+            if m.hasPrefix("font/") || m.contains("font-woff") || m.contains("font-ttf") || m.contains("opentype") {
+                return .font
+            }
             if m.hasPrefix("image/") { return .image }
             if m.contains("json") || m.hasSuffix("/xml") || m == "text/plain" { return .xhr }
         }

@@ -37,13 +37,17 @@ enum HARDependencies {
             }
             if parent == nil {
                 var best: Int?
-                for j in 0..<k where [.document, .stylesheet, .script].contains(nodes[j].type) && nodes[j].end <= nodes[k].start {
+                for j in 0..<k
+                where [.document, .stylesheet, .script].contains(nodes[j].type) && nodes[j].end <= nodes[k].start {
                     if best == nil || nodes[j].end >= nodes[best!].end { best = j }
                 }
                 parent = best ?? 0
             }
             let p = parent!
-            links.append(Link(parent: p, revealAfterBytes: reveal(child: nodes[k], parent: nodes[p]), fromInitiator: fromInitiator))
+            links.append(
+                Link(
+                    parent: p, revealAfterBytes: reveal(child: nodes[k], parent: nodes[p]), fromInitiator: fromInitiator
+                ))
         }
         return links
     }

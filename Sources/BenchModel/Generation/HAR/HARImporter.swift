@@ -37,7 +37,9 @@ public enum HARImporter {
         public var entry: Int?
         public var message: String
         public init(entry: Int?, _ message: String) { self.entry = entry; self.message = message }
-        public var description: String { (entry.map { "log.entries[\($0)]: " } ?? "") + message.escapingControlCharacters }
+        public var description: String {
+            (entry.map { "log.entries[\($0)]: " } ?? "") + message.escapingControlCharacters
+        }
     }
 
     public struct Redirect: Sendable, Hashable {
@@ -74,7 +76,8 @@ public enum HARImporter {
 
     public static func load(path: String, options: Options = Options()) throws -> Result {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw BenchError.data("\(path): " + (FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"))
+            throw BenchError.data(
+                "\(path): " + (FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"))
         }
         var opts = options
         if opts.name == nil {
@@ -120,9 +123,12 @@ public enum HARImporter {
         case .dataCorrupted(let ctx):
             if ctx.codingPath.isEmpty {
                 // Foundation's message may carry "line L, column C": translate it to a key path.
-                let text = (ctx.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String ?? ctx.debugDescription
+                let text =
+                    (ctx.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+                    ?? ctx.debugDescription
                 if let (l, c) = lineColumn(text) {
-                    return JSONLocator.path(at: JSONLocator.offset(line: l, column: c, in: data), in: data) + ": not valid JSON: \(text)"
+                    return JSONLocator.path(at: JSONLocator.offset(line: l, column: c, in: data), in: data)
+                        + ": not valid JSON: \(text)"
                 }
                 return "not valid JSON: \(text)"
             }

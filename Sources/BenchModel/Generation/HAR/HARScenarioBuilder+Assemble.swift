@@ -6,23 +6,34 @@ extension HARScenarioBuilder {
     mutating func assemble(_ all: [Candidate], alias: [String: String]) throws -> HARImporter.Result {
         let sorted = all.sorted { ($0.start, $0.index) < ($1.start, $1.index) }
         guard let rootAt = sorted.firstIndex(where: { $0.type == .document }) else {
-            throw BenchError.data("\(file): no HTML document among the \(har.log.entries.count) entries (the first document is the page's root)"
-                + (skipped.isEmpty ? "" : "; skipped: " + skipped.prefix(5).map(\.description).joined(separator: "; ")))
+            throw BenchError.data(
+                "\(file): no HTML document among the \(har.log.entries.count) entries (the first document is the "
+                    + "page's root)"
+                    + (skipped.isEmpty
+                        ? "" : "; skipped: " + skipped.prefix(5).map(\.description).joined(separator: "; ")))
         }
         for c in sorted[..<rootAt] {
-            skipped.append(Note(entry: c.index, "started before the root document (log.entries[\(sorted[rootAt].index)]); nothing on the page can reveal it"))
+            skipped.append(
+                Note(
+                    entry: c.index,
+                    "started before the root document (log.entries[\(sorted[rootAt].index)]); nothing on the page can "
+                        + "reveal it"
+                ))
         }
         let kept = Array(sorted[rootAt...])
         var positionByKey: [String: Int] = [:]
         for (p, c) in kept.enumerated() { positionByKey[c.key] = p }
         for i in redirects.indices {
-            if let k = Self.key(redirects[i].to), let p = positionByKey[Self.resolve(k, alias)] { redirects[i].targetEntry = kept[p].index }
+            if let k = Self.key(redirects[i].to), let p = positionByKey[Self.resolve(k, alias)] {
+                redirects[i].targetEntry = kept[p].index
+            }
         }
 
         let nodes = kept.map { c -> HARDependencies.Node in
             let urls = (c.entry.initiator?.stackURLs ?? []) + [c.entry.initiator?.url].compactMap { $0 }
-            return HARDependencies.Node(type: c.type, start: c.start, firstByte: c.firstByte, end: c.end, bytes: c.bytes,
-                                        initiatorKeys: urls.compactMap { Self.key($0) }.map { Self.resolve($0, alias) })
+            return HARDependencies.Node(
+                type: c.type, start: c.start, firstByte: c.firstByte, end: c.end, bytes: c.bytes,
+                initiatorKeys: urls.compactMap { Self.key($0) }.map { Self.resolve($0, alias) })
         }
         let links = HARDependencies.resolve(nodes) { positionByKey[$0] }
         let rtt = Self.roundTripEstimate(kept.map(\.entry))
@@ -41,23 +52,29 @@ extension HARScenarioBuilder {
             var blocking: Bool?
             if link.parent == 0 {
                 if c.type == .stylesheet { blocking = true }
-                if c.type == .script, let pr = c.entry.priority?.lowercased(), pr == "high" || pr == "veryhigh" { blocking = true }
+                if c.type == .script, let pr = c.entry.priority?.lowercased(), pr == "high" || pr == "veryhigh" {
+                    blocking = true
+                }
             }
-            resources.append(Scenario.Resource(id: ids[p], origin: c.host, path: c.path, bytes: c.bytes, type: c.type,
-                                               parent: link.parent.map { ids[$0] }, revealAfterBytes: link.revealAfterBytes,
-                                               thinkTimeMs: think, renderBlocking: blocking))
+            resources.append(
+                Scenario.Resource(
+                    id: ids[p], origin: c.host, path: c.path, bytes: c.bytes, type: c.type,
+                    parent: link.parent.map { ids[$0] }, revealAfterBytes: link.revealAfterBytes,
+                    thinkTimeMs: think, renderBlocking: blocking))
         }
         let creator = [har.log.creator?.name, har.log.creator?.version].compactMap { $0 }.joined(separator: " ")
         let title = har.log.pages?.first?.title.map { " '\($0)'" } ?? ""
         let name = options.name ?? "imported"
-        let scenario = Scenario(name: name,
-                                description: "Imported from \(URL(fileURLWithPath: file).lastPathComponent)\(title)"
-                                    + (creator.isEmpty ? "" : " (\(creator))") + ": \(resources.count) of \(har.log.entries.count) entries",
-                                origins: origins, resources: resources)
+        let scenario = Scenario(
+            name: name,
+            description: "Imported from \(URL(fileURLWithPath: file).lastPathComponent)\(title)"
+                + (creator.isEmpty ? "" : " (\(creator))") + ": \(resources.count) of \(har.log.entries.count) entries",
+            origins: origins, resources: resources)
         try scenario.validate(file: file + " (imported)")
         let report = HARImporter.Report(
             creator: creator.isEmpty ? nil : creator, entries: har.log.entries.count, imported: resources.count,
-            skipped: skipped.sorted { ($0.entry ?? -1) < ($1.entry ?? -1) }, notes: notes, redirects: redirects, shapes: shapes,
+            skipped: skipped.sorted { ($0.entry ?? -1) < ($1.entry ?? -1) }, notes: notes, redirects: redirects,
+            shapes: shapes,
             roundTripMs: options.subtractRoundTrip ? rtt : nil,
             parentsFromInitiator: links.filter(\.fromInitiator).count,
             parentsFromTiming: links.dropFirst().filter { !$0.fromInitiator }.count)
@@ -83,11 +100,19 @@ extension HARScenarioBuilder {
         var out: [String] = []
         for (p, c) in kept.enumerated() {
             var base: String
-            if p == 0 { base = "document" } else {
+            if p == 0 {
+                base = "document"
+            } else {
                 let file = c.path.split(separator: "?").first.map(String.init) ?? c.path
                 let last = file.split(separator: "/").last.map(String.init) ?? ""
-                base = String(last.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0) ? Character($0) : "_" }.prefix(48))
-                if base.isEmpty || base.allSatisfy({ $0 == "_" || $0 == "." }) { base = c.host.split(separator: ".").first.map(String.init) ?? c.type.rawValue }
+                base = String(
+                    last.unicodeScalars.map {
+                        CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0)
+                            ? Character($0) : "_"
+                    }.prefix(48))
+                if base.isEmpty || base.allSatisfy({ $0 == "_" || $0 == "." }) {
+                    base = c.host.split(separator: ".").first.map(String.init) ?? c.type.rawValue
+                }
             }
             var id = base
             var n = 2

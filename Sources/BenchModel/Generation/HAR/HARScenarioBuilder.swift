@@ -30,14 +30,15 @@ struct HARScenarioBuilder {
 
     /// `host/path?query`, lowercased host, no scheme, port or fragment: how URLs are matched.
     static func key(_ url: String) -> String? {
-        guard let c = URLComponents(string: HARShapes.encodedURL(url)), let host = c.host?.lowercased(), !host.isEmpty else { return nil }
+        guard let c = URLComponents(string: HARShapes.encodedURL(url)), let host = c.host?.lowercased(), !host.isEmpty
+        else { return nil }
         let path = c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath
         return host + path + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
     }
 
     mutating func build() throws -> HARImporter.Result {
         var candidates: [Candidate] = []
-        var alias: [String: String] = [:]          // redirect source → the key it stands for
+        var alias: [String: String] = [:]  // redirect source → the key it stands for
         var firstByKey: [String: Int] = [:]
         for (i, e) in har.log.entries.enumerated() {
             if let c = try admit(i, e, alias: &alias, firstByKey: &firstByKey) { candidates.append(c) }
@@ -51,10 +52,13 @@ struct HARScenarioBuilder {
 
     /// Entry `i` as a candidate resource, or nil with the reason recorded (skipped, a redirect,
     /// a duplicate). Throws only for data the HAR spec requires and the entry lacks.
-    mutating func admit(_ i: Int, _ e: HARArchive.Entry, alias: inout [String: String],
-                        firstByKey: inout [String: Int]) throws -> Candidate? {
+    mutating func admit(
+        _ i: Int, _ e: HARArchive.Entry, alias: inout [String: String],
+        firstByKey: inout [String: Int]
+    ) throws -> Candidate? {
         if let page = har.log.pages?.first?.id, let ref = e.pageref, ref != page {
-            skipped.append(Note(entry: i, "belongs to page '\(ref)'; netbench imports the first page, '\(page)'")); return nil
+            skipped.append(Note(entry: i, "belongs to page '\(ref)'; netbench imports the first page, '\(page)'"));
+            return nil
         }
         let url = e.request.url
         let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
@@ -63,14 +67,21 @@ struct HARScenarioBuilder {
             skipped.append(Note(entry: i, "unsupported URL scheme '\(scheme)' (\(url.prefix(60)))")); return nil
         }
         guard let start = HARTime.milliseconds(e.startedDateTime) else {
-            throw BenchError.data("\(file): log.entries[\(i)].startedDateTime: '\(e.startedDateTime.escapingControlCharacters)' is not an ISO 8601 date-time")
+            throw BenchError.data(
+                "\(file): log.entries[\(i)].startedDateTime: '\(e.startedDateTime.escapingControlCharacters)' is not "
+                    + "an ISO 8601 date-time"
+            )
         }
         let encoded = HARShapes.encodedURL(url)
         guard let c = URLComponents(string: encoded), let host = c.host?.lowercased(), let key = Self.key(url) else {
             skipped.append(Note(entry: i, "URL '\(url.prefix(80))' cannot be parsed")); return nil
         }
-        guard Scenario.isValidHost(host) else { skipped.append(Note(entry: i, "host '\(host)' is not a host name netbench can serve")); return nil }
-        if e.response.status == 0 { skipped.append(Note(entry: i, "no response (status 0: blocked, aborted or failed)")); return nil }
+        guard Scenario.isValidHost(host) else {
+            skipped.append(Note(entry: i, "host '\(host)' is not a host name netbench can serve")); return nil
+        }
+        if e.response.status == 0 {
+            skipped.append(Note(entry: i, "no response (status 0: blocked, aborted or failed)")); return nil
+        }
         if excludedByShape(i, e, start: start) { return nil }
         if (300..<400).contains(e.response.status), let target = e.response.redirectTarget, !target.isEmpty {
             let absolute = URL(string: target, relativeTo: URL(string: url))?.absoluteString ?? target
@@ -79,10 +90,16 @@ struct HARScenarioBuilder {
             return nil
         }
         if let j = firstByKey[key] {
-            skipped.append(Note(entry: i, "duplicate of log.entries[\(j)] (same URL \(url.prefix(80))); imported once")); return nil
+            skipped.append(
+                Note(entry: i, "duplicate of log.entries[\(j)] (same URL \(url.prefix(80))); imported once"));
+            return nil
         }
         guard let (bytes, source) = HARClassification.size(of: e) else {
-            skipped.append(Note(entry: i, "no response size (bodySize, content.size and _transferSize all missing, -1 or above 1 TB)")); return nil
+            skipped.append(
+                Note(
+                    entry: i,
+                    "no response size (bodySize, content.size and _transferSize all missing, -1 or above 1 TB)"));
+            return nil
         }
         firstByKey[key] = i
         noteShapes(i, e, url: c, encoded: encoded != url, sizeSource: source)
@@ -90,15 +107,20 @@ struct HARScenarioBuilder {
             notes.append(Note(entry: i, "port \(port) dropped: netbench serves every origin on one port"))
         }
         if e.request.method.uppercased() != "GET" {
-            let body = e.request.bodySize.flatMap { $0 > 0 && $0 < 1e15 ? " (its \(Int64($0))-byte request body is not replayed)" : nil } ?? ""
+            let body =
+                e.request.bodySize.flatMap {
+                    $0 > 0 && $0 < 1e15 ? " (its \(Int64($0))-byte request body is not replayed)" : nil
+                } ?? ""
             notes.append(Note(entry: i, "\(e.request.method.uppercased()) request imported as a GET\(body)"))
         }
-        let path = (c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath) + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
+        let path =
+            (c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath) + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
         let t = e.timings
         let total = e.time.flatMap { $0 >= 0 ? $0 : nil } ?? t?.total ?? 0
         let untilFirstByte = min(total, t?.untilFirstByte ?? max(0, total - (t?.receive ?? 0)))
-        return Candidate(index: i, key: key, host: host, path: path, type: HARClassification.type(of: e, path: path),
-                         bytes: bytes, start: start, firstByte: start + untilFirstByte, end: start + total, entry: e)
+        return Candidate(
+            index: i, key: key, host: host, path: path, type: HARClassification.type(of: e, path: path),
+            bytes: bytes, start: start, firstByte: start + untilFirstByte, end: start + total, entry: e)
     }
 
     /// Entries whose shape keeps them out of the page (cached, preflights, after onLoad); each is
@@ -113,8 +135,10 @@ struct HARScenarioBuilder {
     }
 
     /// The shapes of an imported entry that changed nothing but are worth saying.
-    mutating func noteShapes(_ i: Int, _ e: HARArchive.Entry, url: URLComponents, encoded: Bool,
-                             sizeSource: HARClassification.SizeSource) {
+    mutating func noteShapes(
+        _ i: Int, _ e: HARArchive.Entry, url: URLComponents, encoded: Bool,
+        sizeSource: HARClassification.SizeSource
+    ) {
         if e.response.serviceWorker != nil { shapes.note(.serviceWorker, entry: i) }
         if HARShapes.hasPseudoHeaders(e) { shapes.note(.pseudoHeaders, entry: i) }
         if !(e.timings?.notApplicable ?? []).isEmpty { shapes.note(.notApplicableTimings, entry: i) }
@@ -128,7 +152,8 @@ struct HARScenarioBuilder {
     /// The first page's load event in ms since the epoch (its start plus `pageTimings.onLoad`).
     var pageOnLoad: Double? {
         guard let page = har.log.pages?.first, let onLoad = page.pageTimings?.onLoad,
-              let started = page.startedDateTime.flatMap(HARTime.milliseconds) else { return nil }
+            let started = page.startedDateTime.flatMap(HARTime.milliseconds)
+        else { return nil }
         return started + onLoad
     }
 

@@ -13,8 +13,10 @@ public struct HARShapes: Sendable, Equatable {
                 "from the browser cache (_fromCache) or 304 Not Modified: not replayed as transfers "
                     + "(the cached load is what a repeat view, run --repeat-view, measures)"
             case .preflight: "CORS preflights (OPTIONS): not replayed; the request each one preceded is imported"
-            case .afterOnLoad: "started after the page's onLoad (beacons, late fetches): not part of the page load, not imported"
-            case .serviceWorker: "answered by a service worker when recorded: replayed from the network (a first view has none)"
+            case .afterOnLoad:
+                "started after the page's onLoad (beacons, late fetches): not part of the page load, not imported"
+            case .serviceWorker:
+                "answered by a service worker when recorded: replayed from the network (a first view has none)"
             case .pseudoHeaders:
                 "HTTP/2 pseudo-headers (:authority, :path, …) among the headers: ignored "
                     + "(the URL names the resource; recorded headers are not replayed)"
@@ -23,7 +25,8 @@ public struct HARShapes: Sendable, Equatable {
             case .sizeFromTransfer: "body size only in _transferSize: used as is (it includes the response headers)"
             case .query: "query strings: kept in the path; URLs that differ only in their query are separate resources"
             case .fragment: "fragments (#…): dropped, as browsers do not send them"
-            case .encodedURL: "non-ASCII characters or spaces in the URL: percent-encoded as UTF-8, as browsers send them"
+            case .encodedURL:
+                "non-ASCII characters or spaces in the URL: percent-encoded as UTF-8, as browsers send them"
             }
         }
     }

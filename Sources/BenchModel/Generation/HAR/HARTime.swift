@@ -14,9 +14,10 @@ enum HARTime {
             return v
         }
         guard let year = num(0, 4), b.count >= 19, b[4] == 45, let month = num(5, 2), b[7] == 45, let day = num(8, 2),
-              b[10] == 84 || b[10] == 116 || b[10] == 32, let hour = num(11, 2), b[13] == 58, let minute = num(14, 2),
-              b[16] == 58, let second = num(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else { return nil }
+            b[10] == 84 || b[10] == 116 || b[10] == 32, let hour = num(11, 2), b[13] == 58, let minute = num(14, 2),
+            b[16] == 58, let second = num(17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
+        else { return nil }
         var i = 19
         var fraction = 0.0
         if i < b.count && (b[i] == 46 || b[i] == 44) {
@@ -26,14 +27,19 @@ enum HARTime {
         }
         var offsetMinutes = 0
         if i < b.count {
-            if b[i] == 90 || b[i] == 122 { i += 1 }
-            else if b[i] == 43 || b[i] == 45 {
+            if b[i] == 90 || b[i] == 122 {
+                i += 1
+            } else if b[i] == 43 || b[i] == 45 {
                 let sign = b[i] == 45 ? -1 : 1
                 guard let oh = num(i + 1, 2) else { return nil }
                 var om = 0
-                if let m = num(i + 4, 2), b[i + 3] == 58 { om = m; i += 6 }
-                else if let m = num(i + 3, 2) { om = m; i += 5 }
-                else { i += 3 }
+                if let m = num(i + 4, 2), b[i + 3] == 58 {
+                    om = m; i += 6
+                } else if let m = num(i + 3, 2) {
+                    om = m; i += 5
+                } else {
+                    i += 3
+                }
                 offsetMinutes = sign * (oh * 60 + om)
             }
         }

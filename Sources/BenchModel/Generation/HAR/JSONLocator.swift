@@ -27,7 +27,8 @@ enum JSONLocator {
                 while i < bytes.count && bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
                 if i >= bytes.count { return (path(stack), "the text ends inside a string (truncated file?)") }
                 if case .object(_, true)? = stack.last {
-                    stack[stack.count - 1] = .object(key: String(decoding: bytes[start..<i], as: UTF8.self), expectingKey: false)
+                    stack[stack.count - 1] = .object(
+                        key: String(decoding: bytes[start..<i], as: UTF8.self), expectingKey: false)
                 }
                 markValue(&stack)
             case UInt8(ascii: "{"):
@@ -38,7 +39,9 @@ enum JSONLocator {
                 stack.append(.array(index: 0, empty: true))
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 let wantObject = b == UInt8(ascii: "}")
-                guard let top = stack.last else { return ("(top level)", "unexpected '\(Character(UnicodeScalar(b)))' at byte \(i)") }
+                guard let top = stack.last else {
+                    return ("(top level)", "unexpected '\(Character(UnicodeScalar(b)))' at byte \(i)")
+                }
                 switch (top, wantObject) {
                 case (.object, true), (.array, false): stack.removeLast()
                 default: return (path(stack), "mismatched '\(Character(UnicodeScalar(b)))' at byte \(i)")
