@@ -65,8 +65,10 @@ struct RunCommand: ParsableCommand {
                 ideal, is the minimum of 5 TCP connects just before it (a UDP-only server: QUIC's minimum RTT, \
                 as metrics.rttSource says). A response whose status or size differs from the scenario fails the \
                 run. Servers: 'netbench serve', the nginx configuration of 'netbench scenario export' (h1, h2), \
-                ngtcp2's gtlsserver (h3). HOST must resolve to IPv4; against a static server the ideal still \
-                counts the scenario's think times.
+                ngtcp2's gtlsserver (h3). HOST must resolve to IPv4. A server that is not 'netbench serve' \
+                answers at once, so its ideal leaves the scenario's think times out (metrics.idealModel says \
+                which model applied). Only the built-in client loads from --server (--client chromium is \
+                refused).
 
                 Environment variables and where the scenario library is found: 'netbench man'.
                 """,
