@@ -32,8 +32,7 @@ final class ChromiumLoadTests: XCTestCase {
             transports: transports, runs: runs, outputDirectory: out)
         request.pageLoads.timeout = timeout
         request.pageLoads.clients = clients
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         assertNoBrowserLeft()
         return results
     }

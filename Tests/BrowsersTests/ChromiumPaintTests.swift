@@ -32,8 +32,7 @@ final class ChromiumPaintTests: XCTestCase {
             transports: [.h1, .h2, .h3], runs: 1, outputDirectory: out)
         request.pageLoads.timeout = .seconds(60)
         request.pageLoads.clients = [.chromium]
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         XCTAssertEqual(results.runs.count, 3)
         for run in results.runs {
             let t = run.transport.rawValue
@@ -71,8 +70,7 @@ final class ChromiumPaintTests: XCTestCase {
             transports: [.h2], runs: 1, outputDirectory: out)
         request.pageLoads.clients = [.chromium]
         request.pageLoads.filmstrip = true
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         XCTAssertEqual(results.runs.count, 1, "the filmstrip load is not a run")
         XCTAssertNil(results.runs[0].frames)
         let strip = try XCTUnwrap(results.filmstrips?.first)

@@ -10,3 +10,10 @@ public final class QuietObserver: RunObserver {
     public func runFinished(position: Int, total: Int, record: RunRecord) {}
     public func notice(_ text: String) {}
 }
+
+extension BenchmarkRunner {
+    /// Runs the plan with nothing printed and no file written; all the results.
+    public func executeQuietly() throws -> ResultsFile {
+        try execute(observer: QuietObserver()) { _ in }
+    }
+}

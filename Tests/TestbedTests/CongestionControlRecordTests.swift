@@ -52,8 +52,7 @@ final class CongestionControlRecordTests: XCTestCase {
             transports: [.h1, .h2], runs: 1, outputDirectory: out)
         request.library = Library(root: packageRoot + "/Scenarios")
         request.server.tcpCongestionControl = other
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         XCTAssertEqual(results.runs.count, 2)
         for run in results.runs {
             XCTAssertEqual(run.status, .ok, run.error ?? "")

@@ -43,8 +43,7 @@ final class EmulatedBulkTests: XCTestCase {
             transports: [.h3], runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         let run = try XCTUnwrap(results.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         XCTAssertEqual(run.connections.count, 1)

@@ -27,8 +27,7 @@ final class EmulatedPageLoadTests: XCTestCase {
             transports: [.h1, .h2, .h3], runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         XCTAssertEqual(results.runs.count, 3)
         for run in results.runs {
             XCTAssertEqual(run.status, .ok, "\(run.transport): \(run.error ?? "")")

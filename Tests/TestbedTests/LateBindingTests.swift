@@ -24,8 +24,7 @@ final class LateBindingTests: XCTestCase {
         request.library = Library(root: packageRoot + "/Scenarios")
         request.server.lateBinding = lateBinding
         request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         return try results.runs.map { run in
             XCTAssertEqual(run.status, .ok, run.error ?? "")
             XCTAssertEqual(run.server?.lateBinding, lateBinding.description, "recorded with the run")

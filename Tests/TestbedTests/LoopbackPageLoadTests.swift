@@ -127,8 +127,7 @@ final class LoopbackPageLoadTests: XCTestCase {
             suiteName: "tls12", scenarios: [(path, scenario)], profiles: [.loopback],
             transports: [.h2], runs: 1, outputDirectory: out)
         request.server.tlsVersion = .tls12
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         XCTAssertEqual(results.runs.first?.status, .ok, results.runs.first?.error ?? "")
         XCTAssertEqual(results.runs.first?.connections.first?.tlsVersion, "1.2")
     }

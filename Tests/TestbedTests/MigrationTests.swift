@@ -46,8 +46,7 @@ final class MigrationTests: XCTestCase {
             transports: [transport], runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         let run = try XCTUnwrap(results.runs.first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         XCTAssertEqual(run.requests.first?.bytes, 6_000_000, "every byte arrived")

@@ -30,8 +30,7 @@ final class RepeatViewTests: XCTestCase {
             transports: [.h2, .h3], runs: 2, outputDirectory: out)
         request.pageLoads.repeatView = true
         request.warmupRuns = 1
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         let counted = results.runs.filter { $0.warmup != true }
         XCTAssertEqual(counted.count, 8)
         for run in counted {

@@ -23,8 +23,7 @@ final class ServerTCPRecordTests: XCTestCase {
             profiles: [profile], transports: transports, runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         XCTAssertEqual(results.runs.count, transports.count)
         return results.runs
     }

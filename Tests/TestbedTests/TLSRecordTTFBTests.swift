@@ -40,8 +40,7 @@ final class TLSRecordTTFBTests: XCTestCase {
         request.library = Library(root: packageRoot + "/Scenarios")
         request.pageLoads.timeout = .seconds(30)
         request.server.tlsRecords = policy
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         XCTAssertEqual(results.runs.count, runs)
         return try results.runs.map { run in
             XCTAssertEqual(run.status, .ok, run.error ?? "")

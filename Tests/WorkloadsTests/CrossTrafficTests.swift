@@ -14,14 +14,8 @@ import TestSupport
 final class CrossTrafficTests: XCTestCase {
     let library = Library(root: packageRoot + "/Scenarios")
 
-    func testTwoCompetingBulkFlowsFillTheLinkWithoutExceedingIt() throws {
-        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
-        var profile = try library.profile("interop")
-        profile.name = "interop-cross"
-        profile.crossTraffic = [
-            CrossFlowSpec(name: "tcp", transport: .h2, congestionControl: "cubic", stopAfter: .ms(3000)),
-            CrossFlowSpec(name: "quic", transport: .h3, congestionControl: "cubic", stopAfter: .ms(3000)),
-        ]
+    /// One h2 load of a 20 KB page through `profile` (validated first), with its cross traffic.
+    private func loadTinyPage(under profile: Profile) throws -> RunRecord {
         try profile.validate(file: "test")
         let page = Scenario(
             name: "tiny", origins: [.init(id: "a", host: "a.netbench.test")],
@@ -33,9 +27,19 @@ final class CrossTrafficTests: XCTestCase {
             transports: [.h2], runs: 1, outputDirectory: out)
         request.library = library
         request.pageLoads.timeout = .seconds(30)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
-        let run = try XCTUnwrap(results.runs.first)
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
+        return try XCTUnwrap(results.runs.first)
+    }
+
+    func testTwoCompetingBulkFlowsFillTheLinkWithoutExceedingIt() throws {
+        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
+        var profile = try library.profile("interop")
+        profile.name = "interop-cross"
+        profile.crossTraffic = [
+            CrossFlowSpec(name: "tcp", transport: .h2, congestionControl: "cubic", stopAfter: .ms(3000)),
+            CrossFlowSpec(name: "quic", transport: .h3, congestionControl: "cubic", stopAfter: .ms(3000)),
+        ]
+        let run = try loadTinyPage(under: profile)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         XCTAssertNotNil(run.metrics.pltMs, "the page loaded under cross traffic")
         XCTAssertTrue(run.metrics.idealNote?.contains("whole link") == true, run.metrics.idealNote ?? "no note")
@@ -80,20 +84,7 @@ final class CrossTrafficTests: XCTestCase {
             CrossFlowSpec(
                 name: "up-quic", transport: .h3, direction: .upload, congestionControl: "cubic", stopAfter: .ms(3000)),
         ]
-        try profile.validate(file: "test")
-        let page = Scenario(
-            name: "tiny", origins: [.init(id: "a", host: "a.netbench.test")],
-            resources: [.init(id: "doc", origin: "a", path: "/", bytes: 20_000, type: .document)])
-        let out = NSTemporaryDirectory() + "netbench-cross-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(
-            suiteName: "cross-test", scenarios: [("inline", page)], profiles: [profile],
-            transports: [.h2], runs: 1, outputDirectory: out)
-        request.library = library
-        request.pageLoads.timeout = .seconds(30)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").execute(observer: QuietObserver())
-        { _ in }
-        let run = try XCTUnwrap(results.runs.first)
+        let run = try loadTinyPage(under: profile)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         let cross = try XCTUnwrap(run.crossTraffic)
         XCTAssertEqual(cross.flows.map(\.direction), [.download, .upload, .upload])
