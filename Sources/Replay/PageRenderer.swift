@@ -316,8 +316,8 @@ public struct PageRenderer: Sendable {
         ("j", "var s=d.createElement(\"script\");s.crossOrigin=\"anonymous\";s.src=u;d.head.appendChild(s)"),
         (
             "c",
-            "var l=d.createElement(\"link\");l.rel=\"stylesheet\";l.crossOrigin=\"anonymous\";l.href=u;d.head.appendChi"
-                + "ld(l)"
+            "var l=d.createElement(\"link\");l.rel=\"stylesheet\";l.crossOrigin=\"anonymous\";"
+                + "l.href=u;d.head.appendChild(l)"
         ),
         ("i", "var m=new Image();m.crossOrigin=\"anonymous\";m.src=u;(d.body||d.documentElement).appendChild(m)"),
         ("f", "k.push(new FontFace(\"nb\",\"url(\"+u+\")\").load().catch(function(){}))"),

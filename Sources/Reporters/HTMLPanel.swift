@@ -153,9 +153,8 @@ enum HTMLPanel {
         var td = "<td class=\"num\">\(s.n)</td>"
         for v in [s.median, s.p90, s.p95, s.mean] { td += "<td class=\"num\">\(HTML.escape(text(v)))</td>" }
         td += "<td class=\"num\">\(s.sd.map { HTML.escape(text($0)) } ?? "–")</td>"
-        td +=
-            "<td class=\"num\">\(HTML.escape(text(s.ci95Low) + (metric.unit == "B" ? " – " : "–") + text(s.ci95High)))<"
-                + "/td>"
+        let interval = text(s.ci95Low) + (metric.unit == "B" ? " – " : "–") + text(s.ci95High)
+        td += "<td class=\"num\">\(HTML.escape(interval))</td>"
         return td + "<td class=\"num\">\(s.outliers)</td>"
     }
 

@@ -34,10 +34,9 @@ public enum HistoryHTML {
                 let rows = inPanel.filter { $0.metric == metric }
                 guard !rows.isEmpty else { continue }
                 body +=
-                    "<div><h3>\(HTML.escape(metric.label)), median and 95% "
-                        + "CI</h3>"
-                        + "\(chart(h, rows, metric: metric, title: "\(p.scenario) · \(p.profile) · \(metric.label)"))</"
-                        + "div>"
+                    "<div><h3>\(HTML.escape(metric.label)), median and 95% CI</h3>"
+                        + chart(h, rows, metric: metric, title: "\(p.scenario) · \(p.profile) · \(metric.label)")
+                        + "</div>"
             }
             body += "</div>\n" + changesTable(h, inPanel) + "</section>\n"
         }
