@@ -163,15 +163,17 @@ public final class RemoteExecutor: PageExecutor {
 }
 
 /// `run --server`: one `RemoteExecutor` for the plan's single "network" profile; certificates are
-/// verified once, before the first run (a failure is a run failure, exit 2, naming the name and why).
+/// verified once, before the first run (a failure is a run failure, exit 2, naming the name and why;
+/// netbench serve of another scenario is a data error, exit 65, naming both scenarios).
 public final class RemoteExecutorFactory: PageExecutorFactory {
     let executor: RemoteExecutor
 
     /// Who the server is, as `identify` found it.
     public var identity: RemoteServerIdentity? { executor.identity }
 
-    /// Verifies the certificates (a failure: `BenchError.run`, exit 2), then identifies the server
-    /// (another scenario: `BenchError.data`, exit 65).
+    /// Verifies the certificates (a failure: `BenchError.run`, exit 2, unless the server says it
+    /// serves another scenario: `refusal`), then identifies the server (another scenario:
+    /// `BenchError.data`, exit 65).
     public init(endpoint: RemoteEndpoint, request: RunRequest, credentials: RunCredentials) throws {
         // Only netbench's own client loads from a remote server: a run labelled with a browser that
         // never loaded the page would be false data.
@@ -186,10 +188,10 @@ public final class RemoteExecutorFactory: PageExecutorFactory {
         // Checked before the first run, as for emulated runs (a qlog directory that is missing is a usage error).
         executor.keyLogFile = request.diagnostics.keyLogFile
         executor.diagnostics = try request.diagnostics.open()
-        do { try executor.verifyCertificates(transports: request.transports) } catch {
-            throw BenchError.run("\(error)")
-        }
         let files = request.scenarios.map { (file: $0.path, name: $0.scenario.name, bytes: Self.contents($0.path)) }
+        do { try executor.verifyCertificates(transports: request.transports) } catch {
+            throw executor.refusal(afterCertificateFailure: error, transports: request.transports, scenarioFiles: files)
+        }
         do { _ = try executor.identify(over: request.transports.first ?? .h2, scenarioFiles: files) } catch let e
             as ScenarioDigest.Mismatch
         { throw BenchError.data("\(e)") }

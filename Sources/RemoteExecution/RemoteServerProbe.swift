@@ -18,17 +18,32 @@ enum RemoteServerProbe {
         credentials: RunCredentials, tlsVersion: TLSVersion?, quic: QUICConfiguration,
         timeout: Nanoseconds = .seconds(10)
     ) throws -> Head {
-        let loop = try EventLoop()
         var tls: TLSClientContext?
         if transport != .h3 {
-            var cfg = TLSClientConfiguration(
-                trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [transport.alpn])
-            cfg.systemRoots = credentials.systemRoots
-            cfg.resumption = false
-            if let v = tlsVersion { cfg.force(v) }
-            tls = try TLSClientContext(cfg)
+            tls = try TLSClientContext(
+                tlsConfiguration(for: transport, credentials: credentials, tlsVersion: tlsVersion))
         }
         let settings = ClientSettings(tls: tls, quic: quic, trustedRootsPEM: credentials.caPEM)
+        return try get(path, over: transport, at: address, serverName: serverName, settings: settings, timeout: timeout)
+    }
+
+    /// The probes' TCP+TLS client: the run's roots (or the system store), one ALPN, no resumption.
+    static func tlsConfiguration(for transport: TransportKind, credentials: RunCredentials, tlsVersion: TLSVersion?)
+        -> TLSClientConfiguration
+    {
+        var cfg = TLSClientConfiguration(
+            trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [transport.alpn])
+        cfg.systemRoots = credentials.systemRoots
+        cfg.resumption = false
+        if let v = tlsVersion { cfg.force(v) }
+        return cfg
+    }
+
+    static func get(
+        _ path: String, over transport: TransportKind, at address: Endpoint, serverName: String,
+        settings: ClientSettings, timeout: Nanoseconds
+    ) throws -> Head {
+        let loop = try EventLoop()
         let connection = try ClientConnector.open(
             transport, loop: loop, remote: address, local: nil, serverName: serverName, settings: settings)
         var head: Head?

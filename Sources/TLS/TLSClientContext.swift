@@ -1,8 +1,9 @@
 internal import COpenSSL
 import Synchronization
 
-/// A client-side `SSL_CTX`: trusts only the configured roots, verifies peers, offers ALPN and
-/// keeps one resumable session per server name when resumption is on.
+/// A client-side `SSL_CTX`: trusts only the configured roots, verifies peers (unless
+/// `verifiesPeer` is off), offers ALPN and keeps one resumable session per server name when
+/// resumption is on.
 ///
 /// Immutable after `init` apart from the session cache, which is locked; connections to the
 /// same names may be made from several threads.
@@ -38,7 +39,7 @@ public final class TLSClientContext: @unchecked Sendable {
             try check(
                 SSL_CTX_set_default_verify_paths(ctx) == 1, .configuration, "loading OpenSSL's default verify paths")
         }
-        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+        SSL_CTX_set_verify(ctx, configuration.verifiesPeer ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
         if !alpn.isEmpty {
             // Inverted convention: 0 is success.
             try check(

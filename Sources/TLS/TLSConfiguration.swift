@@ -98,6 +98,11 @@ public struct TLSClientConfiguration: TLSEndpointConfiguration, Sendable {
     /// Also trust the system store: OpenSSL's default verify paths (its default CA file and
     /// directory, or `SSL_CERT_FILE` / `SSL_CERT_DIR`). `trustedRootsPEM` may then be empty.
     public var systemRoots = false
+    /// `false`: the handshake completes whatever certificate the peer presents (neither its chain
+    /// nor its names are checked, `SSL_VERIFY_NONE`). Only for reading what a server says about
+    /// itself after its certificate failed verification, to name the failure better; nothing read
+    /// over such a connection may be trusted or measured.
+    public var verifiesPeer = true
 
     public init(
         trustedRootsPEM: String, minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13,
