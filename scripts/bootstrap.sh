@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what netbench needs on a Debian machine, only what is missing, and says what it did.
 #   scripts/bootstrap.sh            build and run dependencies (C libraries, iproute2)
-#   scripts/bootstrap.sh --test     also the peers the tests measure against (aioquic, ngtcp2 examples, Chromium, ...)
+#   scripts/bootstrap.sh --test     also the peers the tests measure against (aioquic, ngtcp2, nginx, caddy, ...)
 #   scripts/bootstrap.sh --chromium also Chromium, for `netbench run --client chromium` (~155 MB download)
 # Idempotent: a second run installs nothing and runs no `apt-get update`.
 set -euo pipefail
@@ -20,7 +20,9 @@ done
 here=$(cd "$(dirname "$0")/.." && pwd)
 packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev
           libgnutls28-dev pkg-config iproute2 openssl procps ca-certificates)
-test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client nghttp2-server nginx curl slurm-wlm munge prometheus-pushgateway influxdb)
+# caddy: a production HTTP/3 server (quic-go) serving `scenario export` files (RemoteServerTests).
+test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client nghttp2-server nginx caddy curl
+               slurm-wlm munge prometheus-pushgateway influxdb)
 
 missing=()
 check() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing+=("$1"); }

@@ -11,15 +11,19 @@ struct ScenarioExportCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             name: "export",
-            abstract: "write a scenario's bodies as files per origin, with an nginx configuration and a certificate",
+            abstract:
+                "write a scenario's bodies as files per origin, with nginx and caddy configurations and a certificate",
             discussion: """
                 Writes DIR/www/<host>/<path> for every resource (exact sizes; the same filler bytes netbench serve \
                 sends; "/" becomes index.html), DIR/tls/ca.pem with a certificate and key for every origin host \
-                (DIR/tls/cert.pem, key.pem), DIR/nginx.conf serving them over h1 and h2 on --port, and \
-                DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries) and which file \
-                a query or percent-encoded path became, and DIR/merged/ with every origin's files under one root \
-                (hard links) for servers with one document root, unless two origins share a path. Then:
+                (DIR/tls/cert.pem, key.pem), DIR/nginx.conf serving them over h1 and h2 on --port, DIR/Caddyfile \
+                serving them over h1, h2 and h3 on --port (caddy keeps its state in DIR/caddy, installs no CA), \
+                DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries), which file a \
+                query or percent-encoded path became and how to start each server, and DIR/merged/ with every \
+                origin's files under one root (hard links) for servers with one document root, unless two origins \
+                share a path. Then:
                   nginx -c DIR/nginx.conf -p DIR
+                  caddy run --config DIR/Caddyfile --adapter caddyfile                      (h1, h2, h3; Debian caddy)
                   gtlsserver -q -d DIR/merged ADDR PORT DIR/tls/key.pem DIR/tls/cert.pem    (h3, Debian ngtcp2-server)
                   netbench run SCENARIO --server 127.0.0.1:PORT --ca DIR/tls/ca.pem
                 """,
@@ -34,7 +38,9 @@ struct ScenarioExportCommand: ParsableCommand {
     @Option(
         "--output", "-o", value: "DIR", help: "the directory to write (created; existing files are replaced)",
         parse: .directory) var output: String?
-    @Option("--port", value: "PORT", default: 8443, help: "the port nginx.conf listens on", parse: .int(1...65535))
+    @Option(
+        "--port", value: "PORT", default: 8443, help: "the port nginx.conf and the Caddyfile listen on",
+        parse: .int(1...65535))
     var port: Int
 
     func validate() throws {
@@ -83,17 +89,24 @@ struct ScenarioExportCommand: ParsableCommand {
             export.nginxConfiguration(
                 root: dir + "/www", port: UInt16(port), certificate: dir + "/tls/cert.pem",
                 key: dir + "/tls/key.pem", pidFile: dir + "/nginx.pid"), to: dir + "/nginx.conf")
+        try write(
+            export.caddyfile(
+                root: dir + "/www", port: UInt16(port), certificate: dir + "/tls/cert.pem", key: dir + "/tls/key.pem",
+                storage: dir + "/caddy"), to: dir + "/Caddyfile")
         let notes =
             export.notes.isEmpty
             ? "nothing: a static server reproduces this scenario\n"
             : export.notes.map { "- " + $0 }.joined(separator: "\n") + "\n"
-        try write("What a static server cannot reproduce of \(scenario.name):\n" + notes, to: dir + "/EXPORT.txt")
+        try write(
+            "What a static server cannot reproduce of \(scenario.name):\n" + notes + "\n"
+                + startInstructions(dir: dir, merged: shared.isEmpty), to: dir + "/EXPORT.txt")
         let total = export.files.reduce(Int64(0)) { $0 + $1.bytes }
         print(
             "wrote \(export.files.count) file(s), \(Units.formatBytes(total)), for "
                 + "\(Set(export.files.map(\.host)).count) origin(s) under \(dir)/www"
         )
         print("nginx: nginx -c \(dir)/nginx.conf -p \(dir)    (h1 + h2 on port \(port); CA: \(dir)/tls/ca.pem)")
+        print("caddy: caddy run --config \(dir)/Caddyfile --adapter caddyfile    (h1 + h2 + h3 on port \(port))")
         if shared.isEmpty {
             print(
                 "h3:    gtlsserver -q -d \(dir)/merged ADDR PORT \(dir)/tls/key.pem \(dir)/tls/cert.pem    (ngtcp2's "
@@ -108,6 +121,20 @@ struct ScenarioExportCommand: ParsableCommand {
         for n in export.notes.prefix(5) { print("note: " + n) }
         if export.notes.count > 5 { print("note: … and \(export.notes.count - 5) more in \(dir)/EXPORT.txt") }
         return .success
+    }
+
+    /// How to start each server on the export, and to point netbench at it (the end of EXPORT.txt).
+    private func startInstructions(dir: String, merged: Bool) -> String {
+        var s = """
+            Start a server on these files (port \(port), certificate \(dir)/tls/cert.pem):
+              nginx -c \(dir)/nginx.conf -p \(dir)    (h1, h2)
+              caddy run --config \(dir)/Caddyfile --adapter caddyfile    (h1, h2, h3)
+
+            """
+        if merged {
+            s += "  gtlsserver -q -d \(dir)/merged ADDR \(port) \(dir)/tls/key.pem \(dir)/tls/cert.pem    (h3)\n"
+        }
+        return s + "Then: netbench run SCENARIO --server 127.0.0.1:\(port) --ca \(dir)/tls/ca.pem -t h1,h2,h3\n"
     }
 
     private func write(_ text: String, to path: String) throws {

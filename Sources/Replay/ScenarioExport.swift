@@ -3,7 +3,8 @@ import BenchModel
 
 /// A scenario as files for a server of the user's own (nginx, h2o, caddy, a CDN origin): every
 /// body at its path with its exact size, one directory per origin host, an nginx configuration
-/// that serves them over h1 and h2, and what a static server cannot reproduce.
+/// that serves them over h1 and h2, a Caddyfile that serves them over h1, h2 and h3, and what a
+/// static server cannot reproduce.
 ///
 /// The bodies are netbench's filler bytes (`BodyFiller`), the same the replay server sends, so a
 /// run against either server moves the same bytes.
@@ -136,5 +137,54 @@ public struct ScenarioExport: Sendable {
         }
         s += "}\n"
         return s
+    }
+
+    /// A Caddyfile serving every origin over TLS on `port` with h1, h2 and h3 (quic-go), each origin
+    /// from `root/<host>`, with the certificate and key given. Caddy keeps its storage (its own local
+    /// CA, which it creates anyway) under `storage` instead of the user's home, obtains no certificate
+    /// (`auto_https off`), installs no CA in the system's trust store, opens no admin endpoint, and
+    /// stops within a second of SIGTERM (`grace_period`) whatever connections a client left open.
+    /// (Caddy 2.6 still autosaves the configuration to `$XDG_CONFIG_HOME/caddy`: it has no option
+    /// that turns this off.) Run: `caddy run --config <this file> --adapter caddyfile`.
+    public func caddyfile(root: String, port: UInt16, certificate: String, key: String, storage: String) -> String {
+        var s = """
+            # Caddyfile for the files netbench exported (`netbench scenario export`): h1, h2 and h3 on port \(port).
+            # Run: caddy run --config <this file> --adapter caddyfile; point netbench at it with
+            #   netbench run SCENARIO --server 127.0.0.1:\(port) --ca CA.pem -t h1,h2,h3
+            {
+            \tadmin off
+            \tauto_https off
+            \tskip_install_trust
+            \tstorage file_system \(Self.caddyToken(storage))
+            \tgrace_period 1s
+            \tservers {
+            \t\tprotocols h1 h2 h3
+            \t}
+            }
+
+            """
+        // One site per origin, each after a blank line and none after the last (as `caddy fmt` writes).
+        for host in Set(files.map(\.host)).sorted() {
+            s += "\n" + """
+                https://\(host):\(port) {
+                \ttls \(Self.caddyToken(certificate)) \(Self.caddyToken(key))
+                \troot * \(Self.caddyToken(root + "/" + host))
+                \tfile_server
+                \theader cache-control no-store
+                }
+
+                """
+        }
+        return s
+    }
+
+    /// A path as one Caddyfile token: quoted, so that a directory with spaces stays one argument.
+    static func caddyToken(_ path: String) -> String {
+        var quoted = "\""
+        for c in path {
+            if c == "\"" || c == "\\" { quoted.append("\\") }
+            quoted.append(c)
+        }
+        return quoted + "\""
     }
 }

@@ -6,7 +6,8 @@ import XCTest
 import TestSupport
 
 /// `netbench run --server` (the built binary) against servers on loopback: `netbench serve` (h1, h2,
-/// h3 on one port), nginx (h1, h2) and ngtcp2's gtlsserver (h3) serving `scenario export` files.
+/// h3 on one port), nginx (h1, h2), caddy (h1, h2, h3 on one port) and ngtcp2's gtlsserver (h3)
+/// serving `scenario export` files.
 final class RemoteServerTests: XCTestCase {
     func testServeDescriptionCertificatesAndSystemStore() throws {
         let dir = NSTemporaryDirectory() + "netbench-remote-\(UUID().uuidString)"
@@ -198,6 +199,63 @@ final class RemoteServerTests: XCTestCase {
             XCTAssertTrue((metrics?["rttSource"] as? String)?.contains("QUIC") == true)
         }
         assertBoundHolds(try resultRuns(dir + "/out"), server: "gtlsserver")
+    }
+
+    /// Caddy (Debian's; HTTP/3 from quic-go) serving the export's Caddyfile: h1, h2 and h3 on one port,
+    /// each run over the protocol asked for (h3 over QUIC) with the scenario's exact bytes, the server
+    /// not identified, the bound at or below the fastest run; caddy stops cleanly on SIGTERM.
+    func testRunAgainstCaddyOverH1H2AndH3() throws {
+        guard let caddy = executable(["/usr/bin/caddy", "/usr/sbin/caddy", "/usr/local/bin/caddy"]) else {
+            try missingPrerequisite("caddy is not installed (Debian caddy; scripts/bootstrap.sh --test installs it)")
+        }
+        let dir = NSTemporaryDirectory() + "netbench-remote-caddy-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let port = Int(try freePort())
+        let scenario = packageRoot + "/Scenarios/pages/small-page.json"
+        let export = try netbenchRun(["scenario", "export", scenario, "-o", dir, "--port", String(port)])
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let start = "caddy run --config \(dir)/Caddyfile --adapter caddyfile"
+        let notes = try String(contentsOfFile: dir + "/EXPORT.txt", encoding: .utf8)
+        XCTAssertTrue(notes.contains(start) && export.stdout.contains(start), notes + export.stdout)
+        let help = try netbenchRun(["scenario", "export", "--help"]).stdout
+        XCTAssertTrue(help.contains("caddy run --config DIR/Caddyfile --adapter caddyfile"), help)
+        // Caddy autosaves its configuration under XDG_CONFIG_HOME: keep that, as all else, in dir.
+        let home = dir + "/home"
+        let p = try startServer(
+            caddy, ["run", "--config", dir + "/Caddyfile", "--adapter", "caddyfile"], log: dir + "/caddy.out",
+            environment: ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"])
+        defer { stop(p) }
+        let log = { (try? String(contentsOfFile: dir + "/caddy.out", encoding: .utf8)) ?? "" }
+        XCTAssertTrue(waitForListener(port: port, udp: false), "caddy did not listen on \(port): \(log())")
+        XCTAssertTrue(waitForListener(port: port, udp: true), "caddy did not bind \(port)/udp: \(log())")
+        let r = try netbenchRun([
+            "run", scenario, "--server", "127.0.0.1:\(port)", "--ca", dir + "/tls/ca.pem", "-t", "h1,h2,h3", "-n",
+            "2", "-o", dir + "/out", "-q",
+        ])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let runs = try resultRuns(dir + "/out")
+        XCTAssertEqual(runs.compactMap { $0["transport"] as? String }.sorted(), ["h1", "h1", "h2", "h2", "h3", "h3"])
+        let total = try scenarioBytes(scenario)
+        let alpn = ["h1": "http/1.1", "h2": "h2", "h3": "h3"]
+        for run in runs {
+            let transport = run["transport"] as? String ?? "?"
+            XCTAssertEqual(run["status"] as? String, "ok", "\(transport): \(run["error"] ?? "")")
+            XCTAssertEqual(bodyBytes(run), total, transport)
+            let protocols = Set(((run["requests"] as? [[String: Any]]) ?? []).map { $0["protocol"] as? String })
+            XCTAssertEqual(protocols, [alpn[transport]], "\(transport): the protocol of every request")
+            let connections = (run["connections"] as? [[String: Any]]) ?? []
+            XCTAssertFalse(connections.isEmpty, transport)
+            for c in connections {
+                XCTAssertEqual(c["transport"] as? String, transport)
+                XCTAssertEqual(c["alpn"] as? String, alpn[transport], "\(transport): ALPN")
+                XCTAssertEqual(c["quic"] != nil, transport == "h3", "\(transport): QUIC statistics iff h3")
+            }
+            let identity = (run["server"] as? [String: Any])?["identity"] as? String ?? ""
+            XCTAssertTrue(identity.contains("not identified"), identity)
+        }
+        assertBoundHolds(runs, server: "caddy")
+        stop(p)
+        XCTAssertEqual(p.terminationStatus, 0, "caddy did not stop cleanly on SIGTERM: \(log())")
     }
 
     /// A static server answers at once: the bound leaves the scenario's think times out and stays at

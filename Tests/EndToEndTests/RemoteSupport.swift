@@ -8,12 +8,16 @@ import TestSupport
 /// Helpers of the `run --server` tests: servers started by PID, a scenario with two origins, and
 /// two namespaces.
 extension XCTestCase {
-    /// A server in the foreground (stdout and stderr to `log`), stopped by PID in the caller's defer.
-    func startServer(_ path: String, _ args: [String], log: String) throws -> Process {
+    /// A server in the foreground (stdout and stderr to `log`, `environment` over the test's own),
+    /// stopped by PID in the caller's defer.
+    func startServer(_ path: String, _ args: [String], log: String, environment: [String: String] = [:]) throws
+        -> Process
+    {
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         p.standardOutput = handle
         p.standardError = handle
@@ -36,17 +40,18 @@ extension XCTestCase {
     }
 
     /// Waits up to 10 s until a socket listens on `port` (TCP) or is bound to it (UDP), read from
-    /// /proc/net/{tcp,udp} (inside `namespace` when given).
+    /// /proc/net/{tcp,udp} and their IPv6 twins (a server bound to `[::]`, as caddy is, shows only
+    /// there), inside `namespace` when given.
     func waitForListener(port: Int, udp: Bool, namespace: String? = nil) -> Bool {
-        let table = udp ? "/proc/net/udp" : "/proc/net/tcp"
+        let tables = udp ? ["/proc/net/udp", "/proc/net/udp6"] : ["/proc/net/tcp", "/proc/net/tcp6"]
         let needle = String(format: ":%04X ", port)
         for _ in 0..<200 {
-            let text: String
-            if let namespace {
-                text = (try? execute("/usr/sbin/ip", ["netns", "exec", namespace, "cat", table]).stdout) ?? ""
-            } else {
-                text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
-            }
+            let text = tables.map { table in
+                if let namespace {
+                    return (try? execute("/usr/sbin/ip", ["netns", "exec", namespace, "cat", table]).stdout) ?? ""
+                }
+                return (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+            }.joined(separator: "\n")
             // local_address is the second column; TCP listeners are in state 0A.
             if text.split(separator: "\n").contains(where: { line in
                 let cols = line.split(separator: " ")

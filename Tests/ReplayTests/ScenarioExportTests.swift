@@ -21,6 +21,50 @@ final class ScenarioExportTests: XCTestCase {
         XCTAssertTrue(conf.contains("listen 8443 ssl http2;"))
     }
 
+    /// The Caddyfile, whole: h1, h2 and h3 on the port, one site per origin host with the export's
+    /// certificate, paths quoted, nothing written to the user's home or trust store but the autosave.
+    func testCaddyfileServesEveryOriginOverH1H2AndH3() {
+        let s = Scenario(
+            name: "two", origins: [.init(id: "b", host: "b.test"), .init(id: "a", host: "a.test")],
+            resources: [
+                .init(id: "doc", origin: "b", path: "/", bytes: 100, type: .document),
+                .init(id: "img", origin: "a", path: "/i.png", bytes: 10, type: .image, parent: "doc"),
+            ])
+        let text = ScenarioExport(scenario: s).caddyfile(
+            root: "/srv/my nb/www", port: 8443, certificate: "/t/cert.pem", key: "/t/key.pem", storage: "/srv/c\"d")
+        let expected = """
+            # Caddyfile for the files netbench exported (`netbench scenario export`): h1, h2 and h3 on port 8443.
+            # Run: caddy run --config <this file> --adapter caddyfile; point netbench at it with
+            #   netbench run SCENARIO --server 127.0.0.1:8443 --ca CA.pem -t h1,h2,h3
+            {
+            \tadmin off
+            \tauto_https off
+            \tskip_install_trust
+            \tstorage file_system "/srv/c\\"d"
+            \tgrace_period 1s
+            \tservers {
+            \t\tprotocols h1 h2 h3
+            \t}
+            }
+
+            https://a.test:8443 {
+            \ttls "/t/cert.pem" "/t/key.pem"
+            \troot * "/srv/my nb/www/a.test"
+            \tfile_server
+            \theader cache-control no-store
+            }
+
+            https://b.test:8443 {
+            \ttls "/t/cert.pem" "/t/key.pem"
+            \troot * "/srv/my nb/www/b.test"
+            \tfile_server
+            \theader cache-control no-store
+            }
+
+            """
+        XCTAssertEqual(text, expected)
+    }
+
     /// A server with one document root (gtlsserver) can serve the merged tree only when no two origins share a path.
     func testPathsOnSeveralOrigins() throws {
         let shipped = try Scenario.load(from: packageRoot + "/Scenarios/pages/mobile-median.json")
