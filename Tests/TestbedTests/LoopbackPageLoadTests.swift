@@ -184,5 +184,11 @@ final class LoopbackPageLoadTests: XCTestCase {
         XCTAssertTrue(request([.h1]).opensTCPSockets)
         XCTAssertTrue(request([.h3], [.chromium]).serversNeedTCP, "Chromium keeps the TCP listener")
         XCTAssertTrue(request([.h3], [.builtin, .chromium]).opensTCPSockets)
+        var tcpCross = request([.h3]), quicCross = request([.h3])
+        tcpCross.profiles[0].crossTraffic = [CrossFlowSpec(transport: .h2)]
+        quicCross.profiles[0].crossTraffic = [CrossFlowSpec(transport: .h3)]
+        XCTAssertFalse(tcpCross.serversNeedTCP, "cross traffic has listeners of its own")
+        XCTAssertTrue(tcpCross.opensTCPSockets, "TCP cross traffic sets the run's congestion control")
+        XCTAssertFalse(quicCross.opensTCPSockets)
     }
 }
