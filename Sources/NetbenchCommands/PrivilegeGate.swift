@@ -2,6 +2,8 @@ import Foundation
 import BenchCore
 import LinkEmulator
 import SystemIO
+import Runner
+import Testbed
 
 /// Emulated profiles need network namespaces and TUN devices. As root that just works; without
 /// root netbench re-executes itself once inside a user + network + mount namespace (`unshare`,
@@ -25,8 +27,12 @@ enum PrivilegeGate {
 
     /// Every TCP socket of a benchmark run gets the run's congestion control; a process without
     /// CAP_NET_ADMIN may only set those in `net.ipv4.tcp_allowed_congestion_control`. Checked before
-    /// the first run, so that the error says which setting and how to get past it (exit 77).
-    static func requireCongestionControl(_ name: String?) throws {
+    /// the first run, so that the error says which setting and how to get past it (exit 77); not
+    /// checked for a plan that opens no TCP socket (h3 only, netbench's own client, no TCP cross
+    /// traffic), which runs whatever that sysctl allows.
+    static func requireCongestionControl(for request: RunRequest) throws {
+        guard request.opensTCPSockets else { return }
+        let name = request.server.tcpCongestionControl
         guard let name, let refusal = CongestionControlProbe.refusal(name) else { return }
         let allowed = CongestionControlProbe.allowed()
         let pick = allowed.contains("bbr") ? "bbr" : allowed.last ?? "reno"

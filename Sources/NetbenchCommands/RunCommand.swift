@@ -215,7 +215,7 @@ struct RunCommand: ParsableCommand {
         }
         let (executors, serverLine) = try remoteExecutors(&request)
         if request.profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
-        if executors == nil { try PrivilegeGate.requireCongestionControl(request.server.tcpCongestionControl) }
+        if executors == nil { try PrivilegeGate.requireCongestionControl(for: request) }
         let out = request.outputDirectory
         let runner = BenchmarkRunner(
             request: request, netbenchVersion: netbenchVersion,

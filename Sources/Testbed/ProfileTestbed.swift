@@ -23,6 +23,8 @@ final class ProfileTestbed {
     /// The RTT the ideal is computed with: configured (emulated) or measured (loopback), in ms;
     /// nil when the loopback probe failed (the ideal is then unknown, and the record says why).
     var rttMs: Double? { finishing.rttMs }
+    /// Where a measured `rttMs` came from when not from TCP connects (`metrics.rttSource` of every run).
+    let rttSource: String?
     var downlinkBitsPerSecond: Double? { finishing.downlinkBitsPerSecond }
     /// Finishes every run's record (ideal, lateness bound, goodput) with this block's RTT and rate.
     let finishing: RunFinishing
@@ -56,14 +58,16 @@ final class ProfileTestbed {
         var serverOptions = ServerHost.ServerOptions(settings: server, keyLogFile: keyLogFile, quic: quic)
         serverOptions.renderPages = request.pageLoads.clients.contains { parts.clients[$0]?.needsRenderedPages == true }
         let withQUIC = request.transports.contains(.h3), tls12 = server.tlsVersion == .tls12
+        // An h3-only plan of the built-in client opens no TCP socket: no listener, no TCP_CONGESTION.
+        let withTCP = request.serversNeedTCP
         guard profile.isEmulated else {
             network = nil
             clientAddress = nil
             timerFloor = nil
             servers = try ServerHost(
                 scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress,
-                namespace: nil, withQUIC: withQUIC, options: serverOptions)
-            finishing = Self.loopbackFinishing(servers, tls12: tls12)
+                namespace: nil, withTCP: withTCP, withQUIC: withQUIC, options: serverOptions)
+            (finishing, rttSource) = Self.loopbackFinishing(servers, tls12: tls12)
             return
         }
         let privileges = EmulationPrivileges.check()
@@ -75,13 +79,14 @@ final class ProfileTestbed {
         do {
             servers = try ServerHost(
                 scenarios: scenarios, credentials: credentials, address: net.serverAddress,
-                namespace: net.serverNamespace, withQUIC: withQUIC, options: serverOptions)
+                namespace: net.serverNamespace, withTCP: withTCP, withQUIC: withQUIC, options: serverOptions)
         } catch {
             net.teardown()
             throw error
         }
         network = net
         clientAddress = net.paths[0].address
+        rttSource = nil
         finishing = RunFinishing(
             rttMs: (profile.rtt?.nanoseconds ?? 0).inMilliseconds,
             downlinkBitsPerSecond: ProfileLink.downlinkBitsPerSecond(path), configuredTLS12: tls12)
@@ -101,16 +106,28 @@ final class ProfileTestbed {
         return quic
     }
 
-    /// On loopback the ideal's RTT is measured: the minimum of 20 TCP connects to the server.
-    static func loopbackFinishing(_ servers: ServerHost, tls12: Bool) -> RunFinishing {
+    /// What `metrics.rttSource` says when the loopback RTT came from UDP echoes.
+    static let udpEchoSource = "fastest of 20 UDP echoes between two loopback sockets (no TCP in this run)"
+
+    /// On loopback the ideal's RTT is measured: the minimum of 20 TCP connects to the server's TCP
+    /// listener; without one (an h3-only plan), the minimum of 20 UDP echoes between two sockets on
+    /// the server's address, so that no TCP socket (and no TCP congestion control) is needed.
+    /// Returns the finishing step and the RTT's source when it is not TCP connects.
+    static func loopbackFinishing(_ servers: ServerHost, tls12: Bool) -> (RunFinishing, String?) {
+        let tcp = servers.endpoints[0].tcp
         do {
-            let rtt = try RTTProbe.tcpConnectMinimum(to: servers.endpoints[0].tcp!, namespace: nil, samples: 20)
-            return RunFinishing(rttMs: rtt, configuredTLS12: tls12)
+            if let tcp {
+                let rtt = try RTTProbe.tcpConnectMinimum(to: tcp, namespace: nil, samples: 20)
+                return (RunFinishing(rttMs: rtt, configuredTLS12: tls12), nil)
+            }
+            let rtt = try RTTProbe.udpEchoMinimum(address: Endpoint.loopbackAddress, samples: 20)
+            return (RunFinishing(rttMs: rtt, configuredTLS12: tls12), udpEchoSource)
         } catch {
-            return RunFinishing(
+            let finishing = RunFinishing(
                 rttMs: nil,
                 rttProblem: "RTT unknown (the loopback probe failed: \(error)), "
                     + "so the ideal is unknown", configuredTLS12: tls12)
+            return (finishing, nil)
         }
     }
 
@@ -166,6 +183,7 @@ final class ProfileTestbed {
         let serverCC = servers.takeAcceptedCongestionControls()
         if !serverCC.isEmpty { record.server?.congestionControl = serverCC.joined(separator: ",") }
         finishing.finish(&record, scenario: scenario)
+        if record.metrics.rttMs != nil { record.metrics.rttSource = rttSource }
         return record
     }
 

@@ -2,14 +2,17 @@ import BenchCore
 import SystemIO
 import Transport
 
-/// Measures round-trip time as the minimum time of TCP connects (SYN → SYN-ACK = one round trip):
-/// a bound wants the path's own delay, and scheduling on a busy machine only ever adds to it.
+/// Measures round-trip time as the minimum of a few round trips: a bound wants the path's own
+/// delay, and scheduling on a busy machine only ever adds to it. Two probes: TCP connects to the
+/// server (SYN → SYN-ACK = one round trip), and, where the run opens no TCP socket, UDP echoes
+/// between two sockets on the server's address (`UDPEchoProbe`).
 package enum RTTProbe {
-    /// No connect of the probe completed; `reason` is the last one's error.
+    /// No round trip of the probe completed; `reason` says why (a connect's error, or echoes lost).
     package struct Failure: Error, CustomStringConvertible {
         package var remote: Endpoint
         package var reason: String
-        package var description: String { "RTT probe: no connection to \(remote) completed: \(reason)" }
+        package var probe = "connection"
+        package var description: String { "RTT probe: no \(probe) to \(remote) completed: \(reason)" }
     }
 
     /// The fastest of `samples` connects in milliseconds; a connect that fails (refused, timed out)
@@ -41,5 +44,17 @@ package enum RTTProbe {
         }
         guard let fastest = times.min() else { throw Failure(remote: remote, reason: lastError) }
         return fastest
+    }
+
+    /// The fastest of `samples` UDP echoes between two sockets on `address` (this namespace), in
+    /// milliseconds: the same path as the server's, with no TCP socket and so no congestion control.
+    package static func udpEchoMinimum(address: UInt32, samples: Int) throws -> Double {
+        let times = try UDPEchoProbe.roundTrips(address: address, samples: samples)
+        guard let fastest = times.min() else {
+            throw Failure(
+                remote: Endpoint(address: address, port: 0), reason: "every echo was lost (1 s each)",
+                probe: "UDP echo")
+        }
+        return fastest.inMilliseconds
     }
 }

@@ -10,7 +10,8 @@ import QUIC
 import Synchronization
 
 /// The replay servers of a block of runs, on a thread of their own with their own event loop:
-/// for every scenario one TCP listener (h1 + h2 by ALPN) and, when QUIC is wanted, one UDP one (h3).
+/// for every scenario one TCP listener (h1 + h2 by ALPN) unless `withTCP` is false (an h3-only
+/// plan: then no TCP socket and no TCP_CONGESTION), and, when QUIC is wanted, one UDP one (h3).
 /// Sockets are created inside `namespace` when given (the emulated network's server side).
 public final class ServerHost: @unchecked Sendable {
     public struct Endpoints: Sendable {

@@ -4,7 +4,8 @@ import TestSupport
 
 /// The built binary run as an unprivileged user (`nobody`, through util-linux's setpriv) on
 /// loopback: a congestion control the kernel refuses that user stops the run before the first one,
-/// naming the setting and the way past it (exit 77); an allowed one runs.
+/// naming the setting and the way past it (exit 77); an allowed one runs; an h3-only run opens no
+/// TCP socket, so it needs no allowed congestion control at all.
 final class UnprivilegedUserTests: XCTestCase {
     /// A copy of the binary and the page any user can read, in a fresh directory under /tmp (the
     /// checkout may sit where `nobody` cannot reach it).
@@ -59,5 +60,30 @@ final class UnprivilegedUserTests: XCTestCase {
         XCTAssertEqual(ok.status, 0, ok.stderr)
         let results = try String(contentsOfFile: dir + "/allowed/results.json", encoding: .utf8)
         XCTAssertTrue(results.contains("\"status\" : \"ok\""), "runs as nobody with --tcp-cc \(pick)")
+    }
+
+    /// h3 only with the built-in client: no TCP listener, no TCP_CONGESTION, and the RTT of the ideal
+    /// from UDP echoes, so `nobody` runs it without --tcp-cc whatever the allowed list holds (on a
+    /// machine that refuses cubic to users, this run used to stop with EPERM from setsockopt).
+    func testAnH3OnlyLoopbackRunAsNobodyNeedsNoCongestionControl() throws {
+        try requireRoot("drops to the user nobody with setpriv, which needs root")
+        try require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "setpriv (util-linux) missing")
+        let (dir, binary, page) = try stage()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let args = [binary, "run", page, "-p", "loopback", "-t", "h3", "-n", "1", "-q", "-o", dir + "/h3"]
+        let h3 = try runAsNobody(args)
+        XCTAssertEqual(h3.status, 0, h3.stderr)
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/h3/results.json"))
+        let results = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let runs = try XCTUnwrap(results["runs"] as? [[String: Any]], "results.json has runs")
+        XCTAssertFalse(runs.isEmpty)
+        for run in runs {
+            XCTAssertEqual(run["status"] as? String, "ok", "\(run["error"] ?? "")")
+            let metrics = try XCTUnwrap(run["metrics"] as? [String: Any])
+            let rtt = try XCTUnwrap(metrics["rttMs"] as? Double, "an RTT recorded without TCP")
+            XCTAssertGreaterThan(rtt, 0)
+            XCTAssertTrue((metrics["rttSource"] as? String)?.contains("UDP echoes") == true, "\(metrics)")
+            XCTAssertNotNil(metrics["idealPltMs"] as? Double, "\(metrics["idealNote"] ?? "")")
+        }
     }
 }

@@ -131,4 +131,63 @@ final class LoopbackPageLoadTests: XCTestCase {
         XCTAssertEqual(results.runs.first?.status, .ok, results.runs.first?.error ?? "")
         XCTAssertEqual(results.runs.first?.connections.first?.tlsVersion, "1.2")
     }
+
+    /// An h3-only loopback block of the built-in client opens no TCP socket: no TCP listener (so no
+    /// TCP_CONGESTION, which an unprivileged user may be refused), and the RTT of the ideal comes from
+    /// UDP echoes, which every run records as its source. A plan with h2 keeps the listener and TCP connects.
+    func testH3OnlyLoopbackBlockBindsNoTCPListenerAndStillHasAnIdeal() throws {
+        let path = Fixture.path("small-page.json")
+        let scenario = try Scenario.load(from: path)
+        func testbed(_ transports: [TransportKind]) throws -> ProfileTestbed {
+            let request = RunRequest(
+                suiteName: "h3only", scenarios: [(path, scenario)], profiles: [.loopback], transports: transports,
+                runs: 1, outputDirectory: NSTemporaryDirectory())
+            let executor = try TestbedFactory(request: request).makeExecutor(profile: .loopback, profileIndex: 0)
+            return try XCTUnwrap(executor as? ProfileTestbed)
+        }
+        let h3 = try testbed([.h3])
+        defer { h3.close() }
+        XCTAssertNil(h3.servers.endpoints[0].tcp, "no TCP listener for an h3-only block")
+        XCTAssertNotNil(h3.servers.endpoints[0].udp)
+        XCTAssertNil(h3.servers.tcpCongestionControl)
+        let rtt = try XCTUnwrap(h3.rttMs, "the loopback RTT is measured without TCP")
+        XCTAssertGreaterThan(rtt, 0)
+        XCTAssertLessThan(rtt, 50, "a loopback round trip")
+        XCTAssertEqual(h3.rttSource, ProfileTestbed.udpEchoSource)
+        let run = h3.runOnce(RunSpec(scenarioIndex: 0, transport: .h3, index: 0), register: { _ in })
+        XCTAssertEqual(run.status, .ok, run.error ?? "")
+        XCTAssertEqual(run.metrics.rttMs, rtt)
+        XCTAssertEqual(run.metrics.rttSource, ProfileTestbed.udpEchoSource)
+        XCTAssertNotNil(run.metrics.idealPltMs, run.metrics.idealNote ?? "")
+        XCTAssertNotNil(run.metrics.idealTtfbMs)
+
+        let mixed = try testbed([.h2, .h3])
+        defer { mixed.close() }
+        XCTAssertNotNil(mixed.servers.endpoints[0].tcp, "h2 in the plan: the TCP listener stays")
+        XCTAssertNotNil(mixed.rttMs)
+        XCTAssertNil(mixed.rttSource, "TCP connects measure the RTT when there is a TCP listener")
+    }
+
+    /// Which plans need a TCP listener, and which open TCP sockets at all (the congestion control check).
+    func testWhichPlansNeedTCP() {
+        func request(_ transports: [TransportKind], _ clients: [RunClient] = [.builtin]) -> RunRequest {
+            var r = RunRequest(
+                suiteName: "t", scenarios: [], profiles: [.loopback], transports: transports, runs: 1,
+                outputDirectory: "/tmp")
+            r.pageLoads.clients = clients
+            return r
+        }
+        XCTAssertFalse(request([.h3]).serversNeedTCP)
+        XCTAssertFalse(request([.h3]).opensTCPSockets)
+        XCTAssertTrue(request([.h2, .h3]).serversNeedTCP)
+        XCTAssertTrue(request([.h1]).opensTCPSockets)
+        XCTAssertTrue(request([.h3], [.chromium]).serversNeedTCP, "Chromium keeps the TCP listener")
+        XCTAssertTrue(request([.h3], [.builtin, .chromium]).opensTCPSockets)
+        var tcpCross = request([.h3]), quicCross = request([.h3])
+        tcpCross.profiles[0].crossTraffic = [CrossFlowSpec(transport: .h2)]
+        quicCross.profiles[0].crossTraffic = [CrossFlowSpec(transport: .h3)]
+        XCTAssertFalse(tcpCross.serversNeedTCP, "cross traffic has listeners of its own")
+        XCTAssertTrue(tcpCross.opensTCPSockets, "TCP cross traffic sets the run's congestion control")
+        XCTAssertFalse(quicCross.opensTCPSockets)
+    }
 }
