@@ -182,10 +182,11 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     public var idealTtfbMs: Double?
     /// Bulk scenarios: application bytes / transfer time, in Mbit/s.
     public var goodputMbps: Double?
-    /// The RTT the ideal was computed with (configured, or the fastest TCP connect on loopback);
-    /// nil when it could not be measured.
+    /// The RTT the ideal was computed with (configured; on loopback the fastest of 20 TCP connects, or of
+    /// 20 UDP echoes when the run opens no TCP socket); nil when it could not be measured.
     public var rttMs: Double?
-    /// `run --server` when the TCP connects failed (a UDP-only h3 server): where `rttMs` came from instead.
+    /// Where `rttMs` came from when it was not the profile's or the TCP connects': UDP echoes (an h3-only
+    /// loopback run) or, for `run --server` whose TCP connects failed, QUIC's minimum RTT.
     public var rttSource: String?
     /// Why `idealPltMs` / `idealTtfbMs` are missing (RTT unknown; no rate bound on loopback).
     public var idealNote: String?
