@@ -388,6 +388,8 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public var ttfbLatenessBoundMs: Double?
     /// Precise mode's spin margin (µs); absent in the default mode.
     public var preciseSpinMarginUs: Double?
+    /// `run --pcap`: the run's pcap files (per path and direction, packets into and out of the link model).
+    public var pcapFiles: [String]?
     public init(profile: String, configured: String, flagged: Bool = false) {
         self.profile = profile; self.configured = configured; self.flagged = flagged
     }

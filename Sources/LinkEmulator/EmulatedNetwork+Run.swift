@@ -7,8 +7,10 @@ extension EmulatedNetwork {
     /// Starts the packet loop with fresh links (empty queues, traces and outages counted from now,
     /// zeroed counters). `schedule` offsets count from this call: `.down`/`.up` are applied by the
     /// loop at the scheduled instant, `.activate` (a route change, which needs `ip`) by a helper
-    /// thread as close to it as it can.
-    public func start(schedule: [PathEvent] = []) throws {
+    /// thread as close to it as it can. With `capture`, the packets entering and leaving each
+    /// link are written to pcap files (see `PacketCapture`); a capture whose files cannot be
+    /// created is reported by `stop` (`captureFailure`), and the run goes on without it.
+    public func start(schedule: [PathEvent] = [], capture: CaptureRequest? = nil) throws {
         for e in schedule where path(named: e.path) == nil {
             throw BenchError.usage("path event for unknown path \"\(e.path)\" (paths: \(paths.map(\.name)))")
         }
@@ -23,12 +25,19 @@ extension EmulatedNetwork {
             poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
             nice: options.loopNice, realtimePriority: options.loopRealtimePriority,
             spinMargin: options.preciseSpinMargin)
+        var captureFailure: String?
+        if let capture {
+            do { f.capture = try PacketCapture(capture, pathNames: paths.map(\.name)) } catch {
+                captureFailure = "packet capture not started: \(error)"
+            }
+        }
         let steal = StealTime.total()
         let activations = schedule.filter { $0.action == .activate }
         let a = activations.isEmpty ? nil : PathActivator(events: activations, start: f.start, network: self)
         lock.withLock {
             dropsAtStart = before
             stealAtStart = steal
+            captureFailureAtStart = captureFailure
             forwarder = f
             activators = a.map { [$0] } ?? []
         }
@@ -47,6 +56,7 @@ extension EmulatedNetwork {
         guard let f else { throw BenchError.run("the emulator of \(id) is not running") }
         for a in activated { a.cancelAndJoin() }
         f.stopAndJoin()
+        f.capture?.finish()
         let duration = Instant.now().since(f.start)
         let stealAfter = StealTime.total()
         var devices = before
@@ -72,6 +82,8 @@ extension EmulatedNetwork {
             spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
         report.wakeLatenessP99 = f.wakeHistogram.percentile(0.99)
         report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
+        report.pcapFiles = f.capture?.files ?? []
+        report.captureFailure = f.capture?.failure ?? lock.withLock { captureFailureAtStart }
         return report
     }
 

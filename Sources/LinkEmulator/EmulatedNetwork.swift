@@ -103,6 +103,7 @@ public final class EmulatedNetwork: @unchecked Sendable {
     var activators: [PathActivator] = []
     var dropsAtStart: [EmulatorReport.DeviceDrops] = []
     var stealAtStart: Nanoseconds?
+    var captureFailureAtStart: String?
     var activeIndex: Int
     var isTornDown = false
 

@@ -63,6 +63,10 @@ public struct EmulatorReport: Sendable {
     public var spinMargin: Nanoseconds?
     /// The loop's fatal error, if it ended early.
     public var loopFailure: String?
+    /// The pcap files of this run (`start(capture:)`); empty without a capture.
+    public var pcapFiles: [String] = []
+    /// Why the capture stopped or never started (the run went on without it); nil when it worked.
+    public var captureFailure: String?
 
     /// Share of one CPU the packet loop used (its CPU time over the run's duration); nil when unknown.
     public var loopCPUShare: Double? { loopCPUTime.map { duration > 0 ? Double($0) / Double(duration) : 0 } }

@@ -57,6 +57,8 @@ final class PacketForwarder: @unchecked Sendable {
     private(set) var failure: Error?
     /// The loop thread's CPU time and run-queue wait (ns), from /proc/thread-self/schedstat.
     private(set) var schedulerTimes: (cpu: Int64, runQueueWait: Int64)?
+    /// The run's pcap files (`--pcap`); set before `startThread`.
+    var capture: PacketCapture?
 
     private let stopFlag = Atomic<Bool>(false)
     private let commands = Mutex<[Command]>([])
@@ -209,7 +211,7 @@ final class PacketForwarder: @unchecked Sendable {
             }
             guard case .bytes(let n) = status, n > 0 else { pool.put(slot); return false }
             let now = Instant.now()
-            if let link = route(slot: slot, length: n, fromPort: port),
+            if let link = route(slot: slot, length: n, fromPort: port, at: now),
                 link.enqueue(Packet(handle: slot, size: n, arrival: now), now: now) == .accepted
             {
                 continue
@@ -222,7 +224,7 @@ final class PacketForwarder: @unchecked Sendable {
     /// The link a packet read from `port` goes through: uplink of the client path it came from,
     /// or downlink of the client path its destination address belongs to.
     @inline(__always)
-    private func route(slot: Int32, length: Int, fromPort port: Int) -> Link? {
+    private func route(slot: Int32, length: Int, fromPort port: Int, at now: Instant) -> Link? {
         let bytes = pool.bytes(slot, length: length)
         guard length >= 20, bytes[0] >> 4 == 4 else {
             counters.nonIPv4 += 1
@@ -230,6 +232,7 @@ final class PacketForwarder: @unchecked Sendable {
         }
         if port > 0 {
             if nat[port - 1].isActive { nat[port - 1].rewriteOutbound(pool.slot(slot)) }
+            capture?.entering(path: port - 1, up: true, bytes, at: now)
             return uplinks[port - 1]
         }
         let destination = UInt32(bytes[16]) << 24 | UInt32(bytes[17]) << 16 | UInt32(bytes[18]) << 8 | UInt32(bytes[19])
@@ -238,6 +241,7 @@ final class PacketForwarder: @unchecked Sendable {
             return nil
         }
         if nat[i].isActive { nat[i].rewriteInbound(pool.slot(slot)) }
+        capture?.entering(path: i, up: false, bytes, at: now)
         return downlinks[i]
     }
 
@@ -245,13 +249,13 @@ final class PacketForwarder: @unchecked Sendable {
         let now = Instant.now()
         if schedule.nextDue.map({ $0 <= now }) ?? false { applyDueEvents(now: now) }
         for i in 0..<uplinks.count {
-            release(uplinks[i], to: serverFD, now: now)
-            release(downlinks[i], to: clientFDs[i], now: now)
+            release(uplinks[i], to: serverFD, now: now, path: i, up: true)
+            release(downlinks[i], to: clientFDs[i], now: now, path: i, up: false)
         }
     }
 
     @inline(__always)
-    private func release(_ link: Link, to fd: FileDescriptor, now: Instant) {
+    private func release(_ link: Link, to fd: FileDescriptor, now: Instant, path: Int, up: Bool) {
         // Packets that fall due while earlier ones are written go out in the same pass.
         var now = now
         while let p = link.dequeue(now: now) ?? link.dequeue(now: Instant.now()) {
@@ -259,8 +263,10 @@ final class PacketForwarder: @unchecked Sendable {
             let lateness = now.since(p.release)
             histogram.record(lateness)
             ownHistogram.record(lateness - passWakeLateness)
+            let bytes = pool.bytes(p.handle, length: Int(p.size))
+            capture?.leaving(path: path, up: up, bytes, at: now)
             do {
-                if case .wouldBlock = try Socket.write(fd, pool.bytes(p.handle, length: Int(p.size))) {
+                if case .wouldBlock = try Socket.write(fd, bytes) {
                     counters.writeErrors += 1
                 }
             } catch {
@@ -313,7 +319,7 @@ final class PacketForwarder: @unchecked Sendable {
     private func setDown(path i: Int, down: Bool, at t: Instant) {
         uplinks[i].setDown(down, now: t)
         downlinks[i].setDown(down, now: t)
-        release(uplinks[i], to: serverFD, now: t)
-        release(downlinks[i], to: clientFDs[i], now: t)
+        release(uplinks[i], to: serverFD, now: t, path: i, up: true)
+        release(downlinks[i], to: clientFDs[i], now: t, path: i, up: false)
     }
 }

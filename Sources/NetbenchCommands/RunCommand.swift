@@ -70,6 +70,12 @@ struct RunCommand: ParsableCommand {
                 which model applied). Only the built-in client loads from --server (--client chromium is \
                 refused).
 
+                --pcap DIR (emulated profiles only; DIR must exist): per run, path and direction, the IPv4 packets \
+                entering the emulator's link model (dropped ones included) and leaving it, as pcap files with \
+                LINKTYPE_RAW named after the run, the path, up or down and in or out (listed in the run's \
+                emulator.pcapFiles). Give --keylog too to decrypt TLS and QUIC in Wireshark or tshark \
+                (tls.keylog_file). A capture that cannot be written stops with one notice; the runs go on.
+
                 Environment variables and where the scenario library is found: 'netbench man'.
                 """,
             examples: [

@@ -117,7 +117,9 @@ extension ServerOptionGroup {
 }
 
 extension DiagnosticOptionGroup {
-    var settings: DiagnosticSettings { DiagnosticSettings(keyLogFile: keyLogFile, qlogDirectory: qlog) }
+    var settings: DiagnosticSettings {
+        DiagnosticSettings(keyLogFile: keyLogFile, qlogDirectory: qlog, pcapDirectory: pcap)
+    }
 }
 
 extension RunCommand {

@@ -1,3 +1,4 @@
+import Foundation
 import BenchCore
 import SystemIO
 import TLS
@@ -67,10 +68,33 @@ public struct DiagnosticSettings: Sendable, Equatable {
     public var keyLogFile: String?
     /// One qlog file per QUIC connection in this directory.
     public var qlogDirectory: String?
+    /// Per emulated run, path and direction, pcap files of the packets entering and leaving the
+    /// link model, in this directory.
+    public var pcapDirectory: String?
 
-    public init(keyLogFile: String? = nil, qlogDirectory: String? = nil) {
+    public init(keyLogFile: String? = nil, qlogDirectory: String? = nil, pcapDirectory: String? = nil) {
         self.keyLogFile = keyLogFile
         self.qlogDirectory = qlogDirectory
+        self.pcapDirectory = pcapDirectory
+    }
+
+    /// `--pcap DIR` before the first run: only the emulator sees packets, so the plan needs an
+    /// emulated profile, and DIR must be an existing, writable directory.
+    public func checkPacketCapture(emulated: Bool) throws {
+        guard let dir = pcapDirectory else { return }
+        guard emulated else {
+            throw BenchError.usage(
+                "--pcap \(dir): only the emulator of an emulated profile captures packets, and there is none "
+                    + "here (a loopback-only plan, --server, or serve)")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory) else {
+            throw BenchError.usage("--pcap \(dir): the directory does not exist (create it first)")
+        }
+        guard isDirectory.boolValue else { throw BenchError.usage("--pcap \(dir): not a directory") }
+        guard FileManager.default.isWritableFile(atPath: dir) else {
+            throw BenchError.usage("--pcap \(dir): the directory is not writable")
+        }
     }
 
     /// The files for a whole plan (or a server's life), opened and checked before the first

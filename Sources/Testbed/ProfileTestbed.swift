@@ -40,6 +40,8 @@ final class ProfileTestbed {
     var backgroundTraffic: BackgroundTraffic?
     /// The clients other than netbench's own, by kind.
     let clients: [RunClient: PageLoadFactory]
+    /// `--pcap DIR`: every run's packets through the emulator, until a capture fails (full disk).
+    private(set) var pcapDirectory: String?
     private var tlsContexts: [TransportKind: TLSClientContext] = [:]
     private let quicResumption = QUICResumptionCache()
 
@@ -51,6 +53,7 @@ final class ProfileTestbed {
         credentials = parts.credentials
         server = request.server
         keyLogFile = request.diagnostics.keyLogFile
+        pcapDirectory = request.diagnostics.pcapDirectory
         repeatView = request.pageLoads.repeatView
         clients = parts.clients
         let paths = profile.isEmulated ? try ProfileLink.paths(of: profile, library: request.library) : []
@@ -194,7 +197,9 @@ final class ProfileTestbed {
         register: (StopFlag?) -> Void
     ) throws {
         var page = builtinLoad(context)
-        if let network { try startNetwork(network, for: &page, withEvents: run.withEvents) }
+        if let network {
+            try startNetwork(network, for: &page, withEvents: run.withEvents, capture: captureRequest(run))
+        }
         let client: PageLoad
         if run.client == .builtin {
             client = page
@@ -215,6 +220,7 @@ final class ProfileTestbed {
         if let network {
             let report = try network.stop()
             record.emulator = emulatorRecord(report, network)
+            takeCapture(report, into: &record)
             if record.emulator?.flagged == true, record.error == nil {
                 record.error = "emulator fell behind: " + report.flagReasons.joined(separator: "; ")
             }
@@ -226,9 +232,11 @@ final class ProfileTestbed {
 
     /// Starts the emulator, every path up and the first one active; with events, the emulator's part
     /// of them is scheduled and the client's part handed to the built-in client.
-    private func startNetwork(_ network: EmulatedNetwork, for page: inout PageRun, withEvents: Bool) throws {
+    private func startNetwork(
+        _ network: EmulatedNetwork, for page: inout PageRun, withEvents: Bool, capture: CaptureRequest?
+    ) throws {
         let schedule = withEvents ? try emulatorSchedule(network) : []
-        try network.start(schedule: schedule)
+        try network.start(schedule: schedule, capture: capture)
         page.eventsOrigin = Instant.now()
         try resetPaths(network)
         if withEvents { page.networkEvents = try clientChanges(network) }
@@ -394,6 +402,37 @@ extension ProfileTestbed {
         e.tcpCongestionControl = servers.tcpCongestionControl
         e.record(report, timerFloor: timerFloor)
         return e
+    }
+}
+
+extension ProfileTestbed {
+    /// Where a run's packets go with `--pcap`; nil without it, or once a capture of this block failed.
+    func captureRequest(_ run: RunSpec) -> CaptureRequest? {
+        guard let pcapDirectory else { return nil }
+        return CaptureRequest(directory: pcapDirectory, label: captureLabel(run))
+    }
+
+    /// Names a run in its pcap files: scenario, profile, transport, client and run index (warm-ups
+    /// `warmup1`, `warmup2`, …; migration baselines and filmstrip runs marked), characters other
+    /// than letters, digits, `.` and `_` replaced by `_`.
+    func captureLabel(_ run: RunSpec) -> String {
+        var index = run.index < 0 ? "warmup\(-run.index)" : "run\(run.index)"
+        if !run.withEvents { index += "-baseline" }
+        if run.filmstrip { index += "-filmstrip" }
+        let parts = [scenarios[run.scenarioIndex].name, profile.name, run.transport.rawValue, run.client.rawValue]
+        let safe = parts.map { part in
+            String(part.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_") ? $0 : "_" })
+        }
+        return (safe + [index]).joined(separator: "-")
+    }
+
+    /// Records the run's pcap files; a capture that failed is told once, and the block's later
+    /// runs capture nothing (the runs go on).
+    func takeCapture(_ report: EmulatorReport, into record: inout RunRecord) {
+        if !report.pcapFiles.isEmpty { record.emulator?.pcapFiles = report.pcapFiles }
+        guard let failure = report.captureFailure, pcapDirectory != nil else { return }
+        pcapDirectory = nil
+        FileHandle.standardError.write(Data("netbench: --pcap: \(failure); later runs are not captured\n".utf8))
     }
 }
 
