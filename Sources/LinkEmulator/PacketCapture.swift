@@ -1,5 +1,5 @@
-import Foundation
 import BenchCore
+import SystemIO
 
 /// Where one emulator run's packets are captured: `<directory>/<label>-<path>-<up|down>-<in|out>.pcap`.
 public struct CaptureRequest: Sendable, Equatable {
@@ -34,8 +34,7 @@ final class PacketCapture {
     private let wallClockOffset: Int64
 
     init(_ request: CaptureRequest, pathNames: [String]) throws {
-        let now = Instant.now()
-        wallClockOffset = Int64(Date().timeIntervalSince1970 * 1e9) - Int64(now.nanoseconds)
+        wallClockOffset = Socket.realtimeMinusMonotonic()
         var files: [String] = []
         for name in pathNames {
             var pair: [Direction] = []

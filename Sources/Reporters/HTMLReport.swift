@@ -117,7 +117,7 @@ public enum HTMLReport {
             suite.baselineTransport.map { " (baseline \($0.rawValue))" }
             ?? " (baseline: h2 where present, else the first)"
         row("Transports", a.transports.map { swatch($0) + $0.rawValue }.joined(separator: " ") + HTML.escape(base))
-        var runs = runsPlanned(r)
+        var runs = runsPlanned(a)
         if let w = suite.warmupRuns, w > 0 {
             runs += ", after \(w) warm-up run\(w == 1 ? "" : "s") (left out of statistics)"
         }
@@ -134,13 +134,12 @@ public enum HTMLReport {
 
     /// What the plan asked for: a fixed count, or (`--runs auto`) a maximum with the precision aimed at
     /// and the counted runs each cell made.
-    static func runsPlanned(_ r: ResultsFile) -> String {
+    static func runsPlanned(_ a: ResultsAnalysis) -> String {
+        let r = a.results
         guard let adaptive = r.suite.adaptive else {
             return "\(r.suite.runs) per scenario × profile × transport, interleaved"
         }
-        let cells = Dictionary(grouping: r.runs.filter { $0.warmup != true }) {
-            "\($0.scenario)|\($0.profile)|\($0.transport.rawValue)|\(($0.client ?? .builtin).rawValue)"
-        }.values.map(\.count)
+        let cells = a.cells.map { a.runs($0).filter { $0.warmup != true }.count }
         let made =
             cells.isEmpty
             ? ""

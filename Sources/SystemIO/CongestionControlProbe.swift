@@ -10,21 +10,15 @@ public enum CongestionControlProbe {
     /// nil when a TCP socket of this process (in its network namespace) takes `name`; otherwise the
     /// kernel's refusal.
     public static func refusal(_ name: String) -> SystemError? {
-        let fd: FileDescriptor
-        do { fd = try Sys.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) } catch let e as SystemError {
-            return e
-        } catch {
+        do {
+            let fd = try Sys.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { Sys.close(fd) }
+            try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, name, "TCP_CONGESTION")
             return nil
-        }
-        defer { Sys.close(fd) }
-        do { try Sys.setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, name, "TCP_CONGESTION") } catch let e
-            as SystemError
-        {
-            return e
         } catch {
-            return nil
+            // Sys throws SystemError only.
+            return error as? SystemError
         }
-        return nil
     }
 
     /// The algorithms an unprivileged process may pick, as the kernel lists them.

@@ -169,6 +169,13 @@ public enum Socket {
         return (Instant(nanoseconds: UInt64(max(0, stamp - (rt - mono)))), mono)
     }
 
+    /// CLOCK_REALTIME − CLOCK_MONOTONIC now, in ns: what turns a monotonic time into wall-clock time
+    /// (pcap records) and a kernel receive time into a monotonic one.
+    public static func realtimeMinusMonotonic() -> Int64 {
+        let (rt, mono) = Sys.clockGettimeRealtimeMonotonic()
+        return rt - mono
+    }
+
     /// Sends one datagram; false when the socket buffer is full (the datagram was not sent).
     public static func sendDatagram(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, to remote: Endpoint) throws
         -> Bool

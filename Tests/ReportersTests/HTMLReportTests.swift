@@ -103,12 +103,13 @@ final class HTMLReportTests: XCTestCase {
 
     func testSetupSaysAdaptiveRunsWithTheirMaximumAndWhatEachCellMade() {
         var results = SampleResults.demo(perCell: 12)
-        XCTAssertTrue(HTMLReport.runsPlanned(results).hasPrefix("\(results.suite.runs) per scenario"))
+        let fixed = HTMLReport.runsPlanned(ResultsAnalysis(results, resamples: 10))
+        XCTAssertTrue(fixed.hasPrefix("\(results.suite.runs) per scenario"))
         results.suite.adaptive = AdaptiveSettings(precision: 0.02, minRuns: 5, maxRuns: 30)
-        let runs = HTMLReport.runsPlanned(results)
+        let runs = HTMLReport.runsPlanned(ResultsAnalysis(results, resamples: 10))
         XCTAssertTrue(runs.hasPrefix("adaptive, ≤ 30 per scenario × profile × transport"), runs)
         XCTAssertTrue(runs.contains("±2%; 12 made"), runs)
         results.runs.removeLast()
-        XCTAssertTrue(HTMLReport.runsPlanned(results).contains("11–12 made"))
+        XCTAssertTrue(HTMLReport.runsPlanned(ResultsAnalysis(results, resamples: 10)).contains("11–12 made"))
     }
 }
