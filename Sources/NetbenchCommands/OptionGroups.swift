@@ -34,9 +34,8 @@ struct ServerOptionGroup: ParsableArguments {
         parse: .choice(QUICCongestionControl.self)) var quicCongestionControl: QUICCongestionControl?
 }
 
-/// Files for looking inside connections: TLS secrets for Wireshark, qlog for qvis, and (`run` with
-/// an emulated profile only; `serve` refuses it) pcap files of the emulator's packets. Taken by `run`
-/// (client and server) and `serve` (the server).
+/// Files for looking inside connections: TLS secrets for Wireshark, qlog for qvis. Taken by `run`
+/// (client and server) and `serve` (the server); `run`'s own `--pcap` adds the emulator's packets.
 struct DiagnosticOptionGroup: ParsableArguments {
     static var title: String? { "diagnostics" }
 
@@ -49,11 +48,6 @@ struct DiagnosticOptionGroup: ParsableArguments {
         "--qlog", value: "DIR",
         help: "write a qlog file per QUIC connection into DIR, which must exist (<client|server>-<scid>.sqlog)",
         parse: .directory) var qlog: String?
-    @Option(
-        "--pcap", value: "DIR",
-        help: "emulated runs: write pcap files of the packets entering and leaving the emulator's links into DIR, "
-            + "which must exist (<run>-<path>-<up|down>-<in|out>.pcap)",
-        parse: .directory) var pcap: String?
 
     /// `--keylog`, else `$SSLKEYLOGFILE`.
     var keyLogFile: String? { keylog ?? ProcessInfo.processInfo.environment["SSLKEYLOGFILE"] }

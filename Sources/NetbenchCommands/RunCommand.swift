@@ -155,6 +155,11 @@ struct RunCommand: ParsableCommand {
         parse: .duration()) var timeout: Nanoseconds?
     @OptionGroup var serverOptions: ServerOptionGroup
     @OptionGroup var diagnostics: DiagnosticOptionGroup
+    @Option(
+        "--pcap", value: "DIR",
+        help: "emulated runs: write pcap files of the packets entering and leaving the emulator's links into DIR, "
+            + "which must exist (<run>-<path>-<up|down>-<in|out>.pcap)",
+        parse: .directory) var pcap: String?
     @Flag(
         "--repeat-view",
         help:

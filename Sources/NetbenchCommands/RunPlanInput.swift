@@ -36,6 +36,7 @@ struct RunPlanInput {
         request.pageLoads = c.pageLoads(over: files.suite.pageLoads)
         request.emulator = c.emulator
         request.diagnostics = c.diagnostics.settings
+        request.diagnostics.pcapDirectory = c.pcap
         try request.diagnostics.checkPacketCapture(emulated: c.server == nil && profiles.contains(where: \.isEmulated))
         var input = RunPlanInput(request: request, suiteName: files.name)
         try input.takeShard(c.shard)

@@ -118,7 +118,7 @@ extension ServerOptionGroup {
 
 extension DiagnosticOptionGroup {
     var settings: DiagnosticSettings {
-        DiagnosticSettings(keyLogFile: keyLogFile, qlogDirectory: qlog, pcapDirectory: pcap)
+        DiagnosticSettings(keyLogFile: keyLogFile, qlogDirectory: qlog)
     }
 }
 

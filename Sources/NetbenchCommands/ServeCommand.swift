@@ -208,7 +208,6 @@ struct ServeCommand: ParsableCommand {
     /// system's TCP congestion control), then serve's own limits.
     private func makeServerOptions(withTCP: Bool, withQUIC: Bool) throws -> ServerHost.ServerOptions {
         let diagnostics = self.diagnostics.settings
-        try diagnostics.checkPacketCapture(emulated: false)  // serve has no emulator
         // h2 alone still answers HTTP/1.1 clients by ALPN, as servers do; h1 alone offers only HTTP/1.1.
         var options = ServerHost.ServerOptions(
             settings: serverOptions.merged(over: ServerSettings()),

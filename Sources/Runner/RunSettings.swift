@@ -85,7 +85,7 @@ public struct DiagnosticSettings: Sendable, Equatable {
         guard emulated else {
             throw BenchError.usage(
                 "--pcap \(dir): only the emulator of an emulated profile captures packets, and there is none "
-                    + "here (a loopback-only plan, --server, or serve)")
+                    + "here (a loopback-only plan, or --server)")
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory) else {
