@@ -19,6 +19,8 @@ public final class Link {
     private var scheduledDown = false
     private var forcedDown = false
     private var discarded = PacketRing(capacity: 16)
+    /// Sees every arrival, bottleneck departure and drop, in time order (nil: nobody looks).
+    public var observer: (any LinkObserver)?
 
     /// - Parameters:
     ///   - start: the instant outage offsets and trace offsets refer to.
@@ -46,16 +48,20 @@ public final class Link {
     public func enqueue(_ packet: Packet, now: Instant) -> LinkVerdict {
         advance(to: now)
         counters.received.add(packet.size)
+        observer?.arrived(packet, at: now)
         if isDown {
             counters.droppedByOutage.add(packet.size)
+            observer?.dropped(packet, cause: .droppedByOutage, at: now)
             return .droppedByOutage
         }
         if loss.dropsNextPacket() {
             counters.droppedByLoss.add(packet.size)
+            observer?.dropped(packet, cause: .droppedByLoss, at: now)
             return .droppedByLoss
         }
         guard bottleneck.enqueue(packet, now: now) else {
             counters.droppedByQueue.add(packet.size)
+            observer?.dropped(packet, cause: .droppedByQueue, at: now)
             return .droppedByQueue
         }
         return .accepted
@@ -107,7 +113,10 @@ public final class Link {
     }
 
     private func moveDeparted(through now: Instant) {
-        while let p = bottleneck.dequeue(now: now) { _ = delayLine.enqueue(p, now: p.departure) }
+        while let p = bottleneck.dequeue(now: now) {
+            observer?.departed(p)
+            _ = delayLine.enqueue(p, now: p.departure)
+        }
     }
 
     private func moveDeparted(before t: Instant) {
@@ -118,6 +127,7 @@ public final class Link {
     private func flush(at t: Instant) {
         bottleneck.flush(now: t) { p in
             counters.droppedByOutage.add(p.size)
+            observer?.dropped(p, cause: .droppedByOutage, at: t)
             discarded.append(p)
         }
     }
