@@ -18,11 +18,13 @@ for arg in "$@"; do
 done
 
 here=$(cd "$(dirname "$0")/.." && pwd)
+# nftables: `netbench shell` reaches the host's loopback through the emulator by DNAT (nft).
 packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev
-          libgnutls28-dev pkg-config iproute2 openssl procps ca-certificates)
+          libgnutls28-dev pkg-config iproute2 openssl procps ca-certificates nftables)
 # caddy: a production HTTP/3 server (quic-go) serving `scenario export` files (RemoteServerTests).
+# iperf3, iputils-ping, curl: programs run through `netbench shell` (ShellCommandTests).
 test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client nghttp2-server nginx caddy curl
-               slurm-wlm munge prometheus-pushgateway influxdb)
+               slurm-wlm munge prometheus-pushgateway influxdb iperf3 iputils-ping)
 
 missing=()
 check() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing+=("$1"); }

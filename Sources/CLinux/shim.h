@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <spawn.h>
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +25,8 @@
 // disagree with Swift's Glibc module; the prototypes are the kernel ABI and do not change.
 extern int setns(int fd, int nstype);
 extern int pipe2(int pipefd[2], int flags);
+// glibc 2.35 declares it only under _GNU_SOURCE (see above): a child made the terminal's foreground.
+extern int posix_spawn_file_actions_addtcsetpgrp_np(posix_spawn_file_actions_t *actions, int tcfd);
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 extern int epoll_pwait2(int epfd, struct epoll_event *events, int maxevents,
                         const struct timespec *timeout, const sigset_t *sigmask);

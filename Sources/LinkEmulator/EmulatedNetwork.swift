@@ -106,6 +106,8 @@ public final class EmulatedNetwork: @unchecked Sendable {
     var captureFailureAtStart: String?
     var activeIndex: Int
     var isTornDown = false
+    /// The host access of `netbench shell` (`openHostAccess`), removed by `teardown`.
+    var hostGateway: HostGateway?
 
     init(
         id: String, serverNamespace: String, clientNamespace: String, serverDevice: String, paths: [ClientPath],
@@ -155,8 +157,10 @@ public final class EmulatedNetwork: @unchecked Sendable {
         }
         for a in activated { a.cancelAndJoin() }
         f?.stopAndJoin()
+        closeHostAccess()
         for fd in fds { Socket.close(fd) }  // the TUN devices vanish with their last fd
         for ns in [serverNamespace, clientNamespace] where fds.count > 0 {
+            Topology.killProcesses(in: ns)
             try? Topology.deleteNamespace(ns)
         }
         EmulatedNetwork.releaseLock(id)
@@ -168,7 +172,9 @@ public final class EmulatedNetwork: @unchecked Sendable {
 
     /// Deletes namespaces left behind by netbench runs that died (`netbench doctor --cleanup`):
     /// every namespace named `<prefix><pid>-…` whose process is gone, and, with `includeLive`,
-    /// those of running processes too. Returns the names deleted.
+    /// those of running processes too, after killing the processes still inside them (the
+    /// programs of a `netbench shell` that was killed); then the root namespace's nftables
+    /// tables of such networks (`HostGateway`). Returns the names deleted.
     @discardableResult
     public static func cleanupStale(prefix: String = "nb-", includeLive: Bool = false) -> [String] {
         var deleted: [String] = []
@@ -185,11 +191,12 @@ public final class EmulatedNetwork: @unchecked Sendable {
                     continue
                 }
             }
+            Topology.killProcesses(in: name)
             if (try? Topology.deleteNamespace(name)) != nil {
                 deleted.append(name)
                 if name.hasSuffix("-cli") { RunLock.removeStale(id) }
             }
         }
-        return deleted
+        return deleted + cleanupStaleHostAccess(includeLive: includeLive)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LinkModel
+import SystemIO
 
 /// The commands that build and remove an emulated network's namespaces, addresses, routes and
 /// kernel settings. Text in, `ip`/`sysctl` runs out; nothing here touches packets.
@@ -122,6 +123,15 @@ enum Topology {
         guard let out = try? HostCommand.run("ip", ["netns", "list"]) else { return [] }
         // Lines look like `name` or `name (id: 3)`.
         return out.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+    }
+
+    /// SIGKILL to every process inside namespace `name` (`ip netns pids`): a namespace with
+    /// processes in it outlives `ip netns delete`, and so would a veth pair inside it.
+    static func killProcesses(in name: String) {
+        guard let out = try? HostCommand.run("ip", ["netns", "pids", name]) else { return }
+        for pid in out.split(separator: "\n").compactMap({ Int32($0) }) where pid != getpid() {
+            ProcessControl.signal(pid: pid, SIGKILL)
+        }
     }
 
     static func deleteNamespace(_ name: String) throws {

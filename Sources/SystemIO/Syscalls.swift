@@ -399,11 +399,13 @@ enum Sys {
     /// posix_spawn(3) of `path` with `argv` and `envp` (nil: this process's environment). In the
     /// child: each `dup2` pair (parent fd, child fd) applied, then each `open` (child fd, path,
     /// flags) — appending files are created 0644 —, default signal dispositions and an empty signal
-    /// mask, and with `newProcessGroup` a process group of its own. Close-on-exec fds stay behind.
+    /// mask, and with `newProcessGroup` a process group of its own, made the foreground group of
+    /// the terminal `foregroundOf` when given (posix_spawn_file_actions_addtcsetpgrp_np, glibc
+    /// 2.35). Close-on-exec fds stay behind.
     static func posixSpawn(
         _ path: String, _ argv: [String], environment envp: [String]? = nil,
         dup2 pairs: [(Int32, Int32)] = [], open opens: [(Int32, String, Int32)] = [],
-        newProcessGroup: Bool = false
+        newProcessGroup: Bool = false, foregroundOf terminal: Int32? = nil
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
@@ -424,6 +426,7 @@ enum Sys {
         if newProcessGroup {
             posix_spawnattr_setpgroup(&attributes, 0)
             flags |= Int32(POSIX_SPAWN_SETPGROUP)
+            if let terminal { posix_spawn_file_actions_addtcsetpgrp_np(&actions, terminal) }
         }
         posix_spawnattr_setflags(&attributes, Int16(flags))
         func cStrings(_ xs: [String]) -> [UnsafeMutablePointer<CChar>?] { xs.map { strdup($0) } + [nil] }

@@ -283,29 +283,9 @@ extension ProfileTestbed {
         return servers.takeSenderStatistics(for: peers, patience: patience)
     }
 
-    /// The emulator's part of the profile's events: a switch activates the new path and takes the
-    /// old one down; an outage takes the active path down and up again.
+    /// The emulator's part of the profile's events (`ProfileSchedule.events`).
     func emulatorSchedule(_ network: EmulatedNetwork) throws -> [PathEvent] {
-        var active = network.paths[0].name
-        var out: [PathEvent] = []
-        for e in (profile.events ?? []).sorted(by: { $0.at.nanoseconds < $1.at.nanoseconds }) {
-            switch e.type {
-            case .switch:
-                guard let to = e.to else { continue }
-                out.append(PathEvent(at: e.at.nanoseconds, path: to, action: .activate))
-                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .down))
-                active = to
-            case .outage:
-                let end = e.at.nanoseconds + (e.duration?.nanoseconds ?? 0)
-                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .down))
-                out.append(PathEvent(at: end, path: active, action: .up))
-            case .rebindPort:
-                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .rebindPort))
-            case .rebindAddr:
-                out.append(PathEvent(at: e.at.nanoseconds, path: active, action: .rebindAddress))
-            }
-        }
-        return out
+        ProfileSchedule.events(of: profile, firstPath: network.paths[0].name)
     }
 
     /// The client's part: what its operating system (or its NAT) does to it, and when.
@@ -388,19 +368,8 @@ extension ProfileTestbed {
     }
 
     func emulatorRecord(_ report: EmulatorReport, _ network: EmulatedNetwork) -> EmulatorRecord {
-        var e = EmulatorRecord(profile: profile.name, configured: profile.summary, flagged: !report.flagReasons.isEmpty)
-        e.releaseLatenessP50Us = Double(report.latenessP50) / 1000
-        e.releaseLatenessP99Us = Double(report.latenessP99) / 1000
-        e.tunDrops = report.devices.reduce(0) { $0 + Int64($1.after.txDropped - $1.before.txDropped) }
-        e.packetsForwarded = report.releasedPackets
-        e.packetsDroppedLoss = report.paths.reduce(0) {
-            $0 + Int64($1.uplink.droppedByLoss.packets + $1.downlink.droppedByLoss.packets)
-        }
-        e.packetsDroppedQueue = report.paths.reduce(0) {
-            $0 + Int64($1.uplink.droppedByQueue.packets + $1.downlink.droppedByQueue.packets)
-        }
+        var e = EmulatorRecord(report, profile: profile, timerFloor: timerFloor)
         e.tcpCongestionControl = servers.tcpCongestionControl
-        e.record(report, timerFloor: timerFloor)
         return e
     }
 }

@@ -1,0 +1,235 @@
+import Foundation
+import XCTest
+import TestSupport
+
+/// `netbench shell`: real programs (ping, iperf3, curl) through a profile's emulated network, the
+/// host's loopback services reached at $NETBENCH_HOST, exit statuses, and what a kill -9 leaves.
+final class ShellCommandTests: XCTestCase {
+    var dir = ""
+    /// Processes the test started (servers on the host), killed by PID on teardown.
+    var started: [Process] = []
+
+    override func setUpWithError() throws {
+        try requireRoot("needs root (network namespaces, TUN devices, nftables in the root namespace)")
+        try require(FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft"), "nft (scripts/bootstrap.sh)")
+        dir = NSTemporaryDirectory() + "netbench-shell-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // 10 Mbit/s each way, 50 ms round trip: 25 ms each way.
+        try #"{"schemaVersion": 1, "name": "shell10", "down": "10Mbit", "up": "10Mbit", "rtt": "50ms"}"#
+            .write(toFile: profile, atomically: true, encoding: .utf8)
+    }
+
+    override func tearDown() {
+        for p in started where p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    var profile: String { dir + "/shell10.json" }
+
+    /// Runs `netbench ARGS`, killed by PID after `limit` seconds; status, stdout, stderr.
+    func runShell(_ args: [String], limit: TimeInterval = 60) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
+        p.arguments = args
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let guardTimer = DispatchWorkItem { [pid = p.processIdentifier] in kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: guardTimer)
+        let stderr = ShellPipeReader(err.fileHandleForReading)
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guardTimer.cancel()
+        return (p.terminationStatus, String(decoding: stdout, as: UTF8.self), stderr.text())
+    }
+
+    /// Starts a server on the host by its PID and waits until 127.0.0.1:`port` accepts.
+    func startHostServer(_ tool: String, _ args: [String], port: UInt16, cwd: String? = nil) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        started.append(p)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if Self.accepts(port: port) { return }
+            usleep(50_000)
+        }
+        XCTFail("\(tool) did not listen on 127.0.0.1:\(port)")
+    }
+
+    static func accepts(port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = port.bigEndian
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        } == 0
+    }
+
+    static func freePort() -> UInt16 { UInt16.random(in: 20_000...40_000) }
+
+    func testPingToTheHostTakesTheProfilesRoundTrip() throws {
+        try require(FileManager.default.isExecutableFile(atPath: "/usr/bin/ping"), "ping (iputils-ping)")
+        let r = try runShell(["shell", profile, "--", "sh", "-c", "ping -c 20 -i 0.05 $NETBENCH_HOST"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.err.contains("NETBENCH_HOST=198.19."), r.err)
+        let rtts = r.out.split(separator: "\n").compactMap { line -> Double? in
+            guard let t = line.range(of: "time=") else { return nil }
+            return Double(line[t.upperBound...].prefix { $0 != " " })
+        }.sorted()
+        XCTAssertEqual(rtts.count, 20, r.out)
+        let median = rtts[rtts.count / 2]
+        // 50 ms configured; 84-byte packets add 0.13 ms of serialization at 10 Mbit/s, the timer a little.
+        XCTAssertGreaterThanOrEqual(median, 50.0, r.out)
+        XCTAssertLessThanOrEqual(median, 52.0, r.out)
+        XCTAssertTrue(r.err.contains("up   (client → server) 20 packets"), r.err)
+        XCTAssertTrue(r.err.contains("release lateness"), r.err)
+    }
+
+    func testIperf3FromTheHostGetsTheProfilesRate() throws {
+        try require(FileManager.default.isExecutableFile(atPath: "/usr/bin/iperf3"), "iperf3")
+        let port = Self.freePort()
+        try startHostServer("/usr/bin/iperf3", ["-s", "-B", "127.0.0.1", "-p", "\(port)"], port: port)
+        let r = try runShell([
+            "shell", profile, "--log", dir, "--", "sh", "-c", "iperf3 -c $NETBENCH_HOST -p \(port) -R -t 3 -J",
+        ])
+        XCTAssertEqual(r.status, 0, r.err)
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
+        let end = json?["end"] as? [String: Any]
+        let received = (end?["sum_received"] as? [String: Any])?["bits_per_second"] as? Double ?? 0
+        XCTAssertGreaterThanOrEqual(received, 0.80 * 10e6, r.out)
+        XCTAssertLessThanOrEqual(received, 1.00 * 10e6, r.out)
+        let logs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("shell-") }
+        XCTAssertEqual(logs.count, 1)
+        let log = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/" + logs[0])))
+        let down = ((log as? [String: Any])?["paths"] as? [[String: Any]])?.first?["down"] as? [String: Any]
+        let forwarded = (down?["forwarded"] as? [String: Any])?["bytes"] as? Int ?? 0
+        XCTAssertGreaterThan(Double(forwarded), received * 3 / 8, "the log counts what iperf3 received")
+    }
+
+    func testCurlDownloadsExactBytesFromTheHost() throws {
+        try require(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "curl")
+        try require(FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "python3")
+        let www = dir + "/www"
+        try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
+        let body = Data((0..<300_000).map { _ in UInt8.random(in: 0...255) })
+        try body.write(to: URL(fileURLWithPath: www + "/file.bin"))
+        let port = Self.freePort()
+        try startHostServer(
+            "/usr/bin/python3", ["-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", www],
+            port: port)
+        let r = try runShell([
+            "shell", profile, "--", "sh", "-c",
+            "curl -sS -o \(dir)/got.bin http://$NETBENCH_HOST:\(port)/file.bin",
+        ])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/got.bin")), body)
+    }
+
+    func testExitStatuses() throws {
+        let missing = try runShell(["shell", profile, "--", "no-such-program-\(UInt32.random(in: 0...99_999))"])
+        XCTAssertEqual(missing.status, 127, missing.err)
+        XCTAssertTrue(missing.err.contains("no-such-program-"), missing.err)
+
+        let bad = dir + "/bad.json"
+        try #"{"schemaVersion": 1, "name": "bad", "down": "fast", "rtt": "50ms"}"#
+            .write(toFile: bad, atomically: true, encoding: .utf8)
+        let parse = try runShell(["shell", bad, "--", "true"])
+        XCTAssertEqual(parse.status, 65, parse.err)
+        XCTAssertTrue(parse.err.contains("bad.json") && parse.err.contains("down") && parse.err.contains("fast"))
+
+        let three = try runShell(["shell", profile, "--", "sh", "-c", "exit 3"])
+        XCTAssertEqual(three.status, 3, three.err)
+        XCTAssertTrue(three.err.contains("exited with 3"), three.err)
+
+        let timed = try runShell(["shell", profile, "--duration", "1s", "--", "sleep", "30"])
+        XCTAssertEqual(timed.status, 124, timed.err)
+
+    }
+
+    func testServerShellIsTheOtherEnd() throws {
+        try require(FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "python3")
+        let server = "python3 -c 'import socket;s=socket.socket();s.setsockopt(1,2,1);s.bind((\"\",7777));"
+            + "s.listen();c,_=s.accept();c.sendall(b\"served\");c.close()'"
+        let client = "python3 -c 'import socket,os,time\nfor i in range(50):\n try:\n"
+            + "  s=socket.create_connection((os.environ[\"NETBENCH_SERVER\"],7777));break\n"
+            + " except OSError: time.sleep(0.1)\nprint(s.recv(100).decode())'"
+        let r = try runShell(["shell", profile, "--server-shell", server, "--", "sh", "-c", client])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.out.contains("served"), r.out + r.err)
+    }
+
+    func testTheNextCommandRemovesWhatAKilledShellLeft() throws {
+        let victim = Process()
+        victim.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
+        victim.arguments = ["shell", profile, "--", "sleep", "60"]
+        victim.standardOutput = FileHandle.nullDevice
+        victim.standardError = FileHandle.nullDevice
+        victim.standardInput = FileHandle.nullDevice
+        try victim.run()
+        started.append(victim)
+        let pid = victim.processIdentifier
+        func leftovers() -> [String] {
+            let netns = ((try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? [])
+                .filter { $0.hasPrefix("nb-\(pid)-") }
+            return netns + nftTables().filter { $0.hasPrefix("nb_\(pid)_") }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while leftovers().count < 3 && Date() < deadline { usleep(50_000) }
+        XCTAssertEqual(leftovers().count, 3, "two namespaces and the host's NAT table")
+        usleep(300_000)  // COMMAND started
+        kill(pid, SIGKILL)
+        victim.waitUntilExit()
+        XCTAssertEqual(leftovers().count, 3, "kill -9 leaves them behind")
+
+        let next = try runShell(["shell", profile, "--", "true"])
+        XCTAssertEqual(next.status, 0, next.err)
+        XCTAssertEqual(leftovers(), [], "the next command removed them")
+        XCTAssertTrue(next.err.contains("left"), next.err)
+        let netns = (try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []
+        XCTAssertEqual(netns.filter { $0.hasPrefix("nb-") && $0.contains("-\(pid)-") }, [])
+    }
+
+    /// The root namespace's nftables tables (`nft list tables ip`).
+    func nftTables() -> [String] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/nft")
+        p.arguments = ["list", "tables", "ip"]
+        let out = Pipe()
+        p.standardOutput = out
+        guard (try? p.run()) != nil else { return [] }
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return text.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own (so stdout and stderr cannot block each other).
+final class ShellPipeReader: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+    init(_ handle: FileHandle) {
+        Thread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }.start()
+    }
+    func text() -> String {
+        done.wait()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
