@@ -119,15 +119,21 @@ struct ShellCommand: ParsableCommand {
             let removed = EmulatedNetwork.cleanupStale()
             if !removed.isEmpty { shellMessage("netbench: removed leftovers of netbench runs that died: \(removed)") }
         }
+        let signals = ShellSignals()
         let testbed = try ShellTestbed(
             profile: profile, library: Library.locate(), settings: EmulatorSettings(), seed: seed)
+        if let sig = signals.received {
+            testbed.close()
+            shellMessage("netbench: shell: \(ShellSignals.Interrupted(signal: sig))")
+            exit(128 + sig)
+        }
         if loop, testbed.loopPeriod == nil {
             testbed.close()
             throw BenchError.usage("--loop: profile '\(profile.name)' has no events or outages to repeat")
         }
         let session = ShellSession(
             testbed: testbed, command: (executable, argv), serverShell: serverShell,
-            environment: env, options: .init(duration: duration, loop: loop, pcap: pcap, log: log))
+            environment: env, options: .init(duration: duration, loop: loop, pcap: pcap, log: log), signals: signals)
         let status = session.run()
         // The status is COMMAND's, which ExitCode cannot carry; everything is torn down by now
         // (exit flushes stdio).

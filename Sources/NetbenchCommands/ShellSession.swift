@@ -28,12 +28,14 @@ final class ShellSession {
     let serverShell: String?
     let environment: [String: String]
     let options: Options
+    let signals: ShellSignals
     private let timedOut = Atomic(false)
 
     init(
         testbed: ShellTestbed, command: (String, [String]), serverShell: String?, environment: [String: String],
-        options: Options
+        options: Options, signals: ShellSignals
     ) {
+        self.signals = signals
         self.testbed = testbed
         self.command = command
         self.serverShell = serverShell
@@ -59,6 +61,7 @@ final class ShellSession {
             }
             let capture = options.pcap.map { CaptureRequest(directory: $0, label: label) }
             try testbed.start(loop: options.loop, capture: capture)
+            if let sig = signals.received { throw ShellSignals.Interrupted(signal: sig) }
             client = try testbed.network.inClientNamespace {
                 try UserCommand(
                     executable: Self.deathSignalWrapper ?? command.executable,
@@ -72,13 +75,13 @@ final class ShellSession {
             return (error as? BenchError)?.exitCode.rawValue ?? ExitCode.runFailed.rawValue
         }
         let started = Instant.now()
-        let signals = forwardSignals(to: client)
+        signals.forward(to: client)
         let deadline = options.duration.map { scheduleDeadline($0, client) }
         var status = client.wait()
         deadline?.cancel()
         client.takeTerminalBack()
         client.signalGroup(SIGKILL)  // whatever COMMAND left running in its group
-        for s in signals { s.cancel() }
+        signals.cancel()
         let elapsed = Instant.now().since(started)
         let serverStatus = server?.poll()
         stop(server)
@@ -126,18 +129,6 @@ final class ShellSession {
         _ = server.wait()
     }
 
-    /// Forwarded signals go to COMMAND's group (a terminal's Ctrl-C reaches it directly when it
-    /// holds the terminal).
-    private func forwardSignals(to client: UserCommand) -> [DispatchSourceSignal] {
-        Self.forwarded.map { sig in
-            ProcessControl.setIgnored(sig, true)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { client.signalGroup(sig) }
-            source.resume()
-            return source
-        }
-    }
-
     private func scheduleDeadline(_ duration: Nanoseconds, _ client: UserCommand) -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + .nanoseconds(Int(duration)), repeating: .nanoseconds(Int(Self.grace)))
@@ -166,6 +157,51 @@ final class ShellSession {
         f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
         return f.string(from: Date())
     }
+}
+
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT from the start of `netbench shell`: before COMMAND runs
+/// they stop the setup (which then removes what it built), afterwards they go to COMMAND's
+/// process group (a terminal's Ctrl-C reaches it directly when it holds the terminal).
+final class ShellSignals: @unchecked Sendable {
+    struct Interrupted: Error, CustomStringConvertible {
+        var signal: Int32
+        var description: String { "interrupted by signal \(signal) before COMMAND started" }
+    }
+
+    private let lock = NSLock()
+    private var target: UserCommand?
+    private var first: Int32?
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        sources = ShellSession.forwarded.map { sig in
+            ProcessControl.setIgnored(sig, true)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { [self] in
+                let t = lock.withLock { () -> UserCommand? in
+                    if first == nil { first = sig }
+                    return target
+                }
+                t?.signalGroup(sig)
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    /// The first signal received, if any.
+    var received: Int32? { lock.withLock { first } }
+
+    /// From now on signals go to `client`'s group (one that came since the last check goes now).
+    func forward(to client: UserCommand) {
+        let pending = lock.withLock { () -> Int32? in
+            target = client
+            return first
+        }
+        if let pending { client.signalGroup(pending) }
+    }
+
+    func cancel() { for s in sources { s.cancel() } }
 }
 
 /// How a session ended, for the summary and the log.

@@ -32,6 +32,8 @@ enum ShellSummary {
             let events = report.pathEvents.map { "\($0.path) \($0.action) at \(ms($0.appliedAt))" }
             lines.append("  path events: " + events.prefix(8).joined(separator: ", ") + (events.count > 8 ? ", …" : ""))
         }
+        if !report.pcapFiles.isEmpty { lines.append("  pcap: " + report.pcapFiles.joined(separator: ", ")) }
+        if let failure = report.captureFailure { lines.append("  pcap: \(failure)") }
         let other = report.unroutablePackets + report.nonIPv4Packets
         if other > 0 { lines.append("  \(other) packets not forwarded (not IPv4 or to no path)") }
         lines.append(

@@ -80,7 +80,13 @@ final class ShellCommandTests: XCTestCase {
         } == 0
     }
 
-    static func freePort() -> UInt16 { UInt16.random(in: 20_000...40_000) }
+    /// A port nothing on 127.0.0.1 listens on now.
+    static func freePort() -> UInt16 {
+        while true {
+            let port = UInt16.random(in: 20_000...40_000)
+            if !accepts(port: port) { return port }
+        }
+    }
 
     func testPingToTheHostTakesTheProfilesRoundTrip() throws {
         try require(FileManager.default.isExecutableFile(atPath: "/usr/bin/ping"), "ping (iputils-ping)")
@@ -173,6 +179,31 @@ final class ShellCommandTests: XCTestCase {
         XCTAssertTrue(r.out.contains("served"), r.out + r.err)
     }
 
+    func testInterruptGoesToCommandAndLeavesNothing() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
+        p.arguments = ["shell", profile, "--", "sleep", "30"]
+        p.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        started.append(p)
+        let stderr = ShellPipeReader(err.fileHandleForReading)
+        let deadline = Date().addingTimeInterval(30)
+        while !Self.children(of: p.processIdentifier).contains(where: { Self.name(of: $0) == "sleep" })
+            && Date() < deadline
+        { usleep(20_000) }
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        let text = stderr.text()
+        XCTAssertEqual(p.terminationStatus, 130, text)
+        XCTAssertTrue(text.contains("ended by signal 2"), text)
+        let netns = (try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []
+        XCTAssertEqual(netns.filter { $0.hasPrefix("nb-\(p.processIdentifier)-") }, [])
+        XCTAssertEqual(nftTables().filter { $0.hasPrefix("nb_\(p.processIdentifier)_") }, [])
+    }
+
     func testTheNextCommandRemovesWhatAKilledShellLeft() throws {
         let victim = Process()
         victim.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
@@ -189,19 +220,46 @@ final class ShellCommandTests: XCTestCase {
             return netns + nftTables().filter { $0.hasPrefix("nb_\(pid)_") }
         }
         let deadline = Date().addingTimeInterval(30)
-        while leftovers().count < 3 && Date() < deadline { usleep(50_000) }
+        var command: Int32?
+        while (leftovers().count < 3 || command == nil) && Date() < deadline {
+            usleep(50_000)
+            command = Self.children(of: pid).first { Self.name(of: $0) == "sleep" }
+        }
         XCTAssertEqual(leftovers().count, 3, "two namespaces and the host's NAT table")
-        usleep(300_000)  // COMMAND started
+        let device = leftovers().first { $0.hasPrefix("nb_") }.map { "nbh" + $0.split(separator: "_").last! }
+        XCTAssertTrue(device.map { sysfsNet($0) } ?? false, "the root namespace's end of the veth pair")
+        let sleeper = try XCTUnwrap(command, "COMMAND started")
         kill(pid, SIGKILL)
         victim.waitUntilExit()
         XCTAssertEqual(leftovers().count, 3, "kill -9 leaves them behind")
+        let gone = Date().addingTimeInterval(5)
+        while kill(sleeper, 0) == 0 && Date() < gone { usleep(20_000) }
+        XCTAssertNotEqual(kill(sleeper, 0), 0, "COMMAND died with netbench (its death signal)")
 
         let next = try runShell(["shell", profile, "--", "true"])
         XCTAssertEqual(next.status, 0, next.err)
         XCTAssertEqual(leftovers(), [], "the next command removed them")
         XCTAssertTrue(next.err.contains("left"), next.err)
-        let netns = (try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []
-        XCTAssertEqual(netns.filter { $0.hasPrefix("nb-") && $0.contains("-\(pid)-") }, [])
+        if let device {
+            let removed = Date().addingTimeInterval(5)
+            while sysfsNet(device) && Date() < removed { usleep(20_000) }
+            XCTAssertFalse(sysfsNet(device), "\(device) went with the server namespace")
+        }
+    }
+
+    /// Whether the root namespace has network device `name`.
+    func sysfsNet(_ name: String) -> Bool { FileManager.default.fileExists(atPath: "/sys/class/net/\(name)") }
+
+    /// A process's command name (/proc/PID/comm).
+    static func name(of pid: Int32) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The children of `pid`'s main thread (/proc/PID/task/PID/children).
+    static func children(of pid: Int32) -> [Int32] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// The root namespace's nftables tables (`nft list tables ip`).
