@@ -179,6 +179,29 @@ final class ShellCommandTests: XCTestCase {
         XCTAssertTrue(r.out.contains("served"), r.out + r.err)
     }
 
+    func testTimedProfileEventsLoopFromCommandsStart() throws {
+        // wifi-to-lte: switch to cell at 400 ms; with --loop a cycle is 800 ms (400 + 400).
+        let r = try runShell(["shell", "wifi-to-lte", "--loop", "--duration", "1700ms", "--log", dir, "--", "sleep", "5"])
+        XCTAssertEqual(r.status, 124, r.err)
+        let logs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("shell-") }
+        let log = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/" + logs[0])))
+        let events = ((log as? [String: Any])?["pathEvents"] as? [[String: Any]]) ?? []
+        let switches = events.filter { $0["path"] as? String == "cell" && $0["action"] as? String == "activate" }
+            .compactMap { $0["appliedAtMs"] as? Double }
+        XCTAssertEqual(switches.count, 2, "at 400 and 1200 ms: \(events)")
+        XCTAssertEqual(switches.first ?? 0, 400, accuracy: 50)
+        XCTAssertEqual(switches.last ?? 0, 1200, accuracy: 50)
+        XCTAssertEqual(((log as? [String: Any])?["paths"] as? [[String: Any]])?.count, 2)
+
+        let once = try runShell(["shell", "wifi-to-lte", "--duration", "1s", "--", "sleep", "5"])
+        XCTAssertEqual(once.status, 124, once.err)
+        XCTAssertTrue(once.err.contains("path events: wifi down at 4"), once.err)
+        XCTAssertFalse(once.err.contains("wifi up"), "without --loop the events play once: \(once.err)")
+
+        let nothing = try runShell(["shell", profile, "--loop", "--", "true"])
+        XCTAssertEqual(nothing.status, 64, nothing.err)
+    }
+
     func testInterruptGoesToCommandAndLeavesNothing() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try NetbenchBinary.path)
