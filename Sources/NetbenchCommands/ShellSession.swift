@@ -55,7 +55,8 @@ final class ShellSession {
             if let serverShell {
                 server = try testbed.network.inServerNamespace {
                     try UserCommand(
-                        executable: "/bin/sh", arguments: ["/bin/sh", "-c", serverShell], environment: environment,
+                        executable: Self.deathSignalWrapper ?? "/bin/sh",
+                        arguments: Self.wrapped("/bin/sh", ["/bin/sh", "-c", serverShell]), environment: environment,
                         input: .null)
                 }
             }
@@ -72,6 +73,7 @@ final class ShellSession {
             shellMessage("netbench: shell: \(error)")
             stop(server)
             if testbed.network.isRunning { _ = try? testbed.stop() }
+            if let interrupted = error as? ShellSignals.Interrupted { return 128 + interrupted.signal }
             return (error as? BenchError)?.exitCode.rawValue ?? ExitCode.runFailed.rawValue
         }
         let started = Instant.now()
@@ -142,7 +144,8 @@ final class ShellSession {
         return timer
     }
 
-    /// `setpriv --pdeathsig KILL` (util-linux), so that COMMAND dies with netbench even after a kill -9.
+    /// `setpriv --pdeathsig KILL` (util-linux), so that COMMAND and the server program die with
+    /// netbench even after a kill -9 (what they started is killed by the next command's cleanup).
     static let deathSignalWrapper = ChildProcess.locate("setpriv")
 
     static func wrapped(_ executable: String, _ argv: [String]) -> [String] {

@@ -181,7 +181,9 @@ final class ShellCommandTests: XCTestCase {
 
     func testTimedProfileEventsLoopFromCommandsStart() throws {
         // wifi-to-lte: switch to cell at 400 ms; with --loop a cycle is 800 ms (400 + 400).
-        let r = try runShell(["shell", "wifi-to-lte", "--loop", "--duration", "1700ms", "--log", dir, "--", "sleep", "5"])
+        let r = try runShell([
+            "shell", "wifi-to-lte", "--loop", "--duration", "1700ms", "--log", dir, "--", "sleep", "5",
+        ])
         XCTAssertEqual(r.status, 124, r.err)
         let logs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("shell-") }
         let log = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/" + logs[0])))
