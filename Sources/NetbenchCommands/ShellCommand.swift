@@ -104,6 +104,9 @@ struct ShellCommand: ParsableCommand {
 
     func run() throws -> ExitCode {
         let profile = try Library.locate().profile(profileName)
+        if loop, try ShellTestbed.loopPeriod(of: profile, library: Library.locate()) == nil {
+            throw BenchError.usage("--loop: profile '\(profile.name)' has no events or outages to repeat")
+        }
         let env = ProcessInfo.processInfo.environment
         let argv = command.isEmpty ? [env["SHELL"].flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"] : command
         guard let executable = UserCommand.resolve(argv[0], searchPath: env["PATH"]) else {
@@ -117,7 +120,10 @@ struct ShellCommand: ParsableCommand {
         try PrivilegeGate.requireEmulation()
         if getuid() == 0 {
             let removed = EmulatedNetwork.cleanupStale()
-            if !removed.isEmpty { shellMessage("netbench: removed leftovers of netbench runs that died: \(removed)") }
+            if !removed.isEmpty {
+                shellMessage(
+                    "netbench: removed leftovers of netbench runs that died: " + removed.joined(separator: ", "))
+            }
         }
         let signals = ShellSignals()
         let testbed = try ShellTestbed(
@@ -126,10 +132,6 @@ struct ShellCommand: ParsableCommand {
             testbed.close()
             shellMessage("netbench: shell: \(ShellSignals.Interrupted(signal: sig))")
             exit(128 + sig)
-        }
-        if loop, testbed.loopPeriod == nil {
-            testbed.close()
-            throw BenchError.usage("--loop: profile '\(profile.name)' has no events or outages to repeat")
         }
         let session = ShellSession(
             testbed: testbed, command: (executable, argv), serverShell: serverShell,

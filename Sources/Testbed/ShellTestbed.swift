@@ -40,6 +40,14 @@ package final class ShellTestbed {
         ProfileSchedule.loopPeriod(events: events, paths: network.paths.map(\.configuration))
     }
 
+    /// `loopPeriod` of a profile before any network is built (to refuse `--loop` early).
+    package static func loopPeriod(of profile: Profile, library: Library) throws -> Nanoseconds? {
+        guard profile.isEmulated else { return nil }
+        let paths = try ProfileLink.paths(of: profile, library: library)
+        let events = ProfileSchedule.events(of: profile, firstPath: paths[0].name)
+        return ProfileSchedule.loopPeriod(events: events, paths: paths)
+    }
+
     /// The variables a program in the shell gets: where the host's loopback, the server namespace
     /// and the client are, and the profile's name.
     package var environment: [String: String] {
