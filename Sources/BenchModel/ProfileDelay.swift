@@ -95,6 +95,11 @@ extension Profile {
         return out
     }
 
+    /// Whether any delay key (jitter, delay trace, reordering) is set: the delay then varies by design.
+    public var hasDelayVariation: Bool {
+        [true, false].contains { jitter(down: $0) != nil || reorder(down: $0) != nil || delayTrace(down: $0) != nil }
+    }
+
     /// One direction's delay keys, resolved (per-direction key or the shared one).
     public func jitter(down: Bool) -> JitterSpec? { (down ? downJitter : upJitter) ?? jitter }
     public func reorder(down: Bool) -> ReorderSpec? { (down ? downReorder : upReorder) ?? reorder }

@@ -224,3 +224,16 @@ final class DelayVariationTests: XCTestCase {
                 .minimumDelay, 0)
     }
 }
+
+final class LinkSimulationTests: XCTestCase {
+    func testSimulationReleasesWhatTheLinkReleases() {
+        let v = DelayVariation(reordering: .jump(distance: 2, trigger: .every(5)))
+        let c = LinkConfiguration(delay: .milliseconds(10), rate: .constant(bitsPerSecond: 12e6), delayVariation: v)
+        let sim = LinkSimulation.run(c, arrivals: (0..<10).map { Nanoseconds($0) * 1_000_000 }, size: 1500, seed: 1)
+        XCTAssertEqual(sim.releases.map(\.sequence), [1, 2, 5, 3, 4, 6, 7, 10, 8, 9])
+        XCTAssertEqual(sim.reordered, 4)
+        // 1 ms of serialization at 12 Mbit/s, then 10 ms; the jumper leaves with the first it passed.
+        XCTAssertEqual(sim.releases[0].delay, .milliseconds(11))
+        XCTAssertEqual(sim.releases[2].delay, .milliseconds(11 - 2))
+    }
+}
