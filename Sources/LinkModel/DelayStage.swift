@@ -58,6 +58,17 @@ public final class DelayStage: PacketQueue {
         return max(0, base + low)
     }
 
+    /// No packet leaving the bottleneck at `departure` can be released before this: its minimum
+    /// delay, and in order-keeping mode the release of the packet at the head (which it cannot pass
+    /// unless that one is a held swap candidate: then the last release). What `Link.nextWakeup`
+    /// adds to packets still in the bottleneck, so a busy stage does not wake the loop at every departure.
+    public func earliestRelease(departingAt departure: Instant) -> Instant {
+        let own = departure + minimumDelay
+        guard heap.isEmpty, variation.jitter?.mayReorder != true else { return own }
+        let floor = head < fifo.count && !fifo[head].held ? fifo[head].packet.release : lastReleased
+        return max(own, floor)
+    }
+
     /// The delay (trace or constant) plus a jitter draw, clamped at 0, for a packet leaving at `now`.
     private func drawDelay(now: Instant) -> Nanoseconds {
         let base = variation.trace.map { $0.delay(at: now.since(start)) } ?? delay

@@ -83,10 +83,10 @@ public final class Link {
     }
 
     /// The earliest release among admitted packets (a packet still in the bottleneck is released
-    /// at least the delay stage's minimum delay after its known departure), or nil when the link holds nothing.
+    /// no earlier than the delay stage's bound for its known departure), or nil when the link holds nothing.
     public func nextWakeup(now: Instant) -> Instant? {
         let inDelay = delayLine.nextWakeup(now: now)
-        let inQueue = bottleneck.nextWakeup(now: now).map { $0 + delayLine.minimumDelay }
+        let inQueue = bottleneck.nextWakeup(now: now).map { delayLine.earliestRelease(departingAt: $0) }
         switch (inDelay, inQueue) {
         case let (a?, b?): return min(a, b)
         case let (a?, nil): return a

@@ -213,6 +213,23 @@ final class DelayVariationTests: XCTestCase {
         XCTAssertThrowsError(try DelayTrace.parse(text: "# nothing\n"))
     }
 
+    func testBusyOrderKeepingStageDoesNotWakeAtEveryDeparture() {
+        // Normal jitter has no minimum delay, but a packet cannot pass the head of the stage: while
+        // the stage holds packets, the next wake-up is a release, not a departure from the bottleneck.
+        let jitter = Jitter(distribution: .normal, deviation: .milliseconds(2))
+        let l = link(delay: .milliseconds(50), DelayVariation(jitter: jitter), rate: .constant(bitsPerSecond: 12e6))
+        for i in 0..<20 { _ = l.enqueue(packet(i, arrival: origin), now: origin) }  // departures 1 ms apart
+        XCTAssertEqual(l.nextWakeup(now: origin), at(ms: 1), "empty stage: the first departure bounds it")
+        XCTAssertNil(l.dequeue(now: at(ms: 5)))
+        let wake = try! XCTUnwrap(l.nextWakeup(now: at(ms: 5)))
+        XCTAssertGreaterThan(wake, at(ms: 40), "the head's release, not the departure at 6 ms")
+        let reordering = Jitter(distribution: .normal, deviation: .milliseconds(2), mayReorder: true)
+        let r = link(delay: .milliseconds(50), DelayVariation(jitter: reordering), rate: .constant(bitsPerSecond: 12e6))
+        for i in 0..<20 { _ = r.enqueue(packet(i, arrival: origin), now: origin) }
+        XCTAssertNil(r.dequeue(now: at(ms: 5)))
+        XCTAssertEqual(r.nextWakeup(now: at(ms: 5)), at(ms: 6), "a reordering stage can release any packet next")
+    }
+
     func testMinimumDelayBoundsTheWakeup() {
         let uniform = Jitter(distribution: .uniform, deviation: .milliseconds(3))
         XCTAssertEqual(
