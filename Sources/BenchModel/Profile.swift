@@ -273,7 +273,8 @@ public struct Profile: Codable, Hashable, Sendable {
             ?? "?"
         let u =
             upTrace.map { "trace " + URL(fileURLWithPath: $0).lastPathComponent } ?? up.map { $0.description } ?? "?"
-        return "down \(d), up \(u), RTT \(rtt?.description ?? (downDelayTrace != nil ? "from delay traces" : "?")), loss \(loss?.description ?? "0%")\(delaySummary)"
+        let r = rtt?.description ?? (downDelayTrace != nil ? "from delay traces" : "?")
+        return "down \(d), up \(u), RTT \(r), loss \(loss?.description ?? "0%")\(delaySummary)"
     }
 }
 

@@ -12,7 +12,7 @@ extension Profile {
     public struct JitterSpec: Codable, Hashable, Sendable, CustomStringConvertible {
         /// Default `uniform`.
         public var distribution: JitterDistributionName?
-        /// Half-width (uniform) or standard deviation (the others).
+        /// Half-width (uniform), σ (normal) or the scale of netem's pareto and paretonormal tables.
         public var deviation: DurationValue
         /// true: each packet's delay is drawn on its own and packets may overtake each other.
         public var reorder: Bool?

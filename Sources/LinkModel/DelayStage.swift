@@ -54,8 +54,7 @@ public final class DelayStage: PacketQueue {
         if case .jump? = variation.reordering { return 0 }
         let base = variation.trace?.minimumDelay ?? delay
         guard let jitter = variation.jitter else { return base }
-        guard let low = jitter.lowestOffset else { return 0 }
-        return max(0, base + low)
+        return max(0, base + jitter.lowestOffset)
     }
 
     /// No packet leaving the bottleneck at `departure` can be released before this: its minimum

@@ -75,7 +75,7 @@ final class DelayVariationTests: XCTestCase {
         // Reordering jitter: release − departure − delay is each packet's own draw, unclamped here
         // (delay 100 ms ≫ deviation). Critical KS distance at α = 0.001 for n = 10,000: 1.95/√n.
         let n = 10_000, critical = 1.95 / Double(n).squareRoot()
-        for distribution in [JitterDistribution.uniform, .normal, .pareto] {
+        for distribution in JitterDistribution.allCases {
             let jitter = Jitter(distribution: distribution, deviation: .milliseconds(5), mayReorder: true)
             let out = run(link(delay: .milliseconds(100), DelayVariation(jitter: jitter)), count: n, spacing: 1_000_000)
             XCTAssertEqual(out.count, n)
@@ -216,14 +216,14 @@ final class DelayVariationTests: XCTestCase {
     func testBusyOrderKeepingStageDoesNotWakeAtEveryDeparture() {
         // Normal jitter has no minimum delay, but a packet cannot pass the head of the stage: while
         // the stage holds packets, the next wake-up is a release, not a departure from the bottleneck.
-        let jitter = Jitter(distribution: .normal, deviation: .milliseconds(2))
+        let jitter = Jitter(distribution: .normal, deviation: .milliseconds(20))
         let l = link(delay: .milliseconds(50), DelayVariation(jitter: jitter), rate: .constant(bitsPerSecond: 12e6))
         for i in 0..<20 { _ = l.enqueue(packet(i, arrival: origin), now: origin) }  // departures 1 ms apart
         XCTAssertEqual(l.nextWakeup(now: origin), at(ms: 1), "empty stage: the first departure bounds it")
         XCTAssertNil(l.dequeue(now: at(ms: 5)))
         let wake = try! XCTUnwrap(l.nextWakeup(now: at(ms: 5)))
-        XCTAssertGreaterThan(wake, at(ms: 40), "the head's release, not the departure at 6 ms")
-        let reordering = Jitter(distribution: .normal, deviation: .milliseconds(2), mayReorder: true)
+        XCTAssertGreaterThan(wake, at(ms: 6), "the head's release, not the departure at 6 ms")
+        let reordering = Jitter(distribution: .normal, deviation: .milliseconds(20), mayReorder: true)
         let r = link(delay: .milliseconds(50), DelayVariation(jitter: reordering), rate: .constant(bitsPerSecond: 12e6))
         for i in 0..<20 { _ = r.enqueue(packet(i, arrival: origin), now: origin) }
         XCTAssertNil(r.dequeue(now: at(ms: 5)))
@@ -231,14 +231,32 @@ final class DelayVariationTests: XCTestCase {
     }
 
     func testMinimumDelayBoundsTheWakeup() {
-        let uniform = Jitter(distribution: .uniform, deviation: .milliseconds(3))
-        XCTAssertEqual(
-            DelayStage(delay: .milliseconds(10), variation: DelayVariation(jitter: uniform), start: origin, seed: 1)
-                .minimumDelay, .milliseconds(7))
-        let normal = Jitter(distribution: .normal, deviation: .milliseconds(3))
-        XCTAssertEqual(
-            DelayStage(delay: .milliseconds(10), variation: DelayVariation(jitter: normal), start: origin, seed: 1)
-                .minimumDelay, 0)
+        // The lowest draw: −1 (uniform), −4 (normal, clipped as netem's table), −2/3 (pareto),
+        // (−4 + 3 · −2/3) / 4 = −1.5 (paretonormal), × deviation.
+        let expected: [(JitterDistribution, Nanoseconds)] = [
+            (.uniform, .milliseconds(7)), (.normal, 0), (.pareto, .milliseconds(8)),
+            (.paretoNormal, .milliseconds(5.5)),
+        ]
+        for (distribution, minimum) in expected {
+            let jitter = Jitter(distribution: distribution, deviation: .milliseconds(3))
+            let stage = DelayStage(
+                delay: .milliseconds(10), variation: DelayVariation(jitter: jitter), start: origin, seed: 1)
+            XCTAssertEqual(stage.minimumDelay, minimum, "\(distribution)")
+        }
+        let jump = DelayVariation(reordering: .jump(distance: 1, trigger: .every(2)))
+        XCTAssertEqual(DelayStage(delay: .milliseconds(10), variation: jump, start: origin, seed: 1).minimumDelay, 0)
+    }
+
+    func testQuantilesMatchNetemTables() {
+        // iproute2 netem/paretonormal.c: (normal + 3·pareto)/4 at one index; pareto.c: (x − 1.5)·4/3.
+        XCTAssertEqual(JitterDistribution.normal.quantile(0.975), 1.959964, accuracy: 1e-6)
+        XCTAssertEqual(JitterDistribution.pareto.quantile(0.5), (pow(0.5, -1.0 / 3) - 1.5) * 4 / 3, accuracy: 1e-12)
+        let u = 0.9, pareto = (pow(0.1, -1.0 / 3) - 1.5) * 4 / 3
+        XCTAssertEqual(JitterDistribution.paretoNormal.quantile(u), (1.2815516 + 3 * pareto) / 4, accuracy: 1e-6)
+        for d in JitterDistribution.allCases {
+            XCTAssertLessThanOrEqual(d.quantile(1), 4)
+            XCTAssertGreaterThanOrEqual(d.quantile(0), -4)
+        }
     }
 }
 
