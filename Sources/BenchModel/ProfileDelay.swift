@@ -23,7 +23,8 @@ extension Profile {
 
         public var description: String {
             let d = distribution ?? .uniform
-            return "\(d == .uniform ? "±" : "σ ")\(deviation) \(d.rawValue)\(reorder == true ? ", reordering" : "")"
+            let scale = d == .uniform ? "±" : d == .normal ? "σ " : "scale "
+            return "\(scale)\(deviation) \(d.rawValue)\(reorder == true ? ", reordering" : "")"
         }
     }
 

@@ -60,6 +60,15 @@ extension CalibrateCommand {
         return (lines.joined(separator: "\n"), !missed.isEmpty)
     }
 
+    /// How a deviation reads per distribution: ±half-width, σ, or the scale of netem's table.
+    static func scaleSymbol(_ d: JitterDistribution) -> String {
+        switch d {
+        case .uniform: return "±"
+        case .normal: return "σ "
+        case .pareto, .paretoNormal: return "scale "
+        }
+    }
+
     /// "delay 20 ms, jitter σ 5 ms normal (order kept), swap 1% (hold ≤ 10 ms)".
     static func describe(_ c: LinkConfiguration) -> String {
         let ms = { (ns: Nanoseconds) in Units.format(Double(ns) / 1e6, 3) + " ms" }
@@ -68,7 +77,7 @@ extension CalibrateCommand {
             + "\(ms($0.maximumDelay)))" } ?? "delay \(ms(c.delay))"]
         if let j = v.jitter {
             parts.append(
-                "jitter \(j.distribution == .uniform ? "±" : "σ ")\(ms(j.deviation)) \(j.distribution.rawValue) "
+                "jitter \(scaleSymbol(j.distribution))\(ms(j.deviation)) \(j.distribution.rawValue) "
                     + (j.mayReorder ? "(may reorder)" : "(order kept)"))
         }
         switch v.reordering {
