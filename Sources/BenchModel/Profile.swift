@@ -30,6 +30,18 @@ public struct Profile: Codable, Hashable, Sendable {
     /// Mahimahi trace files (relative to this profile's file) that replace `down` / `up`.
     public var downTrace: String?
     public var upTrace: String?
+    /// Jitter of the one-way delay, both directions (`downJitter`/`upJitter` override it per direction).
+    public var jitter: JitterSpec?
+    public var downJitter: JitterSpec?
+    public var upJitter: JitterSpec?
+    /// Delay traces (relative to this profile's file; lines `TIME_MS DELAY_MS`, see LinkModel.DelayTrace)
+    /// that replace `rtt / 2` as the one-way delay of their direction.
+    public var downDelayTrace: String?
+    public var upDelayTrace: String?
+    /// Explicit reordering, both directions (`downReorder`/`upReorder` override it per direction).
+    public var reorder: ReorderSpec?
+    public var downReorder: ReorderSpec?
+    public var upReorder: ReorderSpec?
     /// Periods when the link is down in both directions.
     public var outages: [Outage]?
     /// Several client paths (each described by another profile), for path-change runs; the first
@@ -192,7 +204,9 @@ public struct Profile: Codable, Hashable, Sendable {
             }
         }
         if isEmulated && paths == nil {
-            if rtt == nil { bad("rtt", "missing: an emulated profile needs a round-trip time (e.g. \"40ms\")") }
+            if rtt == nil && (downDelayTrace == nil || upDelayTrace == nil) {
+                bad("rtt", "missing: an emulated profile needs a round-trip time (e.g. \"40ms\")")
+            }
             if down == nil && downTrace == nil {
                 bad("down", "missing: give a rate (e.g. \"10Mbit\") or a downTrace file")
             }
@@ -215,6 +229,7 @@ public struct Profile: Codable, Hashable, Sendable {
             bad("crossTraffic", "cannot be combined with paths or events (yet)")
         }
         if case .bytes(let b)? = queue, b <= 0 { bad("queue", "\(b) bytes: a queue holds at least one packet") }
+        for (key, what) in delayProblems() { bad(key, what) }
         for (i, o) in (outages ?? []).enumerated() where o.end.nanoseconds <= o.start.nanoseconds {
             bad("outages[\(i)].end", "\(o.end) is not after start \(o.start)")
         }
@@ -235,6 +250,8 @@ public struct Profile: Codable, Hashable, Sendable {
         }
         p.downTrace = try resolve(p.downTrace, "downTrace")
         p.upTrace = try resolve(p.upTrace, "upTrace")
+        p.downDelayTrace = try resolve(p.downDelayTrace, "downDelayTrace")
+        p.upDelayTrace = try resolve(p.upDelayTrace, "upDelayTrace")
         return p
     }
 
@@ -256,7 +273,8 @@ public struct Profile: Codable, Hashable, Sendable {
             ?? "?"
         let u =
             upTrace.map { "trace " + URL(fileURLWithPath: $0).lastPathComponent } ?? up.map { $0.description } ?? "?"
-        return "down \(d), up \(u), RTT \(rtt?.description ?? "?"), loss \(loss?.description ?? "0%")"
+        let r = rtt?.description ?? (downDelayTrace != nil ? "from delay traces" : "?")
+        return "down \(d), up \(u), RTT \(r), loss \(loss?.description ?? "0%")\(delaySummary)"
     }
 }
 

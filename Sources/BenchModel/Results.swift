@@ -362,6 +362,8 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public var packetsForwarded: Int64?
     public var packetsDroppedLoss: Int64?
     public var packetsDroppedQueue: Int64?
+    /// Per path and direction: the measured one-way delay distribution and reordering rate.
+    public var linkDirections: [LinkDirectionRecord]?
     /// The emulator's lateness could move a figure by more than 1% (see `pltLatenessBoundMs`), or
     /// packets were lost outside the link model (TUN drops, pool, write errors).
     public var flagged: Bool

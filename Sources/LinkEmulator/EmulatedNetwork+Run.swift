@@ -67,7 +67,8 @@ extension EmulatedNetwork {
         let stats = paths.indices.map { i in
             EmulatorReport.PathStatistics(
                 name: paths[i].name, uplink: f.uplinks[i].counters, downlink: f.downlinks[i].counters,
-                uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit)
+                uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit,
+                uplinkDelay: f.oneWayDelays[2 * i], downlinkDelay: f.oneWayDelays[2 * i + 1])
         }
         let events = (f.appliedEvents + activated.flatMap(\.applied)).sorted { $0.appliedAt < $1.appliedAt }
         var report = EmulatorReport(

@@ -19,6 +19,10 @@ public struct EmulatorReport: Sendable {
         public var downlink: LinkCounters
         public var uplinkQueueLimit: QueueLimit
         public var downlinkQueueLimit: QueueLimit
+        /// Measured one-way delay of each forwarded packet (its TUN write − its TUN read); the
+        /// reordering count is in `uplink.reordered` / `downlink.reordered`.
+        public var uplinkDelay = OneWayDelayHistogram()
+        public var downlinkDelay = OneWayDelayHistogram()
     }
 
     public struct DeviceDrops: Sendable {

@@ -4,7 +4,7 @@ import BenchCore
 /// 10 ms, 1 ms wide from 10 ms to 10 s, one overflow bucket. Recording is a few instructions and
 /// the memory is fixed, however long the run. Percentiles are nearest-rank over bucket upper
 /// edges, so they err on the late side by at most one bucket.
-public struct LatenessHistogram: Sendable {
+public struct LatenessHistogram: Sendable, Equatable {
     static let fineBuckets = 10_000  // 1 µs each: [0, 10 ms)
     static let coarseBuckets = 9_990  // 1 ms each: [10 ms, 10 s)
     private var buckets: [Int64]

@@ -53,6 +53,8 @@ final class PacketForwarder: @unchecked Sendable {
     /// Lateness of the wake-up that began the current pass (0 when I/O or a zero timeout began it).
     private var passWakeLateness: Nanoseconds = 0
     private(set) var counters = Counters()
+    /// One-way delay through each link (write time − arrival): path i's uplink at 2i, downlink at 2i + 1.
+    private(set) var oneWayDelays: [OneWayDelayHistogram]
     private(set) var appliedEvents: [AppliedPathEvent] = []
     private(set) var failure: Error?
     /// The loop thread's CPU time and run-queue wait (ns), from /proc/thread-self/schedstat.
@@ -90,6 +92,7 @@ final class PacketForwarder: @unchecked Sendable {
         }
         uplinks = up
         downlinks = down
+        oneWayDelays = Array(repeating: OneWayDelayHistogram(), count: 2 * paths.count)
         pool = PacketPool(capacity: poolCapacity)
         scratch = .allocate(byteCount: PacketPool.slotSize, alignment: 64)
         self.schedule = PathSchedule(events: schedule.filter { $0.action != .activate }, start: start)
@@ -263,6 +266,7 @@ final class PacketForwarder: @unchecked Sendable {
             let lateness = now.since(p.release)
             histogram.record(lateness)
             ownHistogram.record(lateness - passWakeLateness)
+            oneWayDelays[2 * path + (up ? 0 : 1)].record(now.since(p.arrival))
             let bytes = pool.bytes(p.handle, length: Int(p.size))
             capture?.leaving(path: path, up: up, bytes, at: now)
             do {

@@ -22,6 +22,9 @@ public struct TimerFloor: Sendable, Equatable {
     /// The scheduling policy the measuring thread ran under (the packet loop's, when granted):
     /// `SCHED_FIFO 10` or `SCHED_OTHER nice -10`.
     public var policy: String = ""
+    /// The wake-ups themselves (nil when built from percentiles): what a measured delay is
+    /// convolved with before it is compared with the link model's (calibrate's delay check).
+    public var histogram: LatenessHistogram?
 
     public init(
         samples: Int, duration: Nanoseconds, p50: Nanoseconds, p99: Nanoseconds, p999: Nanoseconds?,
@@ -36,6 +39,7 @@ public struct TimerFloor: Sendable, Equatable {
         self.init(
             samples: Int(h.count), duration: duration, p50: h.percentile(0.5), p99: h.percentile(0.99),
             p999: h.count >= 1_000 ? h.percentile(0.999) : nil, maximum: h.maximum)
+        histogram = h
     }
 
     /// Sleeps until absolute deadlines for `duration`, on a new thread with timer slack 1 ns and

@@ -1,7 +1,7 @@
 import BenchCore
 
 /// One direction of an emulated link, driving its stages in the order
-/// outage → loss → drop-tail queue → rate → delay.
+/// outage → loss → drop-tail queue → rate → delay (constant or traced, jitter, reordering).
 ///
 /// Each packet's release time is fixed when it is admitted (departure from the rate stage plus
 /// the delay): the owner calls `enqueue` as packets arrive, `dequeue` until nil whenever it
@@ -14,7 +14,9 @@ public final class Link {
 
     private var loss: LossProcess
     private let bottleneck: any BottleneckQueue
-    private let delayLine: DelayQueue
+    private let delayLine: DelayStage
+    private var arrivals: Int64 = 0
+    private var highestReleased: Int64 = 0
     private var schedule: OutageSchedule
     private var scheduledDown = false
     private var forcedDown = false
@@ -24,7 +26,7 @@ public final class Link {
 
     /// - Parameters:
     ///   - start: the instant outage offsets and trace offsets refer to.
-    ///   - seed: seeds the loss process.
+    ///   - seed: seeds the loss process (and, derived from it, the delay stage's jitter and reordering).
     ///   - roundTrip: sizes the default queue (one BDP); defaults to twice this direction's delay.
     public init(configuration: LinkConfiguration, start: Instant, seed: UInt64, roundTrip: Nanoseconds? = nil) {
         self.configuration = configuration
@@ -36,7 +38,8 @@ public final class Link {
         case .constant(let bps): bottleneck = ConstantRateQueue(bitsPerSecond: bps, limit: limit)
         case .trace(let t): bottleneck = TraceRateQueue(trace: t, limit: limit, start: start)
         }
-        delayLine = DelayQueue(delay: configuration.delay)
+        delayLine = DelayStage(
+            delay: configuration.delay, variation: configuration.delayVariation, start: start, seed: seed)
         schedule = OutageSchedule(outages: configuration.outages, start: start)
     }
 
@@ -47,6 +50,9 @@ public final class Link {
 
     public func enqueue(_ packet: Packet, now: Instant) -> LinkVerdict {
         advance(to: now)
+        var packet = packet
+        arrivals += 1
+        packet.sequence = arrivals
         counters.received.add(packet.size)
         observer?.arrived(packet, at: now)
         if isDown {
@@ -72,14 +78,15 @@ public final class Link {
         advance(to: now)
         guard let p = delayLine.dequeue(now: now) else { return nil }
         counters.forwarded.add(p.size)
+        if p.sequence < highestReleased { counters.reordered.add(p.size) } else { highestReleased = p.sequence }
         return p
     }
 
     /// The earliest release among admitted packets (a packet still in the bottleneck is released
-    /// `delay` after its known departure), or nil when the link holds nothing.
+    /// no earlier than the delay stage's bound for its known departure), or nil when the link holds nothing.
     public func nextWakeup(now: Instant) -> Instant? {
         let inDelay = delayLine.nextWakeup(now: now)
-        let inQueue = bottleneck.nextWakeup(now: now).map { $0 + delayLine.delay }
+        let inQueue = bottleneck.nextWakeup(now: now).map { delayLine.earliestRelease(departingAt: $0) }
         switch (inDelay, inQueue) {
         case let (a?, b?): return min(a, b)
         case let (a?, nil): return a

@@ -53,19 +53,23 @@ public struct Outage: Sendable, Equatable {
 
 /// One direction of an emulated link. Stages, in order: outage → loss → drop-tail queue → rate → delay.
 public struct LinkConfiguration: Sendable, Equatable {
-    /// One-way propagation delay (a profile's `rtt` gives each direction rtt/2).
+    /// One-way propagation delay (a profile's `rtt` gives each direction rtt/2); with a delay
+    /// trace, the trace's mean (what sizes the default queue and predicts round trips).
     public var delay: Nanoseconds
     public var rate: LinkRate
     public var loss: LossModel
     /// nil: one bandwidth-delay product of the path (see `QueueLimit.bandwidthDelayProduct`).
     public var queueLimit: QueueLimit?
     public var outages: [Outage]
+    /// A delay trace replacing `delay`, jitter and explicit reordering (see `DelayStage`).
+    public var delayVariation: DelayVariation
 
     public init(
         delay: Nanoseconds = 0, rate: LinkRate = .unlimited, loss: LossModel = .none,
-        queueLimit: QueueLimit? = nil, outages: [Outage] = []
+        queueLimit: QueueLimit? = nil, outages: [Outage] = [], delayVariation: DelayVariation = .none
     ) {
         self.delay = delay
+        self.delayVariation = delayVariation
         self.rate = rate
         self.loss = loss
         self.queueLimit = queueLimit

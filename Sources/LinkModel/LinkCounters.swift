@@ -17,6 +17,9 @@ public struct PacketCount: Sendable, Equatable {
 public struct LinkCounters: Sendable, Equatable {
     public var received = PacketCount()
     public var forwarded = PacketCount()
+    /// Forwarded packets released out of arrival order (RFC 4737: a packet is reordered when its
+    /// arrival sequence is below the highest released before it); a subset of `forwarded`.
+    public var reordered = PacketCount()
     public var droppedByLoss = PacketCount()
     public var droppedByQueue = PacketCount()
     /// Arrived while the link was down, or flushed from the queue when it went down.

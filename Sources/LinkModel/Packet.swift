@@ -12,6 +12,8 @@ public struct Packet: Sendable, Equatable {
     public var departure: Instant
     /// When the packet leaves the link (set by the delay stage).
     public var release: Instant
+    /// Arrival order on its link direction, from 1 (set by `Link.enqueue`; 0 until then).
+    public var sequence: Int64 = 0
 
     public init(handle: Int32, size: Int, arrival: Instant) {
         self.handle = handle

@@ -64,11 +64,11 @@ public struct Library: Sendable {
 
     /// A profile by name (a file in Scenarios/profiles, case-insensitive; `loopback` is built in) or by path.
     public func profile(_ nameOrPath: String) throws -> Profile {
-        if nameOrPath.hasSuffix(".json") || nameOrPath.contains("/") { return try Profile.load(from: nameOrPath) }
+        if nameOrPath.hasSuffix(".json") || nameOrPath.contains("/") { return try Self.loadProfile(nameOrPath) }
         if let file = profileFiles().first(where: {
             URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent.lowercased() == nameOrPath.lowercased()
         }) {
-            return try Profile.load(from: file)
+            return try Self.loadProfile(file)
         }
         if nameOrPath.lowercased() == "loopback" { return .loopback }
         let known = (try? allProfiles().map(\.name).joined(separator: ", ")) ?? ""
@@ -79,13 +79,21 @@ public struct Library: Sendable {
         )
     }
 
+    /// Loads and validates a profile file, its delay traces included (they are small; a bad one
+    /// is a data error before anything starts).
+    static func loadProfile(_ path: String) throws -> Profile {
+        let p = try Profile.load(from: path)
+        _ = try DelayTraceFile.traces(of: p)
+        return p
+    }
+
     public func profileFiles() -> [String] {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: profilesDirectory)) ?? []
         return files.filter { $0.hasSuffix(".json") }.sorted().map { profilesDirectory + "/" + $0 }
     }
 
     public func allProfiles() throws -> [Profile] {
-        var out = try profileFiles().map { try Profile.load(from: $0) }
+        var out = try profileFiles().map { try Self.loadProfile($0) }
         if !out.contains(where: { $0.name.lowercased() == "loopback" }) { out.insert(.loopback, at: 0) }
         return out
     }

@@ -35,5 +35,27 @@ extension EmulatorRecord {
         preciseSpinMarginUs = report.spinMargin.map(us)
         wakeLatenessP99Us = us(report.wakeLatenessP99)
         ownLatenessP99Us = us(report.ownLatenessP99)
+        linkDirections = report.paths.flatMap { p in
+            [
+                LinkDirectionRecord(measured: p.uplinkDelay, counters: p.uplink, path: p.name, direction: "up"),
+                LinkDirectionRecord(measured: p.downlinkDelay, counters: p.downlink, path: p.name, direction: "down"),
+            ]
+        }
+    }
+}
+
+extension LinkDirectionRecord {
+    /// From the emulator's one-way delay histogram and the link's counters.
+    init(measured h: OneWayDelayHistogram, counters: LinkCounters, path: String, direction: String) {
+        let ms = { (ns: Nanoseconds) in Double(ns) / 1_000_000 }
+        let quantiles =
+            h.count == 0
+            ? nil
+            : DelayQuantiles(
+                min: ms(h.minimum), p1: ms(h.quantile(0.01)), p10: ms(h.quantile(0.1)), p50: ms(h.quantile(0.5)),
+                p90: ms(h.quantile(0.9)), p99: ms(h.quantile(0.99)), max: ms(h.maximum))
+        self.init(
+            path: path, direction: direction, packets: counters.forwarded.packets, oneWayDelayMs: quantiles,
+            reorderedPackets: counters.reordered.packets)
     }
 }

@@ -30,13 +30,44 @@ package enum ProfileLink {
             }
         }
         let half = rtt / 2
+        let traces = try DelayTraceFile.traces(of: p)
+        let upVariation = delayVariation(p, down: false, trace: traces.up)
+        let downVariation = delayVariation(p, down: true, trace: traces.down)
         return PathConfiguration(
             name: name,
             uplink: LinkConfiguration(
-                delay: half, rate: upRate, loss: loss(p.upLoss), queueLimit: queue(upRate), outages: outages),
+                delay: traces.up?.meanDelay ?? half, rate: upRate, loss: loss(p.upLoss), queueLimit: queue(upRate),
+                outages: outages, delayVariation: upVariation),
             downlink: LinkConfiguration(
-                delay: rtt - half, rate: downRate, loss: loss(p.downLoss), queueLimit: queue(downRate), outages: outages
-            ))
+                delay: traces.down?.meanDelay ?? rtt - half, rate: downRate, loss: loss(p.downLoss),
+                queueLimit: queue(downRate), outages: outages, delayVariation: downVariation))
+    }
+
+    /// One direction's delay trace, jitter and explicit reordering (keys checked by `Profile.validate`).
+    package static func delayVariation(_ p: Profile, down: Bool, trace: DelayTrace?) -> DelayVariation {
+        let jitter = p.jitter(down: down).map { j in
+            let distribution: JitterDistribution
+            switch j.distribution ?? .uniform {
+            case .uniform: distribution = .uniform
+            case .normal: distribution = .normal
+            case .pareto: distribution = .pareto
+            case .paretonormal: distribution = .paretoNormal
+            }
+            return Jitter(
+                distribution: distribution, deviation: j.deviation.nanoseconds, mayReorder: j.reorder ?? false)
+        }
+        var reordering: Reordering?
+        if let r = p.reorder(down: down) {
+            if let swap = r.swap {
+                let hold = r.maxHold ?? Profile.ReorderSpec.defaultMaxHold
+                reordering = .swap(probability: swap.value, maxHold: hold.nanoseconds)
+            } else if let n = r.jump {
+                let trigger: Reordering.JumpTrigger =
+                    r.every.map { .every($0) } ?? .probability(r.probability?.value ?? 0)
+                reordering = .jump(distance: n, trigger: trigger)
+            }
+        }
+        return DelayVariation(trace: trace, jitter: jitter, reordering: reordering)
     }
 
     private static func rate(_ r: BitrateValue?, trace: String?, key: String, profile: Profile) throws -> LinkRate {

@@ -38,6 +38,15 @@ final class EmulatedPageLoadTests: XCTestCase {
             XCTAssertNotNil(e.tunDrops)
             XCTAssertGreaterThan(e.packetsForwarded ?? 0, 100)
             XCTAssertEqual(e.tcpCongestionControl, "cubic")
+            // Per direction: the measured one-way delay (never below the configured one) and no reordering.
+            let directions = try XCTUnwrap(e.linkDirections)
+            XCTAssertEqual(directions.map { "\($0.path) \($0.direction)" }, ["wifi up", "wifi down"])
+            XCTAssertEqual(directions.reduce(0) { $0 + $1.packets }, e.packetsForwarded)
+            let oneWayMs = (cable.rtt?.milliseconds ?? 0) / 2
+            for d in directions {
+                XCTAssertGreaterThanOrEqual(try XCTUnwrap(d.oneWayDelayMs?.min), oneWayMs, d.direction)
+                XCTAssertEqual(d.reorderedPackets, 0, d.direction)
+            }
             let plt = try XCTUnwrap(run.metrics.pltMs), ideal = try XCTUnwrap(run.metrics.idealPltMs)
             XCTAssertGreaterThanOrEqual(
                 plt, ideal, "\(run.transport): measured \(plt) ms below the lower bound \(ideal) ms")
