@@ -91,6 +91,11 @@ struct ShellCommand: ParsableCommand {
         help: "write pcap files of the packets entering and leaving the emulator's links into DIR",
         parse: .directory) var pcap: String?
     @Option("--seed", value: "N", default: 1, help: "seed of the loss processes", parse: .uint64) var seed: UInt64
+    @Flag(
+        "--emulator-precise",
+        help: "the emulator's precise mode, as 'run --emulator-precise': release lateness below the timer floor, "
+            + "at the cost of CPU (the summary shows the loop's share)"
+    ) var emulatorPrecise: Bool
 
     func validate() throws {
         for (option, dir) in [("--log", log), ("--pcap", pcap)] {
@@ -127,7 +132,7 @@ struct ShellCommand: ParsableCommand {
         }
         let signals = ShellSignals()
         let testbed = try ShellTestbed(
-            profile: profile, library: Library.locate(), settings: EmulatorSettings(), seed: seed)
+            profile: profile, library: Library.locate(), settings: EmulatorSettings(precise: emulatorPrecise), seed: seed)
         if let sig = signals.received {
             testbed.close()
             shellMessage("netbench: shell: \(ShellSignals.Interrupted(signal: sig))")
