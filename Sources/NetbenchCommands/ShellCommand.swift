@@ -132,7 +132,8 @@ struct ShellCommand: ParsableCommand {
         }
         let signals = ShellSignals()
         let testbed = try ShellTestbed(
-            profile: profile, library: Library.locate(), settings: EmulatorSettings(precise: emulatorPrecise), seed: seed)
+            profile: profile, library: Library.locate(), settings: EmulatorSettings(precise: emulatorPrecise),
+            seed: seed)
         if let sig = signals.received {
             testbed.close()
             shellMessage("netbench: shell: \(ShellSignals.Interrupted(signal: sig))")
