@@ -9,8 +9,12 @@ extension EmulatedNetwork {
     /// loop at the scheduled instant, `.activate` (a route change, which needs `ip`) by a helper
     /// thread as close to it as it can. With `capture`, the packets entering and leaving each
     /// link are written to pcap files (see `PacketCapture`); a capture whose files cannot be
-    /// created is reported by `stop` (`captureFailure`), and the run goes on without it.
-    public func start(schedule: [PathEvent] = [], capture: CaptureRequest? = nil) throws {
+    /// created is reported by `stop` (`captureFailure`), and the run goes on without it. With
+    /// `linkLog`, each link direction writes a Mahimahi-format log (`MahimahiLinkLog`),
+    /// `<directory>/<label>-<path>-<up|down>.log`; a failure is reported by `stop` (`linkLogFailure`).
+    public func start(schedule: [PathEvent] = [], capture: CaptureRequest? = nil, linkLog: CaptureRequest? = nil)
+        throws
+    {
         for e in schedule where path(named: e.path) == nil {
             throw BenchError.usage("path event for unknown path \"\(e.path)\" (paths: \(paths.map(\.name)))")
         }
@@ -31,6 +35,10 @@ extension EmulatedNetwork {
                 captureFailure = "packet capture not started: \(error)"
             }
         }
+        var linkLogFailure: String?
+        if let linkLog {
+            do { try f.monitorWithLogs(linkLog) } catch { linkLogFailure = "link log not started: \(error)" }
+        }
         let steal = StealTime.total()
         let activations = schedule.filter { $0.action == .activate }
         let a = activations.isEmpty ? nil : PathActivator(events: activations, start: f.start, network: self)
@@ -38,6 +46,7 @@ extension EmulatedNetwork {
             dropsAtStart = before
             stealAtStart = steal
             captureFailureAtStart = captureFailure
+            linkLogFailureAtStart = linkLogFailure
             forwarder = f
             activators = a.map { [$0] } ?? []
         }
@@ -57,7 +66,9 @@ extension EmulatedNetwork {
         for a in activated { a.cancelAndJoin() }
         f.stopAndJoin()
         f.capture?.finish()
-        let duration = Instant.now().since(f.start)
+        let end = Instant.now()
+        let queueing = f.finishMonitors(at: end)
+        let duration = end.since(f.start)
         let stealAfter = StealTime.total()
         var devices = before
         let after = try readDrops()
@@ -67,7 +78,8 @@ extension EmulatedNetwork {
         let stats = paths.indices.map { i in
             EmulatorReport.PathStatistics(
                 name: paths[i].name, uplink: f.uplinks[i].counters, downlink: f.downlinks[i].counters,
-                uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit)
+                uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit,
+                uplinkQueueing: queueing[i].up, downlinkQueueing: queueing[i].down)
         }
         let events = (f.appliedEvents + activated.flatMap(\.applied)).sorted { $0.appliedAt < $1.appliedAt }
         var report = EmulatorReport(
@@ -84,6 +96,10 @@ extension EmulatedNetwork {
         report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
         report.pcapFiles = f.capture?.files ?? []
         report.captureFailure = f.capture?.failure ?? lock.withLock { captureFailureAtStart }
+        report.linkLogFiles = queueing.flatMap { [$0.up.logFile, $0.down.logFile] }.compactMap { $0 }
+        report.linkLogFailure =
+            queueing.lazy.flatMap { [$0.up.logFailure, $0.down.logFailure] }.compactMap { $0 }.first
+            ?? lock.withLock { linkLogFailureAtStart }
         return report
     }
 

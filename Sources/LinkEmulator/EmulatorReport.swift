@@ -19,6 +19,10 @@ public struct EmulatorReport: Sendable {
         public var downlink: LinkCounters
         public var uplinkQueueLimit: QueueLimit
         public var downlinkQueueLimit: QueueLimit
+        /// Each direction's queueing delay (sojourn histogram) and time series; nil in reports
+        /// made without the loop (none today: every run records them).
+        public var uplinkQueueing: LinkQueueing?
+        public var downlinkQueueing: LinkQueueing?
     }
 
     public struct DeviceDrops: Sendable {
@@ -67,6 +71,10 @@ public struct EmulatorReport: Sendable {
     public var pcapFiles: [String] = []
     /// Why the capture stopped or never started (the run went on without it); nil when it worked.
     public var captureFailure: String?
+    /// The link logs of this run (`start(linkLog:)`), per path up then down; empty without.
+    public var linkLogFiles: [String] = []
+    /// Why the link log stopped or never started (the run went on without it); nil when it worked.
+    public var linkLogFailure: String?
 
     /// Share of one CPU the packet loop used (its CPU time over the run's duration); nil when unknown.
     public var loopCPUShare: Double? { loopCPUTime.map { duration > 0 ? Double($0) / Double(duration) : 0 } }

@@ -59,6 +59,9 @@ final class PacketForwarder: @unchecked Sendable {
     private(set) var schedulerTimes: (cpu: Int64, runQueueWait: Int64)?
     /// The run's pcap files (`--pcap`); set before `startThread`.
     var capture: PacketCapture?
+    /// Each link's observer: sojourn histogram, time series and (`--link-log`) link log.
+    private(set) var uplinkMonitors: [LinkMonitor] = []
+    private(set) var downlinkMonitors: [LinkMonitor] = []
 
     private let stopFlag = Atomic<Bool>(false)
     private let commands = Mutex<[Command]>([])
@@ -94,6 +97,43 @@ final class PacketForwarder: @unchecked Sendable {
         scratch = .allocate(byteCount: PacketPool.slotSize, alignment: 64)
         self.schedule = PathSchedule(events: schedule.filter { $0.action != .activate }, start: start)
         wakeup = try Wakeup()
+        uplinkMonitors = up.map { _ in LinkMonitor(start: start, log: nil) }
+        downlinkMonitors = down.map { _ in LinkMonitor(start: start, log: nil) }
+        attach()
+    }
+
+    /// Gives each link direction a monitor with a Mahimahi-format link log,
+    /// `<directory>/<label>-<path>-<up|down>.log`; throws when a file cannot be created (the
+    /// monitors without logs stay in place). Before `startThread` only.
+    func monitorWithLogs(_ request: CaptureRequest) throws {
+        var up: [LinkMonitor] = [], down: [LinkMonitor] = []
+        for (i, name) in pathNames.enumerated() {
+            for (links, direction) in [(uplinks, "up"), (downlinks, "down")] {
+                let file = "\(request.directory)/\(request.label)-\(name)-\(direction).log"
+                let log = try MahimahiLinkLog(
+                    path: file, name: "\(name) \(direction)link", rate: links[i].configuration.rate, start: start)
+                let m = LinkMonitor(start: start, log: log)
+                if direction == "up" { up.append(m) } else { down.append(m) }
+            }
+        }
+        uplinkMonitors = up
+        downlinkMonitors = down
+        attach()
+    }
+
+    private func attach() {
+        for (l, m) in zip(uplinks, uplinkMonitors) { l.observer = m }
+        for (l, m) in zip(downlinks, downlinkMonitors) { l.observer = m }
+    }
+
+    /// Closes every monitor at `end` (after `stopAndJoin`): per path, its uplink's and downlink's queueing.
+    func finishMonitors(at end: Instant) -> [(up: LinkQueueing, down: LinkQueueing)] {
+        uplinks.indices.map { i in
+            (
+                uplinkMonitors[i].finish(at: end, rate: uplinks[i].configuration.rate),
+                downlinkMonitors[i].finish(at: end, rate: downlinks[i].configuration.rate)
+            )
+        }
     }
 
     deinit { scratch.deallocate() }

@@ -128,6 +128,9 @@ public enum HTMLReport {
         row("Machine", HTML.escape(machine))
         row("netbench", HTML.escape("\(r.netbenchVersion), seed \(suite.seed)"))
         row("Emulator accuracy", emulatorAccuracy(r.runs))
+        if let q = QueueingSummary.sentence(r.runs.filter(\.counts)) {
+            row("Queueing delay", HTML.escape(String(q.drop { $0 != "(" })))
+        }
         return "<section class=\"card\"><h2>Setup</h2><div class=\"grid\"><div><dl class=\"setup\">\n\(dl)</dl></div>"
             + "<div>\(profilesTable(a))</div></div></section>\n"
     }
