@@ -405,6 +405,9 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public var preciseSpinMarginUs: Double?
     /// `run --pcap`: the run's pcap files (per path and direction, packets into and out of the link model).
     public var pcapFiles: [String]?
+    /// Whether the links emptied and fell quiet before the emulator stopped (the run's closing
+    /// packets crossed them); false: the wait timed out; absent: not waited for (cross traffic).
+    public var linksDrained: Bool?
     /// Per path and direction: queueing delay, packet counts and time series (`LinkQueueRecord`).
     public var links: [LinkQueueRecord]?
     public init(profile: String, configured: String, flagged: Bool = false) {

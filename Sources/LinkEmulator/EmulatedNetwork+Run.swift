@@ -54,9 +54,10 @@ extension EmulatedNetwork {
         a?.startThread()
     }
 
-    /// Stops the loop (joining its thread) and reports what it did since `start`.
-    /// Packets still in flight are discarded.
-    public func stop() throws -> EmulatorReport {
+    /// Stops the loop (joining its thread) and reports what it did since `start`. With `drain`,
+    /// first waits for the links to empty and fall quiet (see `Drain`); packets still in flight
+    /// at the stop are discarded.
+    public func stop(drain: Drain? = nil) throws -> EmulatorReport {
         let (f, activated, before, stealBefore):
             (PacketForwarder?, [PathActivator], [EmulatorReport.DeviceDrops], Nanoseconds?) = lock.withLock {
                 defer { forwarder = nil; activators = [] }
@@ -64,6 +65,7 @@ extension EmulatedNetwork {
             }
         guard let f else { throw BenchError.run("the emulator of \(id) is not running") }
         for a in activated { a.cancelAndJoin() }
+        let drained = drain.map { f.awaitDrain(quiet: $0.quiet, timeout: $0.timeout) }
         f.stopAndJoin()
         f.capture?.finish()
         let end = Instant.now()
@@ -94,6 +96,7 @@ extension EmulatedNetwork {
             spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
         report.wakeLatenessP99 = f.wakeHistogram.percentile(0.99)
         report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
+        report.drained = drained
         report.pcapFiles = f.capture?.files ?? []
         report.captureFailure = f.capture?.failure ?? lock.withLock { captureFailureAtStart }
         report.linkLogFiles = queueing.flatMap { [$0.up.logFile, $0.down.logFile] }.compactMap { $0 }
@@ -145,6 +148,20 @@ extension EmulatedNetwork {
             }
         }
         return result
+    }
+}
+
+/// How `stop` lets a run's last packets through: it waits until every link is empty and no packet
+/// has entered for `quiet`, at most `timeout`. A run's connections close with a handshake (TLS
+/// close_notify and FIN, the peer's FIN and the last ACK; QUIC's CONNECTION_CLOSE): cut off, TCP
+/// resends those packets into the next run's links, and neither run's counters nor pcap files
+/// hold only its own packets.
+public struct Drain: Sendable, Equatable {
+    public var quiet: Nanoseconds
+    public var timeout: Nanoseconds
+    public init(quiet: Nanoseconds, timeout: Nanoseconds) {
+        self.quiet = quiet
+        self.timeout = timeout
     }
 }
 

@@ -67,6 +67,8 @@ public struct EmulatorReport: Sendable {
     public var spinMargin: Nanoseconds?
     /// The loop's fatal error, if it ended early.
     public var loopFailure: String?
+    /// Whether the links drained before the stop (`stop(drain:)`); nil when not asked to.
+    public var drained: Bool?
     /// The pcap files of this run (`start(capture:)`); empty without a capture.
     public var pcapFiles: [String] = []
     /// Why the capture stopped or never started (the run went on without it); nil when it worked.

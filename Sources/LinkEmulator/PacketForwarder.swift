@@ -64,6 +64,11 @@ final class PacketForwarder: @unchecked Sendable {
     private(set) var downlinkMonitors: [LinkMonitor] = []
 
     private let stopFlag = Atomic<Bool>(false)
+    /// `awaitDrain`: the quiet time asked for (ns; 0: no drain wanted), and the signal the loop
+    /// gives once every link is empty and no packet has arrived for that long.
+    private let drainQuiet = Atomic<Int64>(0)
+    private let drained = DispatchSemaphore(value: 0)
+    private var lastArrival = Instant(nanoseconds: 0)
     private let commands = Mutex<[Command]>([])
     private let wakeup: Wakeup
     private let finished = DispatchSemaphore(value: 0)
@@ -147,6 +152,18 @@ final class PacketForwarder: @unchecked Sendable {
         thread.start()
     }
 
+    /// Waits until every link is empty and no packet has entered for `quiet`, or until `timeout`:
+    /// the packets of a run's closing handshakes (TLS close_notify, FIN and its ACK, QUIC
+    /// CONNECTION_CLOSE) then reach their peers inside the run instead of being resent into the
+    /// next run's links. True when the links drained.
+    func awaitDrain(quiet: Nanoseconds, timeout: Nanoseconds) -> Bool {
+        drainQuiet.store(max(1, quiet), ordering: .releasing)
+        wakeup.signal()
+        let ok = drained.wait(timeout: .now() + .nanoseconds(Int(timeout))) == .success
+        drainQuiet.store(0, ordering: .releasing)
+        return ok
+    }
+
     /// Asks the loop to end and waits for it.
     func stopAndJoin() {
         stopFlag.store(true, ordering: .releasing)
@@ -176,6 +193,11 @@ final class PacketForwarder: @unchecked Sendable {
                 let now = Instant.now()
                 var timeout: Nanoseconds? = nil
                 var deadline: Instant? = nil
+                let quiet = drainQuiet.load(ordering: .acquiring)
+                if quiet > 0 && checkDrained(now: now, quiet: quiet) {
+                    drainQuiet.store(0, ordering: .releasing)
+                    drained.signal()
+                }
                 if moreWaiting {
                     timeout = 0
                 } else if let next = nextWakeup(now: now) {
@@ -190,6 +212,11 @@ final class PacketForwarder: @unchecked Sendable {
                         timeout = wait
                     }
                     if let t = timeout, t > 0 { deadline = now + t }
+                }
+                // While a drain is awaited, look again within the quiet time even when idle.
+                if quiet > 0 && (timeout.map { $0 > quiet } ?? true) {
+                    timeout = quiet
+                    deadline = nil
                 }
                 moreWaiting = false
                 var woken = false
@@ -225,6 +252,11 @@ final class PacketForwarder: @unchecked Sendable {
         if fields.count >= 2 { schedulerTimes = (fields[0], fields[1]) }
     }
 
+    private func checkDrained(now: Instant, quiet: Int64) -> Bool {
+        guard now.since(lastArrival) >= quiet else { return false }
+        return uplinks.allSatisfy { $0.inFlight == 0 } && downlinks.allSatisfy { $0.inFlight == 0 }
+    }
+
     private func nextWakeup(now: Instant) -> Instant? {
         var next = schedule.nextDue
         for link in uplinks { if let t = link.nextWakeup(now: now), next.map({ t < $0 }) ?? true { next = t } }
@@ -251,6 +283,7 @@ final class PacketForwarder: @unchecked Sendable {
             }
             guard case .bytes(let n) = status, n > 0 else { pool.put(slot); return false }
             let now = Instant.now()
+            lastArrival = now
             if let link = route(slot: slot, length: n, fromPort: port, at: now),
                 link.enqueue(Packet(handle: slot, size: n, arrival: now), now: now) == .accepted
             {

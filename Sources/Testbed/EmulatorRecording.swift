@@ -51,6 +51,7 @@ extension EmulatorRecord {
             }
         }
         links = out.isEmpty ? nil : out
+        linksDrained = report.drained
     }
 }
 

@@ -224,7 +224,7 @@ final class ProfileTestbed {
         let serverTCP = takeServerTCP(outcome.connections)
         var emulatorReport: EmulatorReport?
         if let network {
-            let report = try network.stop()
+            let report = try network.stop(drain: drainAtStop)
             emulatorReport = report
             record.emulator = emulatorRecord(report, network)
             takeCapture(report, into: &record)
@@ -387,6 +387,16 @@ extension ProfileTestbed {
             o.keepAliveSeconds = 1
         }
         return o
+    }
+
+    /// Each run's stop waits for its closing packets (FIN, ACK, close_notify, CONNECTION_CLOSE) to
+    /// cross the links, so that no packet of one run is resent into the next: until the links are
+    /// empty and quiet for 100 ms or one RTT (a delayed ACK's time), at most 2 s + 2 RTT. Not
+    /// with cross traffic, whose flows never fall quiet.
+    var drainAtStop: Drain? {
+        guard backgroundTraffic == nil else { return nil }
+        let rtt = profile.rtt?.nanoseconds ?? 0
+        return Drain(quiet: max(.milliseconds(100), rtt), timeout: .seconds(2) + 2 * rtt)
     }
 
     /// The downlink rate of the path the client ends on (for the recovery time).
