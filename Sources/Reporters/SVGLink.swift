@@ -86,7 +86,7 @@ enum LinkChart {
             s += HTML.line(x.range.0, y(t), x.range.1, y(t), stroke: Palette.grid)
             s += HTML.svgText(x.range.0 - 6, y(t) + 4, Format.tick(t), anchor: "end", cls: "tick")
         }
-        return s + HTML.svgText(x.range.0 - 6, y.range.1 - 4, unit, anchor: "end", cls: "tick")
+        return s + HTML.svgText(4, y.range.1 - 4, unit, cls: "tick")
     }
 
     /// A step line: value i held over [i·bin, (i+1)·bin).
