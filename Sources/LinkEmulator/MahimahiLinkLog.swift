@@ -18,7 +18,8 @@ import SystemIO
 /// not, as Mahimahi writes them. A trace link's come from its trace; a constant-rate link (which
 /// Mahimahi does not have) gets one every 1,500 bytes' serialization time, so that the capacity
 /// line of mm-throughput-graph shows the rate; an unlimited link has none. `d` lines cover every
-/// drop (loss, queue, outage), where Mahimahi's queue logs only its own.
+/// drop (loss, queue, outage), where Mahimahi's queue logs only its own. mm-throughput-graph stops
+/// at `d` lines, mm-link's own included (mahimahi issue #136); mm-delay-graph reads only `-` lines.
 ///
 /// Lines collect in memory and go to the file in writes of about 1 MB (`flushSize`). The first
 /// failed write (a full disk) stops this log (`failure` says why); the run goes on.

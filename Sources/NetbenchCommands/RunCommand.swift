@@ -82,9 +82,11 @@ struct RunCommand: ParsableCommand {
                 in ms and '+ BYTES' (arrival), '- BYTES DELAY' (left the bottleneck after DELAY ms, \
                 serialization included), '# 1500' (every delivery opportunity of a trace; for a constant rate \
                 one per 1,500 bytes' serialization time; none when unlimited) or 'd 1 BYTES' (a drop of any \
-                cause). Costs CPU at high rates. A log that cannot be written stops with one notice; the runs go \
-                on. Without it every emulated run still records each direction's queueing delay (p50, p90, \
-                p99, max) and its throughput, offered load, capacity, drops and delay over time.
+                cause; mm-throughput-graph stops at 'd' lines, mm-link's own included, mahimahi#136: \
+                filter them out with grep -v ' d '). Costs CPU at high rates. A log that cannot be written \
+                stops with one notice; the runs go on. Without it every emulated run still records each \
+                direction's queueing delay (p50, p90, p99, max) and its throughput, offered load, capacity, \
+                drops and delay over time.
 
                 Environment variables and where the scenario library is found: 'netbench man'.
                 """,

@@ -3,7 +3,9 @@ import Foundation
 /// Reads a link log as Mahimahi's mm-throughput-graph and mm-delay-graph do (written here from
 /// the format those scripts document, not copied): `# base timestamp: N` sets the origin, other
 /// `#`-prefixed header lines are skipped until the first event, then every line is
-/// `TIME KIND FIELDS…` with KIND one of + - # d. Throws on any other line.
+/// `TIME KIND FIELDS…` with KIND one of + - # d, refused as mm-throughput-graph refuses them
+/// (a time before the base, a negative delay). Throws on any other line. (mm-throughput-graph
+/// itself stops at `d` lines, which mm-link writes too: mahimahi issue #136.)
 public struct MahimahiLogReader {
     public struct Departure: Sendable { public var time: Int64; public var bytes: Int64; public var delay: Int64 }
     public var base: Int64 = -1
@@ -30,10 +32,20 @@ public struct MahimahiLogReader {
             let f = line.split(separator: " ")
             guard f.count >= 3 else { throw Malformed(description: "\(path):\(n + 1): \(line)") }
             let t = try Self.int(f[0], path, n), a = try Self.int(f[2], path, n)
+            // What mm-throughput-graph refuses: an event before the base timestamp is declared,
+            // negative fields, a departure that arrived before the base.
+            guard base >= 0, t >= base, a >= 0 else {
+                throw Malformed(description: "\(path):\(n + 1): before the base timestamp or negative: \(line)")
+            }
             times.append(t)
             switch (f[1], f.count) {
             case ("+", 3): arrivals.append(a)
-            case ("-", 4): departures.append(Departure(time: t, bytes: a, delay: try Self.int(f[3], path, n)))
+            case ("-", 4):
+                let delay = try Self.int(f[3], path, n)
+                guard delay >= 0, t - delay >= base else {
+                    throw Malformed(description: "\(path):\(n + 1): invalid delay: \(line)")
+                }
+                departures.append(Departure(time: t, bytes: a, delay: delay))
             case ("#", 3): opportunityTimes.append(t)
             case ("d", 4):
                 drops += Int(a)
