@@ -53,7 +53,9 @@ enum LinkChart {
             s += step(ser.departedBytes.map(ser.mbps), ser.binMs, x, y, color: departedColor, width: 1.5, dash: dash)
             legend += [(offeredColor, "offered load" + name, dash), (departedColor, "throughput" + name, dash)]
             let drops = ser.drops.reduce(0, +)
-            if drops > 0 { legend.append((Palette.worse, "\(drops) packets dropped" + name, nil)) }
+            if drops > 0 {
+                legend.append((Palette.worse, "\(drops) packet\(drops == 1 ? "" : "s") dropped" + name, nil))
+            }
         }
         return s + legendBlock(legend, x: legendX, top: top)
     }
