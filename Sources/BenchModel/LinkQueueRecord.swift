@@ -42,7 +42,9 @@ public struct LinkQueueRecord: Codable, Sendable, Hashable {
 
 /// A link direction over time, column by column: entry i covers [i·binMs, (i+1)·binMs) from the
 /// emulator's start. Bins begin at 10 ms and double (neighbours merged) to keep a run within
-/// 300 bins.
+/// 300 bins. In results files each column is one string of numbers separated by spaces
+/// (`"departedBytes": "1500 0 3000"`): a pretty-printed array would take a line per number, five
+/// times the bytes of the run's other records.
 public struct LinkSeriesRecord: Codable, Sendable, Hashable {
     public var binMs: Double
     /// Bytes offered to the link (arrivals, dropped ones included) and bytes that left its bottleneck.
@@ -65,6 +67,47 @@ public struct LinkSeriesRecord: Codable, Sendable, Hashable {
         self.binMs = binMs; self.offeredBytes = offeredBytes; self.departedBytes = departedBytes
         self.capacityBytes = capacityBytes; self.drops = drops; self.delayP50Ms = delayP50Ms
         self.delayMaxMs = delayMaxMs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case binMs, offeredBytes, departedBytes, capacityBytes, drops, delayP50Ms, delayMaxMs
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        binMs = try c.decode(Double.self, forKey: .binMs)
+        offeredBytes = try Self.column(c, .offeredBytes)
+        departedBytes = try Self.column(c, .departedBytes)
+        capacityBytes = try c.contains(.capacityBytes) ? Self.column(c, .capacityBytes) : nil
+        drops = try Self.column(c, .drops)
+        delayP50Ms = try Self.column(c, .delayP50Ms)
+        delayMaxMs = try Self.column(c, .delayMaxMs)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(binMs, forKey: .binMs)
+        func text<T>(_ values: [T]) -> String { values.map { "\($0)" }.joined(separator: " ") }
+        try c.encode(text(offeredBytes), forKey: .offeredBytes)
+        try c.encode(text(departedBytes), forKey: .departedBytes)
+        try c.encodeIfPresent(capacityBytes.map(text), forKey: .capacityBytes)
+        try c.encode(text(drops), forKey: .drops)
+        try c.encode(text(delayP50Ms), forKey: .delayP50Ms)
+        try c.encode(text(delayMaxMs), forKey: .delayMaxMs)
+    }
+
+    /// A column written as numbers separated by spaces; an error names the key and the value.
+    static func column<T: LosslessStringConvertible>(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys)
+        throws -> [T]
+    {
+        let text = try c.decode(String.self, forKey: key)
+        return try text.split(separator: " ").map { word in
+            guard let v = T(String(word)) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: c, debugDescription: "'\(word)' is not a number (numbers separated by spaces)")
+            }
+            return v
+        }
     }
 
     /// Throughput of bin `i` in Mbit/s from `bytes` (departed, offered or capacity).
