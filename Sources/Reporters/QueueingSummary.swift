@@ -6,6 +6,13 @@ import Statistics
 /// worst run's maximum. Nil when no run recorded it (loopback, or files written before it).
 enum QueueingSummary {
     static func sentence(_ runs: [RunRecord]) -> String? {
+        figures(runs).map {
+            "queueing delay in the emulated bottleneck (median over runs; serialization included): " + $0
+        }
+    }
+
+    /// `down p50 … ms, p99 … ms (max … ms); up …`, or nil.
+    static func figures(_ runs: [RunRecord]) -> String? {
         var parts: [String] = []
         let sides: [(String, KeyPath<RunMetrics, QueueDelayMetrics?>)] = [
             ("down", \.downlinkQueueDelay), ("up", \.uplinkQueueDelay),
@@ -19,8 +26,6 @@ enum QueueingSummary {
             parts.append(
                 "\(word) p50 \(Format.value(p50)) ms, p99 \(Format.value(p99)) ms (max \(Format.value(worst)) ms)")
         }
-        guard !parts.isEmpty else { return nil }
-        return "queueing delay in the emulated bottleneck (median over runs; serialization included): "
-            + parts.joined(separator: "; ")
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 }
