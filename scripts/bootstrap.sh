@@ -23,8 +23,9 @@ packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev li
           libgnutls28-dev pkg-config iproute2 openssl procps ca-certificates nftables)
 # caddy: a production HTTP/3 server (quic-go) serving `scenario export` files (RemoteServerTests).
 # iperf3, iputils-ping, curl: programs run through `netbench shell` (ShellCommandTests).
+# tshark: decodes `run --pcap` captures with the run's --keylog (PcapDecryptionTests).
 test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client nghttp2-server nginx caddy curl
-               slurm-wlm munge prometheus-pushgateway influxdb iperf3 iputils-ping)
+               slurm-wlm munge prometheus-pushgateway influxdb iperf3 iputils-ping tshark)
 
 missing=()
 check() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing+=("$1"); }
@@ -39,6 +40,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
   [ "$(id -u)" = 0 ] || sudo="sudo"
   echo "bootstrap: installing ${missing[*]}"
   $sudo apt-get update -qq
+  # wireshark-common (tshark) asks whether non-root users may capture: answer no, without asking.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo debconf-set-selections
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
   echo "bootstrap: Debian packages already present"

@@ -55,6 +55,14 @@ extension RunMetrics {
         Metric("processCPUMs", "CPU per load (netbench process)", "ms") { $0.processCPUMs },
         Metric("clientCPUMs", "CPU per load (client thread)", "ms") { $0.clientCPUMs },
         Metric("serverCPUMs", "CPU per load (server thread)", "ms") { $0.serverCPUMs },
+        Metric("downQueueDelayP50Ms", "Queueing delay down p50", "ms") { $0.downlinkQueueDelay?.p50Ms },
+        Metric("downQueueDelayP90Ms", "Queueing delay down p90", "ms") { $0.downlinkQueueDelay?.p90Ms },
+        Metric("downQueueDelayP99Ms", "Queueing delay down p99", "ms") { $0.downlinkQueueDelay?.p99Ms },
+        Metric("downQueueDelayMaxMs", "Queueing delay down max", "ms") { $0.downlinkQueueDelay?.maxMs },
+        Metric("upQueueDelayP50Ms", "Queueing delay up p50", "ms") { $0.uplinkQueueDelay?.p50Ms },
+        Metric("upQueueDelayP90Ms", "Queueing delay up p90", "ms") { $0.uplinkQueueDelay?.p90Ms },
+        Metric("upQueueDelayP99Ms", "Queueing delay up p99", "ms") { $0.uplinkQueueDelay?.p99Ms },
+        Metric("upQueueDelayMaxMs", "Queueing delay up max", "ms") { $0.uplinkQueueDelay?.maxMs },
     ]
 
     /// The metric names a study claim may name, in display order.

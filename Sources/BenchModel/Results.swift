@@ -208,7 +208,22 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     public var serverCPUMs: Double?
     /// The whole netbench process over the run (getrusage: all its threads, emulator included).
     public var processCPUMs: Double?
+    /// Queueing delay in the emulated bottleneck (each packet's sojourn, serialization included),
+    /// all paths of a direction together, ms; per path in `emulator.links`. Emulated runs only.
+    public var downlinkQueueDelay: QueueDelayMetrics?
+    public var uplinkQueueDelay: QueueDelayMetrics?
     public init() {}
+}
+
+/// Percentiles of the queueing delay of one link direction during a run, ms.
+public struct QueueDelayMetrics: Codable, Sendable, Hashable {
+    public var p50Ms: Double
+    public var p90Ms: Double
+    public var p99Ms: Double
+    public var maxMs: Double
+    public init(p50Ms: Double, p90Ms: Double, p99Ms: Double, maxMs: Double) {
+        self.p50Ms = p50Ms; self.p90Ms = p90Ms; self.p99Ms = p99Ms; self.maxMs = maxMs
+    }
 }
 
 public struct MigrationMetrics: Codable, Sendable, Hashable {
@@ -392,6 +407,11 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public var preciseSpinMarginUs: Double?
     /// `run --pcap`: the run's pcap files (per path and direction, packets into and out of the link model).
     public var pcapFiles: [String]?
+    /// Whether the links emptied and fell quiet before the emulator stopped (the run's closing
+    /// packets crossed them); false: the wait timed out; absent: not waited for (cross traffic).
+    public var linksDrained: Bool?
+    /// Per path and direction: queueing delay, packet counts and time series (`LinkQueueRecord`).
+    public var links: [LinkQueueRecord]?
     public init(profile: String, configured: String, flagged: Bool = false) {
         self.profile = profile; self.configured = configured; self.flagged = flagged
     }

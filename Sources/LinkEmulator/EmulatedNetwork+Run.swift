@@ -9,8 +9,12 @@ extension EmulatedNetwork {
     /// loop at the scheduled instant, `.activate` (a route change, which needs `ip`) by a helper
     /// thread as close to it as it can. With `capture`, the packets entering and leaving each
     /// link are written to pcap files (see `PacketCapture`); a capture whose files cannot be
-    /// created is reported by `stop` (`captureFailure`), and the run goes on without it.
-    public func start(schedule: [PathEvent] = [], capture: CaptureRequest? = nil) throws {
+    /// created is reported by `stop` (`captureFailure`), and the run goes on without it. With
+    /// `linkLog`, each link direction writes a Mahimahi-format log (`MahimahiLinkLog`),
+    /// `<directory>/<label>-<path>-<up|down>.log`; a failure is reported by `stop` (`linkLogFailure`).
+    public func start(schedule: [PathEvent] = [], capture: CaptureRequest? = nil, linkLog: CaptureRequest? = nil)
+        throws
+    {
         for e in schedule where path(named: e.path) == nil {
             throw BenchError.usage("path event for unknown path \"\(e.path)\" (paths: \(paths.map(\.name)))")
         }
@@ -31,6 +35,10 @@ extension EmulatedNetwork {
                 captureFailure = "packet capture not started: \(error)"
             }
         }
+        var linkLogFailure: String?
+        if let linkLog {
+            do { try f.monitorWithLogs(linkLog) } catch { linkLogFailure = "link log not started: \(error)" }
+        }
         let steal = StealTime.total()
         let activations = schedule.filter { $0.action == .activate }
         let a = activations.isEmpty ? nil : PathActivator(events: activations, start: f.start, network: self)
@@ -38,6 +46,7 @@ extension EmulatedNetwork {
             dropsAtStart = before
             stealAtStart = steal
             captureFailureAtStart = captureFailure
+            linkLogFailureAtStart = linkLogFailure
             forwarder = f
             activators = a.map { [$0] } ?? []
         }
@@ -45,9 +54,10 @@ extension EmulatedNetwork {
         a?.startThread()
     }
 
-    /// Stops the loop (joining its thread) and reports what it did since `start`.
-    /// Packets still in flight are discarded.
-    public func stop() throws -> EmulatorReport {
+    /// Stops the loop (joining its thread) and reports what it did since `start`. With `drain`,
+    /// first waits for the links to empty and fall quiet (see `Drain`); packets still in flight
+    /// at the stop are discarded.
+    public func stop(drain: Drain? = nil) throws -> EmulatorReport {
         let (f, activated, before, stealBefore):
             (PacketForwarder?, [PathActivator], [EmulatorReport.DeviceDrops], Nanoseconds?) = lock.withLock {
                 defer { forwarder = nil; activators = [] }
@@ -55,9 +65,12 @@ extension EmulatedNetwork {
             }
         guard let f else { throw BenchError.run("the emulator of \(id) is not running") }
         for a in activated { a.cancelAndJoin() }
+        let drained = drain.map { f.awaitDrain(quiet: $0.quiet, timeout: $0.timeout) }
         f.stopAndJoin()
         f.capture?.finish()
-        let duration = Instant.now().since(f.start)
+        let end = Instant.now()
+        let queueing = f.finishMonitors(at: end)
+        let duration = end.since(f.start)
         let stealAfter = StealTime.total()
         var devices = before
         let after = try readDrops()
@@ -68,7 +81,8 @@ extension EmulatedNetwork {
             EmulatorReport.PathStatistics(
                 name: paths[i].name, uplink: f.uplinks[i].counters, downlink: f.downlinks[i].counters,
                 uplinkQueueLimit: f.uplinks[i].queueLimit, downlinkQueueLimit: f.downlinks[i].queueLimit,
-                uplinkDelay: f.oneWayDelays[2 * i], downlinkDelay: f.oneWayDelays[2 * i + 1])
+                uplinkDelay: f.oneWayDelays[2 * i], downlinkDelay: f.oneWayDelays[2 * i + 1],
+                uplinkQueueing: queueing[i].up, downlinkQueueing: queueing[i].down)
         }
         let events = (f.appliedEvents + activated.flatMap(\.applied)).sorted { $0.appliedAt < $1.appliedAt }
         var report = EmulatorReport(
@@ -83,8 +97,13 @@ extension EmulatedNetwork {
             spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
         report.wakeLatenessP99 = f.wakeHistogram.percentile(0.99)
         report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
+        report.drained = drained
         report.pcapFiles = f.capture?.files ?? []
         report.captureFailure = f.capture?.failure ?? lock.withLock { captureFailureAtStart }
+        report.linkLogFiles = queueing.flatMap { [$0.up.logFile, $0.down.logFile] }.compactMap { $0 }
+        report.linkLogFailure =
+            queueing.lazy.flatMap { [$0.up.logFailure, $0.down.logFailure] }.compactMap { $0 }.first
+            ?? lock.withLock { linkLogFailureAtStart }
         return report
     }
 
@@ -130,6 +149,20 @@ extension EmulatedNetwork {
             }
         }
         return result
+    }
+}
+
+/// How `stop` lets a run's last packets through: it waits until every link is empty and no packet
+/// has entered for `quiet`, at most `timeout`. A run's connections close with a handshake (TLS
+/// close_notify and FIN, the peer's FIN and the last ACK; QUIC's CONNECTION_CLOSE): cut off, TCP
+/// resends those packets into the next run's links, and neither run's counters nor pcap files
+/// hold only its own packets.
+public struct Drain: Sendable, Equatable {
+    public var quiet: Nanoseconds
+    public var timeout: Nanoseconds
+    public init(quiet: Nanoseconds, timeout: Nanoseconds) {
+        self.quiet = quiet
+        self.timeout = timeout
     }
 }
 

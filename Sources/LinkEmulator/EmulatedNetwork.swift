@@ -104,6 +104,7 @@ public final class EmulatedNetwork: @unchecked Sendable {
     var dropsAtStart: [EmulatorReport.DeviceDrops] = []
     var stealAtStart: Nanoseconds?
     var captureFailureAtStart: String?
+    var linkLogFailureAtStart: String?
     var activeIndex: Int
     var isTornDown = false
     /// The host access of `netbench shell` (`openHostAccess`), removed by `teardown`.

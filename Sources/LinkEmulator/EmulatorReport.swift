@@ -23,6 +23,10 @@ public struct EmulatorReport: Sendable {
         /// reordering count is in `uplink.reordered` / `downlink.reordered`.
         public var uplinkDelay = OneWayDelayHistogram()
         public var downlinkDelay = OneWayDelayHistogram()
+        /// Each direction's queueing delay (sojourn histogram) and time series; nil in reports
+        /// made without the loop (none today: every run records them).
+        public var uplinkQueueing: LinkQueueing?
+        public var downlinkQueueing: LinkQueueing?
     }
 
     public struct DeviceDrops: Sendable {
@@ -67,10 +71,16 @@ public struct EmulatorReport: Sendable {
     public var spinMargin: Nanoseconds?
     /// The loop's fatal error, if it ended early.
     public var loopFailure: String?
+    /// Whether the links drained before the stop (`stop(drain:)`); nil when not asked to.
+    public var drained: Bool?
     /// The pcap files of this run (`start(capture:)`); empty without a capture.
     public var pcapFiles: [String] = []
     /// Why the capture stopped or never started (the run went on without it); nil when it worked.
     public var captureFailure: String?
+    /// The link logs of this run (`start(linkLog:)`), per path up then down; empty without.
+    public var linkLogFiles: [String] = []
+    /// Why the link log stopped or never started (the run went on without it); nil when it worked.
+    public var linkLogFailure: String?
 
     /// Share of one CPU the packet loop used (its CPU time over the run's duration); nil when unknown.
     public var loopCPUShare: Double? { loopCPUTime.map { duration > 0 ? Double($0) / Double(duration) : 0 } }

@@ -61,8 +61,16 @@ final class PacketForwarder: @unchecked Sendable {
     private(set) var schedulerTimes: (cpu: Int64, runQueueWait: Int64)?
     /// The run's pcap files (`--pcap`); set before `startThread`.
     var capture: PacketCapture?
+    /// Each link's observer: sojourn histogram, time series and (`--link-log`) link log.
+    private(set) var uplinkMonitors: [LinkMonitor] = []
+    private(set) var downlinkMonitors: [LinkMonitor] = []
 
     private let stopFlag = Atomic<Bool>(false)
+    /// `awaitDrain`: the quiet time asked for (ns; 0: no drain wanted), and the signal the loop
+    /// gives once every link is empty and no packet has arrived for that long.
+    private let drainQuiet = Atomic<Int64>(0)
+    private let drained = DispatchSemaphore(value: 0)
+    private var lastArrival = Instant(nanoseconds: 0)
     private let commands = Mutex<[Command]>([])
     private let wakeup: Wakeup
     private let finished = DispatchSemaphore(value: 0)
@@ -97,6 +105,43 @@ final class PacketForwarder: @unchecked Sendable {
         scratch = .allocate(byteCount: PacketPool.slotSize, alignment: 64)
         self.schedule = PathSchedule(events: schedule.filter { $0.action != .activate }, start: start)
         wakeup = try Wakeup()
+        uplinkMonitors = up.map { _ in LinkMonitor(start: start, log: nil) }
+        downlinkMonitors = down.map { _ in LinkMonitor(start: start, log: nil) }
+        attach()
+    }
+
+    /// Gives each link direction a monitor with a Mahimahi-format link log,
+    /// `<directory>/<label>-<path>-<up|down>.log`; throws when a file cannot be created (the
+    /// monitors without logs stay in place). Before `startThread` only.
+    func monitorWithLogs(_ request: CaptureRequest) throws {
+        var up: [LinkMonitor] = [], down: [LinkMonitor] = []
+        for (i, name) in pathNames.enumerated() {
+            for (links, direction) in [(uplinks, "up"), (downlinks, "down")] {
+                let file = "\(request.directory)/\(request.label)-\(name)-\(direction).log"
+                let log = try MahimahiLinkLog(
+                    path: file, name: "\(name) \(direction)link", rate: links[i].configuration.rate, start: start)
+                let m = LinkMonitor(start: start, log: log)
+                if direction == "up" { up.append(m) } else { down.append(m) }
+            }
+        }
+        uplinkMonitors = up
+        downlinkMonitors = down
+        attach()
+    }
+
+    private func attach() {
+        for (l, m) in zip(uplinks, uplinkMonitors) { l.observer = m }
+        for (l, m) in zip(downlinks, downlinkMonitors) { l.observer = m }
+    }
+
+    /// Closes every monitor at `end` (after `stopAndJoin`): per path, its uplink's and downlink's queueing.
+    func finishMonitors(at end: Instant) -> [(up: LinkQueueing, down: LinkQueueing)] {
+        uplinks.indices.map { i in
+            (
+                uplinkMonitors[i].finish(at: end, rate: uplinks[i].configuration.rate),
+                downlinkMonitors[i].finish(at: end, rate: downlinks[i].configuration.rate)
+            )
+        }
     }
 
     deinit { scratch.deallocate() }
@@ -108,6 +153,18 @@ final class PacketForwarder: @unchecked Sendable {
         }
         thread.name = "netbench-emulator"
         thread.start()
+    }
+
+    /// Waits until every link is empty and no packet has entered for `quiet`, or until `timeout`:
+    /// the packets of a run's closing handshakes (TLS close_notify, FIN and its ACK, QUIC
+    /// CONNECTION_CLOSE) then reach their peers inside the run instead of being resent into the
+    /// next run's links. True when the links drained.
+    func awaitDrain(quiet: Nanoseconds, timeout: Nanoseconds) -> Bool {
+        drainQuiet.store(max(1, quiet), ordering: .releasing)
+        wakeup.signal()
+        let ok = drained.wait(timeout: .now() + .nanoseconds(Int(timeout))) == .success
+        drainQuiet.store(0, ordering: .releasing)
+        return ok
     }
 
     /// Asks the loop to end and waits for it.
@@ -139,6 +196,11 @@ final class PacketForwarder: @unchecked Sendable {
                 let now = Instant.now()
                 var timeout: Nanoseconds? = nil
                 var deadline: Instant? = nil
+                let quiet = drainQuiet.load(ordering: .acquiring)
+                if quiet > 0 && checkDrained(now: now, quiet: quiet) {
+                    drainQuiet.store(0, ordering: .releasing)
+                    drained.signal()
+                }
                 if moreWaiting {
                     timeout = 0
                 } else if let next = nextWakeup(now: now) {
@@ -153,6 +215,11 @@ final class PacketForwarder: @unchecked Sendable {
                         timeout = wait
                     }
                     if let t = timeout, t > 0 { deadline = now + t }
+                }
+                // While a drain is awaited, look again within the quiet time even when idle.
+                if quiet > 0 && (timeout.map { $0 > quiet } ?? true) {
+                    timeout = quiet
+                    deadline = nil
                 }
                 moreWaiting = false
                 var woken = false
@@ -188,6 +255,11 @@ final class PacketForwarder: @unchecked Sendable {
         if fields.count >= 2 { schedulerTimes = (fields[0], fields[1]) }
     }
 
+    private func checkDrained(now: Instant, quiet: Int64) -> Bool {
+        guard now.since(lastArrival) >= quiet else { return false }
+        return uplinks.allSatisfy { $0.inFlight == 0 } && downlinks.allSatisfy { $0.inFlight == 0 }
+    }
+
     private func nextWakeup(now: Instant) -> Instant? {
         var next = schedule.nextDue
         for link in uplinks { if let t = link.nextWakeup(now: now), next.map({ t < $0 }) ?? true { next = t } }
@@ -214,6 +286,7 @@ final class PacketForwarder: @unchecked Sendable {
             }
             guard case .bytes(let n) = status, n > 0 else { pool.put(slot); return false }
             let now = Instant.now()
+            lastArrival = now
             if let link = route(slot: slot, length: n, fromPort: port, at: now),
                 link.enqueue(Packet(handle: slot, size: n, arrival: now), now: now) == .accepted
             {

@@ -76,6 +76,18 @@ struct RunCommand: ParsableCommand {
                 emulator.pcapFiles). Give --keylog too to decrypt TLS and QUIC in Wireshark or tshark \
                 (tls.keylog_file). A capture that cannot be written stops with one notice; the runs go on.
 
+                --link-log DIR (emulated profiles only; DIR must exist): per run, path and direction, a link log \
+                in Mahimahi's mm-link format (<run>-<path>-<up|down>.log; listed in the run's emulator.links), \
+                which mm-throughput-graph and mm-delay-graph read: '# base timestamp: B', then per line a time \
+                in ms and '+ BYTES' (arrival), '- BYTES DELAY' (left the bottleneck after DELAY ms, \
+                serialization included), '# 1500' (every delivery opportunity of a trace; for a constant rate \
+                one per 1,500 bytes' serialization time; none when unlimited) or 'd 1 BYTES' (a drop of any \
+                cause; mm-throughput-graph stops at 'd' lines, mm-link's own included, mahimahi#136: \
+                filter them out with grep -v ' d '). Costs CPU at high rates. A log that cannot be written \
+                stops with one notice; the runs go on. Without it every emulated run still records each \
+                direction's queueing delay (p50, p90, p99, max) and its throughput, offered load, capacity, \
+                drops and delay over time.
+
                 Environment variables and where the scenario library is found: 'netbench man'.
                 """,
             examples: [
@@ -160,6 +172,11 @@ struct RunCommand: ParsableCommand {
         help: "emulated runs: write pcap files of the packets entering and leaving the emulator's links into DIR, "
             + "which must exist (<run>-<path>-<up|down>-<in|out>.pcap)",
         parse: .directory) var pcap: String?
+    @Option(
+        "--link-log", value: "DIR",
+        help: "emulated runs: write a Mahimahi-format link log (+ - # d lines) per run, path and direction into "
+            + "DIR, which must exist (<run>-<path>-<up|down>.log)",
+        parse: .directory) var linkLog: String?
     @Flag(
         "--repeat-view",
         help:

@@ -37,6 +37,7 @@ struct RunPlanInput {
         request.emulator = c.emulator
         request.diagnostics = c.diagnostics.settings
         request.diagnostics.pcapDirectory = c.pcap
+        request.diagnostics.linkLogDirectory = c.linkLog
         try request.diagnostics.checkPacketCapture(emulated: c.server == nil && profiles.contains(where: \.isEmulated))
         var input = RunPlanInput(request: request, suiteName: files.name)
         try input.takeShard(c.shard)

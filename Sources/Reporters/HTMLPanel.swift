@@ -108,6 +108,12 @@ enum HTMLPanel {
                 html += CrossTrafficChart.render(
                     cross, pltMs: m.pltMs, label: "Cross traffic during \(c.label) run \(run.index)")
             }
+            if let links = run.emulator?.links, links.contains(where: { $0.series != nil }) {
+                html += "<p class=\"caption\">The emulated link during this run: throughput, offered load and "
+                    + "capacity per bin; queueing delay (each packet's time in the bottleneck, serialization "
+                    + "included).</p>"
+                html += LinkChart.render(links, label: "Emulated link during \(c.label) run \(run.index)")
+            }
             html += "</details>\n"
             first = false
         }

@@ -128,6 +128,10 @@ public enum HTMLReport {
         row("Machine", HTML.escape(machine))
         row("netbench", HTML.escape("\(r.netbenchVersion), seed \(suite.seed)"))
         row("Emulator accuracy", emulatorAccuracy(r.runs))
+        if let q = QueueingSummary.figures(r.runs.filter(\.counts)) {
+            let note = "medians over the counted runs of each packet's time in the bottleneck, serialization included"
+            row("Queueing delay", HTML.escape(q) + "<br><span class=\"note-text\">\(HTML.escape(note))</span>")
+        }
         return "<section class=\"card\"><h2>Setup</h2><div class=\"grid\"><div><dl class=\"setup\">\n\(dl)</dl></div>"
             + "<div>\(profilesTable(a))</div></div></section>\n"
     }

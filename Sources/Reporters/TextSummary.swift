@@ -72,6 +72,7 @@ public enum TextSummary {
                     + "the cell's runs)\n"
         }
         if let sentence = EmulatorFlags(a).sentence { out += sentence + "\n" }
+        if let q = QueueingSummary.sentence(a.results.runs.filter(\.counts)) { out += q + "\n" }
         return out
     }
 }

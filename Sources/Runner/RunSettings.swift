@@ -71,6 +71,8 @@ public struct DiagnosticSettings: Sendable, Equatable {
     /// Per emulated run, path and direction, pcap files of the packets entering and leaving the
     /// link model, in this directory.
     public var pcapDirectory: String?
+    /// Per emulated run, path and direction, a link log in Mahimahi's format, in this directory.
+    public var linkLogDirectory: String?
 
     public init(keyLogFile: String? = nil, qlogDirectory: String? = nil, pcapDirectory: String? = nil) {
         self.keyLogFile = keyLogFile
@@ -78,22 +80,24 @@ public struct DiagnosticSettings: Sendable, Equatable {
         self.pcapDirectory = pcapDirectory
     }
 
-    /// `--pcap DIR` before the first run: only the emulator sees packets, so the plan needs an
-    /// emulated profile, and DIR must be an existing, writable directory.
+    /// `--pcap DIR` and `--link-log DIR` before the first run: only the emulator sees packets, so
+    /// the plan needs an emulated profile, and DIR must be an existing, writable directory.
     public func checkPacketCapture(emulated: Bool) throws {
-        guard let dir = pcapDirectory else { return }
-        guard emulated else {
-            throw BenchError.usage(
-                "--pcap \(dir): only the emulator of an emulated profile captures packets, and there is none "
-                    + "here (a loopback-only plan, or --server)")
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory) else {
-            throw BenchError.usage("--pcap \(dir): the directory does not exist (create it first)")
-        }
-        guard isDirectory.boolValue else { throw BenchError.usage("--pcap \(dir): not a directory") }
-        guard FileManager.default.isWritableFile(atPath: dir) else {
-            throw BenchError.usage("--pcap \(dir): the directory is not writable")
+        for (option, dir) in [("--pcap", pcapDirectory), ("--link-log", linkLogDirectory)] {
+            guard let dir else { continue }
+            guard emulated else {
+                throw BenchError.usage(
+                    "\(option) \(dir): only the emulator of an emulated profile captures packets, and there is none "
+                        + "here (a loopback-only plan, or --server)")
+            }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory) else {
+                throw BenchError.usage("\(option) \(dir): the directory does not exist (create it first)")
+            }
+            guard isDirectory.boolValue else { throw BenchError.usage("\(option) \(dir): not a directory") }
+            guard FileManager.default.isWritableFile(atPath: dir) else {
+                throw BenchError.usage("\(option) \(dir): the directory is not writable")
+            }
         }
     }
 

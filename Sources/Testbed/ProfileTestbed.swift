@@ -42,6 +42,8 @@ final class ProfileTestbed {
     let clients: [RunClient: PageLoadFactory]
     /// `--pcap DIR`: every run's packets through the emulator, until a capture fails (full disk).
     private(set) var pcapDirectory: String?
+    /// `--link-log DIR`: every run's link logs, until one fails (full disk).
+    private(set) var linkLogDirectory: String?
     private var tlsContexts: [TransportKind: TLSClientContext] = [:]
     private let quicResumption = QUICResumptionCache()
 
@@ -54,6 +56,7 @@ final class ProfileTestbed {
         server = request.server
         keyLogFile = request.diagnostics.keyLogFile
         pcapDirectory = request.diagnostics.pcapDirectory
+        linkLogDirectory = request.diagnostics.linkLogDirectory
         repeatView = request.pageLoads.repeatView
         clients = parts.clients
         let paths = profile.isEmulated ? try ProfileLink.paths(of: profile, library: request.library) : []
@@ -198,7 +201,9 @@ final class ProfileTestbed {
     ) throws {
         var page = builtinLoad(context)
         if let network {
-            try startNetwork(network, for: &page, withEvents: run.withEvents, capture: captureRequest(run))
+            try startNetwork(
+                network, for: &page, withEvents: run.withEvents, capture: captureRequest(run),
+                linkLog: linkLogDirectory.map { CaptureRequest(directory: $0, label: captureLabel(run)) })
         }
         let client: PageLoad
         if run.client == .builtin {
@@ -217,8 +222,10 @@ final class ProfileTestbed {
         let processCPU = CPUTime.processMs() - cpuBefore.process
         // Before the emulator stops: the client's FINs must still reach the server.
         let serverTCP = takeServerTCP(outcome.connections)
+        var emulatorReport: EmulatorReport?
         if let network {
-            let report = try network.stop()
+            let report = try network.stop(drain: drainAtStop)
+            emulatorReport = report
             record.emulator = emulatorRecord(report, network)
             takeCapture(report, into: &record)
             if record.emulator?.flagged == true, record.error == nil {
@@ -226,6 +233,7 @@ final class ProfileTestbed {
             }
         }
         record.take(outcome, serverTCP: serverTCP)
+        if let report = emulatorReport { record.metrics.recordQueueDelay(report) }
         record.metrics.serverCPUMs = serverCPU
         record.metrics.processCPUMs = processCPU
     }
@@ -233,10 +241,11 @@ final class ProfileTestbed {
     /// Starts the emulator, every path up and the first one active; with events, the emulator's part
     /// of them is scheduled and the client's part handed to the built-in client.
     private func startNetwork(
-        _ network: EmulatedNetwork, for page: inout PageRun, withEvents: Bool, capture: CaptureRequest?
+        _ network: EmulatedNetwork, for page: inout PageRun, withEvents: Bool, capture: CaptureRequest?,
+        linkLog: CaptureRequest?
     ) throws {
         let schedule = withEvents ? try emulatorSchedule(network) : []
-        try network.start(schedule: schedule, capture: capture)
+        try network.start(schedule: schedule, capture: capture, linkLog: linkLog)
         page.eventsOrigin = Instant.now()
         try resetPaths(network)
         if withEvents { page.networkEvents = try clientChanges(network) }
@@ -360,6 +369,16 @@ extension ProfileTestbed {
         return o
     }
 
+    /// Each run's stop waits for its closing packets (FIN, ACK, close_notify, CONNECTION_CLOSE) to
+    /// cross the links, so that no packet of one run is resent into the next: until the links are
+    /// empty and quiet for 100 ms or one RTT (a delayed ACK's time), at most 2 s + 2 RTT. Not
+    /// with cross traffic, whose flows never fall quiet.
+    var drainAtStop: Drain? {
+        guard backgroundTraffic == nil else { return nil }
+        let rtt = profile.rtt?.nanoseconds ?? 0
+        return Drain(quiet: max(.milliseconds(100), rtt), timeout: .seconds(2) + 2 * rtt)
+    }
+
     /// The downlink rate of the path the client ends on (for the recovery time).
     func recoveryRate(_ network: EmulatedNetwork) -> Double? {
         let last = (profile.events ?? []).last { $0.type == .switch }?.to
@@ -398,6 +417,10 @@ extension ProfileTestbed {
     /// Records the run's pcap files; a capture that failed is told once, and the block's later
     /// runs capture nothing (the runs go on).
     func takeCapture(_ report: EmulatorReport, into record: inout RunRecord) {
+        if let failure = report.linkLogFailure, linkLogDirectory != nil {
+            linkLogDirectory = nil
+            FileHandle.standardError.write(Data("netbench: --link-log: \(failure); later runs are not logged\n".utf8))
+        }
         if !report.pcapFiles.isEmpty { record.emulator?.pcapFiles = report.pcapFiles }
         guard let failure = report.captureFailure, pcapDirectory != nil else { return }
         pcapDirectory = nil

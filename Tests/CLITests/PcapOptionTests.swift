@@ -68,4 +68,22 @@ final class PcapOptionTests: XCTestCase {
         XCTAssertTrue(help.contains("--pcap DIR"), help)
         XCTAssertTrue(help.contains("LINKTYPE_RAW"), help)
     }
+
+    func testLinkLogTakesAnExistingDirectoryOfAnEmulatedPlan() throws {
+        let dir = try tempDirectory()
+        let request = try resolve(["-p", cable, "--link-log", dir, "-o", dir + "/out"]).request
+        XCTAssertEqual(request.diagnostics.linkLogDirectory, dir)
+        XCTAssertNil(request.diagnostics.pcapDirectory)
+        let missing = dir + "/nowhere"
+        let message = usageError(["-p", cable, "--link-log", missing])
+        XCTAssertTrue(message.contains("--link-log \(missing)") && message.contains("does not exist"), message)
+        let loopback = usageError(["-p", "loopback", "--link-log", dir])
+        XCTAssertTrue(loopback.contains("--link-log \(dir): only the emulator"), loopback)
+    }
+
+    func testRunHelpExplainsTheLinkLog() throws {
+        let help = HelpFormatter.help(for: RunCommand.self, path: ["netbench", "run"])
+        XCTAssertTrue(help.contains("--link-log DIR"), help)
+        XCTAssertTrue(help.contains("mm-throughput-graph"), help)
+    }
 }

@@ -177,9 +177,49 @@ enum SampleResults {
         if scenario == "news" && profile == "cable" && transport == .h3 && index == 7 {
             e.releaseLatenessP99Us = 1480; e.tunDrops = 3; e.flagged = true
         }
+        if profile == "4g" {
+            e.links = links(pltMs: m.pltMs ?? 0, index: index)
+            run.metrics.downlinkQueueDelay = QueueDelayMetrics(
+                p50Ms: e.links![1].sojournP50Ms, p90Ms: e.links![1].sojournP90Ms, p99Ms: e.links![1].sojournP99Ms,
+                maxMs: e.links![1].sojournMaxMs)
+            run.metrics.uplinkQueueDelay = QueueDelayMetrics(p50Ms: 0.9, p90Ms: 1.2, p99Ms: 2.5, maxMs: 3.1)
+        }
         run.emulator = e
         run.startedAt = "2024-06-01T10:\(String(format2: index / 2)):00Z"
         return run
+    }
+
+    /// A trace-driven 4G link during a page load (deterministic): capacity that swings between 6
+    /// and 14 Mbit/s, a load that fills it for the first half of the load, a queue that builds.
+    static func links(pltMs: Double, index: Int) -> [LinkQueueRecord] {
+        let binMs = 100.0, bins = Int((pltMs + 100) / binMs)
+        var capacity: [Int64] = [], offered: [Int64] = [], departed: [Int64] = [], p50: [Double] = []
+        for k in 0..<bins {
+            // A triangle wave of period 8 bins (arithmetic only, like the rest of this file).
+            let phase = k % 8
+            let mbps = 6 + Double(phase < 4 ? phase : 8 - phase) * 2
+            let cap = Int64(mbps * binMs * 1000 / 8 / 1500) * 1500
+            let busy = Double(k) * binMs < pltMs * 0.6
+            capacity.append(cap)
+            offered.append(busy ? cap + Int64(3000 * (k % 3)) : 1500)
+            departed.append(busy ? cap : 1500)
+            p50.append(busy ? Double(k % 6) * 5 + Double(index % 3) : 0.5)
+        }
+        var down = LinkQueueRecord(
+            path: "primary", direction: .down, received: 900, forwarded: 896, dropped: 4, departed: 896)
+        (down.sojournP50Ms, down.sojournP90Ms, down.sojournP99Ms, down.sojournMaxMs) =
+            (12.5 + Double(index % 3), 24.1, 31.9, 35.0 + Double(index))
+        down.series = LinkSeriesRecord(
+            binMs: binMs, offeredBytes: offered, departedBytes: departed, capacityBytes: capacity,
+            drops: (0..<bins).map { $0 == 5 ? 4 : 0 }, delayP50Ms: p50, delayMaxMs: p50.map { $0 * 1.4 })
+        var up = LinkQueueRecord(
+            path: "primary", direction: .up, received: 300, forwarded: 300, dropped: 0, departed: 300)
+        (up.sojournP50Ms, up.sojournP90Ms, up.sojournP99Ms, up.sojournMaxMs) = (0.9, 1.2, 2.5, 3.1)
+        up.series = LinkSeriesRecord(
+            binMs: binMs, offeredBytes: (0..<bins).map { _ in 300 }, departedBytes: (0..<bins).map { _ in 300 },
+            capacityBytes: nil, drops: (0..<bins).map { _ in 0 }, delayP50Ms: (0..<bins).map { _ in 0.9 },
+            delayMaxMs: (0..<bins).map { _ in 1.5 })
+        return [up, down]
     }
 
     /// A 5 MB download on the cable profile: transfer time and goodput.

@@ -69,19 +69,18 @@ final class PcapCaptureTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(into.packets.count, outOf.packets.count, "\(name) \(direction)")
             inMinusOut += into.packets.count - outOf.packets.count
         }
-        // Besides the drops, only packets still in flight when the emulator stopped (the last
-        // FIN or ACK on the wire) entered and never left.
+        // The stop waited for the links to drain (the last FIN and ACK crossed them): exactly the
+        // dropped packets entered and never left.
+        XCTAssertEqual(e.linksDrained, true, name)
         let drops = Int((e.packetsDroppedLoss ?? 0) + (e.packetsDroppedQueue ?? 0))
-        XCTAssertTrue(
-            (drops...drops + 8).contains(inMinusOut),
-            "\(name): \(inMinusOut) packets entered and did not leave; dropped: \(drops)")
+        XCTAssertEqual(inMinusOut, drops, "\(name): \(inMinusOut) packets entered and did not leave")
         let packets = captures.values.flatMap(\.packets)
-        // The run's own protocol carries the load; a few packets of the other are stragglers of
-        // the run before (retransmissions of what its emulator still held when it stopped), and
-        // ICMP reports datagrams that reached a closed socket.
+        // The run's own protocol carries the load, and no packet of the other transport's is a
+        // straggler of the run before (ICMP may report datagrams that reached a closed socket).
         let own: UInt8 = run.transport == .h3 ? 17 : 6
         let share = Double(packets.filter { $0[9] == own }.count) / Double(max(packets.count, 1))
         XCTAssertGreaterThan(share, 0.9, "\(name): \(share) of the packets are protocol \(own)")
+        XCTAssertEqual(packets.filter { $0[9] == 23 - own }.count, 0, "\(name): packets of the other transport")
         let syns = packets.filter { p in
             let ihl = Int(p[0] & 15) * 4
             return p[9] == 6 && p.count >= ihl + 14 && p[ihl + 13] & 0x12 == 0x02
