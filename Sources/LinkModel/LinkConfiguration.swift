@@ -51,24 +51,29 @@ public struct Outage: Sendable, Equatable {
     }
 }
 
-/// One direction of an emulated link. Stages, in order: outage → loss → drop-tail queue → rate → delay.
+/// One direction of an emulated link. Stages, in order: outage → loss → bottleneck (queue
+/// discipline + rate) → delay.
 public struct LinkConfiguration: Sendable, Equatable {
     /// One-way propagation delay (a profile's `rtt` gives each direction rtt/2).
     public var delay: Nanoseconds
     public var rate: LinkRate
     public var loss: LossModel
-    /// nil: one bandwidth-delay product of the path (see `QueueLimit.bandwidthDelayProduct`).
+    /// The drop-tail / drop-head limit; nil: one bandwidth-delay product of the path (see
+    /// `QueueLimit.bandwidthDelayProduct`). The AQMs carry their own limits.
     public var queueLimit: QueueLimit?
+    /// Which packet goes next, and which are dropped or marked (default drop-tail).
+    public var discipline: DisciplineConfiguration
     public var outages: [Outage]
 
     public init(
         delay: Nanoseconds = 0, rate: LinkRate = .unlimited, loss: LossModel = .none,
-        queueLimit: QueueLimit? = nil, outages: [Outage] = []
+        queueLimit: QueueLimit? = nil, discipline: DisciplineConfiguration = .dropTail, outages: [Outage] = []
     ) {
         self.delay = delay
         self.rate = rate
         self.loss = loss
         self.queueLimit = queueLimit
+        self.discipline = discipline
         self.outages = outages
     }
 

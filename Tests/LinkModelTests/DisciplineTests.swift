@@ -1,0 +1,265 @@
+import XCTest
+import BenchCore
+@testable import LinkModel
+
+/// The queue disciplines on the virtual clock: each against its correctness target and, where
+/// one is published, against the RFC's stated behaviour.
+final class DisciplineTests: XCTestCase {
+    /// 10 Mbit/s, 40 ms base round trip unless a test says otherwise.
+    private let rate = 10e6
+    private let rtt: Nanoseconds = .milliseconds(40)
+
+    private func link(_ d: DisciplineConfiguration, limit: QueueLimit? = nil, rate: Double? = nil) -> Link {
+        Link(
+            configuration: LinkConfiguration(
+                rate: .constant(bitsPerSecond: rate ?? self.rate), queueLimit: limit, discipline: d),
+            start: origin, seed: 7)
+    }
+
+    /// Four bulk window senders (distinct flows) through `link`, 20 s, the first 3 s not measured.
+    private func saturate(_ link: Link, ecn: UInt8 = 0, flows: Int = 4, rtt: Nanoseconds? = nil) -> Simulation {
+        let sim = Simulation(link: link, start: origin, returnDelay: rtt ?? self.rtt, warmUp: .seconds(3))
+        for k in 0..<flows { sim.addBulk(hash: UInt32(k + 1) << 22, ecn: ecn) }
+        sim.run(until: at(ms: 20_000))
+        return sim
+    }
+
+    private func allSojourns(_ sim: Simulation) -> [Nanoseconds] { sim.flows.flatMap(\.sojourns) }
+
+    // MARK: CoDel
+
+    /// CoDel's case: 20 Mbit/s, a 100 ms round trip (its interval is sized for such paths).
+    /// (At 10 Mbit/s and 40 ms with four flows the same senders see p50 11.6 ms, p99 17.6 ms:
+    /// the square-root control law is slow for many flows with small windows.)
+    private let codelRate = 20e6
+    private let codelRTT: Nanoseconds = .milliseconds(100)
+
+    func testCoDelKeepsSojournNearTargetWhereDropTailKeepsOneSecond() {
+        let target: Nanoseconds = .milliseconds(5)
+        let rate = codelRate
+        let serialization1500 = Nanoseconds(1500 * 8 * 1e9 / rate)
+        let codel = saturate(link(.codel(CoDelParameters()), rate: rate), rtt: codelRTT)
+        let s = allSojourns(codel)
+        let p50 = quantile(s, 0.5), p99 = quantile(s, 0.99)
+        print("CoDel sojourn p50 \(ms(p50)) ms, p99 \(ms(p99)) ms over \(s.count) packets")
+        XCTAssertGreaterThan(s.count, 17 * Int(rate / 8 / 1500) * 9 / 10)
+        XCTAssertLessThanOrEqual(p50, 2 * target)
+        XCTAssertLessThanOrEqual(p99, 4 * target + serialization1500)
+        // Saturated: the link stays busy (≥ 95% of 10 Mbit/s over the measured 17 s).
+        let bytes = codel.flows.reduce(0) { $0 + $1.deliveredBytes }
+        XCTAssertGreaterThan(Double(bytes) * 8 / 20, 0.9 * rate)
+
+        // The same senders behind drop-tail with one second of queue: about one second.
+        let oneSecond = QueueLimit.bytes(Int(rate / 8))
+        let dropTail = allSojourns(saturate(link(.dropTail, limit: oneSecond, rate: rate), rtt: codelRTT))
+        let d50 = quantile(dropTail, 0.5), d99 = quantile(dropTail, 0.99)
+        print("drop-tail (1 s) sojourn p50 \(ms(d50)) ms, p99 \(ms(d99)) ms")
+        XCTAssertGreaterThan(d50, .milliseconds(500))
+        XCTAssertGreaterThan(d99, .milliseconds(900))
+        XCTAssertLessThanOrEqual(d99, .seconds(1) + serialization1500)
+    }
+
+    func testCoDelDropSpacingFollowsTheControlLaw() {
+        // RFC 8289 section 3.3 / 5.5: in the dropping state the k-th next drop comes
+        // interval/sqrt(k) after the previous one. An unresponsive 12 Mbit/s stream into 10 Mbit/s.
+        let l = link(.codel(CoDelParameters()))
+        final class Drops: LinkObserver {
+            var times: [Instant] = []
+            func arrived(_ packet: Packet, at: Instant) {}
+            func departed(_ packet: Packet) {}
+            func dropped(_ packet: Packet, cause: LinkVerdict, at: Instant) { times.append(at) }
+        }
+        let drops = Drops()
+        l.observer = drops
+        var now = origin
+        var handle = 0
+        while now < at(ms: 1500) {
+            _ = l.enqueue(packet(handle, arrival: now), now: now)
+            handle += 1
+            now = now + 1_000_000  // 1,500 B per ms = 12 Mbit/s
+            while l.dequeue(now: now) != nil {}
+            while l.takeDiscarded() != nil {}
+        }
+        XCTAssertGreaterThan(drops.times.count, 8)
+        // First drop: the sojourn crosses 5 ms at ~30 ms (the queue grows by 1/6 packet per ms),
+        // then an interval of 100 ms must pass.
+        XCTAssertEqual(ms(drops.times[0].since(origin)), 130, accuracy: 8)
+        for k in 1..<8 {
+            let gap = ms(drops.times[k].since(drops.times[k - 1]))
+            let expected = 100 / Double(k).squareRoot()
+            // Drops happen at dequeue instants: within one serialization (1.2 ms).
+            XCTAssertEqual(gap, expected, accuracy: 1.3, "gap before drop \(k + 1)")
+        }
+    }
+
+    func testCoDelMarksECTPacketsInsteadOfDropping() {
+        var withECN = CoDelParameters()
+        withECN.ecn = true
+        let ecn = saturate(link(.codel(withECN), rate: codelRate), ecn: 0b10, rtt: codelRTT)
+        let marked = ecn.flows.reduce(0) { $0 + $1.marked }
+        let dropped = ecn.flows.reduce(0) { $0 + $1.dropped }
+        print("CoDel ECN: \(marked) marked, \(dropped) dropped")
+        XCTAssertGreaterThan(marked, 20)
+        XCTAssertEqual(dropped, 0)
+        XCTAssertEqual(ecn.link.counters.markedCE.packets, Int64(marked))
+        XCTAssertEqual(ecn.link.counters.droppedByQueue.packets, 0)
+        XCTAssertLessThanOrEqual(quantile(allSojourns(ecn), 0.5), .milliseconds(10))
+
+        // Not-ECT packets through the same ECN-enabled CoDel are dropped, never marked.
+        let plain = saturate(link(.codel(withECN), rate: codelRate), ecn: 0, rtt: codelRTT)
+        let plainDrops = plain.flows.reduce(0) { $0 + $1.dropped }
+        print("CoDel ECN, Not-ECT senders: \(plainDrops) dropped")
+        XCTAssertGreaterThan(plainDrops, 20)
+        XCTAssertEqual(plain.link.counters.markedCE.packets, 0)
+    }
+
+    // MARK: FQ-CoDel
+
+    func testFQCoDelIsolatesASparseFlowFromBulkFlows() {
+        // A 100 Mbit/s access link (the performance case).
+        let rate = 100e6
+        let quantumSerialization = Nanoseconds(1514 * 8 * 1e9 / rate)
+        func probeDelays(_ l: Link) -> (probe: [Nanoseconds], sim: Simulation) {
+            let sim = Simulation(link: l, start: origin, returnDelay: rtt, warmUp: .seconds(3))
+            for k in 0..<4 { sim.addBulk(hash: UInt32(k + 1) << 22) }
+            let probe = sim.addProbe(hash: UInt32(100) << 22, size: 100, period: .milliseconds(50))
+            sim.run(until: at(ms: 20_000))
+            // Queueing delay: the sojourn without the probe's own serialization.
+            let own = Nanoseconds(100 * 8 * 1e9 / rate)
+            return (sim.flows[probe].sojourns.map { $0 - own }, sim)
+        }
+        var params = FQCoDelParameters()
+        params.limit = 1000
+        let (fq, sim) = probeDelays(link(.fqCodel(params), rate: rate))
+        let fq99 = quantile(fq, 0.99)
+        print("FQ-CoDel probe queueing delay p50 \(ms(quantile(fq, 0.5))) ms, p99 \(ms(fq99)) ms, \(fq.count) probes")
+        XCTAssertGreaterThan(fq.count, 300)
+        XCTAssertLessThanOrEqual(fq99, quantumSerialization + .milliseconds(1))
+        XCTAssertEqual(sim.flows[4].dropped, 0)
+        // RFC 8290 section 4 (DRR): the four bulk flows share the link about equally.
+        let shares = sim.flows[0..<4].map { Double($0.deliveredBytes) }
+        XCTAssertLessThan(shares.max()! / shares.min()!, 1.25, "\(shares)")
+
+        // Drop-tail with the same buffer (1,000 full-size packets): the probe waits behind the bulk queue.
+        let (dt, _) = probeDelays(link(.dropTail, limit: .packets(1000), rate: rate))
+        let dt50 = quantile(dt, 0.5)
+        print("drop-tail probe queueing delay p50 \(ms(dt50)) ms, p99 \(ms(quantile(dt, 0.99))) ms")
+        XCTAssertGreaterThan(dt50, 10 * (quantumSerialization + .milliseconds(1)))
+    }
+
+    func testFQCoDelOverLimitDropsFromTheFattestFlow() {
+        var params = FQCoDelParameters()
+        params.limit = 10
+        let l = link(.fqCodel(params))
+        // Flow A: 9 packets, flow B: 2 packets, all at once: the 11th is over the limit.
+        for _ in 0..<9 { _ = l.enqueue(packet(0, size: 1000, hash: 1 << 22, at: origin), now: origin) }
+        for _ in 0..<2 {
+            XCTAssertEqual(l.enqueue(packet(1, size: 1000, hash: 2 << 22, at: origin), now: origin), .accepted)
+        }
+        XCTAssertNil(l.takeDiscarded(), "10 queued (A's first is in serialization): at the limit, not over")
+        XCTAssertEqual(l.enqueue(packet(1, size: 1000, hash: 2 << 22, at: origin), now: origin), .accepted)
+        var dropped: [Int32] = []
+        while let d = l.takeDiscarded() { dropped.append(d.handle) }
+        // 11 queued: A (8 packets, 8,000 B) is the fattest; half its bytes go from its head:
+        // 4 packets, none of B's.
+        XCTAssertEqual(dropped, [0, 0, 0, 0])
+        XCTAssertEqual(l.counters.droppedByQueue.packets, 4)
+    }
+
+    func testFQCoDelServesNewFlowsFirstAndRoundRobinsByQuantum() {
+        let l = link(.fqCodel(FQCoDelParameters()))
+        // 6 packets of flow A arrive; flow B's single packet arrives later, during A's backlog.
+        for _ in 0..<6 { _ = l.enqueue(packet(0, size: 1500, hash: 1 << 22, at: origin), now: origin) }
+        _ = l.enqueue(packet(1, size: 1500, hash: 2 << 22, at: at(ms: 0.5)), now: at(ms: 0.5))
+        let order = drain(l, until: at(ms: 100)).map(\.handle)
+        // A is new with a quantum of 1,514 B: after its first packet 14 B of credit are left, so it
+        // sends a second (as Linux: a flow goes while its deficit is positive); then it goes to
+        // the old list and B, waiting on the new list, is served before A's third packet.
+        XCTAssertEqual(order, [0, 0, 1, 0, 0, 0, 0])
+        // Quantum 3,000 B: A sends its first packets in one turn before B.
+        var big = FQCoDelParameters()
+        big.quantum = 3000
+        let l2 = link(.fqCodel(big))
+        for _ in 0..<6 { _ = l2.enqueue(packet(0, size: 1500, hash: 1 << 22, at: origin), now: origin) }
+        _ = l2.enqueue(packet(1, size: 1500, hash: 2 << 22, at: at(ms: 0.5)), now: at(ms: 0.5))
+        XCTAssertEqual(drain(l2, until: at(ms: 100)).map(\.handle), [0, 0, 1, 0, 0, 0, 0])
+    }
+
+    // MARK: PIE
+
+    func testPIEKeepsMeanQueueingDelayNearTarget() {
+        let target: Nanoseconds = .milliseconds(15)
+        let sim = saturate(link(.pie(PIEParameters())))
+        // Time-weighted over departures: the mean sojourn of packets after the burst allowance.
+        let s = sim.departures.map(\.1)
+        let mean = Double(s.reduce(0, +)) / Double(s.count)
+        print("PIE sojourn mean \(mean / 1e6) ms, p50 \(ms(quantile(s, 0.5))) ms, p99 \(ms(quantile(s, 0.99))) ms")
+        XCTAssertEqual(mean, Double(target), accuracy: 0.5 * Double(target))
+        let bytes = sim.flows.reduce(0) { $0 + $1.deliveredBytes }
+        XCTAssertGreaterThan(Double(bytes) * 8 / 20, 0.9 * rate)
+    }
+
+    func testPIEDropsNothingDuringTheBurstAllowance() {
+        // RFC 8033 section 5.4 / tc-pie(8): a burst of up to max_burst (150 ms) passes untouched.
+        let l = link(.pie(PIEParameters()))
+        var handle = 0
+        var now = origin
+        // 20 Mbit/s into 10 Mbit/s for 120 ms: the queue grows to ~60 ms of delay.
+        while now < at(ms: 120) {
+            XCTAssertEqual(l.enqueue(packet(handle, arrival: now), now: now), .accepted, "at \(ms(now.since(origin)))")
+            handle += 1
+            now = now + 600_000
+            while l.dequeue(now: now) != nil {}
+        }
+        XCTAssertEqual(l.counters.droppedByQueue.packets, 0)
+        // Kept up for another 400 ms, PIE drops.
+        while now < at(ms: 520) {
+            _ = l.enqueue(packet(handle, arrival: now), now: now)
+            handle += 1
+            now = now + 600_000
+            while l.dequeue(now: now) != nil {}
+            while l.takeDiscarded() != nil {}
+        }
+        XCTAssertGreaterThan(l.counters.droppedByQueue.packets, 0)
+    }
+
+    // MARK: drop-head
+
+    func testDropHeadDropsTheOldestPackets() {
+        let l = link(.dropHead, limit: .packets(3))
+        for i in 0..<5 { XCTAssertEqual(l.enqueue(packet(i, arrival: origin), now: origin), .accepted) }
+        var dropped: [Int32] = []
+        while let d = l.takeDiscarded() { dropped.append(d.handle) }
+        // 0 is in serialization (not droppable); 1 and 2 made room for 3 and 4.
+        XCTAssertEqual(dropped, [1, 2])
+        XCTAssertEqual(drain(l, until: at(ms: 100)).map(\.handle), [0, 3, 4])
+        let bytes = link(.dropHead, limit: .bytes(3000))
+        XCTAssertEqual(bytes.enqueue(packet(0, arrival: origin), now: origin), .accepted)
+        XCTAssertEqual(bytes.enqueue(packet(1, arrival: origin), now: origin), .accepted)
+        XCTAssertEqual(bytes.enqueue(packet(2, size: 1000, arrival: origin), now: origin), .accepted)
+        XCTAssertEqual(bytes.takeDiscarded()?.handle, 1)
+        // Bigger than the limit minus the packet in serialization: refused itself.
+        XCTAssertEqual(bytes.enqueue(packet(3, size: 2000, arrival: origin), now: origin), .droppedByQueue)
+    }
+
+    func testFlushOnOutageEmptiesEveryDiscipline() {
+        let disciplines: [DisciplineConfiguration] = [
+            .dropHead, .codel(CoDelParameters()), .fqCodel(FQCoDelParameters()), .pie(PIEParameters()),
+        ]
+        for d in disciplines {
+            let l = Link(
+                configuration: LinkConfiguration(
+                    rate: .constant(bitsPerSecond: 12e6), queueLimit: .packets(100), discipline: d,
+                    outages: [Outage(start: .milliseconds(10), end: .milliseconds(20))]),
+                start: origin, seed: 1)
+            for i in 0..<5 { _ = l.enqueue(packet(i, hash: UInt32(i) << 22, at: at(ms: 8)), now: at(ms: 8)) }
+            XCTAssertEqual(drain(l, until: at(ms: 30)).count, 1, "\(d)")
+            XCTAssertEqual(l.counters.droppedByOutage.packets, 4, "\(d)")
+            XCTAssertEqual(l.inFlight, 0, "\(d)")
+        }
+    }
+}
+
+func packet(_ handle: Int, size: Int = 1500, hash: UInt32, ecn: UInt8 = 0, at arrival: Instant) -> Packet {
+    Packet(handle: Int32(handle), size: size, arrival: arrival, flowHash: hash, ecn: ecn)
+}
