@@ -21,8 +21,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev
           libgnutls28-dev pkg-config iproute2 openssl procps ca-certificates)
 # caddy: a production HTTP/3 server (quic-go) serving `scenario export` files (RemoteServerTests).
+# iputils-ping: ECT(0) echo requests through a CoDel link (ECNMarkingTests).
 test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client nghttp2-server nginx caddy curl
-               slurm-wlm munge prometheus-pushgateway influxdb)
+               slurm-wlm munge prometheus-pushgateway influxdb iputils-ping)
 
 missing=()
 check() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing+=("$1"); }

@@ -399,6 +399,10 @@ extension ProfileTestbed {
         e.packetsDroppedQueue = report.paths.reduce(0) {
             $0 + Int64($1.uplink.droppedByQueue.packets + $1.downlink.droppedByQueue.packets)
         }
+        e.packetsDroppedQueueUp = report.paths.reduce(0) { $0 + $1.uplink.droppedByQueue.packets }
+        e.packetsDroppedQueueDown = report.paths.reduce(0) { $0 + $1.downlink.droppedByQueue.packets }
+        e.packetsMarkedCEUp = report.paths.reduce(0) { $0 + $1.uplink.markedCE.packets }
+        e.packetsMarkedCEDown = report.paths.reduce(0) { $0 + $1.downlink.markedCE.packets }
         e.tcpCongestionControl = servers.tcpCongestionControl
         e.record(report, timerFloor: timerFloor)
         return e
