@@ -223,6 +223,65 @@ final class DisciplineTests: XCTestCase {
         XCTAssertGreaterThan(l.counters.droppedByQueue.packets, 0)
     }
 
+    func testPIEWithTheDequeueRateEstimatorAndWithECN() {
+        var estimator = PIEParameters()
+        estimator.dequeueRateEstimator = true
+        let sim = saturate(link(.pie(estimator)))
+        let s = sim.departures.map(\.1)
+        let mean = Double(s.reduce(0, +)) / Double(s.count)
+        print("PIE (rate estimator) sojourn mean \(mean / 1e6) ms, p99 \(ms(quantile(s, 0.99))) ms")
+        XCTAssertEqual(mean, Double(estimator.target), accuracy: 0.5 * Double(estimator.target))
+
+        // With ECN, ECT packets are marked while the drop probability is at most 10%. Slow start
+        // overshoots (the probability reaches 100% in the first seconds, so those ECT packets are
+        // dropped, as RFC 8033 section 5.1 says); after warm-up the probability stays low and
+        // ECT packets are marked, not dropped. On CoDel's 20 Mbit/s, 100 ms path.
+        var ecn = PIEParameters()
+        ecn.ecn = true
+        let marked = saturate(link(.pie(ecn), rate: codelRate), ecn: 0b01, rtt: codelRTT)
+        let plain = saturate(link(.pie(PIEParameters()), rate: codelRate), ecn: 0b01, rtt: codelRTT)
+        let marks = marked.flows.reduce(0) { $0 + $1.markedLater }
+        let drops = marked.flows.reduce(0) { $0 + $1.droppedLater }
+        let plainDrops = plain.flows.reduce(0) { $0 + $1.droppedLater }
+        print("PIE ECN after warm-up: \(marks) marked, \(drops) dropped; without ECN \(plainDrops) dropped")
+        XCTAssertGreaterThan(marks, 10)
+        XCTAssertEqual(drops, 0)
+        XCTAssertGreaterThan(plainDrops, 10)
+        XCTAssertEqual(plain.link.counters.markedCE.packets, 0)
+    }
+
+    func testFQCoDelCEThresholdMarksEverySojournAboveIt() {
+        var params = FQCoDelParameters()
+        params.ceThreshold = .milliseconds(1)
+        let l = link(.fqCodel(params))
+        // 20 ECT(0) packets at once at 10 Mbit/s: the k-th starts after (k-1)·1.2 ms; all but the
+        // first wait more than 1 ms (far below CoDel's target: no CoDel marking).
+        for i in 0..<20 { _ = l.enqueue(packet(i, hash: 1 << 22, ecn: 0b10, at: origin), now: origin) }
+        let out = drain(l, until: at(ms: 100))
+        XCTAssertEqual(out.filter(\.ceMarked).map(\.handle), (1..<20).map { Int32($0) })
+        XCTAssertEqual(l.counters.markedCE.packets, 19)
+        // Not-ECT packets are never marked (and a threshold alone drops nothing).
+        let plain = link(.fqCodel(params))
+        for i in 0..<20 { _ = plain.enqueue(packet(i, hash: 1 << 22, at: origin), now: origin) }
+        XCTAssertEqual(drain(plain, until: at(ms: 100)).filter(\.ceMarked).count, 0)
+        XCTAssertEqual(plain.counters.droppedByQueue.packets, 0)
+    }
+
+    func testFQCoDelMemoryLimit() {
+        var params = FQCoDelParameters()
+        params.memoryLimit = 10_000
+        let l = link(.fqCodel(params))
+        // The first is in serialization; the 8th queued makes 10,500 B > 10,000: half of the
+        // flow's bytes (5,250) go from its head, 4 packets.
+        for i in 0..<7 { XCTAssertEqual(l.enqueue(packet(i, hash: 7, at: origin), now: origin), .accepted) }
+        XCTAssertEqual(l.counters.droppedByQueue.packets, 0)
+        XCTAssertEqual(l.enqueue(packet(7, hash: 7, at: origin), now: origin), .accepted)
+        var dropped: [Int32] = []
+        while let d = l.takeDiscarded() { dropped.append(d.handle) }
+        XCTAssertEqual(dropped, [1, 2, 3, 4])
+        XCTAssertEqual((l.discipline as? FQCoDel)?.droppedOverLimit, 4)
+    }
+
     // MARK: drop-head
 
     func testDropHeadDropsTheOldestPackets() {

@@ -25,6 +25,9 @@ final class Simulation: LinkObserver {
         var deliveredBytes = 0
         var dropped = 0
         var marked = 0
+        /// Drops and marks after warm-up.
+        var droppedLater = 0
+        var markedLater = 0
         /// Sojourn times (bottleneck arrival → departure, serialization included) after warm-up.
         var sojourns: [Nanoseconds] = []
     }
@@ -114,8 +117,14 @@ final class Simulation: LinkObserver {
         flows[Int(packet.handle)].sojourns.append(sojourn)
         departures.append((packet.departure, sojourn))
     }
-    func dropped(_ packet: Packet, cause: LinkVerdict, at: Instant) { flows[Int(packet.handle)].dropped += 1 }
-    func marked(_ packet: Packet, at: Instant) { flows[Int(packet.handle)].marked += 1 }
+    func dropped(_ packet: Packet, cause: LinkVerdict, at: Instant) {
+        flows[Int(packet.handle)].dropped += 1
+        if at >= warmUp { flows[Int(packet.handle)].droppedLater += 1 }
+    }
+    func marked(_ packet: Packet, at: Instant) {
+        flows[Int(packet.handle)].marked += 1
+        if at >= warmUp { flows[Int(packet.handle)].markedLater += 1 }
+    }
 
     private func grow(_ f: Int) {
         if flows[f].cwnd < flows[f].ssthresh {
