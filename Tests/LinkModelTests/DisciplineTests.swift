@@ -301,6 +301,30 @@ final class DisciplineTests: XCTestCase {
         XCTAssertEqual(bytes.enqueue(packet(3, size: 2000, arrival: origin), now: origin), .droppedByQueue)
     }
 
+    func testNextWakeupIsTheNextReleaseExactly() {
+        let disciplines: [DisciplineConfiguration] = [
+            .dropTail, .dropHead, .codel(CoDelParameters()), .fqCodel(FQCoDelParameters()), .pie(PIEParameters()),
+        ]
+        for d in disciplines {
+            // 12 Mbit/s (1 ms per packet) and 10 ms of delay: releases at 11, 12, 13 ms.
+            let l = Link(
+                configuration: LinkConfiguration(
+                    delay: .milliseconds(10), rate: .constant(bitsPerSecond: 12e6), queueLimit: .packets(100),
+                    discipline: d),
+                start: origin, seed: 1)
+            for i in 0..<3 { _ = l.enqueue(packet(i, hash: UInt32(i) << 22, at: origin), now: origin) }
+            var now = origin
+            for k in 1...3 {
+                let next = l.nextWakeup(now: now)
+                XCTAssertEqual(next, at(ms: 10 + Double(k)), "\(d) release \(k)")
+                XCTAssertNil(l.dequeue(now: at(ns: Int64(10 + k) * 1_000_000 - 1)), "\(d): nothing early")
+                now = at(ms: 10 + Double(k))
+                XCTAssertEqual(l.dequeue(now: now)?.release, now, "\(d)")
+            }
+            XCTAssertNil(l.nextWakeup(now: now), "\(d)")
+        }
+    }
+
     func testFlushOnOutageEmptiesEveryDiscipline() {
         let disciplines: [DisciplineConfiguration] = [
             .dropHead, .codel(CoDelParameters()), .fqCodel(FQCoDelParameters()), .pie(PIEParameters()),
