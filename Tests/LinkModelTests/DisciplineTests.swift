@@ -346,3 +346,65 @@ final class DisciplineTests: XCTestCase {
 func packet(_ handle: Int, size: Int = 1500, hash: UInt32, ecn: UInt8 = 0, at arrival: Instant) -> Packet {
     Packet(handle: Int32(handle), size: size, arrival: arrival, flowHash: hash, ecn: ecn)
 }
+
+/// Every discipline under random traffic: packets are conserved (received = forwarded + dropped
+/// + in flight, each packet handed back exactly once), leave in release order, never before they
+/// arrive, and a packet is marked only if it was ECN-capable.
+final class DisciplineInvariantTests: XCTestCase {
+    func testRandomTrafficKeepsTheInvariants() {
+        var small = FQCoDelParameters()
+        small.limit = 40
+        small.flows = 16
+        var ecnCoDel = CoDelParameters()
+        ecnCoDel.ecn = true
+        ecnCoDel.limit = .packets(60)
+        var ecnPIE = PIEParameters()
+        ecnPIE.ecn = true
+        ecnPIE.limit = .bytes(60_000)
+        let disciplines: [DisciplineConfiguration] = [
+            .dropTail, .dropHead, .codel(ecnCoDel), .fqCodel(small), .fqCodel(FQCoDelParameters()), .pie(ecnPIE),
+        ]
+        let trace = try! MahimahiTrace.parse(text: "1\n2\n2\n7\n")
+        for d in disciplines {
+            for rate in [LinkRate.constant(bitsPerSecond: 4e6), .trace(trace)] {
+                var rng = SeededRandom(seed: 99)
+                let l = Link(
+                    configuration: LinkConfiguration(
+                        delay: .milliseconds(3), rate: rate, queueLimit: .bytes(30_000), discipline: d,
+                        outages: [Outage(start: .milliseconds(700), end: .milliseconds(760))]),
+                    start: origin, seed: 5)
+                var seen = Set<Int32>()
+                var now = origin
+                var lastRelease = origin
+                var handle: Int32 = 0
+                func take(_ p: Packet) {
+                    XCTAssertTrue(seen.insert(p.handle).inserted, "\(d): packet \(p.handle) handed back twice")
+                    if p.ceMarked { XCTAssertTrue(p.isECNCapable, "\(d): a Not-ECT packet marked") }
+                }
+                while now < at(ms: 2000) {
+                    now = now + Nanoseconds(rng.next() % 1_500_000)
+                    while let p = l.dequeue(now: now) {
+                        take(p)
+                        XCTAssertGreaterThanOrEqual(p.release, lastRelease, "\(d)")
+                        XCTAssertGreaterThanOrEqual(p.departure, p.arrival, "\(d)")
+                        lastRelease = p.release
+                    }
+                    for _ in 0..<Int(rng.next() % 4) {
+                        let p = Packet(
+                            handle: handle, size: 40 + Int(rng.next() % 1461), arrival: now,
+                            flowHash: UInt32(truncatingIfNeeded: rng.next() % 6) &* 0x2F00_0000,
+                            ecn: UInt8(rng.next() % 4))
+                        handle += 1
+                        if l.enqueue(p, now: now) != .accepted { take(p) }
+                    }
+                    while let p = l.takeDiscarded() { take(p) }
+                    let c = l.counters
+                    XCTAssertEqual(
+                        c.received.packets, c.forwarded.packets + c.dropped.packets + Int64(l.inFlight), "\(d)")
+                }
+                XCTAssertEqual(Int64(seen.count) + Int64(l.inFlight), Int64(handle), "\(d)")
+                XCTAssertGreaterThan(l.counters.dropped.packets, 0, "\(d): the load overflows")
+            }
+        }
+    }
+}
