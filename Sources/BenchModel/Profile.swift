@@ -182,6 +182,12 @@ public struct Profile: Codable, Hashable, Sendable {
     /// The queue of the uplink (`up: true`) or the downlink: its own key, else `queue`.
     public func queue(up: Bool) -> QueueSpec? { (up ? upQueue : downQueue) ?? queue }
 
+    /// The queue for tables: one description, or both directions' when they differ.
+    public var queueSummary: String {
+        let down = queue(up: false)?.description ?? "BDP", up = queue(up: true)?.description ?? "BDP"
+        return down == up ? down : "down \(down), up \(up)"
+    }
+
     /// Checks ranges and completeness; messages name the file, key and value.
     public func validate(file: String) throws {
         var problems = ValidationProblems(file: file, schemaVersion: schemaVersion, reads: Profile.currentSchemaVersion)

@@ -52,6 +52,8 @@ final class QueueDisciplineSpecTests: XCTestCase {
         guard case .discipline(let d)? = p.queue(up: false) else { return XCTFail() }
         XCTAssertEqual(d.name, .codel)
         XCTAssertEqual(d.ecn, true)
+        XCTAssertEqual(p.queueSummary, "down codel ecn, up BDP")
+        XCTAssertEqual(try profile(#""25 packets""#).queueSummary, "25 pkts")
     }
 
     func testResultsRecordTheParametersInForce() throws {
