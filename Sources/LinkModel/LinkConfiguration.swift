@@ -101,12 +101,14 @@ public struct PathConfiguration: Sendable, Equatable {
     /// A symmetric path with the netbench RTT convention: each direction gets `roundTrip / 2`.
     public static func symmetric(
         name: String, roundTrip: Nanoseconds, rate: LinkRate = .unlimited,
-        loss: LossModel = .none, queueLimit: QueueLimit? = nil
+        loss: LossModel = .none, queueLimit: QueueLimit? = nil, discipline: DisciplineConfiguration = .dropTail
     ) -> PathConfiguration {
         let half = roundTrip / 2
         return PathConfiguration(
             name: name,
-            uplink: LinkConfiguration(delay: half, rate: rate, loss: loss, queueLimit: queueLimit),
-            downlink: LinkConfiguration(delay: roundTrip - half, rate: rate, loss: loss, queueLimit: queueLimit))
+            uplink: LinkConfiguration(
+                delay: half, rate: rate, loss: loss, queueLimit: queueLimit, discipline: discipline),
+            downlink: LinkConfiguration(
+                delay: roundTrip - half, rate: rate, loss: loss, queueLimit: queueLimit, discipline: discipline))
     }
 }
