@@ -123,6 +123,9 @@ public struct QueueDisciplineSpec: Hashable, Sendable {
         }
         positive("target", target); positive("interval", interval); positive("tupdate", tupdate)
         positive("ceThreshold", ceThreshold)
+        if let t = tupdate, t.nanoseconds > 0, t.nanoseconds < 1_000_000 {
+            out.append(("tupdate", "\(t) is below 1 ms (PIE updates its probability on that period)"))
+        }
         if let b = maxBurst, b.nanoseconds < 0 { out.append(("maxBurst", "\(b) must not be negative")) }
         if let t = target, let i = interval, t.nanoseconds > i.nanoseconds {
             out.append(("target", "\(t) is above the interval \(i) (CoDel's target is a fraction of it)"))

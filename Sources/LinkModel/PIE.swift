@@ -11,6 +11,8 @@ public final class PIE: QueueDiscipline {
     public let parameters: PIEParameters
     /// Linux's QUEUE_THRESHOLD: the bytes a departure-rate measurement spans.
     static let queueThreshold = 16384
+    /// The shortest update period applied (profiles refuse less): the updates run in a loop.
+    static let shortestUpdate: Nanoseconds = 1_000_000
 
     private var fifo = PacketFIFO()
     private var random: SeededRandom
@@ -29,7 +31,7 @@ public final class PIE: QueueDiscipline {
     public init(_ parameters: PIEParameters, start: Instant, seed: UInt64) {
         self.parameters = parameters
         random = SeededRandom(seed: seed)
-        nextUpdate = start + max(1, parameters.tupdate)
+        nextUpdate = start + max(Self.shortestUpdate, parameters.tupdate)
         burstAllowance = parameters.maxBurst
     }
 
@@ -121,7 +123,7 @@ public final class PIE: QueueDiscipline {
     /// Applies every periodic update due by `now`; a quiet link's updates change nothing once
     /// the probability and the delays are zero, so those are skipped in one step.
     private func update(through now: Instant) {
-        let period = max(1, parameters.tupdate)
+        let period = max(Self.shortestUpdate, parameters.tupdate)
         while nextUpdate <= now {
             calculateProbability()
             nextUpdate = nextUpdate + period

@@ -95,6 +95,7 @@ final class QueueDisciplineSpecTests: XCTestCase {
         assertContains(
             message(#""bdp""#, extra: #", "upQueue": {"discipline": "drophead", "ecn": true}"#),
             "p.json: upQueue.ecn: true: drophead cannot mark CE")
+        assertContains(message(#"{"discipline": "pie", "tupdate": "10us"}"#), "p.json: queue.tupdate:", "below 1 ms")
         assertContains(message(#"{"target": "5ms"}"#), "discipline")
         assertContains(message(#"{"discipline": "pie", "limit": "bdp"}"#), "p.json: queue.limit:")
     }
