@@ -147,6 +147,27 @@ final class DisciplineTests: XCTestCase {
         XCTAssertGreaterThan(dt50, 10 * (quantumSerialization + .milliseconds(1)))
     }
 
+    func testFQCoDelSharesFairlyAmong64FlowsHashedFromTheirHeaders() {
+        // 64 bulk flows differing in their client port, hashed as the emulator hashes them; a few
+        // share a bucket (and then a share), as in Linux.
+        let rate = 50e6
+        let sim = Simulation(
+            link: link(.fqCodel(FQCoDelParameters()), rate: rate), start: origin, returnDelay: rtt, warmUp: .seconds(3))
+        for port in 0..<64 {
+            var h: [UInt8] = [0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 1, 0, 2, 0x01, 0xBB, 0, 0]
+            h[22] = UInt8((40_000 + port) >> 8)
+            h[23] = UInt8((40_000 + port) & 0xFF)
+            sim.addBulk(hash: h.withUnsafeBytes { IPv4Header.flowHash($0) })
+        }
+        sim.run(until: at(ms: 12_000))
+        let x = sim.flows.map { Double($0.deliveredBytes) }
+        let jain = x.reduce(0, +) * x.reduce(0, +) / (Double(x.count) * x.reduce(0) { $0 + $1 * $1 })
+        let total = x.reduce(0, +) * 8 / 12
+        print("FQ-CoDel 64 flows: Jain's index \(jain), \(total / 1e6) Mbit/s")
+        XCTAssertGreaterThan(jain, 0.95)
+        XCTAssertGreaterThan(total, 0.9 * rate)
+    }
+
     func testFQCoDelOverLimitDropsFromTheFattestFlow() {
         var params = FQCoDelParameters()
         params.limit = 10
