@@ -22,6 +22,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev
           libgnutls28-dev pkg-config iproute2 openssl procps ca-certificates nftables)
 # caddy: a production HTTP/3 server (quic-go) serving `scenario export` files (RemoteServerTests).
+# iputils-ping: also ECT(0) echo requests through a CoDel link (ECNMarkingTests).
 # iperf3, iputils-ping, curl: programs run through `netbench shell` (ShellCommandTests).
 # tshark: decodes `run --pcap` captures with the run's --keylog (PcapDecryptionTests).
 test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client nghttp2-server nginx caddy curl

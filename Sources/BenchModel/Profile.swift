@@ -25,8 +25,14 @@ public struct Profile: Codable, Hashable, Sendable {
     public var upLoss: Fraction?
     /// Bursty loss (Gilbert-Elliott), applied to both directions.
     public var lossModel: LossModelSpec?
-    /// Drop-tail queue limit per direction: `"bdp"` (default), a size (`"64KB"`) or `"25 packets"`.
+    /// The bottleneck queue of each direction: a drop-tail limit (`"bdp"`, the default; a size,
+    /// `"64KB"`; or `"25 packets"`), or a discipline with its parameters
+    /// (`{"discipline": "fq_codel", "target": "5ms"}`; see `QueueDisciplineSpec`).
     public var queue: QueueSpec?
+    /// The uplink's (client → server) queue, when it differs from `queue`.
+    public var upQueue: QueueSpec?
+    /// The downlink's queue, when it differs from `queue`.
+    public var downQueue: QueueSpec?
     /// Mahimahi trace files (relative to this profile's file) that replace `down` / `up`.
     public var downTrace: String?
     public var upTrace: String?
@@ -133,10 +139,19 @@ public struct Profile: Codable, Hashable, Sendable {
         case bandwidthDelayProduct
         case bytes(Int64)
         case packets(Int)
+        /// A queue discipline with its parameters (the object form).
+        indirect case discipline(QueueDisciplineSpec)
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.singleValueContainer()
             if let n = try? c.decode(Int64.self) { self = .bytes(n); return }
+            if (try? c.decode(String.self)) == nil, let d = try? c.decode(QueueDisciplineSpec.self) {
+                self = .discipline(d); return
+            }
+            if (try? c.decode(String.self)) == nil {
+                // An object that is not a discipline: decode again for the error naming the key.
+                self = .discipline(try c.decode(QueueDisciplineSpec.self)); return
+            }
             let s = try c.decode(String.self).trimmingCharacters(in: .whitespaces)
             if s.lowercased() == "bdp" { self = .bandwidthDelayProduct; return }
             let lower = s.lowercased()
@@ -156,6 +171,7 @@ public struct Profile: Codable, Hashable, Sendable {
             case .bandwidthDelayProduct: try c.encode("bdp")
             case .bytes(let b): try c.encode(b)
             case .packets(let n): try c.encode("\(n) packets")
+            case .discipline(let d): try c.encode(d)
             }
         }
 
@@ -164,8 +180,24 @@ public struct Profile: Codable, Hashable, Sendable {
             case .bandwidthDelayProduct: return "BDP"
             case .bytes(let b): return Units.formatBytes(b)
             case .packets(let n): return "\(n) pkts"
+            case .discipline(let d): return d.summary
             }
         }
+
+        /// The spec with a discipline's defaults filled in (a plain limit is left as it is).
+        public var withDefaults: QueueSpec {
+            if case .discipline(let d) = self { return .discipline(d.withDefaults()) }
+            return self
+        }
+    }
+
+    /// The queue of the uplink (`up: true`) or the downlink: its own key, else `queue`.
+    public func queue(up: Bool) -> QueueSpec? { (up ? upQueue : downQueue) ?? queue }
+
+    /// The queue for tables: one description, or both directions' when they differ.
+    public var queueSummary: String {
+        let down = queue(up: false)?.description ?? "BDP", up = queue(up: true)?.description ?? "BDP"
+        return down == up ? down : "down \(down), up \(up)"
     }
 
     /// Checks ranges and completeness; messages name the file, key and value.
@@ -228,7 +260,13 @@ public struct Profile: Codable, Hashable, Sendable {
         if crossTraffic != nil && (paths != nil || events != nil) {
             bad("crossTraffic", "cannot be combined with paths or events (yet)")
         }
-        if case .bytes(let b)? = queue, b <= 0 { bad("queue", "\(b) bytes: a queue holds at least one packet") }
+        for (key, spec) in [("queue", queue), ("upQueue", upQueue), ("downQueue", downQueue)] {
+            switch spec {
+            case .bytes(let b)? where b <= 0: bad(key, "\(b) bytes: a queue holds at least one packet")
+            case .discipline(let d)?: for (k, what) in d.problems() { bad("\(key).\(k)", what) }
+            default: break
+            }
+        }
         for (key, what) in delayProblems() { bad(key, what) }
         for (i, o) in (outages ?? []).enumerated() where o.end.nanoseconds <= o.start.nanoseconds {
             bad("outages[\(i)].end", "\(o.end) is not after start \(o.start)")
@@ -252,6 +290,10 @@ public struct Profile: Codable, Hashable, Sendable {
         p.upTrace = try resolve(p.upTrace, "upTrace")
         p.downDelayTrace = try resolve(p.downDelayTrace, "downDelayTrace")
         p.upDelayTrace = try resolve(p.upDelayTrace, "upDelayTrace")
+        // The parameters in force, defaults included, are what results.json records.
+        p.queue = p.queue?.withDefaults
+        p.upQueue = p.upQueue?.withDefaults
+        p.downQueue = p.downQueue?.withDefaults
         return p
     }
 

@@ -379,6 +379,12 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public var packetsDroppedQueue: Int64?
     /// Per path and direction: the measured one-way delay distribution and reordering rate.
     public var linkDirections: [LinkDirectionRecord]?
+    /// Per direction (client → server: up): packets the queue discipline dropped (drop-tail
+    /// overflow, or an AQM's drops) and packets it marked CE instead of dropping.
+    public var packetsDroppedQueueUp: Int64?
+    public var packetsDroppedQueueDown: Int64?
+    public var packetsMarkedCEUp: Int64?
+    public var packetsMarkedCEDown: Int64?
     /// The emulator's lateness could move a figure by more than 1% (see `pltLatenessBoundMs`), or
     /// packets were lost outside the link model (TUN drops, pool, write errors).
     public var flagged: Bool

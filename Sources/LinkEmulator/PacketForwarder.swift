@@ -287,10 +287,13 @@ final class PacketForwarder: @unchecked Sendable {
             guard case .bytes(let n) = status, n > 0 else { pool.put(slot); return false }
             let now = Instant.now()
             lastArrival = now
-            if let link = route(slot: slot, length: n, fromPort: port, at: now),
-                link.enqueue(Packet(handle: slot, size: n, arrival: now), now: now) == .accepted
-            {
-                continue
+            if let link = route(slot: slot, length: n, fromPort: port, at: now) {
+                // What the queue disciplines classify on, read once (after any NAT rewrite).
+                let header = pool.bytes(slot, length: n)
+                let packet = Packet(
+                    handle: slot, size: n, arrival: now, flowHash: IPv4Header.flowHash(header),
+                    ecn: IPv4Header.ecn(header))
+                if link.enqueue(packet, now: now) == .accepted { continue }
             }
             pool.put(slot)
         }
@@ -340,6 +343,8 @@ final class PacketForwarder: @unchecked Sendable {
             histogram.record(lateness)
             ownHistogram.record(lateness - passWakeLateness)
             oneWayDelays[2 * path + (up ? 0 : 1)].record(now.since(p.arrival))
+            // A discipline marked it Congestion Experienced: rewrite the ECN field (and checksum).
+            if p.ceMarked { IPv4Header.markCE(pool.slot(p.handle)) }
             let bytes = pool.bytes(p.handle, length: Int(p.size))
             capture?.leaving(path: path, up: up, bytes, at: now)
             do {

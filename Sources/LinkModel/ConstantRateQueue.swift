@@ -1,51 +1,51 @@
 import BenchCore
 
-/// A drop-tail queue drained at a constant bit rate (or at once, when the rate is nil).
+/// Serializes at a constant bit rate (or in no time, when the rate is nil).
 ///
-/// A packet's departure is the end of its serialization: it starts when both the packet has
-/// arrived and the previous packet has left. Serialization is computed in integers with the
-/// remainder carried (the rate is rounded to whole bit/s), so a long run never drifts.
-public final class ConstantRateQueue: BottleneckQueue {
+/// A packet's serialization starts when both it has arrived and the previous one has left.
+/// Computed in integers with the remainder carried (the rate is rounded to whole bit/s), so a long
+/// back-to-back run never drifts; an idle link starts afresh on the next arrival.
+public final class ConstantRateServer: LinkServer {
     public let bitsPerSecond: Double?
-    public let limit: QueueLimit
-    private var queue = DepartureQueue()
-    private var busyUntil = Instant(nanoseconds: 0)
     private let wholeBitsPerSecond: Int64
+    private var busyUntil = Instant(nanoseconds: 0)
     private var busyRemainder: Int64 = 0  // sub-nanosecond part of `busyUntil`, in 1/rate ns
-    public var queuedBytes: Int { queue.queuedBytes }
 
-    public init(bitsPerSecond: Double?, limit: QueueLimit) {
+    public init(bitsPerSecond: Double?) {
         self.bitsPerSecond = bitsPerSecond.flatMap { $0 > 0 ? $0 : nil }
-        self.limit = limit
         wholeBitsPerSecond = Int64(max(1, (bitsPerSecond ?? 1).rounded()))
     }
 
-    public var queuedPackets: Int { queue.count }
-
-    public func enqueue(_ packet: Packet, now: Instant) -> Bool {
-        let size = Int(packet.size)
-        guard queue.admits(size, limit) else { return false }
-        var p = packet
-        if bitsPerSecond != nil {
-            if busyUntil <= now { busyUntil = now; busyRemainder = 0 }
-            let scaled = Int64(size) * 8_000_000_000 + busyRemainder
-            busyUntil = busyUntil + scaled / wholeBitsPerSecond
-            busyRemainder = scaled % wholeBitsPerSecond
-            p.departure = busyUntil
-        } else {
-            p.departure = now
-        }
-        queue.append(p)
-        return true
+    public func serve(size: Int, arrival: Instant, start: Instant) -> Instant {
+        guard bitsPerSecond != nil else { return start }
+        // Arrived to an idle server: start afresh (back to back, the remainder carries).
+        if busyUntil <= arrival { busyUntil = start; busyRemainder = 0 }
+        let scaled = Int64(size) * 8_000_000_000 + busyRemainder
+        busyUntil = busyUntil + scaled / wholeBitsPerSecond
+        busyRemainder = scaled % wholeBitsPerSecond
+        return busyUntil
     }
 
-    public func dequeue(now: Instant) -> Packet? { queue.dequeue(now: now) }
-
-    public func nextWakeup(now: Instant) -> Instant? { queue.nextDeparture }
-
-    public func flush(now: Instant, _ body: (Packet) -> Void) {
-        queue.flush(body)
+    public func reset(now: Instant) {
         busyUntil = now
         busyRemainder = 0
+    }
+
+    /// Serialization time of `bytes` at this rate (0 when unlimited).
+    public func serialization(bytes: Int) -> Nanoseconds {
+        bitsPerSecond == nil ? 0 : Int64(bytes) * 8_000_000_000 / wholeBitsPerSecond
+    }
+}
+
+/// A drop-tail queue drained at a constant bit rate: the bottleneck netbench always had.
+public final class ConstantRateQueue: Bottleneck {
+    public let bitsPerSecond: Double?
+    public let limit: QueueLimit
+
+    public init(bitsPerSecond: Double?, limit: QueueLimit) {
+        let server = ConstantRateServer(bitsPerSecond: bitsPerSecond)
+        self.bitsPerSecond = server.bitsPerSecond
+        self.limit = limit
+        super.init(discipline: DropTail(limit: limit), server: server)
     }
 }

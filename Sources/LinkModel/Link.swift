@@ -1,19 +1,22 @@
 import BenchCore
 
 /// One direction of an emulated link, driving its stages in the order
-/// outage → loss → drop-tail queue → rate → delay (constant or traced, jitter, reordering).
+/// outage → loss → bottleneck (queue discipline, then the rate's server) → delay (constant or traced,
+/// jitter, reordering).
 ///
-/// Each packet's release time is fixed when it is admitted (departure from the rate stage plus
-/// the delay): the owner calls `enqueue` as packets arrive, `dequeue` until nil whenever it
-/// wakes, sleeps until `nextWakeup`, and recycles what `takeDiscarded` returns (packets flushed
-/// from the queue when the link went down). Nothing here reads a clock.
-public final class Link {
+/// The bottleneck works at dequeue time: when the packet in serialization departs, the discipline
+/// chooses the next one at that instant (so CoDel sees its sojourn, FQ-CoDel reorders flows); a
+/// packet's release is its departure plus the delay. The owner calls `enqueue` as packets arrive,
+/// `dequeue` until nil whenever it wakes, sleeps until `nextWakeup`, and recycles what
+/// `takeDiscarded` returns (packets the link dropped after admitting them: flushed by an outage,
+/// or dropped by the discipline at dequeue or from the head). Nothing here reads a clock.
+public final class Link: DisciplineSink {
     public let configuration: LinkConfiguration
     public let queueLimit: QueueLimit
     public private(set) var counters = LinkCounters()
 
     private var loss: LossProcess
-    private let bottleneck: any BottleneckQueue
+    private let bottleneck: Bottleneck
     private let delayLine: DelayStage
     private var arrivals: Int64 = 0
     private var highestReleased: Int64 = 0
@@ -33,15 +36,29 @@ public final class Link {
         let limit = configuration.effectiveQueueLimit(roundTrip: roundTrip ?? 2 * configuration.delay)
         self.queueLimit = limit
         loss = LossProcess(model: configuration.loss, seed: seed)
+        let server: any LinkServer
         switch configuration.rate {
-        case .unlimited: bottleneck = ConstantRateQueue(bitsPerSecond: nil, limit: limit)
-        case .constant(let bps): bottleneck = ConstantRateQueue(bitsPerSecond: bps, limit: limit)
-        case .trace(let t): bottleneck = TraceRateQueue(trace: t, limit: limit, start: start)
+        case .unlimited: server = ConstantRateServer(bitsPerSecond: nil)
+        case .constant(let bps): server = ConstantRateServer(bitsPerSecond: bps)
+        case .trace(let t): server = TraceRateServer(trace: t, start: start)
         }
+        let discipline: any QueueDiscipline
+        switch configuration.discipline {
+        case .dropTail: discipline = DropTail(limit: limit)
+        case .dropHead: discipline = DropHead(limit: limit)
+        case .codel(let p): discipline = CoDel(p)
+        case .fqCodel(let p): discipline = FQCoDel(p)
+        case .pie(let p): discipline = PIE(p, start: start, seed: seed ^ 0x5049_4521)
+        }
+        bottleneck = Bottleneck(discipline: discipline, server: server)
         delayLine = DelayStage(
             delay: configuration.delay, variation: configuration.delayVariation, start: start, seed: seed)
         schedule = OutageSchedule(outages: configuration.outages, start: start)
+        bottleneck.sink = self
     }
+
+    /// The bottleneck's discipline (for its own counters).
+    public var discipline: any QueueDiscipline { bottleneck.discipline }
 
     public var isDown: Bool { scheduledDown || forcedDown }
 
@@ -82,8 +99,10 @@ public final class Link {
         return p
     }
 
-    /// The earliest release among admitted packets (a packet still in the bottleneck is released
-    /// no earlier than the delay stage's bound for its known departure), or nil when the link holds nothing.
+    /// The earliest release among admitted packets, or nil when the link holds nothing: the head
+    /// of the delay stage, or the packet in serialization, released no earlier than the delay stage's
+    /// bound for its departure (every packet still queued departs after it). Exact with a constant
+    /// delay: with no delay, the end of the current serialization.
     public func nextWakeup(now: Instant) -> Instant? {
         let inDelay = delayLine.nextWakeup(now: now)
         let inQueue = bottleneck.nextWakeup(now: now).map { delayLine.earliestRelease(departingAt: $0) }
@@ -129,6 +148,17 @@ public final class Link {
     private func moveDeparted(before t: Instant) {
         guard t.nanoseconds > 0 else { return }
         moveDeparted(through: Instant(nanoseconds: t.nanoseconds - 1))
+    }
+
+    public func discipline(dropped packet: Packet, at: Instant) {
+        counters.droppedByQueue.add(packet.size)
+        observer?.dropped(packet, cause: .droppedByQueue, at: at)
+        discarded.append(packet)
+    }
+
+    public func discipline(marked packet: Packet, at: Instant) {
+        counters.markedCE.add(packet.size)
+        observer?.marked(packet, at: at)
     }
 
     private func flush(at t: Instant) {

@@ -51,28 +51,34 @@ public struct Outage: Sendable, Equatable {
     }
 }
 
-/// One direction of an emulated link. Stages, in order: outage → loss → drop-tail queue → rate → delay.
+/// One direction of an emulated link. Stages, in order: outage → loss → bottleneck (queue
+/// discipline + rate) → delay.
 public struct LinkConfiguration: Sendable, Equatable {
     /// One-way propagation delay (a profile's `rtt` gives each direction rtt/2); with a delay
     /// trace, the trace's mean (what sizes the default queue and predicts round trips).
     public var delay: Nanoseconds
     public var rate: LinkRate
     public var loss: LossModel
-    /// nil: one bandwidth-delay product of the path (see `QueueLimit.bandwidthDelayProduct`).
+    /// The drop-tail / drop-head limit; nil: one bandwidth-delay product of the path (see
+    /// `QueueLimit.bandwidthDelayProduct`). The AQMs carry their own limits.
     public var queueLimit: QueueLimit?
+    /// Which packet goes next, and which are dropped or marked (default drop-tail).
+    public var discipline: DisciplineConfiguration
     public var outages: [Outage]
     /// A delay trace replacing `delay`, jitter and explicit reordering (see `DelayStage`).
     public var delayVariation: DelayVariation
 
     public init(
         delay: Nanoseconds = 0, rate: LinkRate = .unlimited, loss: LossModel = .none,
-        queueLimit: QueueLimit? = nil, outages: [Outage] = [], delayVariation: DelayVariation = .none
+        queueLimit: QueueLimit? = nil, discipline: DisciplineConfiguration = .dropTail, outages: [Outage] = [],
+        delayVariation: DelayVariation = .none
     ) {
         self.delay = delay
         self.delayVariation = delayVariation
         self.rate = rate
         self.loss = loss
         self.queueLimit = queueLimit
+        self.discipline = discipline
         self.outages = outages
     }
 
@@ -100,12 +106,14 @@ public struct PathConfiguration: Sendable, Equatable {
     /// A symmetric path with the netbench RTT convention: each direction gets `roundTrip / 2`.
     public static func symmetric(
         name: String, roundTrip: Nanoseconds, rate: LinkRate = .unlimited,
-        loss: LossModel = .none, queueLimit: QueueLimit? = nil
+        loss: LossModel = .none, queueLimit: QueueLimit? = nil, discipline: DisciplineConfiguration = .dropTail
     ) -> PathConfiguration {
         let half = roundTrip / 2
         return PathConfiguration(
             name: name,
-            uplink: LinkConfiguration(delay: half, rate: rate, loss: loss, queueLimit: queueLimit),
-            downlink: LinkConfiguration(delay: roundTrip - half, rate: rate, loss: loss, queueLimit: queueLimit))
+            uplink: LinkConfiguration(
+                delay: half, rate: rate, loss: loss, queueLimit: queueLimit, discipline: discipline),
+            downlink: LinkConfiguration(
+                delay: roundTrip - half, rate: rate, loss: loss, queueLimit: queueLimit, discipline: discipline))
     }
 }

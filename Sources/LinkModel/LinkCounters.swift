@@ -24,6 +24,8 @@ public struct LinkCounters: Sendable, Equatable {
     public var droppedByQueue = PacketCount()
     /// Arrived while the link was down, or flushed from the queue when it went down.
     public var droppedByOutage = PacketCount()
+    /// Packets a discipline marked Congestion Experienced instead of dropping (they were forwarded).
+    public var markedCE = PacketCount()
     public init() {}
 
     public var dropped: PacketCount {
@@ -33,7 +35,8 @@ public struct LinkCounters: Sendable, Equatable {
     }
 }
 
-/// What `Link.enqueue` did with a packet.
+/// What `Link.enqueue` did with a packet (`droppedByQueue` also names the drops a discipline
+/// decides later: at dequeue, from the head, from the fattest flow).
 public enum LinkVerdict: Sendable, Equatable {
     case accepted
     case droppedByLoss

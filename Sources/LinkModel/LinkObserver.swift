@@ -13,10 +13,14 @@ public protocol LinkObserver: AnyObject {
     func departed(_ packet: Packet)
     /// A packet the link dropped at `at`, and why (an outage flush drops a queued packet).
     func dropped(_ packet: Packet, cause: LinkVerdict, at: Instant)
+    /// A packet the queue discipline marked Congestion Experienced at `at` (it is still forwarded:
+    /// `departed` follows, with `ceMarked` set).
+    func marked(_ packet: Packet, at: Instant)
     /// A delivery opportunity of `bytes` at `at` that no packet used (trace-driven links).
     func wasted(bytes: Int, at: Instant)
 }
 
 extension LinkObserver {
+    public func marked(_ packet: Packet, at: Instant) {}
     public func wasted(bytes: Int, at: Instant) {}
 }

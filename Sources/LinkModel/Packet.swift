@@ -14,9 +14,20 @@ public struct Packet: Sendable, Equatable {
     public var release: Instant
     /// Arrival order on its link direction, from 1 (set by `Link.enqueue`; 0 until then).
     public var sequence: Int64 = 0
+    /// A hash of the 5-tuple (IPv4 addresses, protocol, TCP/UDP ports), filled by the emulator
+    /// from the header: what flow-queueing disciplines classify on. 0 when unknown.
+    public var flowHash: UInt32 = 0
+    /// The ECN codepoint of the IP header (low 2 bits of the TOS byte): 0 Not-ECT, 1 ECT(1),
+    /// 2 ECT(0), 3 CE.
+    public var ecn: UInt8 = 0
+    /// Set by a discipline that marked the packet Congestion Experienced: the emulator rewrites
+    /// its ECN field to CE when it releases it.
+    public var ceMarked = false
 
-    public init(handle: Int32, size: Int, arrival: Instant) {
+    public init(handle: Int32, size: Int, arrival: Instant, flowHash: UInt32 = 0, ecn: UInt8 = 0) {
         self.handle = handle
+        self.flowHash = flowHash
+        self.ecn = ecn & 0b11
         self.size = Int32(clamping: size)
         self.arrival = arrival
         self.departure = arrival

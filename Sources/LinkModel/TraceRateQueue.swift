@@ -1,40 +1,30 @@
 import BenchCore
 
-/// A drop-tail queue drained by a Mahimahi trace: each trace entry is an opportunity to send
-/// 1,500 bytes at that millisecond; opportunities nobody is queued for are wasted; the trace
-/// wraps. Accounting is per byte: one opportunity can carry several small packets, and a packet
-/// larger than what is left of an opportunity takes the rest of it and continues in the next.
-///
-/// Because the queue is FIFO and the schedule fixed, each packet's departure follows on arrival
-/// from a cursor into the schedule: no per-millisecond tick.
-public final class TraceRateQueue: BottleneckQueue {
+/// A Mahimahi trace as a server: each trace entry is an opportunity to send 1,500 bytes at that
+/// millisecond; opportunities nobody is queued for are wasted; the trace wraps. Accounting is per
+/// byte: one opportunity can carry several small packets, and a packet larger than what is left of
+/// an opportunity takes the rest of it and continues in the next. A packet departs at the
+/// opportunity that carries its last byte.
+public final class TraceRateServer: LinkServer {
     public static let bytesPerOpportunity = MahimahiTrace.bytesPerOpportunity
 
     public let trace: MahimahiTrace
-    public let limit: QueueLimit
     private let start: Instant
-    private var queue = DepartureQueue()
     /// The global index (wraps included) of the first opportunity not yet used up…
     private var cursor: Int64 = 0
     /// …and the bytes it still offers.
-    private var credit = TraceRateQueue.bytesPerOpportunity
-    public var queuedBytes: Int { queue.queuedBytes }
+    private var credit = TraceRateServer.bytesPerOpportunity
 
     /// `start` is the instant the trace's offset 0 refers to.
-    public init(trace: MahimahiTrace, limit: QueueLimit, start: Instant) {
+    public init(trace: MahimahiTrace, start: Instant) {
         self.trace = trace
-        self.limit = limit
         self.start = start
     }
 
-    public var queuedPackets: Int { queue.count }
-
-    public func enqueue(_ packet: Packet, now: Instant) -> Bool {
-        let size = Int(packet.size)
-        guard queue.admits(size, limit) else { return false }
-        if time(ofOpportunity: cursor) < now {
-            // The queue drained before this opportunity: it and all until `now` went unused.
-            cursor = firstOpportunity(atOrAfter: now)
+    public func serve(size: Int, arrival: Instant, start t: Instant) -> Instant {
+        if time(ofOpportunity: cursor) < t {
+            // The link was idle before this opportunity: it and all until `t` went unused.
+            cursor = firstOpportunity(atOrAfter: t)
             credit = Self.bytesPerOpportunity
         }
         var remaining = size
@@ -44,23 +34,16 @@ public final class TraceRateQueue: BottleneckQueue {
             credit = Self.bytesPerOpportunity
         }
         credit -= remaining
-        var p = packet
-        p.departure = time(ofOpportunity: cursor)
+        let departure = time(ofOpportunity: cursor)
         if credit == 0 {
             cursor += 1
             credit = Self.bytesPerOpportunity
         }
-        queue.append(p)
-        return true
+        return departure
     }
 
-    public func dequeue(now: Instant) -> Packet? { queue.dequeue(now: now) }
-
-    public func nextWakeup(now: Instant) -> Instant? { queue.nextDeparture }
-
-    public func flush(now: Instant, _ body: (Packet) -> Void) {
-        queue.flush(body)
-        // The flushed packets had claimed opportunities after `now`; give those back.
+    public func reset(now: Instant) {
+        // Packets flushed from the queue had claimed opportunities after `now`; give those back.
         cursor = firstOpportunity(atOrAfter: now)
         credit = Self.bytesPerOpportunity
     }
@@ -88,5 +71,19 @@ public final class TraceRateQueue: BottleneckQueue {
             if Int64(trace.offsetsMs[mid]) * 1_000_000 < offsetNs { lo = mid + 1 } else { hi = mid }
         }
         return cycle * Int64(trace.offsetsMs.count) + Int64(lo)
+    }
+}
+
+/// A drop-tail queue drained by a Mahimahi trace.
+public final class TraceRateQueue: Bottleneck {
+    public static let bytesPerOpportunity = MahimahiTrace.bytesPerOpportunity
+    public let trace: MahimahiTrace
+    public let limit: QueueLimit
+
+    /// `start` is the instant the trace's offset 0 refers to.
+    public init(trace: MahimahiTrace, limit: QueueLimit, start: Instant) {
+        self.trace = trace
+        self.limit = limit
+        super.init(discipline: DropTail(limit: limit), server: TraceRateServer(trace: trace, start: start))
     }
 }

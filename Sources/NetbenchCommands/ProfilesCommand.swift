@@ -54,7 +54,7 @@ struct ProfilesCommand: ParsableCommand {
             rows.append([
                 p.name, p.isEmulated ? down : "-", p.isEmulated ? up : "-",
                 p.rtt?.description ?? (p.isEmulated ? "-" : "measured"),
-                p.isEmulated ? loss : "-", p.isEmulated ? (p.queue?.description ?? "BDP") : "-", p.source ?? "",
+                p.isEmulated ? loss : "-", p.isEmulated ? p.queueSummary : "-", p.source ?? "",
             ])
         }
         print(Table.render(rows))

@@ -33,6 +33,7 @@ struct ResponsivenessCommand: ParsableCommand {
             examples: [
                 "netbench responsiveness --profile interop",
                 "netbench responsiveness --profile Cable --queue bdp,1s --transport h2",
+                "netbench responsiveness --profile Cable --queue 1s,codel,fq_codel,pie",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "every cell measured"),
@@ -47,7 +48,8 @@ struct ResponsivenessCommand: ParsableCommand {
         parse: .nonEmpty) var profileName: String
     @Option(
         "--queue", "-q", value: "LIST", default: ["bdp", "4bdp", "1s"], defaultText: "bdp,4bdp,1s",
-        help: "queue sizes: NBDP (multiples of the bandwidth-delay product) or a drain time (1s)",
+        help: "queues: drop-tail sizes NBDP (multiples of the bandwidth-delay product) or a drain time (1s); "
+            + "drophead:SIZE; codel, fq_codel, pie (Linux defaults)",
         parse: .list(of: .nonEmpty)) var queueTexts: [String]
     @Option(
         "--transport", "-t", value: "LIST", default: [TransportKind.h2, .h3], defaultText: "h2,h3",
@@ -69,7 +71,8 @@ struct ResponsivenessCommand: ParsableCommand {
         try queueTexts.map { t in
             guard let q = ResponsivenessQueue(t) else {
                 throw BenchError.usage(
-                    "--queue '\(t)': expected bdp, NBDP (e.g. 4bdp) or a drain time (e.g. 1s, 500ms)")
+                    "--queue '\(t)': expected bdp, NBDP (e.g. 4bdp), a drain time (e.g. 1s, 500ms), "
+                        + "droptail:SIZE, drophead:SIZE, codel, fq_codel or pie")
             }
             return q
         }

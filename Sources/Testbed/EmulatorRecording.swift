@@ -18,6 +18,10 @@ extension EmulatorRecord {
         packetsDroppedQueue = report.paths.reduce(0) {
             $0 + Int64($1.uplink.droppedByQueue.packets + $1.downlink.droppedByQueue.packets)
         }
+        packetsDroppedQueueUp = report.paths.reduce(0) { $0 + $1.uplink.droppedByQueue.packets }
+        packetsDroppedQueueDown = report.paths.reduce(0) { $0 + $1.downlink.droppedByQueue.packets }
+        packetsMarkedCEUp = report.paths.reduce(0) { $0 + $1.uplink.markedCE.packets }
+        packetsMarkedCEDown = report.paths.reduce(0) { $0 + $1.downlink.markedCE.packets }
         record(report, timerFloor: timerFloor)
         recordLinks(report)
     }

@@ -22,13 +22,8 @@ package enum ProfileLink {
             let f = specific?.value ?? p.loss?.value ?? 0
             return f > 0 ? .bernoulli(f) : .none
         }
-        func queue(_ rate: LinkRate) -> QueueLimit? {
-            switch p.queue ?? .bandwidthDelayProduct {
-            case .bandwidthDelayProduct: return nil  // the emulator's default: one BDP with a floor
-            case .bytes(let b): return .bytes(Int(b))
-            case .packets(let n): return .packets(n)
-            }
-        }
+        let up = try queue(p.queue(up: true), profile: p, key: p.upQueue == nil ? "queue" : "upQueue")
+        let down = try queue(p.queue(up: false), profile: p, key: p.downQueue == nil ? "queue" : "downQueue")
         let half = rtt / 2
         let traces = try DelayTraceFile.traces(of: p)
         let upVariation = delayVariation(p, down: false, trace: traces.up)
@@ -36,11 +31,11 @@ package enum ProfileLink {
         return PathConfiguration(
             name: name,
             uplink: LinkConfiguration(
-                delay: traces.up?.meanDelay ?? half, rate: upRate, loss: loss(p.upLoss), queueLimit: queue(upRate),
-                outages: outages, delayVariation: upVariation),
+                delay: traces.up?.meanDelay ?? half, rate: upRate, loss: loss(p.upLoss), queueLimit: up.limit,
+                discipline: up.discipline, outages: outages, delayVariation: upVariation),
             downlink: LinkConfiguration(
                 delay: traces.down?.meanDelay ?? rtt - half, rate: downRate, loss: loss(p.downLoss),
-                queueLimit: queue(downRate), outages: outages, delayVariation: downVariation))
+                queueLimit: down.limit, discipline: down.discipline, outages: outages, delayVariation: downVariation))
     }
 
     /// One direction's delay trace, jitter and explicit reordering (keys checked by `Profile.validate`).
@@ -68,6 +63,61 @@ package enum ProfileLink {
             }
         }
         return DelayVariation(trace: trace, jitter: jitter, reordering: reordering)
+    }
+
+    /// A profile's queue spec as the link model's drop-tail limit (nil: one BDP) and discipline.
+    package static func queue(_ spec: Profile.QueueSpec?, profile: Profile, key: String) throws
+        -> (limit: QueueLimit?, discipline: DisciplineConfiguration)
+    {
+        func limit(_ q: Profile.QueueSpec?) -> QueueLimit? {
+            switch q {
+            case .bytes(let b)?: return .bytes(Int(b))
+            case .packets(let n)?: return .packets(n)
+            case .bandwidthDelayProduct?, .discipline?, nil: return nil
+            }
+        }
+        guard case .discipline(let given)? = spec else { return (limit(spec), .dropTail) }
+        let d = given.withDefaults()
+        func ns(_ v: DurationValue?) -> Nanoseconds? { v?.nanoseconds }
+        switch d.name {
+        case .droptail?: return (limit(d.limit), .dropTail)
+        case .drophead?: return (limit(d.limit), .dropHead)
+        case .codel?:
+            var c = CoDelParameters()
+            c.limit = limit(d.limit) ?? c.limit
+            c.target = ns(d.target) ?? c.target
+            c.interval = ns(d.interval) ?? c.interval
+            c.ecn = d.ecn ?? c.ecn
+            c.ceThreshold = ns(d.ceThreshold)
+            return (nil, .codel(c))
+        case .fq_codel?:
+            var f = FQCoDelParameters()
+            if case .packets(let n)? = d.limit { f.limit = n }
+            f.flows = d.flows ?? f.flows
+            f.quantum = d.quantum ?? f.quantum
+            f.target = ns(d.target) ?? f.target
+            f.interval = ns(d.interval) ?? f.interval
+            f.memoryLimit = d.memoryLimit.map { Int($0) } ?? f.memoryLimit
+            f.ecn = d.ecn ?? f.ecn
+            f.ceThreshold = ns(d.ceThreshold)
+            f.dropBatch = d.dropBatch ?? f.dropBatch
+            return (nil, .fqCodel(f))
+        case .pie?:
+            var q = PIEParameters()
+            q.limit = limit(d.limit) ?? q.limit
+            q.target = ns(d.target) ?? q.target
+            q.tupdate = ns(d.tupdate) ?? q.tupdate
+            q.alpha = d.alpha ?? q.alpha
+            q.beta = d.beta ?? q.beta
+            q.maxBurst = ns(d.maxBurst) ?? q.maxBurst
+            q.ecn = d.ecn ?? q.ecn
+            q.bytemode = d.bytemode ?? q.bytemode
+            q.dequeueRateEstimator = d.dqRateEstimator ?? q.dequeueRateEstimator
+            return (nil, .pie(q))
+        case nil:
+            throw BenchError.data(
+                "profile '\(profile.name)': \(key).discipline: '\(d.discipline)' is not a queue discipline")
+        }
     }
 
     private static func rate(_ r: BitrateValue?, trace: String?, key: String, profile: Profile) throws -> LinkRate {

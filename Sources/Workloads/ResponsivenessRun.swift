@@ -79,9 +79,12 @@ public struct ResponsivenessRun {
         }
         try network.start()
         var outcome = try probe(network: network, remote: remote, credentials: credentials, quic: quic)
-        switch paths[0].downlink.effectiveQueueLimit(roundTrip: paths[0].roundTrip) {
-        case .bytes(let b): outcome.queueLimitBytes = b
-        case .packets(let n): outcome.queueLimitBytes = n * 1500
+        // A size only for drop-tail and drop-head (an AQM's limit is not what bounds its delay).
+        if !paths[0].downlink.discipline.canMark {
+            switch paths[0].downlink.effectiveQueueLimit(roundTrip: paths[0].roundTrip) {
+            case .bytes(let b): outcome.queueLimitBytes = b
+            case .packets(let n): outcome.queueLimitBytes = n * 1500
+            }
         }
         outcome.emulatorFlags = try network.stop().flagReasons
         return outcome

@@ -1,6 +1,7 @@
 import XCTest
 import BenchCore
 import BenchModel
+import LinkModel
 @testable import Runner
 @testable import Testbed
 @testable import Workloads
@@ -15,6 +16,28 @@ final class ResponsivenessQueueTests: XCTestCase {
         XCTAssertNil(ResponsivenessQueue("xbdp"))
         XCTAssertNil(ResponsivenessQueue("0bdp"))
         XCTAssertNil(ResponsivenessQueue("big"))
+        XCTAssertEqual(ResponsivenessQueue("droptail:4bdp"), .bdp(multiple: 4))
+        XCTAssertEqual(ResponsivenessQueue("drophead:1s"), .dropHead(.drainTime(.seconds(1))))
+        XCTAssertEqual(ResponsivenessQueue("fq_codel"), .aqm(.fq_codel))
+        XCTAssertEqual(ResponsivenessQueue("PIE"), .aqm(.pie))
+        XCTAssertNil(ResponsivenessQueue("codel:bdp"))
+        XCTAssertNil(ResponsivenessQueue("red"))
+    }
+
+    func testDisciplinesAppliedToAProfile() throws {
+        let cable = Profile(
+            name: "cable", rtt: .ms(40), down: BitrateValue(bitsPerSecond: 50e6), up: BitrateValue(bitsPerSecond: 5e6),
+            queue: .packets(25))
+        let fq = try XCTUnwrap(ResponsivenessQueue.aqm(.fq_codel).applied(to: cable))
+        XCTAssertEqual(fq.queue, .discipline(QueueDisciplineSpec(discipline: "fq_codel").withDefaults()))
+        XCTAssertEqual(fq.name, "cable-fq_codel")
+        let head = try XCTUnwrap(ResponsivenessQueue("drophead:bdp")?.applied(to: cable))
+        var spec = QueueDisciplineSpec(discipline: "drophead")
+        spec.limit = .bytes(250_000)
+        XCTAssertEqual(head.queue, .discipline(spec))
+        // The link model gets what the profile says.
+        let path = try ProfileLink.path(named: "wifi", from: fq)
+        XCTAssertEqual(path.downlink.discipline, .fqCodel(.init()))
     }
 
     func testSizesFollowTheLink() {
