@@ -14,6 +14,8 @@ public struct ResponsivenessRecord: Codable, Sendable, Hashable {
     /// `bidir` only: `parallel` (both loads at once, one RPM) or `sequential` (a download phase,
     /// then an upload phase, each with its RPM).
     public var mode: String?
+    /// `--ecn`: the endpoints used ECN (TCP negotiated in the namespaces, QUIC sent ECT(0)); nil: off.
+    public var ecn: Bool?
     public var idle: Phase?
     public var loaded: [Phase]
     public var emulatorFlags: [String]?
@@ -47,6 +49,8 @@ public struct ResponsivenessRecord: Codable, Sendable, Hashable {
         /// The load flows' goodput while the probes ran, Mbit/s, per direction loaded.
         public var downloadMbps: Double?
         public var uploadMbps: Double?
+        /// Loaded phases with `--ecn`: load connections that used ECN (TCP negotiated, QUIC validated).
+        public var ecnLoadConnections: Int?
         public var firstFailure: String?
 
         public init(load: String, foreignProbes: Int, selfProbes: Int, unfinished: Int) {

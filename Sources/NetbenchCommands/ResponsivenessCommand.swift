@@ -80,6 +80,10 @@ struct ResponsivenessCommand: ParsableCommand {
         "--ramp-up", value: "D", default: 4_000_000_000, defaultText: "4s",
         help: "load time before loaded probes begin (the load fills the queue)", parse: .duration()) var rampUp:
         Nanoseconds
+    @Flag(
+        "--ecn",
+        help: "ECN at the endpoints, as run --ecn: TCP negotiates it in the emulated namespaces (the loads use "
+            + "cubic, which reacts to CE), QUIC sends ECT(0)") var ecn: Bool
     @Option(
         "--output", "-o", value: "FILE.json",
         help: "write every cell's record (RPM, trimmed means in ms, probe counts, load in Mbit/s) as JSON",
@@ -132,9 +136,11 @@ struct ResponsivenessCommand: ParsableCommand {
                     r.loadedDuration = duration
                     r.idleDuration = duration / 2
                     r.rampUp = rampUp
+                    r.ecn = ecn
                     var record = ResponsivenessRecord(
                         profile: base.name, queue: q.description, transport: t, direction: direction.rawValue)
                     record.mode = mode?.rawValue
+                    if ecn { record.ecn = true }
                     do {
                         let o = try r.execute()
                         if o.idle.result == nil || o.loaded.contains(where: { $0.probes.result == nil }) {
@@ -200,6 +206,7 @@ extension ResponsivenessRecord {
             var p = Self.phase(l.load.rawValue, l.probes)
             p.downloadMbps = l.downloadMbps
             p.uploadMbps = l.uploadMbps
+            if ecn == true { p.ecnLoadConnections = l.ecnConnections }
             return p
         }
     }

@@ -52,6 +52,9 @@ public struct ResponsivenessRun {
     /// test endpoints to keep their unsent backlog small, so that a self probe sent on an upload
     /// connection waits behind the network's queue, not behind the client's own socket buffer.
     public var clientUnsentLimit: Int? = 16 * 1024
+    /// ECN at the endpoints (`run --ecn`'s): TCP negotiates it in the namespaces, QUIC sends
+    /// ECT(0). The loads' congestion control (cubic) reacts to CE marks.
+    public var ecn = false
     public var library: Library
     public var seed: UInt64 = 1
 
@@ -78,6 +81,8 @@ public struct ResponsivenessRun {
         /// The load flows' goodput per direction while the probes ran, Mbit/s (nil: not loaded).
         public var downloadMbps: Double?
         public var uploadMbps: Double?
+        /// Load connections that used ECN at the end: TCP negotiated it, QUIC still marked ECT(0).
+        public var ecnConnections = 0
     }
 
     public struct Outcome: Sendable {
@@ -108,11 +113,13 @@ public struct ResponsivenessRun {
 
     public func execute() throws -> Outcome {
         let paths = try ProfileLink.paths(of: profile, library: library)
-        let network = try EmulatedNetwork.create(
-            paths: paths, options: EmulatedNetwork.Options(congestionControl: tcpCongestionControl, seed: seed))
+        var networkOptions = EmulatedNetwork.Options(congestionControl: tcpCongestionControl, seed: seed)
+        networkOptions.tcpECN = ecn
+        let network = try EmulatedNetwork.create(paths: paths, options: networkOptions)
         defer { network.teardown() }
         var quic = QUICConfiguration()
         quic.initialRTT = max(paths[0].roundTrip, .milliseconds(1))
+        quic.ecn = ecn
         let credentials = try RunCredentials(hosts: [])
         let settings = ServerSettings(tcpCongestionControl: tcpCongestionControl)
         let options = ServerHost.ServerOptions(settings: settings, quic: quic)
@@ -202,6 +209,10 @@ public struct ResponsivenessRun {
             probes, loop: loop, duration: loadedDuration, settings: settings, network: network,
             selfConnections: usable.compactMap(\.connection), estimateSelf: estimate)
         let loadedEnd = Instant.now()
+        let ecnConnections = flows.filter {
+            guard let info = $0.connection?.info else { return false }
+            return info.ecnNegotiated == true || info.quic?.ecnValidated == true
+        }.count
         for f in flows { f.stop() }
         sampling = false
         try? loop.run(until: Instant.now() + .milliseconds(20))
@@ -210,7 +221,9 @@ public struct ResponsivenessRun {
             guard !chosen.isEmpty else { return nil }
             return Self.goodputMbps(chosen.map(\.bins), from: loadedStart.since(origin), to: loadedEnd.since(origin))
         }
-        return LoadedPhase(load: load, probes: phase(probes), downloadMbps: mbps(.download), uploadMbps: mbps(.upload))
+        return LoadedPhase(
+            load: load, probes: phase(probes), downloadMbps: mbps(.download), uploadMbps: mbps(.upload),
+            ecnConnections: ecnConnections)
     }
 
     /// The flows' goodput together over the whole bins between `from` and `to` (times since the

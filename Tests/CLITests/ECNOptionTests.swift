@@ -45,6 +45,7 @@ final class ECNOptionTests: XCTestCase {
         XCTAssertTrue(rpm.contains("--direction LIST"), rpm)
         XCTAssertTrue(rpm.contains("--mode LIST"), rpm)
         XCTAssertTrue(rpm.contains("--output FILE.json"), rpm)
+        XCTAssertTrue(rpm.contains("--ecn"), rpm)
     }
 
     func testDirectionsAndModesMakeCells() throws {

@@ -15,13 +15,14 @@ import TestSupport
 final class ResponsivenessTests: XCTestCase {
     private func run(
         _ queue: ResponsivenessQueue, _ direction: ResponsivenessRun.Direction, _ transport: TransportKind = .h2,
-        mode: ResponsivenessRun.Mode = .parallel
+        mode: ResponsivenessRun.Mode = .parallel, ecn: Bool = false
     ) throws -> ResponsivenessRun.Outcome {
         let library = Library(root: packageRoot + "/Scenarios")
         let profile = try XCTUnwrap(queue.applied(to: try library.profile("interop")))
         var run = ResponsivenessRun(profile: profile, transport: transport, library: library)
         run.direction = direction
         run.mode = mode
+        run.ecn = ecn
         run.idleDuration = .milliseconds(600)
         run.rampUp = .milliseconds(2500)
         run.loadedDuration = .milliseconds(1000)
@@ -44,6 +45,19 @@ final class ResponsivenessTests: XCTestCase {
         XCTAssertLessThan(loaded.rpm, idle.rpm / 2)
         XCTAssertGreaterThan(phase.downloadMbps ?? 0, 8, "the load fills the 10 Mbit/s link")
         XCTAssertNil(phase.uploadMbps)
+        XCTAssertEqual(phase.ecnConnections, 0, "no ECN asked for")
+    }
+
+    /// With `ecn`, every load connection negotiates ECN (TCP through the emulated namespaces) or
+    /// keeps it validated (QUIC): the loads can react to the CE marks of an AQM.
+    func testWithECNTheLoadConnectionsUseIt() throws {
+        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
+        for transport in [TransportKind.h2, .h3] {
+            let o = try run(.bdp(multiple: 1), .down, transport, ecn: true)
+            let phase = try XCTUnwrap(o.loaded.first)
+            XCTAssertEqual(phase.ecnConnections, 4, "\(transport): all four load connections use ECN")
+            XCTAssertNotNil(phase.probes.result, "\(transport): \(phase.probes.firstFailure ?? "no RPM")")
+        }
     }
 
     /// Uploads through the 10 Mbit/s uplink: with 1 s of drop-tail buffer every request waits behind
