@@ -32,8 +32,9 @@ struct ResponsivenessCommand: ParsableCommand {
                 flight when a phase ends get up to 6 s; those unanswered are counted and left out. The load flows \
                 ask for incremental priority (RFC 9218 u=3, i) so that an HTTP/3 server interleaves the self probes; \
                 the h2 client keeps at most 16 KiB unsent in the kernel (TCP_NOTSENT_LOWAT), as the draft asks of \
-                test endpoints. HTTP/3 uploads cannot carry a GET (nghttp3 0.8 sends a client's streams in order), \
-                so their self probes are the load connections' smoothed RTT, the draft's fallback (counted apart). \
+                test endpoints. A GET on an HTTP/3 upload connection never completes here (the client's nghttp3 \
+                0.8 sends the endless upload first), so those self probes are the load connections' smoothed RTT, \
+                the draft's fallback (counted apart). \
                 NBDP queues hold at least 30 packets; both directions get the same queue in bytes. Deviations from \
                 the draft: a fixed probe rate and a fixed number of load flows. Needs root (network namespaces and \
                 TUN devices).

@@ -76,9 +76,11 @@ final class ResponsivenessProbes {
 
     /// A self probe where a GET cannot be multiplexed on the load connection `conn`: its transport's
     /// smoothed RTT estimate, which the draft allows in that case ("the TCP stack estimated
-    /// round-trip-time can be used as a proxy"). An HTTP/3 upload is one: nghttp3 0.8 schedules a
-    /// client's own streams in submission order, non-incrementally, so a GET opened after an
-    /// endless upload never leaves. Nothing is recorded before the first RTT sample.
+    /// round-trip-time can be used as a proxy"). An HTTP/3 upload is one: measured here, a GET on a
+    /// connection carrying an endless upload never completed (all of them, 6 s of grace), most
+    /// likely because nghttp3 0.8 schedules a client's own streams at the default, non-incremental
+    /// priority (the upload, opened first, always goes first; not checked in its source). Nothing
+    /// is recorded before the first RTT sample.
     func selfEstimate(on conn: ClientConnection) {
         guard let rtt = conn.info.quic?.smoothedRTT else { return }
         selfHTTP.append(rtt.inMilliseconds)
