@@ -297,6 +297,9 @@ public struct ConnectionRecord: Codable, Sendable, Hashable {
     /// The server's TCP sender on this connection (h1/h2), read from the kernel as it closed;
     /// nil when unknown (another server, or it had not closed when the run was recorded).
     public var serverTCP: TCPSenderRecord?
+    /// ECN on this connection, as the client saw it; nil when not known (results before ECN was
+    /// recorded, or TCP_INFO unreadable).
+    public var ecn: ECNRecord?
     public init(id: Int, origin: String, transport: TransportKind, connectStart: Double) {
         self.id = id; self.origin = origin; self.transport = transport; self.connectStart = connectStart
     }
@@ -318,6 +321,10 @@ public struct TCPSenderRecord: Codable, Sendable, Hashable {
     /// The sender's minimum and smoothed RTT, ms.
     public var minRttMs: Double
     public var smoothedRttMs: Double
+    /// Whether the connection negotiated ECN (tcpi_options & TCPI_OPT_ECN).
+    public var ecnNegotiated: Bool?
+    /// Delivered packets the receiver reported CE-marked (tcpi_delivered_ce).
+    public var deliveredCE: Int64?
     public init(
         segmentsSent: Int64, segmentsRetransmitted: Int64, bytesSent: Int64, bytesRetransmitted: Int64,
         cwndSegments: Int64, ssthreshSegments: Int64?, minRttMs: Double, smoothedRttMs: Double
@@ -326,6 +333,21 @@ public struct TCPSenderRecord: Codable, Sendable, Hashable {
         self.bytesSent = bytesSent; self.bytesRetransmitted = bytesRetransmitted
         self.cwndSegments = cwndSegments; self.ssthreshSegments = ssthreshSegments
         self.minRttMs = minRttMs; self.smoothedRttMs = smoothedRttMs
+    }
+}
+
+/// ECN on one connection (RFC 3168 for TCP, RFC 9000 §13.4 for QUIC), from the client's side.
+public struct ECNRecord: Codable, Sendable, Hashable {
+    /// TCP: both ends agreed to ECN in the handshake (TCP_INFO's TCPI_OPT_ECN). QUIC: ECN
+    /// validated, inferred from ngtcp2 still asking for ECT(0) on the last packet it wrote (0.12.1
+    /// stops asking when validation fails and exposes no state).
+    public var negotiated: Bool
+    /// QUIC: the codepoints of the datagrams the client received, counted at its socket (IP_RECVTOS).
+    public var received: ECNCounts?
+    /// QUIC: the client's datagrams that left marked ECT(0).
+    public var sentECT0: Int64?
+    public init(negotiated: Bool, received: ECNCounts? = nil, sentECT0: Int64? = nil) {
+        self.negotiated = negotiated; self.received = received; self.sentECT0 = sentECT0
     }
 }
 
@@ -432,6 +454,10 @@ public struct ServerRecord: Codable, Sendable, Hashable {
     public var congestionControl: String?
     /// HTTP/2 runs: the server's late binding, `off` or the bytes it lets wait unsent in the kernel.
     public var lateBinding: String?
+    /// `run --ecn`: the endpoints asked for ECN (TCP: net.ipv4.tcp_ecn=1 in the emulated namespaces,
+    /// with `congestionControl` saying which reacts to CE; QUIC: ECT(0) on every datagram ngtcp2
+    /// marks). nil: off.
+    public var ecn: Bool?
     /// `run --server`: the HOST:PORT loaded from.
     public var address: String?
     /// `run --server`: who answered the description request (netbench serve with these scenarios,

@@ -87,40 +87,99 @@ static inline int netbench_sock_dgram(void) { return SOCK_DGRAM; }
 static const int netbench_sol_udp = SOL_UDP;
 static const int netbench_udp_gro = UDP_GRO;
 
+// Control messages of a UDP socket (CMSG_* are macros): what sendmsg may carry and recvmsg may
+// return. Kept apart from the calls so that tests can encode and decode them without a socket.
+//
+// Writes into `control` (`capacity` bytes, cmsghdr-aligned) a UDP_SEGMENT message when `segment` is
+// > 0 and an IP_TOS message (an int, as ip_cmsg_send expects) when `tos` is >= 0. Returns the bytes
+// used (msg_controllen), or -1 when they do not fit.
+static inline long netbench_cmsg_encode(void *control, size_t capacity, uint16_t segment, int tos) {
+    struct msghdr msg;
+    memset(&msg, 0, sizeof(msg));
+    size_t need = (segment > 0 ? CMSG_SPACE(sizeof(uint16_t)) : 0) + (tos >= 0 ? CMSG_SPACE(sizeof(int)) : 0);
+    if (need == 0) return 0;
+    if (need > capacity) return -1;
+    memset(control, 0, need);
+    msg.msg_control = control;
+    msg.msg_controllen = need;
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    if (segment > 0) {
+        cm->cmsg_level = SOL_UDP;
+        cm->cmsg_type = UDP_SEGMENT;
+        cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+        memcpy(CMSG_DATA(cm), &segment, sizeof(segment));
+        cm = CMSG_NXTHDR(&msg, cm);
+    }
+    if (tos >= 0) {
+        cm->cmsg_level = IPPROTO_IP;
+        cm->cmsg_type = IP_TOS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &tos, sizeof(int));
+    }
+    return (long)need;
+}
+
+// Reads the messages recvmsg returned in `control` (`len` bytes): the UDP_GRO segment size
+// (`*segment`, 0 when absent), the SO_TIMESTAMPNS receive time (`*stamp`, CLOCK_REALTIME ns, 0 when
+// absent) and the IP_TOS byte of an IP_RECVTOS socket (`*tos`, -1 when absent; the kernel sends one
+// byte).
+static inline void netbench_cmsg_decode(const void *control, size_t len, int *segment, int64_t *stamp, int *tos) {
+    struct msghdr msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_control = (void *)control;
+    msg.msg_controllen = len;
+    *segment = 0;
+    *stamp = 0;
+    *tos = -1;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+        if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) memcpy(segment, CMSG_DATA(cm), sizeof(int));
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+            *stamp = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
+        if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS) {
+            *tos = *(const unsigned char *)CMSG_DATA(cm);
+        }
+    }
+}
+
+// Room for what netbench_cmsg_encode writes and what the receiving socket asks for.
+#define NETBENCH_CMSG_CAPACITY (CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(int)))
+static const int netbench_cmsg_capacity = NETBENCH_CMSG_CAPACITY;
+static const int netbench_ip_recvtos = IP_RECVTOS;
+static const int netbench_ip_tos = IP_TOS;
+
 // sendmsg(2) of `len` bytes to `to`, which the kernel cuts into datagrams of `segment` bytes (the
-// last may be shorter) when `segment` is > 0 and < `len` (a UDP_SEGMENT control message; CMSG_*
-// are macros). Returns what sendmsg returns.
-static inline long netbench_sendmsg_segmented(int fd, const void *buf, size_t len, uint16_t segment,
+// last may be shorter) when `segment` is > 0 and < `len` (a UDP_SEGMENT control message), each
+// with the TOS byte `tos` when it is >= 0 (an IP_TOS control message: the ECN codepoint). Returns
+// what sendmsg returns.
+static inline long netbench_sendmsg_segmented(int fd, const void *buf, size_t len, uint16_t segment, int tos,
                                               const struct sockaddr_in *to) {
     struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-    union { char bytes[CMSG_SPACE(sizeof(uint16_t))]; struct cmsghdr align; } control;
+    union { char bytes[NETBENCH_CMSG_CAPACITY]; struct cmsghdr align; } control;
     struct msghdr msg;
     memset(&msg, 0, sizeof(msg));
     msg.msg_name = (void *)to;
     msg.msg_namelen = sizeof(*to);
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
-    if (segment > 0 && len > segment) {
-        memset(&control, 0, sizeof(control));
+    long used = netbench_cmsg_encode(control.bytes, sizeof(control.bytes), (segment > 0 && len > segment) ? segment : 0,
+                                     tos);
+    if (used > 0) {
         msg.msg_control = control.bytes;
-        msg.msg_controllen = sizeof(control.bytes);
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-        cm->cmsg_level = SOL_UDP;
-        cm->cmsg_type = UDP_SEGMENT;
-        cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
-        memcpy(CMSG_DATA(cm), &segment, sizeof(segment));
+        msg.msg_controllen = (size_t)used;
     }
     return sendmsg(fd, &msg, MSG_NOSIGNAL);
 }
 
-// recvmsg(2) that also reports the UDP_GRO segment size: after UDP_GRO is enabled the kernel may
-// hand over several datagrams of `*segment` bytes (the last may be shorter) in one buffer;
-// `*segment` is 0 when it did not coalesce. With SO_TIMESTAMPNS on, `*stamp` is the kernel's
-// receive time (CLOCK_REALTIME ns; 0 when none was attached). Returns what recvmsg returns.
+// recvmsg(2) that also reports the control messages (see netbench_cmsg_decode): after UDP_GRO is
+// enabled the kernel may hand over several datagrams of `*segment` bytes (the last may be shorter)
+// in one buffer; `*segment` is 0 when it did not coalesce. Returns what recvmsg returns.
 static inline long netbench_recvmsg_coalesced(int fd, void *buf, size_t len, struct sockaddr_in *from,
-                                              int *segment, int64_t *stamp) {
+                                              int *segment, int64_t *stamp, int *tos) {
     struct iovec iov = { .iov_base = buf, .iov_len = len };
-    union { char bytes[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct timespec))]; struct cmsghdr align; } control;
+    union { char bytes[NETBENCH_CMSG_CAPACITY]; struct cmsghdr align; } control;
     struct msghdr msg;
     memset(&msg, 0, sizeof(msg));
     msg.msg_name = from;
@@ -131,16 +190,10 @@ static inline long netbench_recvmsg_coalesced(int fd, void *buf, size_t len, str
     msg.msg_controllen = sizeof(control.bytes);
     *segment = 0;
     *stamp = 0;
+    *tos = -1;
     long n = recvmsg(fd, &msg, 0);
     if (n < 0) return n;
-    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-        if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) memcpy(segment, CMSG_DATA(cm), sizeof(int));
-        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
-            struct timespec ts;
-            memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-            *stamp = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        }
-    }
+    netbench_cmsg_decode(control.bytes, msg.msg_controllen, segment, stamp, tos);
     return n;
 }
 
@@ -174,6 +227,12 @@ static inline int netbench_tcp_info(int fd, struct netbench_tcp_info *info) {
     if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &len) != 0) return -1;
     return (int)len;
 }
+
+// tcpi_options bit of a connection that negotiated ECN (a macro in netinet/tcp.h).
+#ifndef TCPI_OPT_ECN
+#define TCPI_OPT_ECN 8
+#endif
+static const int netbench_tcpi_opt_ecn = TCPI_OPT_ECN;
 
 // Bytes a TCP socket holds that it has not sent yet (ioctl SIOCOUTQNSD, Linux 4.4+; the value is
 // the kernel ABI of include/uapi/linux/sockios.h). -1 on error.

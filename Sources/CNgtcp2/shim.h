@@ -47,24 +47,29 @@ static inline int netbench_ngtcp2_conn_server_new(
                                             user_data);
 }
 
-// ngtcp2_conn_read_pkt is a macro over its _versioned function.
+// ngtcp2_conn_read_pkt is a macro over its _versioned function; `ecn` is the datagram's ECN
+// codepoint as the socket received it (NGTCP2_ECN_*), which ngtcp2 counts into its ACK_ECN frames.
 static inline int netbench_ngtcp2_conn_read_pkt(ngtcp2_conn *conn, const ngtcp2_path *path,
-                                                const uint8_t *pkt, size_t pktlen,
+                                                const uint8_t *pkt, size_t pktlen, uint32_t ecn,
                                                 ngtcp2_tstamp ts) {
     ngtcp2_pkt_info pi = {0};
+    pi.ecn = ecn;
     return ngtcp2_conn_read_pkt_versioned(conn, path, NGTCP2_PKT_INFO_VERSION, &pi, pkt, pktlen,
                                           ts);
 }
 
 // ngtcp2_conn_writev_stream is a macro over its _versioned function; the ngtcp2_vec cast
 // lives here because nghttp3_vec and ngtcp2_vec are distinct (layout-identical) C types.
+// `*ecn` gets the ECN codepoint ngtcp2 asks the packet to be sent with (NGTCP2_ECN_*).
 static inline ngtcp2_ssize netbench_ngtcp2_conn_writev_stream(
     ngtcp2_conn *conn, ngtcp2_path *path, uint8_t *dest, size_t destlen, ngtcp2_ssize *pdatalen,
-    uint32_t flags, int64_t stream_id, const void *datav, size_t datavcnt, ngtcp2_tstamp ts) {
-    ngtcp2_pkt_info pi;
-    return ngtcp2_conn_writev_stream_versioned(conn, path, NGTCP2_PKT_INFO_VERSION, &pi, dest,
-                                               destlen, pdatalen, flags, stream_id,
-                                               (const ngtcp2_vec *)datav, datavcnt, ts);
+    uint32_t flags, int64_t stream_id, const void *datav, size_t datavcnt, uint32_t *ecn, ngtcp2_tstamp ts) {
+    ngtcp2_pkt_info pi = {0};
+    ngtcp2_ssize n = ngtcp2_conn_writev_stream_versioned(conn, path, NGTCP2_PKT_INFO_VERSION, &pi, dest,
+                                                         destlen, pdatalen, flags, stream_id,
+                                                         (const ngtcp2_vec *)datav, datavcnt, ts);
+    *ecn = pi.ecn;
+    return n;
 }
 
 // ngtcp2_conn_write_connection_close is a macro over its _versioned function.

@@ -32,7 +32,7 @@ extension EmulatedNetwork {
                 try HostCommand.run("ip", ["netns", "add", ns])
                 created.append(ns)
             }
-            let settings = Topology.sysctls(socketBufferMax: options.socketBufferMax)
+            let settings = Topology.sysctls(socketBufferMax: options.socketBufferMax, tcpECN: options.tcpECN)
             let optional = Topology.optionalSysctls(
                 congestionControl: options.congestionControl, socketBufferMax: options.socketBufferMax)
             _ = try Topology.applySysctls(settings, optional: optional, namespace: serverNamespace)

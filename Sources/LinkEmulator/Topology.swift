@@ -7,8 +7,10 @@ import SystemIO
 enum Topology {
     /// Kernel settings applied in both namespaces before any device exists (so `default.*` covers
     /// the TUNs), then read back and recorded.
-    static func sysctls(socketBufferMax: Int) -> [(String, String)] {
-        [
+    /// `tcpECN`: TCP asks for ECN on the connections it opens (net.ipv4.tcp_ecn=1; the kernel's
+    /// default 2 only accepts it when the peer asks, so both namespaces get 1).
+    static func sysctls(socketBufferMax: Int, tcpECN: Bool = false) -> [(String, String)] {
+        (tcpECN ? [("net.ipv4.tcp_ecn", "1")] : []) + [
             // IPv6 off: router solicitations would otherwise leak into the emulator.
             ("net.ipv6.conf.all.disable_ipv6", "1"),
             ("net.ipv6.conf.default.disable_ipv6", "1"),

@@ -184,6 +184,14 @@ struct RunCommand: ParsableCommand {
                 + "resumed / earlyDataAccepted (use --warmup 1)"
     ) var repeatView: Bool
     @Flag(
+        "--ecn",
+        help:
+            "ECN at the endpoints: QUIC sends ECT(0) (until ngtcp2's validation fails) and, on emulated profiles, TCP "
+                + "negotiates ECN (net.ipv4.tcp_ecn=1 in the namespaces); needs a congestion control that reacts to CE "
+                + "(cubic or reno, not bbr). Each connection records whether ECN was negotiated (TCP) or validated "
+                + "(QUIC) and the codepoints received (connections[].ecn)"
+    ) var ecn: Bool
+    @Flag(
         "--emulator-precise",
         help:
             "the emulator's precise mode: its loop, under SCHED_FIFO, stops sleeping shortly before each release and "

@@ -33,6 +33,10 @@ struct RunPlanInput {
             baselineTransport: plan.baseline, outputDirectory: out)
         request.adaptive = plan.adaptive
         request.server = c.serverOptions.merged(over: files.suite.server)
+        if c.ecn { request.server.ecn = true }
+        try request.server.checkECN(
+            tcp: plan.transports.contains { $0 != .h3 } && request.server.tcpCongestionControl != nil,
+            quic: plan.transports.contains(.h3))
         request.pageLoads = c.pageLoads(over: files.suite.pageLoads)
         request.emulator = c.emulator
         request.diagnostics = c.diagnostics.settings

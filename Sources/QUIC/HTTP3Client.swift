@@ -33,12 +33,13 @@ public final class HTTP3Client {
     /// Processes one received UDP payload. Garbage and stray packets are ignored; a fatal
     /// problem ends the connection with a `.closed` event.
     /// `arrival`: when the kernel received the datagram (SO_TIMESTAMPNS), if known: the engine's
-    /// RTT and ACK-delay clock for it (see `QUICConnection.receive`).
+    /// RTT and ACK-delay clock for it (see `QUICConnection.receive`). `ecn`: the datagram's
+    /// codepoint as the socket read it (IP_RECVTOS), for ngtcp2's ACK_ECN counts.
     public func receive(
         _ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint,
-        now: Instant, arrival: Instant? = nil
+        now: Instant, arrival: Instant? = nil, ecn: ECNCodepoint = .notECT
     ) -> [HTTP3ClientEvent] {
-        connection.receive(datagram, local: local, remote: remote, now: now, arrival: arrival)
+        connection.receive(datagram, local: local, remote: remote, now: now, arrival: arrival, ecn: ecn)
         return takeEvents()
     }
 
@@ -73,11 +74,14 @@ public final class HTTP3Client {
 
     /// The same as `write`, with the datagrams for one path handed over together: `emit(bytes,
     /// segmentSize, remote, local)` gets datagrams of `segmentSize` bytes laid back to back (the
-    /// last may be shorter), ready for one UDP GSO send (`sendmsg` with `UDP_SEGMENT`).
+    /// last may be shorter), ready for one UDP GSO send (`sendmsg` with `UDP_SEGMENT`), all with
+    /// the ECN codepoint `ecn` that ngtcp2 asked for.
     @discardableResult
     public func writeBatched(
         now: Instant,
-        emit: (UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint) -> Void
+        emit: (
+            UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint, _ ecn: ECNCodepoint
+        ) -> Void
     )
         -> [HTTP3ClientEvent]
     {

@@ -55,9 +55,10 @@ public final class HTTP3Server {
 
     /// Processes one received UDP payload; never fails on bad input from the network.
     /// `arrival`: when the kernel received the datagram, if known (see `HTTP3Client.receive`).
+    /// `ecn`: its codepoint as the socket read it (see `HTTP3Client.receive`).
     public func receive(
         _ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint,
-        now: Instant, arrival: Instant? = nil
+        now: Instant, arrival: Instant? = nil, ecn: ECNCodepoint = .notECT
     ) -> [HTTP3ServerEvent] {
         guard let base = datagram.baseAddress?.assumingMemoryBound(to: UInt8.self), datagram.count > 0
         else { return [] }
@@ -71,11 +72,11 @@ public final class HTTP3Server {
         }
         let key = ConnectionIDKey(bytes: vc.dcid, count: vc.dcidlen)
         if let sc = routes[key] {
-            sc.quic.receive(datagram, local: local, remote: remote, now: now, arrival: arrival)
+            sc.quic.receive(datagram, local: local, remote: remote, now: now, arrival: arrival, ecn: ecn)
             collect(sc)
             compact()
         } else {
-            accept(datagram, base: base, local: local, remote: remote, now: now)
+            accept(datagram, base: base, local: local, remote: remote, now: now, ecn: ecn)
         }
         return takeEvents()
     }
@@ -119,12 +120,14 @@ public final class HTTP3Server {
     @discardableResult
     public func writeBatched(
         now: Instant,
-        emit: (UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint) -> Void
+        emit: (
+            UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint, _ ecn: ECNCodepoint
+        ) -> Void
     )
         -> [HTTP3ServerEvent]
     {
         for packet in stateless {
-            packet.bytes.withUnsafeBytes { emit($0, $0.count, packet.remote, packet.local) }
+            packet.bytes.withUnsafeBytes { emit($0, $0.count, packet.remote, packet.local, .notECT) }
         }
         stateless.removeAll()
         for sc in live where !sc.reaped {
@@ -175,7 +178,7 @@ public final class HTTP3Server {
 
     private func accept(
         _ datagram: UnsafeRawBufferPointer, base: UnsafePointer<UInt8>,
-        local: Endpoint, remote: Endpoint, now: Instant
+        local: Endpoint, remote: Endpoint, now: Instant, ecn: ECNCodepoint
     ) {
         var hd = ngtcp2_pkt_hd()
         guard ngtcp2_accept(&hd, base, datagram.count) == 0 else { return }
@@ -212,7 +215,7 @@ public final class HTTP3Server {
             sc.keys.remove(key)
         }
         events.append(.connectionOpened(connection: sc.handle, remote: remote))
-        quic.receive(datagram, local: local, remote: remote, now: now)
+        quic.receive(datagram, local: local, remote: remote, now: now, ecn: ecn)
         collect(sc)
         compact()
     }

@@ -77,6 +77,10 @@ public struct QUICConfiguration: Sendable {
     public var retry: QUICRetryPolicy = .underLoad
     /// Writes ngtcp2's own debug log to standard error (very verbose; for debugging only).
     public var debugLog: Bool = false
+    /// ECN (RFC 9000 §13.4): datagrams leave with the codepoint ngtcp2 asks for (ECT(0) until its
+    /// validation fails). Off: every datagram leaves Not-ECT. Either way the codepoints received
+    /// are read at the socket and given to ngtcp2. Read by the event loop that owns the socket.
+    public var ecn: Bool = false
 
     public init() {}
 
@@ -169,6 +173,14 @@ public struct QUICStatistics: Sendable, Equatable {
     /// Path validations that succeeded (migration, NAT rebinding) and that failed.
     public var pathValidations: Int = 0
     public var pathValidationFailures: Int = 0
+    /// The ECN codepoints of the datagrams `receive` was given (what the socket read; ngtcp2 0.12.1
+    /// keeps its own counts private).
+    public var ecnReceived = ECNCounts()
+    /// The codepoints ngtcp2 asked for on the datagrams it wrote, and on the last one: it asks for
+    /// ECT(0) while ECN validation (RFC 9000 §13.4.2) is testing or has succeeded and stops when
+    /// it fails, so the last one says whether ECN is still in use.
+    public var ecnRequested = ECNCounts()
+    public var lastRequestedECN: ECNCodepoint?
 
     public init() {}
 }

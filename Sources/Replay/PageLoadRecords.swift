@@ -30,6 +30,12 @@ struct PageLoadRecords {
             rec.error = info.error
             rec.congestionControl = info.congestionControl
             rec.quic = info.quic.map(quicRecord)
+            if let q = info.quic {
+                rec.ecn = ECNRecord(
+                    negotiated: q.ecnValidated ?? false, received: q.ecnReceived, sentECT0: q.ecnSentECT0)
+            } else if let negotiated = info.ecnNegotiated {
+                rec.ecn = ECNRecord(negotiated: negotiated)
+            }
             return rec
         }
     }

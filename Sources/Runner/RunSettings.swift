@@ -16,10 +16,28 @@ public struct ServerSettings: Sendable, Equatable {
     /// TCP congestion control set on every socket; nil: the system's default (`serve`'s).
     public var tcpCongestionControl: String?
     public var quicCongestionControl: QUICCongestionControl = .cubic
+    /// ECN at the endpoints (`run --ecn`): QUIC sends ECT(0) as ngtcp2 asks, and in an emulated
+    /// network TCP negotiates ECN (net.ipv4.tcp_ecn=1 in the namespaces). Received codepoints are
+    /// counted either way.
+    public var ecn = false
 
     public init(tlsVersion: TLSVersion? = nil, tcpCongestionControl: String? = nil) {
         self.tlsVersion = tlsVersion
         self.tcpCongestionControl = tcpCongestionControl
+    }
+
+    /// `--ecn` needs a congestion control that reacts to CE marks: BBR v1 (TCP's `bbr`, ngtcp2's
+    /// `bbr`) ignores them, so the figures would measure a sender that does not use ECN. Throws a
+    /// usage error naming the option; nothing to check without ECN.
+    public func checkECN(tcp: Bool, quic: Bool) throws {
+        guard ecn else { return }
+        if tcp, let cc = tcpCongestionControl, cc == "bbr" {
+            throw BenchError.usage(
+                "--ecn with --tcp-cc \(cc): BBR v1 ignores CE marks; use cubic or reno for ECN figures")
+        }
+        if quic, quicCongestionControl == .bbr {
+            throw BenchError.usage("--ecn with --quic-cc bbr: BBR v1 ignores CE marks; use cubic or reno")
+        }
     }
 
     /// `run`'s: cubic on every socket whatever the host's default (network namespaces here default

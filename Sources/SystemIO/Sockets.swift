@@ -109,6 +109,13 @@ public enum Socket {
     /// The TCP congestion control a socket actually uses.
     public static func congestionControl(of fd: FileDescriptor) -> String? { Sys.congestionControl(fd) }
 
+    /// Whether a connected TCP socket negotiated ECN in its handshake (TCP_INFO: tcpi_options has
+    /// TCPI_OPT_ECN; RFC 3168 needs both ends to agree, `net.ipv4.tcp_ecn` on the side that
+    /// connects). nil when TCP_INFO cannot be read.
+    public static func ecnNegotiated(_ fd: FileDescriptor) -> Bool? {
+        Sys.tcpInfo(fd).map { Int32($0.options) & netbench_tcpi_opt_ecn != 0 }
+    }
+
     /// TCP_NOTSENT_LOWAT: the socket reports itself writable only while fewer than `bytes` wait
     /// unsent, so what to send next can be decided late (the kernel no longer holds a queue the
     /// sender cannot reorder).
@@ -157,8 +164,8 @@ public enum Socket {
     public static func receiveDatagramTimestamped(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer)
         throws -> (Int, Endpoint, Instant?)?
     {
-        guard let (n, from, _, realtime) = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
-        return (n, from, realtime.map { monotonic(realtime: $0).arrival })
+        guard let got = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
+        return (got.count, got.from, got.stamp.map { monotonic(realtime: $0).arrival })
     }
 
     /// A kernel receive time (CLOCK_REALTIME ns) on the monotonic clock, beside the monotonic now.
@@ -184,13 +191,22 @@ public enum Socket {
     }
 
     /// Sends `bytes` as datagrams of `segmentSize` bytes (the last may be shorter) in one system
-    /// call (UDP GSO, Linux 4.18+); false when the socket buffer is full. Throws where the kernel or
-    /// the route cannot segment (EIO, EINVAL): send the datagrams one by one then.
+    /// call (UDP GSO, Linux 4.18+), each with the ECN codepoint `ecn` when given (an IP_TOS control
+    /// message; nil: the socket's TOS, Not-ECT); false when the socket buffer is full. Throws where
+    /// the kernel or the route cannot segment (EIO, EINVAL): send the datagrams one by one then.
     public static func sendDatagrams(
         _ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, segmentSize: Int,
-        to remote: Endpoint
+        to remote: Endpoint, ecn: ECNCodepoint? = nil
     ) throws -> Bool {
-        try Sys.sendmsgSegmented(fd, bytes, segmentSize, remote)
+        try Sys.sendmsgSegmented(fd, bytes, segmentSize, tos: ecn?.rawValue, remote)
+    }
+
+    /// Sends one datagram with the ECN codepoint `ecn` (an IP_TOS control message); false when the
+    /// socket buffer is full.
+    public static func sendDatagram(
+        _ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, to remote: Endpoint, ecn: ECNCodepoint
+    ) throws -> Bool {
+        try Sys.sendmsgSegmented(fd, bytes, bytes.count, tos: ecn.rawValue, remote)
     }
 
     /// Lets the kernel coalesce datagrams of one flow into one receive (UDP_GRO, Linux 5.0+);
@@ -200,19 +216,28 @@ public enum Socket {
         (try? Sys.setsockopt(fd, netbench_sol_udp, netbench_udp_gro, 1, "UDP_GRO")) != nil
     }
 
+    /// Asks the kernel for each received datagram's TOS byte (IP_RECVTOS): `receiveDatagrams` then
+    /// reports its ECN codepoint. (The kernel coalesces only datagrams of one TOS, so one receive
+    /// has one codepoint.)
+    public static func enableReceiveECN(_ fd: FileDescriptor) throws {
+        try Sys.setsockopt(fd, Int32(IPPROTO_IP), netbench_ip_recvtos, 1, "IP_RECVTOS")
+    }
+
     /// What one receive returned: `count` bytes from one sender, holding datagrams of
-    /// `segmentSize` bytes each (the last may be shorter; one datagram when not coalesced), and
-    /// when the kernel received them (after `enableReceiveTimestamps`, on the monotonic clock,
-    /// never after now; else nil), or nil when nothing is waiting.
+    /// `segmentSize` bytes each (the last may be shorter; one datagram when not coalesced), when
+    /// the kernel received them (after `enableReceiveTimestamps`, on the monotonic clock, never
+    /// after now; else nil), and their ECN codepoint (after `enableReceiveECN`; else nil), or nil
+    /// when nothing is waiting.
     public static func receiveDatagrams(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws
-        -> (count: Int, from: Endpoint, segmentSize: Int, arrival: Instant?)?
+        -> (count: Int, from: Endpoint, segmentSize: Int, arrival: Instant?, ecn: ECNCodepoint?)?
     {
-        guard let (n, from, segment, realtime) = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
-        let arrival = realtime.map { stamp -> Instant in
+        guard let got = try Sys.recvmsgCoalesced(fd, buffer) else { return nil }
+        let arrival = got.stamp.map { stamp -> Instant in
             let (at, now) = monotonic(realtime: stamp)
             return Instant(nanoseconds: min(at.nanoseconds, UInt64(max(0, now))))
         }
-        return (n, from, segment > 0 ? segment : max(n, 1), arrival)
+        let n = got.count
+        return (n, got.from, got.segment > 0 ? got.segment : max(n, 1), arrival, got.tos.map(ECNCodepoint.init(tos:)))
     }
 
     public static func shutdownWrite(_ fd: FileDescriptor) { Sys.shutdownWrite(fd) }

@@ -223,32 +223,36 @@ enum Sys {
         return r != nil
     }
 
-    /// sendmsg(2) with a UDP_SEGMENT control message (GSO): the kernel cuts `buf` into datagrams
-    /// of `segment` bytes. False when the socket buffer is full.
-    static func sendmsgSegmented(_ fd: FileDescriptor, _ buf: UnsafeRawBufferPointer, _ segment: Int, _ ep: Endpoint)
-        throws -> Bool
-    {
+    /// sendmsg(2) with a UDP_SEGMENT control message (GSO) when `segment` is below the length: the
+    /// kernel cuts `buf` into datagrams of `segment` bytes; with an IP_TOS control message when
+    /// `tos` is given (each datagram's TOS byte). False when the socket buffer is full.
+    static func sendmsgSegmented(
+        _ fd: FileDescriptor, _ buf: UnsafeRawBufferPointer, _ segment: Int, tos: UInt8?, _ ep: Endpoint
+    ) throws -> Bool {
         var sa = sockaddr_in(ep)
-        let r = try check("sendmsg(UDP_SEGMENT)") {
-            netbench_sendmsg_segmented(fd.rawValue, buf.baseAddress, buf.count, UInt16(clamping: segment), &sa)
+        let r = try check(segment < buf.count ? "sendmsg(UDP_SEGMENT)" : "sendmsg") {
+            netbench_sendmsg_segmented(
+                fd.rawValue, buf.baseAddress, buf.count, UInt16(clamping: segment), tos.map { Int32($0) } ?? -1, &sa)
         }
         return r != nil
     }
 
-    /// recvmsg(2) reading the UDP_GRO segment size and the SO_TIMESTAMPNS receive time: nil when
-    /// nothing is waiting; the size is 0 when the kernel delivered a single datagram, the time
-    /// (CLOCK_REALTIME ns) nil when the kernel attached none.
+    /// recvmsg(2) reading the UDP_GRO segment size, the SO_TIMESTAMPNS receive time and the IP_TOS
+    /// byte: nil when nothing is waiting; the size is 0 when the kernel delivered a single
+    /// datagram, the time (CLOCK_REALTIME ns) nil when the kernel attached none, the TOS nil when
+    /// the socket did not ask for it (IP_RECVTOS).
     static func recvmsgCoalesced(_ fd: FileDescriptor, _ buf: UnsafeMutableRawBufferPointer) throws -> (
-        Int, Endpoint, Int, Int64?
+        count: Int, from: Endpoint, segment: Int, stamp: Int64?, tos: UInt8?
     )? {
         var sa = sockaddr_in()
         var segment: Int32 = 0
         var stamp: Int64 = 0
+        var tos: Int32 = -1
         let r = try check("recvmsg") {
-            netbench_recvmsg_coalesced(fd.rawValue, buf.baseAddress, buf.count, &sa, &segment, &stamp)
+            netbench_recvmsg_coalesced(fd.rawValue, buf.baseAddress, buf.count, &sa, &segment, &stamp, &tos)
         }
         guard let r else { return nil }
-        return (r, Endpoint(sa), Int(segment), stamp > 0 ? stamp : nil)
+        return (r, Endpoint(sa), Int(segment), stamp > 0 ? stamp : nil, tos >= 0 ? UInt8(truncatingIfNeeded: tos) : nil)
     }
 
     /// shutdown(2) for writing: sends FIN after queued data.

@@ -26,6 +26,10 @@ public struct TCPSenderStatistics: Sendable, Hashable {
     /// Retransmission timeouts that fired in a row at the end (tcpi_backoff is per episode, so
     /// the count of RTOs overall is not in TCP_INFO; this is what there is).
     public var timeoutBackoff: UInt8
+    /// Whether the connection negotiated ECN (tcpi_options & TCPI_OPT_ECN).
+    public var ecnNegotiated: Bool
+    /// Packets the receiver reported CE-marked (ECE) among those delivered (tcpi_delivered_ce).
+    public var deliveredCE: UInt32
 
     /// The kernel's "infinite" slow-start threshold (TCP_INFINITE_SSTHRESH).
     static let infiniteThreshold: UInt32 = 0x7fff_ffff
@@ -41,5 +45,7 @@ public struct TCPSenderStatistics: Sendable, Hashable {
         smoothedRTTMicroseconds = info.rtt
         minimumRTTMicroseconds = info.min_rtt
         timeoutBackoff = info.backoff
+        ecnNegotiated = Int32(info.options) & netbench_tcpi_opt_ecn != 0
+        deliveredCE = info.delivered_ce
     }
 }

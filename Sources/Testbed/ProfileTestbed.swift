@@ -81,7 +81,8 @@ final class ProfileTestbed {
         let path = paths[0]
         let floor = TimerFloor.measure(duration: .milliseconds(200))
         timerFloor = floor
-        let net = try Self.emulatedNetwork(profile, paths, seed: seed, settings: request.emulator, floor: floor)
+        let net = try Self.emulatedNetwork(
+            profile, paths, seed: seed, settings: request.emulator, tcpECN: server.ecn, floor: floor)
         do {
             servers = try ServerHost(
                 scenarios: scenarios, credentials: credentials, address: net.serverAddress,
@@ -108,6 +109,7 @@ final class ProfileTestbed {
         var quic = QUICConfiguration()
         quic.diagnostics = diagnostics
         quic.congestionControl = server.quicCongestionControl
+        quic.ecn = server.ecn
         quic.initialRTT = firstPath.map { max($0.roundTrip, .milliseconds(1)) } ?? .milliseconds(1)
         return quic
     }
@@ -141,9 +143,10 @@ final class ProfileTestbed {
     /// run as `settings` say.
     static func emulatedNetwork(
         _ profile: Profile, _ paths: [PathConfiguration], seed: UInt64,
-        settings: EmulatorSettings, floor: TimerFloor
+        settings: EmulatorSettings, tcpECN: Bool = false, floor: TimerFloor
     ) throws -> EmulatedNetwork {
         var options = EmulatedNetwork.Options(seed: seed, activePath: paths[0].name)
+        options.tcpECN = tcpECN
         settings.apply(to: &options, floor: floor)
         do { return try EmulatedNetwork.create(paths: paths, options: options) } catch {
             throw BenchError.run("cannot create the emulated network for profile '\(profile.name)': \(error)")
@@ -169,6 +172,7 @@ final class ProfileTestbed {
         record.client = run.client
         record.server = ServerRecord(tlsRecords: server.tlsRecords.description)
         if run.transport == .h2 { record.server?.lateBinding = server.lateBinding.description }
+        if server.ecn { record.server?.ecn = true }
         _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
         record.startedAt = BenchmarkRunner.utcTimestamp()
         var context = PageLoadContext(
@@ -436,6 +440,8 @@ extension TCPSenderRecord {
             cwndSegments: Int64(s.congestionWindowSegments),
             ssthreshSegments: s.slowStartThresholdSegments.map(Int64.init),
             minRttMs: Double(s.minimumRTTMicroseconds) / 1000, smoothedRttMs: Double(s.smoothedRTTMicroseconds) / 1000)
+        ecnNegotiated = s.ecnNegotiated
+        deliveredCE = Int64(s.deliveredCE)
     }
 }
 

@@ -51,6 +51,8 @@ public struct ConnectionInfo: Sendable {
     public var error: String?
     /// TCP: the congestion control in effect (read back from the socket).
     public var congestionControl: String?
+    /// TCP: whether the handshake negotiated ECN (TCP_INFO, read once connected); nil if unknown.
+    public var ecnNegotiated: Bool?
     public var quic: QUICSnapshot?
     public init(kind: TransportKind, connectStart: Instant, remote: Endpoint) {
         self.kind = kind; self.connectStart = connectStart; self.remote = remote
@@ -70,6 +72,12 @@ public struct QUICSnapshot: Sendable {
     public var pathValidations: [(challenge: Instant?, validated: Instant?)] = []
     /// Local addresses the connection used, in order (more than one after a migration or rebinding).
     public var localPaths: [Endpoint] = []
+    /// ECN codepoints of the datagrams received, read at the socket.
+    public var ecnReceived = ECNCounts()
+    /// With ECN on (`QUICConfiguration.ecn`): datagrams sent ECT(0), and whether the last packet
+    /// ngtcp2 wrote still asked for ECT (validation not failed); nil when ECN is off.
+    public var ecnSentECT0: Int64?
+    public var ecnValidated: Bool?
     public init() {}
 }
 

@@ -16,6 +16,11 @@ public struct ClientSettings {
     /// Repeat views: QUIC session tickets and transport parameters from earlier connections, by
     /// server name; a connection that finds one sends its requests as 0-RTT early data.
     public var quicResumption: QUICResumptionCache?
+    /// HTTP/2 late binding on the client (TCP_NOTSENT_LOWAT): at most this many bytes wait unsent
+    /// in the kernel, the rest of an upload stays in nghttp2, so a request sent later is not queued
+    /// behind the upload's backlog in the socket (what the responsiveness draft asks of its test
+    /// clients). nil: the client writes what flow control allows.
+    public var h2UnsentLimit: Int?
     public init(
         tls: TLSClientContext?, tcp: Socket.TCPOptions = .init(), quic: QUICConfiguration = QUICConfiguration(),
         trustedRootsPEM: String = ""
@@ -43,7 +48,8 @@ public enum ClientConnector {
                     loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
             }
             return try H2ClientConnection(
-                loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp)
+                loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp,
+                unsentLimit: settings.h2UnsentLimit)
         case .h3:
             return try H3ClientConnection(
                 loop: loop, remote: remote, local: local, serverName: serverName,

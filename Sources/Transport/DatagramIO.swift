@@ -16,19 +16,28 @@ struct DatagramIO {
     private(set) var segmentedSends = 0
     private(set) var segmentedDatagrams = 0
 
-    /// Prepares a freshly bound socket: asks for receive coalescing (unless NETBENCH_UDP_GSO=0)
-    /// and for the kernel's receive time of each datagram (see `receive`).
+    /// Sends the ECN codepoint the QUIC engine asks for (`QUICConfiguration.ecn`); false: Not-ECT.
+    var marksECN = false
+
+    /// Prepares a freshly bound socket: asks for receive coalescing (unless NETBENCH_UDP_GSO=0),
+    /// for the kernel's receive time of each datagram and for its ECN codepoint (see `receive`).
     static func prepare(_ fd: FileDescriptor) {
         if UDPOffload.enabled { Socket.enableReceiveCoalescing(fd) }
         try? Socket.enableReceiveTimestamps(fd)
+        try? Socket.enableReceiveECN(fd)
     }
 
-    /// Sends `bytes`, datagrams of `segmentSize` bytes laid back to back (the last may be shorter).
-    /// A full socket buffer drops the rest, as a full router queue would; QUIC recovers.
-    mutating func send(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, segmentSize: Int, to remote: Endpoint) {
+    /// Sends `bytes`, datagrams of `segmentSize` bytes laid back to back (the last may be shorter),
+    /// each marked `ecn` when `marksECN` is on. A full socket buffer drops the rest, as a full
+    /// router queue would; QUIC recovers.
+    mutating func send(
+        _ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, segmentSize: Int, to remote: Endpoint,
+        ecn: ECNCodepoint = .notECT
+    ) {
+        let mark: ECNCodepoint? = marksECN && ecn != .notECT ? ecn : nil
         if segmentationWorks && bytes.count > segmentSize {
             do {
-                if try Socket.sendDatagrams(fd, bytes, segmentSize: segmentSize, to: remote) {
+                if try Socket.sendDatagrams(fd, bytes, segmentSize: segmentSize, to: remote, ecn: mark) {
                     segmentedSends += 1
                     segmentedDatagrams += (bytes.count + segmentSize - 1) / segmentSize
                 }
@@ -40,17 +49,18 @@ struct DatagramIO {
         var offset = 0
         while offset < bytes.count {
             let n = min(segmentSize, bytes.count - offset)
-            guard
-                (try? Socket.sendDatagram(
-                    fd, UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)]), to: remote)) == true
-            else { return }
+            let datagram = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])
+            let sent =
+                mark.map { try? Socket.sendDatagram(fd, datagram, to: remote, ecn: $0) }
+                ?? (try? Socket.sendDatagram(fd, datagram, to: remote))
+            guard sent == true else { return }
             offset += n
         }
     }
 
     /// Receives what is waiting (up to `limit` system calls) and hands each datagram to `body`
-    /// with the time the kernel received it (nil when the kernel attached none); `body` returns
-    /// false to stop.
+    /// with the time the kernel received it (nil when the kernel attached none) and its ECN
+    /// codepoint (Not-ECT when the kernel attached no TOS); `body` returns false to stop.
     ///
     /// The QUIC engines are given that time rather than the moment the process got round to the
     /// datagram, as production QUIC servers take it from the kernel: the time a datagram waited in
@@ -59,15 +69,15 @@ struct DatagramIO {
     /// derives from it) the way no TCP RTT estimate is inflated, since the kernel handles TCP's.
     static func receive(
         _ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, limit: Int = 64,
-        _ body: (UnsafeRawBufferPointer, Endpoint, Instant?) -> Bool
+        _ body: (UnsafeRawBufferPointer, Endpoint, Instant?, ECNCodepoint) -> Bool
     ) {
         for _ in 0..<limit {
             guard let got = try? Socket.receiveDatagrams(fd, into: buffer) else { return }
             var offset = 0
             while offset < got.count {
                 let n = min(got.segmentSize, got.count - offset)
-                guard body(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + n)]), got.from, got.arrival)
-                else { return }
+                let datagram = UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + n)])
+                guard body(datagram, got.from, got.arrival, got.ecn ?? .notECT) else { return }
                 offset += n
             }
         }

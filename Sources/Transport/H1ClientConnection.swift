@@ -23,7 +23,11 @@ final class H1ClientConnection: ClientConnection {
         stream = try SecureStream.connectClient(
             loop: loop, remote: remote, local: local, serverName: serverName,
             tls: tls, tcp: tcp, info: &info)
-        stream.onConnected = { [weak self] t in self?.info.connectEnd = t }
+        stream.onConnected = { [weak self] t in
+            guard let self else { return }
+            self.info.connectEnd = t
+            self.info.ecnNegotiated = Socket.ecnNegotiated(self.stream.fd)
+        }
         stream.onHandshake = { [weak self] t in self?.handshakeDone(t) }
         stream.onPlaintext = { [weak self] bytes, t in self?.received(bytes, t) }
         stream.onClose = { [weak self] reason in self?.closedBy(reason) }

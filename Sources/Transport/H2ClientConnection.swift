@@ -19,7 +19,7 @@ final class H2ClientConnection: ClientConnection {
 
     init(
         loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext,
-        tcp: Socket.TCPOptions
+        tcp: Socket.TCPOptions, unsentLimit: Int? = nil
     ) throws {
         info = ConnectionInfo(kind: .h2, connectStart: Instant.now(), remote: remote)
         h2 = try HTTP2Connection(role: .client, settings: .chromeClient)
@@ -27,7 +27,12 @@ final class H2ClientConnection: ClientConnection {
         stream = try SecureStream.connectClient(
             loop: loop, remote: remote, local: local, serverName: serverName,
             tls: tls, tcp: tcp, info: &info)
-        stream.onConnected = { [weak self] t in self?.info.connectEnd = t }
+        if let unsentLimit { stream.limitUnsent(to: unsentLimit) }
+        stream.onConnected = { [weak self] t in
+            guard let self else { return }
+            self.info.connectEnd = t
+            self.info.ecnNegotiated = Socket.ecnNegotiated(self.stream.fd)
+        }
         stream.onHandshake = { [weak self] t in self?.handshakeDone(t) }
         stream.onPlaintext = { [weak self] bytes, t in self?.received(bytes, t) }
         stream.onWritable = { [weak self] in self?.pump() }
@@ -132,13 +137,20 @@ final class H2ClientConnection: ClientConnection {
         onStateChange?()
     }
 
+    /// Moves frames from nghttp2 to TLS while the socket keeps up; with late binding, only while
+    /// fewer than the limit wait unsent (then it resumes when the kernel drains).
     private func pump() {
-        while stream.phase == .open && stream.backlog < 256 * 1024 && h2.wantsWrite {
+        while stream.phase == .open && stream.backlog < 256 * 1024 && h2.wantsWrite && stream.acceptsMore {
+            let room =
+                stream.unsentLimit.map {
+                    UnsafeMutableRawBufferPointer(rebasing: outbound[0..<min(outbound.count, $0)])
+                } ?? outbound
             let n: Int
-            do { n = try h2.takeOutbound(into: outbound) } catch { fail("HTTP/2: \(error)"); return }
+            do { n = try h2.takeOutbound(into: room) } catch { fail("HTTP/2: \(error)"); return }
             if n == 0 { break }
             stream.write(UnsafeRawBufferPointer(rebasing: outbound[0..<n]))
         }
+        if stream.phase == .open && h2.wantsWrite && !stream.acceptsMore { stream.waitForRoom() }
     }
 
     private func fail(_ reason: String) {

@@ -50,6 +50,7 @@ final class H3ClientConnection: ClientConnection {
         let firstFD = fd
         state.local = self.local
         congestionControl = config.congestionControl.rawValue
+        io.marksECN = config.ecn
         receiveBuffer = .allocate(byteCount: 65536, alignment: 16)
         do {
             client = try HTTP3Client(
@@ -138,12 +139,12 @@ final class H3ClientConnection: ClientConnection {
 
     private func readable(_ socket: FileDescriptor, _ at: Endpoint) {
         var arrived: [(event: HTTP3ClientEvent, at: Instant)] = []
-        DatagramIO.receive(socket, into: receiveBuffer) { datagram, from, arrival in
+        DatagramIO.receive(socket, into: receiveBuffer) { datagram, from, arrival, ecn in
             guard !closed else { return false }
             // A fresh timestamp per datagram: it is when that datagram's bytes were taken in, and
             // ngtcp2 needs its timestamps never to go back.
             let now = Instant.now()
-            for event in client.receive(datagram, local: at, remote: from, now: now, arrival: arrival) {
+            for event in client.receive(datagram, local: at, remote: from, now: now, arrival: arrival, ecn: ecn) {
                 // Body bytes of one stream in consecutive datagrams of this read are one arrival
                 // (at the first one's time), as the TCP clients report a read's bytes: the loader's
                 // work per event would otherwise grow with the number of packets, not of reads.
@@ -175,8 +176,8 @@ final class H3ClientConnection: ClientConnection {
     private func flush() {
         guard !closed else { return }
         let now = Instant.now()
-        let events = client.writeBatched(now: now) { bytes, segmentSize, remote, local in
-            io.send(socket(for: local), bytes, segmentSize: segmentSize, to: remote)
+        let events = client.writeBatched(now: now) { bytes, segmentSize, remote, local, ecn in
+            io.send(socket(for: local), bytes, segmentSize: segmentSize, to: remote, ecn: ecn)
         }
         handle(events, now)
         guard !closed else { return }
@@ -259,6 +260,11 @@ final class H3ClientConnection: ClientConnection {
         q.congestionControl = congestionControl
         q.pathValidations = validations
         q.localPaths = localPaths
+        q.ecnReceived = s.ecnReceived
+        if io.marksECN {
+            q.ecnSentECT0 = s.ecnRequested.ect0
+            q.ecnValidated = s.lastRequestedECN.map { $0 != .notECT }
+        }
         state.quic = q
     }
 

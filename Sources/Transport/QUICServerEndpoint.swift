@@ -20,6 +20,8 @@ public final class QUICServerEndpoint {
     public private(set) var counters = ServerCounters()
     /// Path changes the server saw (migration, NAT rebinding), for tests and results.
     public private(set) var pathChanges: [(at: Instant, remote: Endpoint)] = []
+    /// ECN codepoints of every datagram the socket received (all connections).
+    public private(set) var ecnReceived = ECNCounts()
 
     public init(
         loop: EventLoop, endpoint: Endpoint, credentials: [QUICServerCredentials], config: QUICConfiguration,
@@ -29,6 +31,7 @@ public final class QUICServerEndpoint {
         self.handler = handler
         (fd, self.endpoint) = try Socket.bindUDP(endpoint)
         DatagramIO.prepare(fd)
+        io.marksECN = config.ecn
         buffer = .allocate(byteCount: 65536, alignment: 16)
         do {
             server = try HTTP3Server(config: config, credentials: credentials, now: Instant.now())
@@ -59,7 +62,7 @@ public final class QUICServerEndpoint {
         // (ACKs that open a window, requests) leaves first, as the kernel clocks TCP's data out
         // while the server thread computes other handshakes.
         var sinceFlush = false
-        DatagramIO.receive(fd, into: buffer) { datagram, from, arrival in
+        DatagramIO.receive(fd, into: buffer) { datagram, from, arrival, ecn in
             guard !isClosed else { return false }
             let longHeader = datagram.first.map { $0 & 0x80 != 0 } ?? false
             if longHeader && sinceFlush {
@@ -67,7 +70,9 @@ public final class QUICServerEndpoint {
                 sinceFlush = false
                 guard !isClosed else { return false }
             }
-            handle(server.receive(datagram, local: endpoint, remote: from, now: Instant.now(), arrival: arrival))
+            handle(
+                server.receive(datagram, local: endpoint, remote: from, now: Instant.now(), arrival: arrival, ecn: ecn))
+            ecnReceived.count(ecn)
             if !longHeader { sinceFlush = true }
             return !isClosed
         }
@@ -82,8 +87,8 @@ public final class QUICServerEndpoint {
         repeat {
             submitted = false
             handle(
-                server.writeBatched(now: Instant.now()) { [fd] bytes, segmentSize, remote, _ in
-                    io.send(fd, bytes, segmentSize: segmentSize, to: remote)
+                server.writeBatched(now: Instant.now()) { [fd] bytes, segmentSize, remote, _, ecn in
+                    io.send(fd, bytes, segmentSize: segmentSize, to: remote, ecn: ecn)
                 })
         } while submitted && !isClosed
         loop.cancel(timer)

@@ -74,6 +74,22 @@ final class ResponsivenessProbes {
         }
     }
 
+    /// A self probe where a GET cannot be multiplexed on the load connection `conn`: its transport's
+    /// smoothed RTT estimate, which the draft allows in that case ("the TCP stack estimated
+    /// round-trip-time can be used as a proxy"). An HTTP/3 upload is one: measured here, a GET on a
+    /// connection carrying an endless upload never completed (all of them, 6 s of grace), most
+    /// likely because nghttp3 0.8 schedules a client's own streams at the default, non-incremental
+    /// priority (the upload, opened first, always goes first; not checked in its source). Nothing
+    /// is recorded before the first RTT sample.
+    func selfEstimate(on conn: ClientConnection) {
+        guard let rtt = conn.info.quic?.smoothedRTT else { return }
+        selfHTTP.append(rtt.inMilliseconds)
+        estimated += 1
+    }
+
+    /// Self probes taken as the transport's RTT estimate (`selfEstimate`).
+    private(set) var estimated = 0
+
     /// A self probe: the small GET on `conn` (an established connection).
     func selfProbe(on conn: ClientConnection) {
         started += 1

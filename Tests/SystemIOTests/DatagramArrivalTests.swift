@@ -34,7 +34,7 @@ final class DatagramArrivalTests: XCTestCase {
         _ = try payload.withUnsafeBytes { try Socket.sendDatagram(fd, $0, to: local) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
         defer { buffer.deallocate() }
-        var got: (count: Int, from: Endpoint, segmentSize: Int, arrival: Instant?)?
+        var got: (count: Int, from: Endpoint, segmentSize: Int, arrival: Instant?, ecn: ECNCodepoint?)?
         for _ in 0..<100 where got == nil {
             got = try Socket.receiveDatagrams(fd, into: buffer); if got == nil { usleep(1_000) }
         }

@@ -5,11 +5,13 @@ internal import CNghttp3
 /// Called with each datagram to send, its destination and the local address to send from.
 typealias DatagramSink = (UnsafeRawBufferPointer, _ remote: Endpoint, _ local: Endpoint) -> Void
 /// Called with datagrams of `segmentSize` bytes laid back to back (the last may be shorter), all
-/// for one destination and local address.
-typealias BatchSink = (UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint) -> Void
+/// for one destination and local address, to be sent with the ECN codepoint ngtcp2 asked for.
+typealias BatchSink = (
+    UnsafeRawBufferPointer, _ segmentSize: Int, _ remote: Endpoint, _ local: Endpoint, _ ecn: ECNCodepoint
+) -> Void
 
 /// Packets written back to back into the send buffer since the last hand-over. A batch holds
-/// packets of one path and one size; a shorter packet ends it (UDP GSO's rule).
+/// packets of one path, one size and one ECN codepoint; a shorter packet ends it (UDP GSO's rule).
 struct PacketBatch {
     private(set) var start = 0
     private(set) var end = 0
@@ -17,16 +19,17 @@ struct PacketBatch {
     private var count = 0
     private var remote = Endpoint(address: 0, port: 0)
     private var local = Endpoint(address: 0, port: 0)
+    private var ecn = ECNCodepoint.notECT
 
     /// Takes the packet of `size` bytes just written at `end`.
     mutating func append(
-        _ size: Int, remote: Endpoint, local: Endpoint, _ base: UnsafeMutablePointer<UInt8>,
+        _ size: Int, remote: Endpoint, local: Endpoint, ecn: ECNCodepoint, _ base: UnsafeMutablePointer<UInt8>,
         _ emit: BatchSink
     ) {
-        if count > 0 && (size > segment || remote != self.remote || local != self.local) {
+        if count > 0 && (size > segment || remote != self.remote || local != self.local || ecn != self.ecn) {
             hand(base, emit)  // the new packet starts the next batch where it lies
         }
-        if count == 0 { segment = size; self.remote = remote; self.local = local }
+        if count == 0 { segment = size; self.remote = remote; self.local = local; self.ecn = ecn }
         end += size
         count += 1
         if size < segment || count >= PacketBuffers.maxBatch { hand(base, emit) }
@@ -40,7 +43,9 @@ struct PacketBatch {
     }
 
     private mutating func hand(_ base: UnsafeMutablePointer<UInt8>, _ emit: BatchSink) {
-        if count > 0 { emit(UnsafeRawBufferPointer(start: base + start, count: end - start), segment, remote, local) }
+        if count > 0 {
+            emit(UnsafeRawBufferPointer(start: base + start, count: end - start), segment, remote, local, ecn)
+        }
         start = end
         count = 0
     }
@@ -60,7 +65,7 @@ extension QUICConnection {
         switch state {
         case .open: break
         case .closing:
-            flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local) }
+            flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local, .notECT) }
             return
         case .draining, .closed:
             return
@@ -87,7 +92,7 @@ extension QUICConnection {
                 if n < 0 {
                     batch.flush(base, emit)
                     failApplication(Int32(n), "nghttp3_conn_writev_stream")
-                    flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local) }
+                    flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local, .notECT) }
                     return
                 }
                 count = n
@@ -95,11 +100,12 @@ extension QUICConnection {
                 count = nextRawPiece(&streamID, &fin)
             }
             var accepted: ngtcp2_ssize = -1
+            var ecn: UInt32 = 0
             var flags = UInt32(NGTCP2_WRITE_STREAM_FLAG_MORE)
             if fin != 0 { flags |= UInt32(NGTCP2_WRITE_STREAM_FLAG_FIN) }
             let n = netbench_ngtcp2_conn_writev_stream(
                 conn, path, base + batch.end, maxUDP, &accepted, flags,
-                streamID, vecs, count, ts)
+                streamID, vecs, count, &ecn, ts)
             if n < 0 {
                 switch Int32(n) {
                 case NGTCP2_ERR_STREAM_DATA_BLOCKED:
@@ -116,7 +122,7 @@ extension QUICConnection {
                     var ccerr = ngtcp2_connection_close_error()
                     ngtcp2_connection_close_error_set_transport_error_liberr(&ccerr, Int32(n), nil, 0)
                     startClosing(ccerr, reporting: transportError(Int32(n), "ngtcp2_conn_writev_stream"))
-                    flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local) }
+                    flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local, .notECT) }
                     return
                 }
             }
@@ -125,7 +131,10 @@ extension QUICConnection {
             guard let remote = Endpoint(path.pointee.remote), let local = Endpoint(path.pointee.local) else { continue }
             statistics.datagramsSent += 1
             statistics.bytesSent += UInt64(n)
-            batch.append(Int(n), remote: remote, local: local, base, emit)
+            let codepoint = ECNCodepoint(tos: UInt8(truncatingIfNeeded: ecn))
+            statistics.ecnRequested.count(codepoint)
+            statistics.lastRequestedECN = codepoint
+            batch.append(Int(n), remote: remote, local: local, ecn: codepoint, base, emit)
             packets += 1
             written += Int(n)
             if packets >= maxPackets { return }
@@ -152,7 +161,7 @@ extension QUICConnection {
 
     /// The same, one datagram per call (tests and simple drivers).
     func write(now: Instant, emit: DatagramSink) {
-        write(now: now) { (bytes: UnsafeRawBufferPointer, segment: Int, remote: Endpoint, local: Endpoint) in
+        write(now: now) { (bytes: UnsafeRawBufferPointer, segment: Int, remote: Endpoint, local: Endpoint, _) in
             var offset = 0
             while offset < bytes.count {
                 let n = min(segment, bytes.count - offset)
@@ -172,7 +181,7 @@ extension QUICConnection {
         if rv != 0 {
             batch.flush(buffers.send, emit)
             failApplication(rv, "nghttp3_conn_add_write_offset")
-            flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local) }
+            flushClosePacket { bytes, remote, local in emit(bytes, bytes.count, remote, local, .notECT) }
             return false
         }
         return true

@@ -292,7 +292,8 @@ final class QUICConnection {
     /// samples it takes measure the path, not the two processes' backlogs. Never before a time
     /// ngtcp2 was already given (its clock must not go back); `now` stays the time of everything else.
     func receive(
-        _ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint, now: Instant, arrival: Instant? = nil
+        _ datagram: UnsafeRawBufferPointer, local: Endpoint, remote: Endpoint, now: Instant, arrival: Instant? = nil,
+        ecn: ECNCodepoint = .notECT
     ) {
         self.now = now
         switch state {
@@ -303,12 +304,13 @@ final class QUICConnection {
         guard let base = datagram.baseAddress, datagram.count > 0 else { return }
         statistics.datagramsReceived += 1
         statistics.bytesReceived += UInt64(datagram.count)
+        statistics.ecnReceived.count(ecn)
         let path = buffers.rxPath.set(local: local, remote: remote)
         let ts = min(now.nanoseconds, max(arrival?.nanoseconds ?? now.nanoseconds, engineTime))
         engineTime = ts
         let rv = netbench_ngtcp2_conn_read_pkt(
             conn, path, base.assumingMemoryBound(to: UInt8.self),
-            datagram.count, ts)
+            datagram.count, UInt32(ecn.rawValue), ts)
         if rv != 0 { handleReadError(rv) }
     }
 

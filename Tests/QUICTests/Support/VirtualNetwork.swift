@@ -155,13 +155,13 @@ final class VirtualNetwork {
         if batched {
             for probe in allProbes where !probe.client.isClosed && !busy(probe) {
                 probe.record(
-                    probe.client.writeBatched(now: now) { p, segment, remote, local in
+                    probe.client.writeBatched(now: now) { p, segment, remote, local, _ in
                         self.takeBatch(p, segment, from: local, to: remote)
                     })
             }
             if serverAlive {
                 handleServerEvents(
-                    server.writeBatched(now: now) { p, segment, remote, local in
+                    server.writeBatched(now: now) { p, segment, remote, local, _ in
                         self.takeBatch(p, segment, from: local, to: remote)
                     })
             }
