@@ -78,45 +78,59 @@ public enum Calibration {
         return rtts.compactMap { $0 }
     }
 
-    /// Goodput of one TCP connection from a sender in the server namespace to a receiver bound
-    /// to `path` in the client namespace: payload bits received per second between `warmup`
-    /// (after the connection was accepted; slow start excluded) and `duration`.
+    /// Goodput of `flows` TCP connections (one by default) from senders in the server namespace to
+    /// receivers bound to `path` in the client namespace: payload bits received per second, all
+    /// connections together, between `warmup` (after the last connection was accepted; slow start
+    /// excluded) and `duration`.
     public static func measureGoodput(
         on network: EmulatedNetwork, path: String? = nil, duration: Nanoseconds = 10_000_000_000,
-        warmup: Nanoseconds = 2_000_000_000, congestionControl: String? = nil
+        warmup: Nanoseconds = 2_000_000_000, congestionControl: String? = nil, flows: Int = 1
     ) throws -> GoodputMeasurement {
         precondition(duration > warmup, "duration must exceed warmup")
+        precondition(flows >= 1, "at least one flow")
         let p = try clientPath(network, path)
         let (listener, receiverEndpoint) = try network.inClientNamespace {
             try Socket.listenTCP(on: Endpoint(address: p.address, port: 0))
         }
         defer { Socket.close(listener) }
-        let senderFD = try network.inServerNamespace {
-            try Socket.connectTCP(
-                to: receiverEndpoint, from: Endpoint(address: network.serverAddress, port: 0),
-                options: .init(noDelay: false, congestionControl: congestionControl ?? network.congestionControl))
+        var senderFDs: [FileDescriptor] = []
+        do {
+            for _ in 0..<flows {
+                senderFDs.append(
+                    try network.inServerNamespace {
+                        try Socket.connectTCP(
+                            to: receiverEndpoint, from: Endpoint(address: network.serverAddress, port: 0),
+                            options: .init(
+                                noDelay: false, congestionControl: congestionControl ?? network.congestionControl))
+                    })
+            }
+        } catch {
+            for fd in senderFDs { Socket.close(fd) }
+            throw error
         }
-        let sender = try BulkSender(fd: senderFD)
+        let sender = try BulkSender(fds: senderFDs)
         sender.startThread()
-        var connection: FileDescriptor?
+        var connections: [FileDescriptor] = []
         defer {
-            // The sender stops (and closes) before the receiver closes: never a write to a reset peer.
+            // The senders stop (and close) before the receivers close: never a write to a reset peer.
             sender.stopAndJoin()
-            if let connection { Socket.close(connection) }
+            for fd in connections { Socket.close(fd) }
         }
 
-        let epoll = try Epoll(capacity: 8)
-        try epoll.add(listener, .read, token: 0)
+        let epoll = try Epoll(capacity: Int32(flows + 8))
+        try epoll.add(listener, .read, token: UInt64.max)
         let acceptDeadline = Instant.now() + 10_000_000_000
-        while connection == nil {
+        while connections.count < flows {
             guard Instant.now() < acceptDeadline else {
-                throw BenchError.run("calibration: the TCP connection was not accepted within 10 s")
+                throw BenchError.run(
+                    "calibration: \(connections.count) of \(flows) TCP connections accepted within 10 s")
             }
             try epoll.wait(timeout: 100_000_000) { _, _ in }
-            connection = try Socket.accept(listener)?.0
+            while connections.count < flows, let fd = try Socket.accept(listener)?.0 {
+                try epoll.add(fd, .read, token: UInt64(connections.count))
+                connections.append(fd)
+            }
         }
-        let fd = connection!
-        try epoll.add(fd, .read, token: 1)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 64)
         defer { buffer.deallocate() }
         let accepted = Instant.now()
@@ -124,28 +138,41 @@ public enum Calibration {
         var total: Int64 = 0
         var atWindowStart: (Instant, Int64)?
         var atWindowEnd: (Instant, Int64)?
+        var open = flows
+        var ready: [Int] = []
         reading: while atWindowEnd == nil {
             let now = Instant.now()
-            try epoll.wait(timeout: max(0, min(windowEnd.since(now), 50_000_000))) { _, _ in }
-            while true {
-                guard case .bytes(let n) = try Socket.read(fd, into: buffer) else { break }
-                if n == 0 { break reading }
-                total += Int64(n)
-                let t = Instant.now()
-                if atWindowStart == nil, t >= windowStart { atWindowStart = (t, total) }
-                if t >= windowEnd { atWindowEnd = (t, total); break }
+            ready.removeAll(keepingCapacity: true)
+            try epoll.wait(timeout: max(0, min(windowEnd.since(now), 50_000_000))) { token, _ in
+                if token != UInt64.max { ready.append(Int(token)) }
+            }
+            for i in ready {
+                while true {
+                    guard case .bytes(let n) = try Socket.read(connections[i], into: buffer) else { break }
+                    if n == 0 {
+                        open -= 1
+                        epoll.remove(connections[i])
+                        if open == 0 { break reading }
+                        break
+                    }
+                    total += Int64(n)
+                    let t = Instant.now()
+                    if atWindowStart == nil, t >= windowStart { atWindowStart = (t, total) }
+                    if t >= windowEnd { atWindowEnd = (t, total); break }
+                }
+                if atWindowEnd != nil { break }
             }
             if Instant.now() >= windowEnd, atWindowEnd == nil { atWindowEnd = (Instant.now(), total) }
         }
         guard let s = atWindowStart, let e = atWindowEnd, e.0 > s.0 else {
             throw BenchError.run(
-                "calibration: the connection ended before the measurement window (received \(total) bytes)")
+                "calibration: the connections ended before the measurement window (received \(total) bytes)")
         }
         let window = e.0.since(s.0)
         let bytes = e.1 - s.1
         return GoodputMeasurement(
             bitsPerSecond: Double(bytes) * 8 / (Double(window) / 1e9), bytes: bytes, window: window,
-            totalBytes: total, duration: Instant.now().since(accepted))
+            totalBytes: total, duration: Instant.now().since(accepted), flows: flows)
     }
 
     static func clientPath(_ network: EmulatedNetwork, _ name: String?) throws -> EmulatedNetwork.ClientPath {
@@ -163,4 +190,6 @@ public struct GoodputMeasurement: Sendable {
     /// Everything received, warm-up included, and the receiver's time from accept to the end.
     public var totalBytes: Int64
     public var duration: Nanoseconds
+    /// TCP connections measured together.
+    public var flows: Int = 1
 }

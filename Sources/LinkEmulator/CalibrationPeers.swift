@@ -56,33 +56,44 @@ final class EchoServer: @unchecked Sendable {
 /// The server side of the goodput probe: writes as fast as TCP accepts until stopped or the
 /// peer goes away, on its own thread; closes its socket when done.
 final class BulkSender: @unchecked Sendable {
-    private let fd: FileDescriptor
+    private let fds: [FileDescriptor]
     private let epoll: Epoll
     private let wakeup: Wakeup
     private let stopFlag = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(fd: FileDescriptor) throws {
-        self.fd = fd
-        epoll = try Epoll(capacity: 4)
+    /// One thread writing as fast as the kernel takes it on every connection in `fds`.
+    init(fds: [FileDescriptor]) throws {
+        self.fds = fds
+        epoll = try Epoll(capacity: Int32(fds.count + 4))
         wakeup = try Wakeup()
-        try epoll.add(fd, .write, token: 0)
-        try epoll.add(wakeup.fd, .read, token: 1)
+        for (i, fd) in fds.enumerated() { try epoll.add(fd, .write, token: UInt64(i)) }
+        try epoll.add(wakeup.fd, .read, token: UInt64.max)
     }
+
+    convenience init(fd: FileDescriptor) throws { try self.init(fds: [fd]) }
 
     func startThread() {
         Thread { [self] in
             let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 17, alignment: 64)
             chunk.initializeMemory(as: UInt8.self, repeating: 0x6E)
+            var ready: [Int] = []
             sending: while !stopFlag.load(ordering: .acquiring) {
-                guard (try? epoll.wait(timeout: 100_000_000) { _, _ in }) != nil else { break }
-                while !stopFlag.load(ordering: .relaxed) {
-                    guard let status = try? Socket.write(fd, UnsafeRawBufferPointer(chunk)) else { break sending }
-                    if case .wouldBlock = status { break }
+                ready.removeAll(keepingCapacity: true)
+                guard (try? epoll.wait(timeout: 100_000_000) { token, _ in
+                    if token != UInt64.max { ready.append(Int(token)) }
+                }) != nil else { break }
+                for i in ready {
+                    while !stopFlag.load(ordering: .relaxed) {
+                        guard let status = try? Socket.write(fds[i], UnsafeRawBufferPointer(chunk)) else {
+                            break sending
+                        }
+                        if case .wouldBlock = status { break }
+                    }
                 }
             }
             chunk.deallocate()
-            Socket.close(fd)
+            for fd in fds { Socket.close(fd) }
             finished.signal()
         }.start()
     }

@@ -55,8 +55,8 @@ extension EmulatedNetwork {
     }
 
     /// Stops the loop (joining its thread) and reports what it did since `start`. With `drain`,
-    /// first waits for the links to empty and fall quiet (see `Drain`); packets still in flight
-    /// at the stop are discarded.
+    /// first waits for the TCP connections in its namespaces to finish closing and for the links to
+    /// empty and fall quiet (see `Drain`); packets still in flight at the stop are discarded.
     public func stop(drain: Drain? = nil) throws -> EmulatorReport {
         let (f, activated, before, stealBefore):
             (PacketForwarder?, [PathActivator], [EmulatorReport.DeviceDrops], Nanoseconds?) = lock.withLock {
@@ -65,7 +65,13 @@ extension EmulatedNetwork {
             }
         guard let f else { throw BenchError.run("the emulator of \(id) is not running") }
         for a in activated { a.cancelAndJoin() }
-        let drained = drain.map { f.awaitDrain(quiet: $0.quiet, timeout: $0.timeout) }
+        // Closing TCP connections first (a lost FIN is resent after an RTO, well after the links
+        // fell quiet), then the links until empty and quiet, within the one timeout.
+        let drained = drain.map { d in
+            let deadline = Instant.now() + d.timeout
+            let closed = awaitClosingConnections(until: deadline)
+            return f.awaitDrain(quiet: d.quiet, timeout: max(d.quiet, deadline.since(Instant.now()))) && closed
+        }
         f.stopAndJoin()
         f.capture?.finish()
         let end = Instant.now()

@@ -21,9 +21,11 @@ struct CalibrateCommand: ParsableCommand {
                 ad-hoc symmetric links from every --rtt × --rate pair) and measures: the round trip of lone UDP echoes \
                 (kernel timestamps) against the RTT the link model predicts for them (configured RTT plus the probe's \
                 serialization each way, so a slow link's serialization is not counted as error); the emulator's \
-                release lateness while only the probes pass (idle) and while one TCP connection saturates the link \
-                downstream (loaded; cubic, after a warm-up), split into late wake-ups and the emulator's own part; the \
-                goodput of that connection; the loop's CPU share, its wait for a CPU and the machine's steal time; \
+                release lateness while only the probes pass (idle) and while --flows TCP connections (one by default) \
+                saturate the link downstream (loaded; cubic, after a warm-up), split into late wake-ups and the \
+                emulator's own part; their goodput together; the loop's CPU share and CPU time per packet, its wait \
+                for a CPU and the machine's steal time (--queue droptail,fq_codel puts the same link behind each \
+                queue discipline, so an AQM's cost per packet is measured beside drop-tail's); \
                 then the release lateness while a page loads through the same profile's emulator, built as a benchmark \
                 run builds it (--page, default the mobile median page, --page-loads times over h2 and h3 with the \
                 built-in client and the replay server, whose CPU competes with the emulator as in a benchmark). \
@@ -87,6 +89,14 @@ struct CalibrateCommand: ParsableCommand {
         "--delay-interval", value: "D", default: 5_000_000, defaultText: "5ms",
         help: "time between the delay check's probes", parse: .duration(atLeast: 100_000))
     var delayInterval: Nanoseconds
+    @Option(
+        "--queue", value: "LIST", default: ["droptail"], defaultText: "droptail",
+        help: "queue disciplines of the ad-hoc profiles, one profile per --rtt × --rate × --queue: droptail (one "
+            + "BDP), drophead, codel, fq_codel, pie (Linux defaults)",
+        parse: .list(of: .nonEmpty)) var queues: [String]
+    @Option(
+        "--flows", value: "N", default: 1, help: "TCP connections saturating the link in the loaded phase",
+        parse: .int(1...1024)) var flows: Int
     @Flag(
         "--normal-scheduler",
         help:
@@ -96,6 +106,10 @@ struct CalibrateCommand: ParsableCommand {
 
     func validate() throws {
         if rtt != nil && rate == nil { throw BenchError.usage("--rate RATE is required with --rtt (e.g. 100Mbit)") }
+        for q in queues where QueueDisciplineSpec.Name(rawValue: q) == nil {
+            throw BenchError.usage(
+                "--queue '\(q)': not a queue discipline (droptail, drophead, codel, fq_codel, pie)")
+        }
         if rtt == nil && (rate != nil || loss != nil) {
             throw BenchError.usage("--rate and --loss describe an ad-hoc profile: give --rtt too")
         }
@@ -108,14 +122,20 @@ struct CalibrateCommand: ParsableCommand {
         var profiles: [Profile] = []
         for rtt in rtt ?? [] {
             for rate in rate ?? [] {
-                let compact = Units.formatBitrate(rate).replacingOccurrences(of: " ", with: "")
-                    .replacingOccurrences(of: "/s", with: "")
-                let name = "rtt\(Units.format(Double(rtt) / 1e6, 0))ms-\(compact)"
-                profiles.append(
-                    Profile(
+                for queue in queues {
+                    let compact = Units.formatBitrate(rate).replacingOccurrences(of: " ", with: "")
+                        .replacingOccurrences(of: "/s", with: "")
+                    var name = "rtt\(Units.format(Double(rtt) / 1e6, 0))ms-\(compact)"
+                    if queue != "droptail" { name += "-" + queue }
+                    var p = Profile(
                         name: name, source: "command line", rtt: DurationValue(nanoseconds: rtt),
                         down: BitrateValue(bitsPerSecond: rate), up: BitrateValue(bitsPerSecond: rate),
-                        loss: loss.map { Fraction($0) }))
+                        loss: loss.map { Fraction($0) })
+                    if queue != "droptail" {
+                        p.queue = .discipline(QueueDisciplineSpec(discipline: queue).withDefaults())
+                    }
+                    profiles.append(p)
+                }
             }
         }
         if let profileNames {
@@ -141,7 +161,7 @@ struct CalibrateCommand: ParsableCommand {
         for p in profiles where p.isEmulated {
             FileHandle.standardError.write("calibrating \(p.name) (\(p.summary))…\n".data(using: .utf8)!)
             let r = try CalibrationRun.measure(
-                profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration,
+                profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration, flows: flows,
                 emulator: emulator, timerFloor: floor)
             var loads: [PageLoadLateness] = []
             if pageLoads > 0 {
@@ -218,7 +238,8 @@ struct CalibrateCommand: ParsableCommand {
                 lines.append(
                     "  goodput  configured \(Units.formatBitrate(rate))   measured "
                         + "\(Units.formatBitrate(g.bitsPerSecond)) = \(Units.format(pct, 1))% "
-                        + "\(pct >= 94 ? "✓" : "✗ (target ≥ 94%)")   TCP \(r.congestionControl), "
+                        + "\(pct >= 94 ? "✓" : "✗ (target ≥ 94%)")   TCP \(r.congestionControl)"
+                        + (g.flows > 1 ? " × \(g.flows) connections" : "") + ", "
                         + "\(Units.format(Double(g.window) / 1e9, 1)) s window"
                 )
             } else {
@@ -236,12 +257,17 @@ struct CalibrateCommand: ParsableCommand {
             let ok = report.latenessP99 <= latenessTarget
             if !ok { missed.append("lateness (\(phase.trimmingCharacters(in: .whitespaces)))") }
             let cpu = report.loopCPUShare.map { Units.format($0 * 100, 1) + "%" } ?? "unknown"
+            let perPacket =
+                report.loopCPUTime.flatMap { t in
+                    report.releasedPackets > 0
+                        ? Units.format(Double(t) / 1e3 / Double(report.releasedPackets), 2) + " µs" : nil
+                } ?? "unknown"
             lines.append(
                 "    \(phase) lateness p50 \(ms(report.latenessP50)) ms, p99 \(ms(report.latenessP99)) ms "
                     + "\(ok ? "✓" : "✗") "
                     + "(late wake-ups p99 \(ms(report.wakeLatenessP99)), own p99 \(ms(report.ownLatenessP99)); "
                     + "\(report.releasedPackets) packets)   "
-                    + "loop CPU \(cpu) of a core, waited for a CPU \(report.loopRunQueueWait.map(ms) ?? "unknown") ms, "
+                    + "loop CPU \(cpu) of a core (\(perPacket) per packet), waited for a CPU \(report.loopRunQueueWait.map(ms) ?? "unknown") ms, "
                     + "machine steal \(report.stealTime.map(ms) ?? "unknown") ms in "
                     + "\(Units.format(Double(report.duration) / 1e9, 1)) s"
             )

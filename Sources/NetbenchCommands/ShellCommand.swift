@@ -48,9 +48,14 @@ struct ShellCommand: ParsableCommand {
                 left inside. Without root netbench runs itself again in a user namespace where the kernel allows \
                 (there NETBENCH_HOST reaches that namespace's loopback, not the host's), else exits 77.
 
-                --log DIR writes DIR/shell-<time>.json (the emulator's report: counters per path and \
-                direction, lateness, flag, path events); --pcap DIR writes the packets entering and leaving the \
-                emulator's links, as 'run --pcap' does. Both directories must exist.
+                --log DIR writes what a run records of its link: DIR/shell-<time>.json (the emulator's record: \
+                counters per path and direction, queueing delay p50/p90/p99/max, CE marks, lateness, flag, path \
+                events, the link's time series), DIR/shell-<time>.html (the same, with throughput against offered \
+                load and capacity and queueing delay over time, as report.html draws a run's link) and a link log \
+                per path and direction in Mahimahi's format (DIR/shell-<time>-<path>-<up|down>.log: + arrival, \
+                - departure with its queueing delay, # delivery opportunity, d drop; see 'run --link-log'). \
+                --pcap DIR writes the packets entering and leaving the emulator's links, as 'run --pcap' does. \
+                Both directories must exist.
                 """,
             examples: [
                 "netbench shell 4G",
@@ -84,7 +89,8 @@ struct ShellCommand: ParsableCommand {
         parse: .duration(atLeast: 1_000_000)) var duration: Nanoseconds?
     @Flag("--loop", help: "repeat the profile's events and outages cycle after cycle (traces always wrap)")
     var loop: Bool
-    @Option("--log", value: "DIR", help: "write the emulator's report as JSON into DIR", parse: .directory)
+    @Option("--log", value: "DIR", help: "write the session's record (JSON), page (HTML) and Mahimahi link logs into DIR",
+        parse: .directory)
     var log: String?
     @Option(
         "--pcap", value: "DIR",

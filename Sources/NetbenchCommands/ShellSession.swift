@@ -3,6 +3,7 @@ import Synchronization
 import BenchCore
 import BenchModel
 import LinkEmulator
+import Reporters
 import SystemIO
 import Testbed
 
@@ -61,7 +62,8 @@ final class ShellSession {
                 }
             }
             let capture = options.pcap.map { CaptureRequest(directory: $0, label: label) }
-            try testbed.start(loop: options.loop, capture: capture)
+            let linkLog = options.log.map { CaptureRequest(directory: $0, label: label) }
+            try testbed.start(loop: options.loop, capture: capture, linkLog: linkLog)
             if let sig = signals.received { throw ShellSignals.Interrupted(signal: sig) }
             client = try testbed.network.inClientNamespace {
                 try UserCommand(
@@ -100,13 +102,20 @@ final class ShellSession {
     private func finish(_ outcome: ShellOutcome, label: String) {
         do {
             let report = try testbed.stop()
-            shellMessage(ShellSummary.text(report, outcome: outcome, testbed: testbed))
+            let summary = ShellSummary.text(report, outcome: outcome, testbed: testbed)
+            shellMessage(summary)
             if let dir = options.log {
-                let path = "\(dir)/\(label).json"
+                let path = "\(dir)/\(label).json", page = "\(dir)/\(label).html"
                 do {
                     try AtomicFile.write(ShellSummary.log(report, outcome: outcome, testbed: testbed), to: path)
-                    shellMessage("log: \(path)")
-                } catch { shellMessage("netbench: shell: --log: cannot write \(path): \(error)") }
+                    let html = LinkSessionHTML.render(
+                        title: outcome.command.joined(separator: " "),
+                        facts: summary.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) },
+                        emulator: ShellSummary.record(report, testbed: testbed))
+                    try AtomicFile.write(Data(html.utf8), to: page)
+                    shellMessage("log: \(path), \(page)")
+                    for file in report.linkLogFiles { shellMessage("link log: \(file)") }
+                } catch { shellMessage("netbench: shell: --log: cannot write into \(dir): \(error)") }
             }
         } catch { shellMessage("netbench: shell: stopping the emulator: \(error)") }
     }

@@ -43,9 +43,22 @@ enum ShellSummary {
         return lines.joined(separator: "\n")
     }
 
-    /// QUEUEING DELAY: the lead adds the bottleneck sojourn-time histogram of every path and
-    /// direction here once EmulatorReport carries it (the link-log branch); until then, nothing.
-    static func queueingDelayLines(_ report: EmulatorReport) -> [String] { [] }
+    /// Queueing delay per path and direction: each packet's sojourn in the bottleneck (departure −
+    /// arrival, serialization included), from the emulator's histogram, and CE marks where an AQM made any.
+    static func queueingDelayLines(_ report: EmulatorReport) -> [String] {
+        let ms = { (ns: Nanoseconds) in Units.format(Double(ns) / 1e6, 2) + " ms" }
+        var lines: [String] = []
+        for p in report.paths {
+            for (word, q, c) in [("up  ", p.uplinkQueueing, p.uplink), ("down", p.downlinkQueueing, p.downlink)] {
+                guard let h = q?.sojourn, h.count > 0 else { continue }
+                var line = "  queueing delay \(p.name) \(word) p50 \(ms(h.percentile(0.5))), "
+                line += "p90 \(ms(h.percentile(0.9))), p99 \(ms(h.percentile(0.99))), max \(ms(h.maximum))"
+                if c.markedCE.packets > 0 { line += "; \(c.markedCE.packets) packets marked CE" }
+                lines.append(line)
+            }
+        }
+        return lines
+    }
 
     static func ending(_ o: ShellOutcome) -> String {
         if o.timedOut { return "stopped by --duration (exit 124)" }
@@ -60,11 +73,17 @@ enum ShellSummary {
             + "outage \(c.droppedByOutage.packets)"
     }
 
-    /// `--log`: the session and the emulator's report as JSON (sorted keys).
-    static func log(_ report: EmulatorReport, outcome: ShellOutcome, testbed: ShellTestbed) throws -> Data {
+    /// The session's emulator record: counters, lateness, queueing delay, series, files.
+    static func record(_ report: EmulatorReport, testbed: ShellTestbed) -> EmulatorRecord {
         var emulator = EmulatorRecord(report, profile: testbed.profile, timerFloor: testbed.timerFloor)
         emulator.tcpCongestionControl = testbed.network.namespaceDefaultCongestionControl
         emulator.pcapFiles = report.pcapFiles.isEmpty ? nil : report.pcapFiles
+        return emulator
+    }
+
+    /// `--log`: the session and the emulator's report as JSON (sorted keys).
+    static func log(_ report: EmulatorReport, outcome: ShellOutcome, testbed: ShellTestbed) throws -> Data {
+        let emulator = record(report, testbed: testbed)
         let log = ShellLog(
             command: outcome.command, serverShell: outcome.serverShell, exitStatus: outcome.status,
             timedOut: outcome.timedOut, durationMs: Double(outcome.elapsed) / 1e6,

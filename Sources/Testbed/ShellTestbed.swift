@@ -61,8 +61,8 @@ package final class ShellTestbed {
 
     /// Starts the emulator: the profile's events count from now; with `loop`, cycle k + 1 is
     /// handed to the emulator as cycle k begins (`ProfileSchedule.cycle`).
-    package func start(loop: Bool, capture: CaptureRequest?) throws {
-        try network.start(schedule: events, capture: capture)
+    package func start(loop: Bool, capture: CaptureRequest?, linkLog: CaptureRequest? = nil) throws {
+        try network.start(schedule: events, capture: capture, linkLog: linkLog)
         guard loop, let period = loopPeriod else { return }
         let paths = network.paths.map(\.configuration), events = self.events, network = self.network
         let timer = DispatchSource.makeTimerSource(queue: .global())

@@ -34,12 +34,12 @@ public struct CalibrationResult: Sendable {
 
 public enum CalibrationRun {
     /// Creates the profile's network, measures RTT (`samples` UDP echoes, the emulator otherwise
-    /// idle) and, unless `goodputDuration` is nil, the TCP goodput of one connection downstream
+    /// idle) and, unless `goodputDuration` is nil, the TCP goodput of `flows` connections downstream
     /// with the emulator restarted (so each phase's lateness is its own); removes the network
     /// again, also on error. `emulator`: the packet loop's scheduling and mode, the precise mode's
     /// spin margin taken from `timerFloor`.
     public static func measure(
-        profile: Profile, samples: Int, goodputDuration: Nanoseconds?, seed: UInt64 = 1,
+        profile: Profile, samples: Int, goodputDuration: Nanoseconds?, flows: Int = 1, seed: UInt64 = 1,
         emulator: EmulatorSettings = EmulatorSettings(),
         timerFloor: TimerFloor
     ) throws -> CalibrationResult {
@@ -72,7 +72,8 @@ public enum CalibrationRun {
         if let d = goodputDuration {
             try network.start()
             do {
-                goodput = try Calibration.measureGoodput(on: network, duration: d, warmup: min(.seconds(2), d / 3))
+                goodput = try Calibration.measureGoodput(
+                    on: network, duration: d, warmup: min(.seconds(2), d / 3), flows: flows)
             } catch {
                 _ = try? network.stop()
                 throw error

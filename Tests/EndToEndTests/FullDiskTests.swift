@@ -144,7 +144,7 @@ final class FullDiskTests: XCTestCase {
                 || FileManager.default.isExecutableFile(atPath: "/sbin/ip"),
             "iproute2 (ip) is not installed")
         let r = try underTinyFilesystem(
-            size: "16k", fill: false,
+            size: "64k", fill: false,
             """
             "$NB" run \(ServedNetbench.scenario) -p FIOS -t h2 -n 50 --timeout 30s -o "$MNT/out" -q &
             pid=$!

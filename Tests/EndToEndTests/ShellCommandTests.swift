@@ -119,12 +119,30 @@ final class ShellCommandTests: XCTestCase {
         let received = (end?["sum_received"] as? [String: Any])?["bits_per_second"] as? Double ?? 0
         XCTAssertGreaterThanOrEqual(received, 0.80 * 10e6, r.out)
         XCTAssertLessThanOrEqual(received, 1.00 * 10e6, r.out)
-        let logs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("shell-") }
-        XCTAssertEqual(logs.count, 1)
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("shell-") }
+        let logs = files.filter { $0.hasSuffix(".json") }
+        XCTAssertEqual(logs.count, 1, "\(files)")
         let log = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/" + logs[0])))
         let down = ((log as? [String: Any])?["paths"] as? [[String: Any]])?.first?["down"] as? [String: Any]
         let forwarded = (down?["forwarded"] as? [String: Any])?["bytes"] as? Int ?? 0
+        let packets = (down?["forwarded"] as? [String: Any])?["packets"] as? Int ?? 0
         XCTAssertGreaterThan(Double(forwarded), received * 3 / 8, "the log counts what iperf3 received")
+        // The page: the link over time, drawn from the same record.
+        let page = try XCTUnwrap(files.first { $0.hasSuffix(".html") }, "\(files)")
+        let html = try String(contentsOfFile: dir + "/" + page, encoding: .utf8)
+        XCTAssertTrue(html.contains("<svg") && html.contains("The link over time"), "the page draws the link")
+        // The Mahimahi link log of the downlink: one arrival line per packet offered; one departure
+        // line per packet that left the queue, which includes those forwarded (the shell's stop does not
+        // wait for packets still propagating).
+        let offered = (down?["received"] as? [String: Any])?["packets"] as? Int ?? 0
+        let linkLog = try XCTUnwrap(files.first { $0.hasSuffix("-down.log") }, "\(files)")
+        let lines = try String(contentsOfFile: dir + "/" + linkLog, encoding: .utf8).split(separator: "\n")
+        let kinds = lines.map { $0.split(separator: " ").dropFirst().first ?? "" }
+        XCTAssertEqual(kinds.filter { $0 == "+" }.count, offered)
+        let departures = kinds.filter { $0 == "-" }.count
+        XCTAssertGreaterThanOrEqual(departures, packets)
+        XCTAssertLessThanOrEqual(departures, offered)
+        XCTAssertTrue(r.err.contains("queueing delay wifi down p50"), r.err)
     }
 
     func testCurlDownloadsExactBytesFromTheHost() throws {
@@ -185,7 +203,9 @@ final class ShellCommandTests: XCTestCase {
             "shell", "wifi-to-lte", "--loop", "--duration", "1700ms", "--log", dir, "--", "sleep", "5",
         ])
         XCTAssertEqual(r.status, 124, r.err)
-        let logs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("shell-") }
+        let logs = try FileManager.default.contentsOfDirectory(atPath: dir).filter {
+            $0.hasPrefix("shell-") && $0.hasSuffix(".json")
+        }
         let log = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/" + logs[0])))
         let events = ((log as? [String: Any])?["pathEvents"] as? [[String: Any]]) ?? []
         let switches = events.filter { $0["path"] as? String == "cell" && $0["action"] as? String == "activate" }

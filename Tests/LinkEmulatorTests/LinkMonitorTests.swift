@@ -176,3 +176,23 @@ final class EmulatorSummaryTests: XCTestCase {
         XCTAssertEqual(lines.last, "flagged: 3 TUN writes failed")
     }
 }
+
+/// The drain's view of /proc/net/tcp: which connections still have packets to send.
+final class ClosingConnectionsTests: XCTestCase {
+    func testClosingStatesAreCountedAndOthersAreNot() {
+        let text = """
+              sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+               0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1
+               1: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 2 1
+               2: 0100007F:1F90 0100007F:C351 04 00000000:00000000 01:00000014 00000000     0        0 0 1
+               3: 0100007F:1F90 0100007F:C352 06 00000000:00000000 03:00001770 00000000     0        0 0 3
+               4: 0100007F:1F90 0100007F:C353 09 00000001:00000000 01:00000014 00000001     0        0 0 1
+               5: 0100007F:1F90 0100007F:C354 0B 00000000:00000000 01:00000014 00000000     0        0 0 1
+               6: 0100007F:1F90 0100007F:C355 05 00000000:00000000 00:00000000 00000000     0        0 0 1
+               7: 0100007F:1F90 0100007F:C356 08 00000000:00000000 00:00000000 00000000     0        0 0 1
+            """
+        // LISTEN (0A), ESTABLISHED (01) and TIME_WAIT (06) send nothing more on their own.
+        XCTAssertEqual(ClosingConnections.count(inProcNetTCP: text), 5)
+        XCTAssertEqual(ClosingConnections.count(inProcNetTCP: text.components(separatedBy: "\n")[0]), 0)
+    }
+}
