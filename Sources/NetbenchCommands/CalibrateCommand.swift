@@ -267,7 +267,8 @@ struct CalibrateCommand: ParsableCommand {
                     + "\(ok ? "✓" : "✗") "
                     + "(late wake-ups p99 \(ms(report.wakeLatenessP99)), own p99 \(ms(report.ownLatenessP99)); "
                     + "\(report.releasedPackets) packets)   "
-                    + "loop CPU \(cpu) of a core (\(perPacket) per packet), waited for a CPU \(report.loopRunQueueWait.map(ms) ?? "unknown") ms, "
+                    + "loop CPU \(cpu) of a core (\(perPacket) per packet), waited for a CPU "
+                    + "\(report.loopRunQueueWait.map(ms) ?? "unknown") ms, "
                     + "machine steal \(report.stealTime.map(ms) ?? "unknown") ms in "
                     + "\(Units.format(Double(report.duration) / 1e9, 1)) s"
             )

@@ -89,7 +89,8 @@ struct ShellCommand: ParsableCommand {
         parse: .duration(atLeast: 1_000_000)) var duration: Nanoseconds?
     @Flag("--loop", help: "repeat the profile's events and outages cycle after cycle (traces always wrap)")
     var loop: Bool
-    @Option("--log", value: "DIR", help: "write the session's record (JSON), page (HTML) and Mahimahi link logs into DIR",
+    @Option(
+        "--log", value: "DIR", help: "write the session's record (JSON), page (HTML) and Mahimahi link logs into DIR",
         parse: .directory)
     var log: String?
     @Option(

@@ -20,7 +20,9 @@ public enum LinkSessionHTML {
         let links = emulator.links ?? []
         if !links.isEmpty {
             body += "<section class=\"card\"><h2>Link directions</h2><table><thead><tr>"
-            let heads = ["path", "direction", "received", "forwarded", "dropped", "queueing p50 ms", "p90", "p99", "max"]
+            let heads = [
+                "path", "direction", "received", "forwarded", "dropped", "queueing p50 ms", "p90", "p99", "max",
+            ]
             body += heads.map { "<th>\($0)</th>" }.joined() + "</tr></thead><tbody>"
             for l in links {
                 let cells = [
