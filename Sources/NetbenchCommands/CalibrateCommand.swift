@@ -175,7 +175,7 @@ struct CalibrateCommand: ParsableCommand {
             let (text, missed) = Self.render(r, pageLoads: loads, precise: precise)
             print(text)
             if missed { worst = .runFailed }
-            if delayProbes > 0 {
+            if delayProbes > 0, DelayCalibration.applies(to: try ProfileLink.path(named: "wifi", from: p)) {
                 FileHandle.standardError.write(
                     "probing \(p.name)'s one-way delays (\(delayProbes) probes each way)…\n".data(using: .utf8)!)
                 if let d = try DelayCalibration.measure(
