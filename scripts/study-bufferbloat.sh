@@ -114,16 +114,19 @@ r0 = lambda v: "%.0f" % v if v is not None else "?"
 print("\nRPM under load (foreign/self), per queue and what the load saturates (bidir: parallel)")
 for base in bases:
     cells = json.load(open(f"{out}/rpm-{base}.json"))
+    # responsiveness names the queues its own way (1s: "1000 ms"), in the order they were given.
+    labels = list(dict.fromkeys(c["queue"] for c in cells))
+    name = dict(zip(labels, queues))
     print("%-9s %-22s %-22s %-22s %s" % (base, "download", "upload", "both", "idle RPM"))
     for q in queues:
         row, idle = {}, None
         for c in cells:
-            if c["queue"] != q or c.get("error"): continue
+            if name.get(c["queue"]) != q or c.get("error"): continue
             if c["direction"] == "bidir" and c.get("mode", "parallel") != "parallel": continue
             for ph in c["loaded"]:
                 row[c["direction"]] = "%s (%s/%s)" % (r0(ph.get("rpm")), r0(ph.get("foreignRPM")), r0(ph.get("selfRPM")))
             if c.get("idle"): idle = c["idle"].get("rpm")
-        print("  %-7s %-22s %-22s %-22s %s" % (q, row.get("down", "?"), row.get("up", "?"), row.get("bidir", "?"), r0(idle)))
+        print("  %-8s %-22s %-22s %-22s %s" % (q, row.get("down", "?"), row.get("up", "?"), row.get("bidir", "?"), r0(idle)))
 print("\nMobile median page, median PLT in ms: idle / beside one TCP cubic download")
 for base in bases:
     med = {}
@@ -140,17 +143,17 @@ for base in bases:
                 xs = med.get((name, t)); m[(t, kind)] = statistics.median(xs) if xs else None
             cells.append("%-17s" % (r0(m[(t, "idle")]) + " / " + r0(m[(t, "load")])))
         ratio = lambda k: "%.3f" % (m[("h3", k)] / m[("h2", k)]) if m.get(("h3", k)) and m.get(("h2", k)) else "?"
-        print("  %-7s " % q + "  ".join(cells) + "  %s, %s" % (ratio("idle"), ratio("load")))
+        print("  %-8s " % q + "  ".join(cells) + "  %s, %s" % (ratio("idle"), ratio("load")))
 print("\nOne h3 (cubic) and one TCP (cubic) bulk flow: h3's share of their bytes, Jain's index, Mbit/s together")
 for base in bases:
     entries = json.load(open(f"{out}/fairness-{base}.json"))
     print(base)
     for q in queues:
         es = [e for e in entries if e["profile"] == f"{base}-{q}" and e.get("crossTraffic")]
-        if not es: print("  %-7s (no run)" % q); continue
+        if not es: print("  %-8s (no run)" % q); continue
         ct = es[0]["crossTraffic"]
         h3 = next((f for f in ct["flows"] if f["transport"] == "h3"), None)
         total = sum(f.get("goodputMbps") or 0 for f in ct["flows"])
-        print("  %-7s h3 share %s, Jain %s, %.2f Mbit/s" % (q, "%.1f%%" % (100 * h3["share"]) if h3 and h3.get("share") is not None else "?",
+        print("  %-8s h3 share %s, Jain %s, %.2f Mbit/s" % (q, "%.1f%%" % (100 * h3["share"]) if h3 and h3.get("share") is not None else "?",
               "%.3f" % ct["jainIndex"] if ct.get("jainIndex") is not None else "?", total))
 PY
