@@ -31,7 +31,11 @@ extension EmulatedNetwork {
             spinMargin: options.preciseSpinMargin)
         var captureFailure: String?
         if let capture {
-            do { f.capture = try PacketCapture(capture, pathNames: paths.map(\.name)) } catch {
+            do {
+                let c = try PacketCapture(capture, pathNames: paths.map(\.name))
+                c.onFailure = capture.onFailure
+                f.capture = c
+            } catch {
                 captureFailure = "packet capture not started: \(error)"
             }
         }

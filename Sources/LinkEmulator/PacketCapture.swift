@@ -6,9 +6,17 @@ public struct CaptureRequest: Sendable, Equatable {
     public var directory: String
     /// Names the run (scenario, profile, transport, client, run index) so runs never share a file.
     public var label: String
-    public init(directory: String, label: String) {
+    /// Told at once, on the packet loop's thread, when the capture stops (a full disk); the run
+    /// goes on whatever it does. Must not block.
+    public var onFailure: (@Sendable (String) -> Void)?
+    public init(directory: String, label: String, onFailure: (@Sendable (String) -> Void)? = nil) {
         self.directory = directory
         self.label = label
+        self.onFailure = onFailure
+    }
+
+    public static func == (a: CaptureRequest, b: CaptureRequest) -> Bool {
+        a.directory == b.directory && a.label == b.label
     }
 }
 
@@ -30,6 +38,9 @@ final class PacketCapture {
     /// Every file of this capture, in path order (up-in, up-out, down-in, down-out).
     let files: [String]
     private(set) var failure: String?
+    /// Called once, on the packet loop's thread, with `failure` when the capture stops: it must
+    /// not block (print a line, signal a process).
+    var onFailure: (@Sendable (String) -> Void)?
     /// CLOCK_REALTIME − CLOCK_MONOTONIC (ns): packet times are monotonic, pcap's are wall clock.
     private let wallClockOffset: Int64
 
@@ -87,6 +98,8 @@ final class PacketCapture {
     }
 
     private func stop(_ writer: PcapWriter, _ error: Error) {
-        failure = "packet capture stopped: writing \(writer.path) failed: \(error)"
+        let message = "packet capture stopped: writing \(writer.path) failed: \(error)"
+        failure = message
+        onFailure?(message)
     }
 }

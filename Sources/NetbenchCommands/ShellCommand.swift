@@ -97,6 +97,11 @@ struct ShellCommand: ParsableCommand {
         "--pcap", value: "DIR",
         help: "write pcap files of the packets entering and leaving the emulator's links into DIR",
         parse: .directory) var pcap: String?
+    @Option(
+        "--pcap-full", value: "WHAT", default: .continue, defaultText: "continue",
+        help: "when the capture cannot be written (a full disk): continue (one line on stderr, COMMAND goes on) "
+            + "or stop (the line, then SIGTERM to COMMAND's group)",
+        parse: .choice(PcapFull.self)) var pcapFull: PcapFull
     @Option("--seed", value: "N", default: 1, help: "seed of the loss processes", parse: .uint64) var seed: UInt64
     @Flag(
         "--emulator-precise",
@@ -148,10 +153,18 @@ struct ShellCommand: ParsableCommand {
         }
         let session = ShellSession(
             testbed: testbed, command: (executable, argv), serverShell: serverShell,
-            environment: env, options: .init(duration: duration, loop: loop, pcap: pcap, log: log), signals: signals)
+            environment: env,
+            options: .init(
+                duration: duration, loop: loop, pcap: pcap, log: log, stopOnCaptureFailure: pcapFull == .stop),
+            signals: signals)
         let status = session.run()
         // The status is COMMAND's, which ExitCode cannot carry; everything is torn down by now
         // (exit flushes stdio).
         exit(status)
     }
+}
+
+/// `shell --pcap-full`: what a capture that cannot be written does to the session.
+enum PcapFull: String, CaseIterable, Sendable {
+    case `continue`, stop
 }

@@ -17,6 +17,8 @@ final class ShellSession {
         var loop: Bool
         var pcap: String?
         var log: String?
+        /// `--pcap-full stop`: a capture that fails (a full disk) stops COMMAND; else it goes on.
+        var stopOnCaptureFailure = false
     }
 
     /// Signals netbench passes on to COMMAND's process group instead of dying of them.
@@ -31,6 +33,8 @@ final class ShellSession {
     let options: Options
     let signals: ShellSignals
     private let timedOut = Atomic(false)
+    /// COMMAND's process group once it runs (0 before), for the capture's failure handler.
+    private let running = RunningGroup()
 
     init(
         testbed: ShellTestbed, command: (String, [String]), serverShell: String?, environment: [String: String],
@@ -61,7 +65,15 @@ final class ShellSession {
                         input: .null)
                 }
             }
-            let capture = options.pcap.map { CaptureRequest(directory: $0, label: label) }
+            let stopOnFull = options.stopOnCaptureFailure, running = self.running
+            let capture = options.pcap.map {
+                CaptureRequest(directory: $0, label: label) { message in
+                    shellMessage(
+                        "netbench: shell: --pcap: \(message)"
+                            + (stopOnFull ? "; stopping COMMAND (--pcap-full stop)" : "; COMMAND goes on"))
+                    if stopOnFull { running.terminate() }
+                }
+            }
             let linkLog = options.log.map { CaptureRequest(directory: $0, label: label) }
             try testbed.start(loop: options.loop, capture: capture, linkLog: linkLog)
             if let sig = signals.received { throw ShellSignals.Interrupted(signal: sig) }
@@ -79,9 +91,11 @@ final class ShellSession {
             return (error as? BenchError)?.exitCode.rawValue ?? ExitCode.runFailed.rawValue
         }
         let started = Instant.now()
+        running.set(client.pid)
         signals.forward(to: client)
         let deadline = options.duration.map { scheduleDeadline($0, client) }
         var status = client.wait()
+        running.set(0)
         deadline?.cancel()
         client.takeTerminalBack()
         client.signalGroup(SIGKILL)  // whatever COMMAND left running in its group
@@ -231,4 +245,16 @@ struct ShellOutcome {
 /// fails quietly (writeError's FileHandle.write would trap, leaving the network behind).
 func shellMessage(_ text: String) {
     try? FileHandle.standardError.write(contentsOf: Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+}
+
+/// COMMAND's process group as a value another thread may signal (the packet loop's capture
+/// failure handler): 0 while no COMMAND runs.
+final class RunningGroup: Sendable {
+    private let pid = Atomic<Int32>(0)
+    func set(_ value: Int32) { pid.store(value, ordering: .releasing) }
+    /// SIGTERM to the group, as --duration sends it.
+    func terminate() {
+        let p = pid.load(ordering: .acquiring)
+        if p > 0 { _ = ProcessControl.signal(pid: -p, SIGTERM) }
+    }
 }
