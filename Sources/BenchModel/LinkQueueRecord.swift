@@ -17,6 +17,12 @@ public struct LinkQueueRecord: Codable, Sendable, Hashable {
     public var received: Int64
     public var forwarded: Int64
     public var dropped: Int64
+    /// `dropped` by cause (the loss model, the queue discipline, an outage), and the packets an AQM
+    /// marked Congestion Experienced instead of dropping; nil in files written before them.
+    public var droppedByLoss: Int64?
+    public var droppedByQueue: Int64?
+    public var droppedByOutage: Int64?
+    public var markedCE: Int64?
     /// Queueing delay of the packets that left the bottleneck (ms; nearest rank over a log-bucket
     /// histogram with 16 buckets per power of two: a percentile errs high by at most 1/16).
     public var departed: Int64

@@ -78,6 +78,10 @@ extension EmulatorRecord {
                     path: path.name, direction: direction, received: counters.received.packets,
                     forwarded: counters.forwarded.packets, dropped: counters.dropped.packets,
                     departed: queueing?.sojourn.count ?? 0)
+                r.droppedByLoss = counters.droppedByLoss.packets
+                r.droppedByQueue = counters.droppedByQueue.packets
+                r.droppedByOutage = counters.droppedByOutage.packets
+                r.markedCE = counters.markedCE.packets
                 if let q = queueing {
                     let m = QueueDelayMetrics(q.sojourn)
                     (r.sojournP50Ms, r.sojournP90Ms) = (m.p50Ms, m.p90Ms)
