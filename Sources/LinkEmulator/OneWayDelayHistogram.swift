@@ -26,20 +26,17 @@ public struct OneWayDelayHistogram: Sendable, Equatable {
         maximum = max(maximum, v)
     }
 
+    /// `LogBuckets` with 512 sub-buckets: 1 µs wide below 1,024 µs, then 512 per power of two; the
+    /// octaves above the last share one overflow bucket.
+    static let logBuckets = LogBuckets(subBits: 9)
+
     static func bucket(ofMicroseconds us: Int64) -> Int {
-        if us < linear { return Int(us) }
-        let e = 63 - us.leadingZeroBitCount  // 2^e ≤ us < 2^(e+1), e ≥ 10
-        let octave = e - 10
-        guard octave < octaves else { return linear + octaves * subBuckets }
-        return linear + octave * subBuckets + Int((us >> (e - 9)) & Int64(subBuckets - 1))
+        min(logBuckets.index(ofMicroseconds: us), linear + octaves * subBuckets)
     }
 
     /// [lower, upper) of a bucket in µs.
     static func range(ofBucket i: Int) -> (Int64, Int64) {
-        if i < linear { return (Int64(i), Int64(i) + 1) }
-        let octave = (i - linear) / subBuckets, sub = Int64((i - linear) % subBuckets)
-        let shift = Int64(octave + 1)
-        return ((512 + sub) << shift, (513 + sub) << shift)
+        (logBuckets.lowerEdge(ofBucket: i), logBuckets.upperEdge(ofBucket: i))
     }
 
     /// The `q`-quantile (0...1), nearest rank, at the middle of its bucket (within the observed

@@ -19,6 +19,14 @@ struct LogBuckets: Sendable {
         return Int(linear) * (shift + 1) + sub
     }
 
+    /// The inclusive lower edge of bucket `i`, in microseconds.
+    func lowerEdge(ofBucket i: Int) -> Int64 {
+        let linear = 1 << subBits
+        if i < linear { return Int64(i) }
+        let edge = UInt64(linear + i % linear) << UInt64(i / linear - 1)
+        return edge > UInt64(Int64.max) ? .max : Int64(edge)
+    }
+
     /// The exclusive upper edge of bucket `i`, in microseconds.
     func upperEdge(ofBucket i: Int) -> Int64 {
         let linear = 1 << subBits

@@ -142,41 +142,6 @@ final class LinkMonitorTests: XCTestCase {
     }
 }
 
-/// The one-screen summary a terminal user gets (netbench shell's exit).
-final class EmulatorSummaryTests: XCTestCase {
-    func testSummaryNamesCountsDropsQueueingAndTheFlag() {
-        var up = LinkCounters(), down = LinkCounters()
-        up.received = PacketCount(packets: 10, bytes: 1_000)
-        up.forwarded = PacketCount(packets: 9, bytes: 900)
-        up.droppedByLoss = PacketCount(packets: 1, bytes: 100)
-        down.received = PacketCount(packets: 20, bytes: 30_000)
-        down.forwarded = PacketCount(packets: 18, bytes: 27_000)
-        down.droppedByQueue = PacketCount(packets: 2, bytes: 3_000)
-        var sojourn = SojournHistogram()
-        for ms in 1...18 { sojourn.record(Nanoseconds(ms) * 1_000_000) }
-        let queueing = LinkQueueing(sojourn: sojourn, series: LinkSeries(binWidth: 10_000_000))
-        let path = EmulatorReport.PathStatistics(
-            name: "wifi", uplink: up, downlink: down, uplinkQueueLimit: .packets(10),
-            downlinkQueueLimit: .packets(10), uplinkQueueing: nil, downlinkQueueing: queueing)
-        var report = EmulatorReport(
-            duration: 1_000_000_000, paths: [path], releasedPackets: 27, latenessP50: 40_000, latenessP99: 250_000,
-            latenessMax: 900_000, devices: [], unroutablePackets: 0, nonIPv4Packets: 0, poolExhaustedDrops: 0,
-            readErrors: 0, writeErrors: 0, pathEvents: [])
-        var lines = report.summaryLines()
-        XCTAssertEqual(
-            lines[0], "wifi up: 10 packets (1 KB) offered, 9 (900 B) delivered; dropped: loss 1, queue 0, outage 0")
-        XCTAssertTrue(lines[1].hasPrefix("wifi down: 20 packets (30 KB) offered, 18 (27 KB) delivered"), lines[1])
-        XCTAssertTrue(lines[1].contains("dropped: loss 0, queue 2, outage 0"), lines[1])
-        XCTAssertTrue(lines[1].contains("queueing p50 9.22 ms"), lines[1])
-        XCTAssertTrue(lines[1].hasSuffix("max 18 ms"), lines[1])
-        XCTAssertTrue(lines[2].hasPrefix("release lateness p50 40 µs, p99 250 µs, max 900 µs"), lines[2])
-        XCTAssertEqual(lines.last, "not flagged")
-        report.writeErrors = 3
-        lines = report.summaryLines()
-        XCTAssertEqual(lines.last, "flagged: 3 TUN writes failed")
-    }
-}
-
 /// The drain's view of /proc/net/tcp: which connections still have packets to send.
 final class ClosingConnectionsTests: XCTestCase {
     func testClosingStatesAreCountedAndOthersAreNot() {
