@@ -13,6 +13,8 @@ public struct ReplayCatalog: Sendable {
     /// Pages for browsers (see `PageRenderer`), by resource index (nil where a resource has none);
     /// nil: filler bodies for everyone.
     private let rendered: [PageRenderer.Body?]?
+    /// Recorded bodies (an imported HAR's content) by resource index; nil where generated.
+    private let recordedBodies: [[UInt8]?]
     /// An `Alt-Svc` value sent with every resource (e.g. `h3=":8443"; ma=86400` when the same port
     /// also serves HTTP/3), so browsers switch to h3 as they do with real sites; nil: none.
     public var altSvc: String? {
@@ -45,6 +47,7 @@ public struct ReplayCatalog: Sendable {
             rendered = nil
         }
         heads = Self.heads(scenario.resources, altSvc: nil)
+        recordedBodies = scenario.resources.map { scenario.recordedBody(of: $0) }
     }
 
     private static func heads(_ resources: [Scenario.Resource], altSvc: String?) -> [(
@@ -52,9 +55,10 @@ public struct ReplayCatalog: Sendable {
     )] {
         resources.map { r in
             var client: [(String, String)] = [
-                ("content-type", ReplayCatalog.contentType(r.type)), ("cache-control", "no-store"),
-                ("accept-ranges", "bytes"),
+                ("content-type", r.body?.contentType ?? ReplayCatalog.contentType(r.type)),
+                ("cache-control", "no-store"), ("accept-ranges", "bytes"),
             ]
+            if let encoding = r.body?.contentEncoding { client.append(("content-encoding", encoding)) }
             if let altSvc { client.append(("alt-svc", altSvc)) }
             return (client, client + [("access-control-allow-origin", "*"), ("timing-allow-origin", "*")])
         }
@@ -149,6 +153,13 @@ public struct ReplayCatalog: Sendable {
             return ServerResponse(status: 404, headers: [("content-type", "text/plain")], bodyLength: 0)
         }
         let length = scenario.resources[index].bytes, thinkTime = scenario.resources[index].thinkTime
+        // A recorded body is sent as recorded, to browsers and to netbench's client alike.
+        if let recorded = recordedBodies[index] {
+            return browserResponse(
+                length: length, thinkTime: thinkTime, PageRenderer.Body(bytes: recorded, scenarioBytes: length),
+                request: request,
+                headers: request.header("user-agent") == nil ? heads[index].client : heads[index].browser)
+        }
         // Browsers send a User-Agent, netbench's own client none: it keeps its filler bodies.
         if let rendered, request.header("user-agent") != nil {
             return browserResponse(
