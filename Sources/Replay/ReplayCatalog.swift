@@ -214,15 +214,6 @@ public struct ReplayCatalog: Sendable {
         return Int64(v.dropFirst(6).dropLast())
     }
 
-    public static func contentType(_ t: Scenario.ResourceType) -> String {
-        switch t {
-        case .document: return "text/html; charset=utf-8"
-        case .stylesheet: return "text/css"
-        case .script: return "text/javascript"
-        case .font: return "font/woff2"
-        case .image: return "image/webp"
-        case .xhr: return "application/json"
-        case .other: return "application/octet-stream"
-        }
-    }
+    /// The `content-type` of a generated body: `Scenario.ResourceType.defaultContentType`.
+    public static func contentType(_ t: Scenario.ResourceType) -> String { t.defaultContentType }
 }
