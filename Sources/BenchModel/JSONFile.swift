@@ -95,6 +95,7 @@ extension NamedValues {
 }
 
 extension Scenario.ResourceType: NamedValues {}
+extension Scenario.QueryMatch: NamedValues {}
 
 extension Scenario {
     /// Loads and validates a scenario file, and reads its recorded bodies (`bodies`).

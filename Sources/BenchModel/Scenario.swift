@@ -18,8 +18,23 @@ public struct Scenario: Codable, Hashable, Sendable {
     public var bodies: String?
     /// The recorded bodies' bytes, read by `load(from:)`; not part of the file.
     public var recordedBodies: RecordedBodies?
+    /// How the replay server matches a request's query string (`QueryMatch`); nil: `exact`.
+    public var queryMatch: QueryMatch?
 
-    enum CodingKeys: String, CodingKey { case schemaVersion, name, description, origins, resources, bulk, bodies }
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, name, description, origins, resources, bulk, bodies, queryMatch
+    }
+
+    /// How a request whose path and query are not a resource's is matched (after the exact path, its
+    /// percent-decoded form, and the path without its query when a resource has that bare path).
+    public enum QueryMatch: String, Codable, Hashable, Sendable, CaseIterable {
+        /// No other match: 404.
+        case exact
+        /// As Web Page Replay: among the origin's resources with the same path and another query, the one
+        /// sharing the most `name=value` parameters with the request, then the most parameter names, then the
+        /// first in the scenario (a cache buster `?v=2` finds the recorded `?v=1`).
+        case closest
+    }
 
     public init(name: String, description: String? = nil, origins: [Origin], resources: [Resource], bulk: Bulk? = nil) {
         self.schemaVersion = Scenario.currentSchemaVersion

@@ -35,7 +35,10 @@ struct ImportHARCommand: ParsableCommand {
                 decoded body: a response recorded with a content-encoding is replayed uncompressed (counted). \
                 Entries without content keep generated bodies of their recorded size. A body whose length differs \
                 from content.size is kept as recorded and listed. Without -o, or with --no-bodies, no content is \
-                kept. Content that is not valid base64 exits 65 naming the entry and field.
+                kept. Content that is not valid base64 exits 65 naming the entry and field. The scenario gets \
+                "queryMatch": "closest": a request whose query the recording lacks (a cache buster) is answered with \
+                the resource of the same path sharing the most query parameters, as Web Page Replay does (see serve \
+                --help).
 
                 Prints what was imported and, per entry index, what was not and why. Without -o the scenario goes \
                 to stdout and the report to stderr. When the HAR cannot be read (bad JSON, truncated, a required \

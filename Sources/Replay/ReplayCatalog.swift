@@ -9,6 +9,8 @@ public struct ReplayCatalog: Sendable {
     /// Indices into `scenario.resources` by origin id, then by path.
     private let byOriginPath: [String: [String: Int]]
     private let byPath: [String: Int]
+    /// `queryMatch: closest`: resources whose path has a query, by origin id ("" for all), then bare path.
+    private let withQuery: [String: [String: [Int]]]
     private let originByHost: [String: String]
     /// Pages for browsers (see `PageRenderer`), by resource index (nil where a resource has none);
     /// nil: filler bodies for everyone.
@@ -38,6 +40,16 @@ public struct ReplayCatalog: Sendable {
         }
         byOriginPath = op
         byPath = p
+        var q: [String: [String: [Int]]] = [:]
+        if scenario.queryMatch == .closest {
+            for (i, r) in scenario.resources.enumerated() {
+                guard let mark = r.path.firstIndex(of: "?") else { continue }
+                let bare = String(r.path[..<mark])
+                q[r.origin, default: [:]][bare, default: []].append(i)
+                q["", default: [:]][bare, default: []].append(i)
+            }
+        }
+        withQuery = q
         originByHost = Dictionary(
             scenario.origins.map { ($0.host.lowercased(), $0.id) }, uniquingKeysWith: { a, _ in a })
         if let port, scenario.bulk == nil {
@@ -80,12 +92,46 @@ public struct ReplayCatalog: Sendable {
         let lookup: (String) -> Int? = { key in origin.map { byOriginPath[$0]?[key] } ?? byPath[key] }
         if !path.utf8.contains(where: { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") })
         {
-            return lookup(path)
+            return lookup(path) ?? (withQuery.isEmpty ? nil : closestQuery(origin: origin, path: path))
         }
         for key in Self.lookupKeys(path) {
             if let r = lookup(key) { return r }
         }
-        return nil
+        return withQuery.isEmpty ? nil : closestQuery(origin: origin, path: path)
+    }
+
+    /// `queryMatch: closest` (`Scenario.QueryMatch`): the resource with the same path whose query shares
+    /// the most `name=value` parameters with the request's, then the most names, then the first.
+    private func closestQuery(origin: String?, path: String) -> Int? {
+        let noFragment = path.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let parts = noFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let bare = String(parts[0])
+        let table = withQuery[origin ?? ""]
+        guard let candidates = table?[bare] ?? table?[Self.percentDecoded(bare)] else { return nil }
+        let asked = Self.parameters(parts.count > 1 ? String(parts[1]) : "")
+        var best: (index: Int, pairs: Int, names: Int)?
+        for i in candidates {
+            let path = scenario.resources[i].path
+            let have = Self.parameters(String(path[path.index(after: path.firstIndex(of: "?")!)...]))
+            let pairs = asked.filter { have.contains($0) }.count
+            let names = Set(asked.map(\.name)).intersection(have.map(\.name)).count
+            if best == nil || (pairs, names) > (best!.pairs, best!.names) { best = (i, pairs, names) }
+        }
+        return best?.index
+    }
+
+    /// A query's `name=value` pairs (a bare `name` has the value ""), percent-decoded.
+    static func parameters(_ query: String) -> [Parameter] {
+        query.split(separator: "&").map { part in
+            let kv = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return Parameter(
+                name: percentDecoded(String(kv[0])), value: kv.count > 1 ? percentDecoded(String(kv[1])) : "")
+        }
+    }
+
+    struct Parameter: Hashable {
+        var name: String
+        var value: String
     }
 
     /// A Host value as `originByHost` has it: without a port, lowercased.

@@ -71,6 +71,8 @@ extension HARScenarioBuilder {
                 + (creator.isEmpty ? "" : " (\(creator))") + ": \(resources.count) of \(har.log.entries.count) entries",
             origins: origins, resources: resources)
         if resources.contains(where: { $0.body != nil }) { scenario.bodies = options.bodiesDirectory }
+        // A recorded site's scripts add cache busters and session ids: match queries as Web Page Replay does.
+        scenario.queryMatch = .closest
         try scenario.validate(file: file + " (imported)")
         let report = HARImporter.Report(
             creator: creator.isEmpty ? nil : creator, entries: har.log.entries.count, imported: resources.count,
