@@ -136,4 +136,18 @@ final class HARExportTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("scenario 'shop'"), "\(error)")
         }
     }
+
+    /// The terminal summary counts the requests the replay server answered 404.
+    func testSummaryCountsRequestsNotInTheScenario() {
+        var a = Self.run(), b = Self.run()
+        a.server = ServerRecord()
+        a.server?.notFound = ["www.shop.test /favicon.ico", "www.shop.test /x.js?v=2"]
+        b.server = ServerRecord()
+        b.server?.notFound = ["www.shop.test /favicon.ico"]
+        XCTAssertEqual(
+            TextSummary.notFoundSentence([a, b, Self.run()]),
+            "not in the scenario (404): 3 request(s) in 2 run(s), e.g. www.shop.test /favicon.ico ×2, "
+                + "www.shop.test /x.js?v=2 ×1 (runs[].server.notFound)")
+        XCTAssertNil(TextSummary.notFoundSentence([Self.run()]))
+    }
 }
