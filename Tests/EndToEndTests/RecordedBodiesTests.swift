@@ -77,6 +77,33 @@ final class RecordedBodiesEndToEndTests: XCTestCase {
         }
 
         try checkExactBytes(dir)
+        try checkBadInput(dir, bodies: bodies)
+    }
+
+    /// A missing body file (run, serve) and content that is not base64 (import-har): exit 65 naming them.
+    private func checkBadInput(_ dir: String, bodies: [String]) throws {
+        let gone = dir + "/site.bodies/" + bodies.sorted()[0]
+        try FileManager.default.removeItem(atPath: gone)
+        for args in [
+            ["run", dir + "/site.json", "-t", "h1", "-p", "loopback", "--out", dir + "/bad"],
+            ["serve", dir + "/site.json", "-t", "h1", "-l", "127.0.0.1:0"],
+        ] {
+            let r = try execute(NetbenchBinary.path, args, timeout: 60)
+            XCTAssertEqual(r.status, 65, "\(args[0]): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("body file \(gone) does not exist"), r.stderr)
+        }
+        var har = try XCTUnwrap(try JSONSerialization.jsonObject(with: Self.har()) as? [String: Any])
+        var log = try XCTUnwrap(har["log"] as? [String: Any])
+        var entries = try XCTUnwrap(log["entries"] as? [[String: Any]])
+        var response = try XCTUnwrap(entries[2]["response"] as? [String: Any])
+        response["content"] = ["size": 3, "encoding": "base64", "text": "@@@"]
+        entries[2]["response"] = response
+        log["entries"] = entries
+        har["log"] = log
+        try JSONSerialization.data(withJSONObject: har).write(to: URL(fileURLWithPath: dir + "/bad.har"))
+        let r = try execute(NetbenchBinary.path, ["import-har", dir + "/bad.har", "-o", dir + "/bad.json"])
+        XCTAssertEqual(r.status, 65, r.stderr)
+        XCTAssertTrue(r.stderr.contains("bad.har: log.entries[2].response.content.text: not valid base64"), r.stderr)
     }
 
     /// `netbench serve` of the imported scenario; each body fetched by a peer and compared byte for byte.
