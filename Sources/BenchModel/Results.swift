@@ -463,6 +463,9 @@ public struct ServerRecord: Codable, Sendable, Hashable {
     /// `run --server`: who answered the description request (netbench serve with these scenarios,
     /// or not identified: a server of the user's own).
     public var identity: String?
+    /// Requests the replay server answered 404 during the run (not in the scenario: a recorded
+    /// page's script asking for a URL the recording lacks), as `HOST PATH`, in order, at most 1,000.
+    public var notFound: [String]?
     public init(
         tlsRecords: String? = nil, congestionControl: String? = nil, address: String? = nil, identity: String? = nil
     ) {

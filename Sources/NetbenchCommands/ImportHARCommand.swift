@@ -26,6 +26,20 @@ struct ImportHARCommand: ParsableCommand {
                 non-ASCII characters and spaces in URLs are percent-encoded as UTF-8; fragments are dropped; URLs \
                 that differ only in their query are separate resources.
 
+                Recorded bodies: when an entry has its content (response.content.text, base64 when \
+                content.encoding is 'base64', else text), the scenario keeps those exact bytes (the resource's size \
+                becomes their length) and the replay server sends them over h1, h2 and h3 with the recorded \
+                content-type. They are written beside the scenario, one file per body named by its SHA-256, in one \
+                directory (default: the scenario's name with .bodies, e.g. shop.bodies/ for shop.json; the scenario's \
+                'bodies' key names it relative to the scenario, so the two move together). HAR content is the \
+                decoded body: a response recorded with a content-encoding is replayed uncompressed (counted). \
+                Entries without content keep generated bodies of their recorded size. A body whose length differs \
+                from content.size is kept as recorded and listed. Without -o, or with --no-bodies, no content is \
+                kept. Content that is not valid base64 exits 65 naming the entry and field. The scenario gets \
+                "queryMatch": "closest": a request whose query the recording lacks (a cache buster) is answered with \
+                the resource of the same path sharing the most query parameters, as Web Page Replay does (see serve \
+                --help).
+
                 Prints what was imported and, per entry index, what was not and why. Without -o the scenario goes \
                 to stdout and the report to stderr. When the HAR cannot be read (bad JSON, truncated, a required \
                 field missing) the message names the entry, e.g. 'log.entries[12].request.url: missing'.
@@ -48,12 +62,31 @@ struct ImportHARCommand: ParsableCommand {
         String?
     @Flag("--raw-wait", help: "keep timings.wait as the think time (do not subtract the recorded round trip)")
     var rawWait: Bool
+    @Option(
+        "--bodies", value: "DIR",
+        help: "directory for recorded bodies, relative to the scenario (default: the scenario's name + .bodies)",
+        parse: .nonEmpty) var bodiesDirectory: String?
+    @Flag("--no-bodies", help: "keep no recorded content: every body is generated at its recorded size")
+    var noBodies: Bool
 
     func run() throws -> ExitCode {
-        let result = try HARImporter.load(path: file, options: .init(name: name, subtractRoundTrip: !rawWait))
+        if noBodies && bodiesDirectory != nil { throw BenchError.usage("--bodies and --no-bodies exclude each other") }
+        if output == nil && bodiesDirectory != nil {
+            throw BenchError.usage("--bodies needs -o (bodies sit beside it)")
+        }
+        var directory: String?
+        if let output, !noBodies {
+            directory =
+                bodiesDirectory ?? URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent + ".bodies"
+        }
+        let result = try HARImporter.load(
+            path: file, options: .init(name: name, subtractRoundTrip: !rawWait, bodiesDirectory: directory))
         let data = try JSONFile.encode(result.scenario)
         let report = Self.reportText(result, source: file, output: output)
         if let output {
+            if let directory, !result.bodies.isEmpty {
+                try Self.writeBodies(result.bodies, to: directory, besideScenario: output)
+            }
             try AtomicFile.write(data, to: output)
             print(report, terminator: "")
         } else {
@@ -61,6 +94,27 @@ struct ImportHARCommand: ParsableCommand {
             writeError(report)
         }
         return .success
+    }
+
+    /// One file per body, named by its SHA-256 (content-addressed: a body already there is left alone).
+    static func writeBodies(_ bodies: [String: [UInt8]], to directory: String, besideScenario output: String) throws {
+        let root =
+            directory.hasPrefix("/")
+            ? directory
+            : URL(fileURLWithPath: output).deletingLastPathComponent().appendingPathComponent(directory).path
+        do {
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        } catch {
+            throw BenchError.data("\(root): cannot create the bodies directory: \(error.localizedDescription)")
+        }
+        for (digest, bytes) in bodies.sorted(by: { $0.key < $1.key }) {
+            let path = root + "/" + digest
+            if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == bytes.count
+            {
+                continue
+            }
+            try AtomicFile.write(Data(bytes), to: path)
+        }
     }
 
     static func reportText(_ r: HARImporter.Result, source: String, output: String?) -> String {
@@ -74,6 +128,22 @@ struct ImportHARCommand: ParsableCommand {
             out += "  think time = timings.wait − \(Units.format(rtt, 1)) ms (recorded round trip)\n"
         } else {
             out += "  think time = timings.wait\n"
+        }
+        let b = rep.bodies
+        out += "  bodies: \(b.real) of \(rep.imported) real (recorded content"
+        out += b.real > 0 ? ", \(Units.formatBytes(b.bytes)) in \(s.bodies ?? "?")/)" : ")"
+        out += ", \(rep.imported - b.real) generated at their recorded size\n"
+        if b.notKept > 0 {
+            out += "  content of \(b.notKept) entries not kept (no -o, or --no-bodies): their bodies are generated\n"
+        }
+        if b.decodedFromWire > 0 {
+            out +=
+                "  \(b.decodedFromWire) bodies were sent compressed when recorded; HAR content is decoded, so they are "
+            out += "replayed uncompressed\n"
+        }
+        if !b.sizeMismatches.isEmpty {
+            out += "bodies whose size differs from content.size (kept as recorded):\n"
+            for n in b.sizeMismatches { out += "  \(n)\n" }
         }
         if !rep.redirects.isEmpty {
             out += "redirects followed:\n"

@@ -3,6 +3,7 @@ import BenchCore
 import BenchModel
 import Reporters
 import CommandLineKit
+import SystemIO
 
 struct ReportCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
@@ -20,6 +21,10 @@ struct ReportCommand: ParsableCommand {
                   scenario/profile/transport/client \
                 median and p95 PLT and TTFB (seconds), runs, failures; labels netbench_version and commit
                   influx      metrics.influx      InfluxDB line protocol, one point per run at the run's own start time
+                  har    har/S-P-T-N.har          one HAR 1.2 per run (needs --scenario): a page (onLoad: the load \
+                event, else the PLT) and one entry per request with its timings, protocol (httpVersion), connection \
+                id, server IP, _priority, _resourceType and _initiator (the parent's URL), so HAR tools read a run \
+                and 'netbench import-har' rebuilds the scenario's resources, sizes and dependency tree from it
                 Default: html,csv,md (results.json is left as it is unless json is asked for); with --push and no \
                 --format, nothing is written.
                 --push URL sends the Prometheus text to a Pushgateway with PUT URL/metrics/job/netbench/suite/<suite>\
@@ -31,6 +36,7 @@ struct ReportCommand: ParsableCommand {
                 "netbench report results/2024-06-01 --format md --out /tmp/pr-comment",
                 "netbench report results/2024-06-01 --format prometheus,influx",
                 "netbench report results/2024-06-01 --push http://127.0.0.1:9091",
+                "netbench report results/2024-06-01 --format har --scenario Scenarios/pages/small-page.json",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "written (and pushed)"), Netbench.usageExit,
@@ -42,8 +48,13 @@ struct ReportCommand: ParsableCommand {
     @Argument("DIR", help: "the results directory (or its results.json)", completion: .directory) var input: String
     @Option(
         "--format", "-f", value: "LIST",
-        help: "formats to write: html, csv, md, json, prometheus, influx (default: html,csv,md)", parse: .reportFormats)
+        help: "formats to write: html, csv, md, json, prometheus, influx, har (default: html,csv,md)",
+        parse: .reportFormats)
     var formatText: String?
+    @Option(
+        "--scenario", value: "LIST",
+        help: "--format har: the scenario files the runs loaded (comma-separated), for URLs and initiators",
+        parse: .list(of: .nonEmpty)) var scenarioFiles: [String]?
     @Option("--out", "-o", value: "DIR", help: "where to write (default: next to the results)", parse: .directory)
     var out: String?
     @Option(
@@ -55,9 +66,28 @@ struct ReportCommand: ParsableCommand {
         // Reports draw requests and connections of a few runs only: the log is skimmed and those runs
         // read whole, and results.json is pretty-printed from the log's lines as they are read (the
         // time and memory of a report of thousands of runs).
-        let (results, dir, log) = try ResultsInput.loadWithLog(input, forReports: true)
-        for path in try ResultsWriter.write(results, to: out ?? dir, formats: formats, log: log) {
+        let har = formats.contains(.har)
+        if har && scenarioFiles == nil {
+            throw BenchError.usage("--format har needs --scenario FILE,... (the scenarios the runs loaded)")
+        }
+        let scenarios = try (scenarioFiles ?? []).map { try Scenario.load(from: $0) }
+        // A HAR needs every run whole; the other reports read a skimmed log.
+        let (results, dir, log) = try ResultsInput.loadWithLog(input, forReports: !har)
+        for path in try ResultsWriter.write(results, to: out ?? dir, formats: formats.filter { $0 != .har }, log: log) {
             print("wrote \(path)")
+        }
+        if har {
+            let files = try HARExport.files(results, scenarios: scenarios)
+            let root = URL(fileURLWithPath: out ?? dir)
+            do {
+                try FileManager.default.createDirectory(
+                    at: root.appendingPathComponent(HARExport.directory), withIntermediateDirectories: true)
+            } catch {
+                throw BenchError.run(
+                    "\(root.path)/\(HARExport.directory): cannot create: \(error.localizedDescription)")
+            }
+            for (name, data) in files { try AtomicFile.write(data, to: root.appendingPathComponent(name).path) }
+            print("wrote \(files.count) HAR file(s) in \(root.appendingPathComponent(HARExport.directory).path)")
         }
         if let push, let target = MetricsPush.parse(push) {
             let body = try PrometheusExposition.reporter.render(results, ResultsAnalysis(results))
@@ -148,8 +178,8 @@ extension ValueParser where T == String {
     /// Checked here so that a bad format is a usage error before any file is read.
     static var reportFormats: ValueParser<String> {
         .init(
-            expected: "a list of html, csv, md, json, prometheus, influx",
-            completion: .choices(["html", "csv", "md", "json", "prometheus", "influx", "html,csv,md"])
+            expected: "a list of html, csv, md, json, prometheus, influx, har",
+            completion: .choices(["html", "csv", "md", "json", "prometheus", "influx", "har", "html,csv,md"])
         ) {
             let parsed = ReportFormat.parse($0)
             return parsed.unknown.isEmpty && !parsed.formats.isEmpty ? $0 : nil

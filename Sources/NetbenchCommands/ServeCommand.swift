@@ -29,6 +29,14 @@ struct ServeCommand: ParsableCommand {
                 the same in \
                 netbench-* headers), which 'netbench run --server' checks before its first run.
 
+                Recorded bodies (a scenario's 'bodies', see import-har) are sent byte for byte with their \
+                recorded content-type. A request is matched by its path with its query, then its percent-decoded \
+                form, then its path alone where a resource has no query; with the scenario key "queryMatch": \
+                "closest" (what import-har writes for recorded sites, as Web Page Replay matches) a query that is \
+                still unknown goes to the resource with the same path sharing the most name=value parameters, then \
+                parameter names, then the first listed ("exact", the default, answers 404). Requests answered 404 \
+                are listed per run in results.json (runs[].server.notFound) by 'netbench run'.
+
                 Unknown paths get 404, malformed requests 400 (that connection closes; the server carries on), \
                 Range: bytes=N- gets 206. /.well-known/netbench answers {"netbenchVersion", "scenarios": [{"name", \
                 "sha256"}], "schemaVersion": 1} (the SHA-256 of the scenario file's bytes) with the headers \

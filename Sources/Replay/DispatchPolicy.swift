@@ -95,22 +95,9 @@ struct DispatchPolicy {
             .filter { ($0.type == .stylesheet || $0.type == .script) && $0.renderBlocking == true }.map(\.id)
     }
 
-    /// The priority Chromium gives the resource as `PageRenderer` presents it to a browser
-    /// (Blink's `ResourceFetcher::ComputeLoadPriority`, mapped to `net::RequestPriority`): the
-    /// document, stylesheets that block rendering and fonts "VeryHigh" → highest; parser-blocking
-    /// scripts, fetches and preloads "High" → medium; async scripts (also every script another
-    /// script inserts) and images "Low" → lowest; a stylesheet that does not block rendering is
-    /// rendered `media="print"` and swapped on load, "VeryLow" → idle. Left out: Chrome's boost of
-    /// the first five large images to "Medium" (the rendered images' sizes come from the scenario's
-    /// bytes, not from layout) and its later re-prioritisation of images in the viewport.
+    /// The priority Chromium gives the resource: `Scenario.Resource.chromiumPriority(parent:)`.
     static func priority(_ r: Scenario.Resource, parent: Scenario.Resource?) -> RequestPriority {
-        switch r.type {
-        case .document, .font: return .highest
-        case .stylesheet: return r.renderBlocking == false ? .idle : .highest
-        case .script: return r.renderBlocking == true && parent?.type != .script ? .medium : .lowest
-        case .xhr, .other: return .medium
-        case .image: return .lowest
-        }
+        r.chromiumPriority(parent: parent)
     }
 
     func priority(of id: String) -> RequestPriority { priorities[id]! }

@@ -9,10 +9,14 @@ public struct ReplayCatalog: Sendable {
     /// Indices into `scenario.resources` by origin id, then by path.
     private let byOriginPath: [String: [String: Int]]
     private let byPath: [String: Int]
+    /// `queryMatch: closest`: resources whose path has a query, by origin id ("" for all), then bare path.
+    private let withQuery: [String: [String: [Int]]]
     private let originByHost: [String: String]
     /// Pages for browsers (see `PageRenderer`), by resource index (nil where a resource has none);
     /// nil: filler bodies for everyone.
     private let rendered: [PageRenderer.Body?]?
+    /// Recorded bodies (an imported HAR's content) by resource index; nil where generated.
+    private let recordedBodies: [[UInt8]?]
     /// An `Alt-Svc` value sent with every resource (e.g. `h3=":8443"; ma=86400` when the same port
     /// also serves HTTP/3), so browsers switch to h3 as they do with real sites; nil: none.
     public var altSvc: String? {
@@ -36,6 +40,16 @@ public struct ReplayCatalog: Sendable {
         }
         byOriginPath = op
         byPath = p
+        var q: [String: [String: [Int]]] = [:]
+        if scenario.queryMatch == .closest {
+            for (i, r) in scenario.resources.enumerated() {
+                guard let mark = r.path.firstIndex(of: "?") else { continue }
+                let bare = String(r.path[..<mark])
+                q[r.origin, default: [:]][bare, default: []].append(i)
+                q["", default: [:]][bare, default: []].append(i)
+            }
+        }
+        withQuery = q
         originByHost = Dictionary(
             scenario.origins.map { ($0.host.lowercased(), $0.id) }, uniquingKeysWith: { a, _ in a })
         if let port, scenario.bulk == nil {
@@ -45,6 +59,7 @@ public struct ReplayCatalog: Sendable {
             rendered = nil
         }
         heads = Self.heads(scenario.resources, altSvc: nil)
+        recordedBodies = scenario.resources.map { scenario.recordedBody(of: $0) }
     }
 
     private static func heads(_ resources: [Scenario.Resource], altSvc: String?) -> [(
@@ -52,9 +67,10 @@ public struct ReplayCatalog: Sendable {
     )] {
         resources.map { r in
             var client: [(String, String)] = [
-                ("content-type", ReplayCatalog.contentType(r.type)), ("cache-control", "no-store"),
-                ("accept-ranges", "bytes"),
+                ("content-type", r.body?.contentType ?? ReplayCatalog.contentType(r.type)),
+                ("cache-control", "no-store"), ("accept-ranges", "bytes"),
             ]
+            if let encoding = r.body?.contentEncoding { client.append(("content-encoding", encoding)) }
             if let altSvc { client.append(("alt-svc", altSvc)) }
             return (client, client + [("access-control-allow-origin", "*"), ("timing-allow-origin", "*")])
         }
@@ -76,12 +92,46 @@ public struct ReplayCatalog: Sendable {
         let lookup: (String) -> Int? = { key in origin.map { byOriginPath[$0]?[key] } ?? byPath[key] }
         if !path.utf8.contains(where: { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") })
         {
-            return lookup(path)
+            return lookup(path) ?? (withQuery.isEmpty ? nil : closestQuery(origin: origin, path: path))
         }
         for key in Self.lookupKeys(path) {
             if let r = lookup(key) { return r }
         }
-        return nil
+        return withQuery.isEmpty ? nil : closestQuery(origin: origin, path: path)
+    }
+
+    /// `queryMatch: closest` (`Scenario.QueryMatch`): the resource with the same path whose query shares
+    /// the most `name=value` parameters with the request's, then the most names, then the first.
+    private func closestQuery(origin: String?, path: String) -> Int? {
+        let noFragment = path.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let parts = noFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let bare = String(parts[0])
+        let table = withQuery[origin ?? ""]
+        guard let candidates = table?[bare] ?? table?[Self.percentDecoded(bare)] else { return nil }
+        let asked = Self.parameters(parts.count > 1 ? String(parts[1]) : "")
+        var best: (index: Int, pairs: Int, names: Int)?
+        for i in candidates {
+            let path = scenario.resources[i].path
+            let have = Self.parameters(String(path[path.index(after: path.firstIndex(of: "?")!)...]))
+            let pairs = asked.filter { have.contains($0) }.count
+            let names = Set(asked.map(\.name)).intersection(have.map(\.name)).count
+            if best == nil || (pairs, names) > (best!.pairs, best!.names) { best = (i, pairs, names) }
+        }
+        return best?.index
+    }
+
+    /// A query's `name=value` pairs (a bare `name` has the value ""), percent-decoded.
+    static func parameters(_ query: String) -> [Parameter] {
+        query.split(separator: "&").map { part in
+            let kv = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return Parameter(
+                name: percentDecoded(String(kv[0])), value: kv.count > 1 ? percentDecoded(String(kv[1])) : "")
+        }
+    }
+
+    struct Parameter: Hashable {
+        var name: String
+        var value: String
     }
 
     /// A Host value as `originByHost` has it: without a port, lowercased.
@@ -149,6 +199,13 @@ public struct ReplayCatalog: Sendable {
             return ServerResponse(status: 404, headers: [("content-type", "text/plain")], bodyLength: 0)
         }
         let length = scenario.resources[index].bytes, thinkTime = scenario.resources[index].thinkTime
+        // A recorded body is sent as recorded, to browsers and to netbench's client alike.
+        if let recorded = recordedBodies[index] {
+            return browserResponse(
+                length: length, thinkTime: thinkTime, PageRenderer.Body(bytes: recorded, scenarioBytes: length),
+                request: request,
+                headers: request.header("user-agent") == nil ? heads[index].client : heads[index].browser)
+        }
         // Browsers send a User-Agent, netbench's own client none: it keeps its filler bodies.
         if let rendered, request.header("user-agent") != nil {
             return browserResponse(
@@ -203,15 +260,6 @@ public struct ReplayCatalog: Sendable {
         return Int64(v.dropFirst(6).dropLast())
     }
 
-    public static func contentType(_ t: Scenario.ResourceType) -> String {
-        switch t {
-        case .document: return "text/html; charset=utf-8"
-        case .stylesheet: return "text/css"
-        case .script: return "text/javascript"
-        case .font: return "font/woff2"
-        case .image: return "image/webp"
-        case .xhr: return "application/json"
-        case .other: return "application/octet-stream"
-        }
-    }
+    /// The `content-type` of a generated body: `Scenario.ResourceType.defaultContentType`.
+    public static func contentType(_ t: Scenario.ResourceType) -> String { t.defaultContentType }
 }

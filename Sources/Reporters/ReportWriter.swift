@@ -17,6 +17,8 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     case prometheus
     /// `metrics.influx`: one InfluxDB line-protocol point per run (only when asked for).
     case influx
+    /// `har/*.har`: one HAR 1.2 per run (only when asked for; `HARExport`, which needs the scenarios).
+    case har
 
     /// The formats a run writes and `ReportWriter` renders by default; the metrics formats only on request.
     public static let standard: [ReportFormat] = [.json, .csv, .md, .html]
@@ -44,6 +46,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         case .html: return [HTMLReport.reporter]
         case .prometheus: return [PrometheusExposition.reporter]
         case .influx: return [InfluxLineProtocol.reporter]
+        case .har: return []  // one file per run, from the results and the scenarios: `HARExport.files`
         }
     }
 }

@@ -69,11 +69,27 @@ public enum TextSummary {
         if a.results.runs.contains(where: { $0.emulator?.pltLatenessBoundMs != nil }) {
             out +=
                 "emu≤B: the emulator's release lateness could have moved that median PLT by at most B ms (median over "
-                    + "the cell's runs)\n"
+                + "the cell's runs)\n"
         }
         if let sentence = EmulatorFlags(a).sentence { out += sentence + "\n" }
         if let q = QueueingSummary.sentence(a.results.runs.filter(\.counts)) { out += q + "\n" }
+        if let n = notFoundSentence(a.results.runs) { out += n + "\n" }
         return out
+    }
+}
+
+extension TextSummary {
+    /// How many requests the replay server answered 404 (URLs not in the scenario, e.g. a recorded page's
+    /// script asking for one the recording lacks), in how many runs, and the most frequent; nil: none.
+    static func notFoundSentence(_ runs: [RunRecord]) -> String? {
+        let lists = runs.compactMap { $0.server?.notFound }.filter { !$0.isEmpty }
+        guard !lists.isEmpty else { return nil }
+        var count: [String: Int] = [:]
+        for l in lists { for u in l { count[u, default: 0] += 1 } }
+        let top = count.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key) ×\($0.value)" }
+        return
+            "not in the scenario (404): \(lists.reduce(0) { $0 + $1.count }) request(s) in \(lists.count) run(s), e.g. "
+            + top.joined(separator: ", ") + " (runs[].server.notFound)"
     }
 }
 

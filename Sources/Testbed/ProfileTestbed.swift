@@ -174,6 +174,7 @@ final class ProfileTestbed {
         if run.transport == .h2 { record.server?.lateBinding = server.lateBinding.description }
         if server.ecn { record.server?.ecn = true }
         _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
+        _ = servers.takeNotFound()
         record.startedAt = BenchmarkRunner.utcTimestamp()
         var context = PageLoadContext(
             scenario: scenario, transport: run.transport,
@@ -192,6 +193,8 @@ final class ProfileTestbed {
         }
         let serverCC = servers.takeAcceptedCongestionControls()
         if !serverCC.isEmpty { record.server?.congestionControl = serverCC.joined(separator: ",") }
+        let missing = servers.takeNotFound()
+        if !missing.isEmpty { record.server?.notFound = missing }
         finishing.finish(&record, scenario: scenario)
         if record.metrics.rttMs != nil { record.metrics.rttSource = rttSource }
         return record

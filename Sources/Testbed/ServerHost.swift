@@ -30,6 +30,8 @@ public final class ServerHost: @unchecked Sendable {
     public private(set) var tcpCongestionControl: String?
     /// Congestion control read back from each connection accepted since the last `takeAcceptedCongestionControls`.
     private let accepted = Mutex<Set<String>>([])
+    /// Requests answered 404 (not in the scenario) since the last `takeNotFound`, as `host path`.
+    private let notFound = Mutex<[String]>([])
     /// The listeners' counters summed, once the server has stopped (nil before).
     public private(set) var finalCounters: ServerCounters?
     /// What the kernel's TCP sender counted on each connection that closed since the last
@@ -48,6 +50,25 @@ public final class ServerHost: @unchecked Sendable {
             defer { s.removeAll() }; return s.sorted()
         }
     }
+
+    /// The requests answered 404 since the last call (`host path`, in order); the list starts empty again.
+    public func takeNotFound() -> [String] {
+        notFound.withLock { s in
+            defer { s.removeAll() }; return s
+        }
+    }
+
+    /// Answers from the catalog, noting each request that is not in the scenario.
+    private func respond(_ catalog: CatalogBox, _ request: ServerRequest) -> ServerResponse {
+        let response = catalog.value.respond(to: request)
+        if response.status == 404 {
+            notFound.withLock { if $0.count < Self.notFoundKept { $0.append(request.authority + " " + request.path) } }
+        }
+        return response
+    }
+
+    /// How many 404s a run keeps (a page that asks for thousands of missing URLs stays small).
+    static let notFoundKept = 1000
 
     /// The server side's TCP statistics of the connections from `peers` (client addresses), taken
     /// out of the store: waits up to `patience` for connections the client has closed but the
@@ -137,7 +158,7 @@ public final class ServerHost: @unchecked Sendable {
                         congestionControl: options.settings.tcpCongestionControl,
                         tlsRecords: options.settings.tlsRecords, limits: options.limits,
                         onAccept: { [weak self] cc in _ = self?.accepted.withLock { $0.insert(cc ?? "unknown") } }
-                    ) { catalog.value.respond(to: $0) }
+                    ) { [weak self] in self?.respond(catalog, $0) ?? catalog.value.respond(to: $0) }
                     tcp.onConnectionEnd = { [weak self] peer, statistics in
                         guard let statistics else { return }
                         self?.senderStatistics.withLock { $0[peer.description] = statistics }
@@ -203,7 +224,7 @@ public final class ServerHost: @unchecked Sendable {
         let udp = try QUICServerEndpoint(
             loop: loop, endpoint: endpoint, credentials: creds,
             config: config
-        ) { catalog.value.respond(to: $0) }
+        ) { [weak self] in self?.respond(catalog, $0) ?? catalog.value.respond(to: $0) }
         servers.append(udp)
         return udp.endpoint
     }

@@ -3,7 +3,7 @@ import XCTest
 
 final class ReportFormatTests: XCTestCase {
     func testAllCasesIsEveryFormatAndTheStandardOnesAreASubset() {
-        XCTAssertEqual(ReportFormat.allCases, [.json, .csv, .md, .html, .prometheus, .influx])
+        XCTAssertEqual(ReportFormat.allCases, [.json, .csv, .md, .html, .prometheus, .influx, .har])
         XCTAssertTrue(Set(ReportFormat.standard).isSubset(of: Set(ReportFormat.allCases)))
         XCTAssertFalse(ReportFormat.standard.contains(.prometheus), "metrics formats only on request")
         let everyName = ReportFormat.allCases.map(\.rawValue).joined(separator: ",")

@@ -80,6 +80,9 @@ final class ServerRobustnessTests: XCTestCase {
         let ok = try exchange("GET /a.css HTTP/1.1\r\nHost: www.shop.test\r\nConnection: close\r\n\r\n")
         XCTAssertTrue(ok.hasPrefix("HTTP/1.1 200"), String(ok.prefix(200)))
         XCTAssertTrue(ok.lowercased().contains("content-length: 20000"))
+        // The run's record lists what was not in the scenario (and the list starts again).
+        XCTAssertEqual(host.takeNotFound(), ["www.shop.test /nope"])
+        XCTAssertEqual(host.takeNotFound(), [])
     }
 
     func testRangeRequestGets206WithTheRest() throws {

@@ -177,13 +177,18 @@ struct HARArchive: Decodable {
     struct Content: Decodable {
         var size: Double?
         var mimeType: String?
+        /// The body as recorded ("with content" exports): text, or base64 when `encoding` says so.
+        var text: String?
+        var encoding: String?
 
-        enum CodingKeys: String, CodingKey { case size, mimeType }
+        enum CodingKeys: String, CodingKey { case size, mimeType, text, encoding }
 
         init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             size = c.lenientDouble(.size)
             mimeType = try? c.decodeIfPresent(String.self, forKey: .mimeType)
+            text = try? c.decodeIfPresent(String.self, forKey: .text)
+            encoding = try? c.decodeIfPresent(String.self, forKey: .encoding)
         }
     }
 

@@ -27,9 +27,26 @@ public enum HARImporter {
     public struct Options: Sendable, Hashable {
         public var name: String?
         public var subtractRoundTrip: Bool
-        public init(name: String? = nil, subtractRoundTrip: Bool = true) {
-            self.name = name; self.subtractRoundTrip = subtractRoundTrip
+        /// Where recorded bodies go, relative to the scenario (its `bodies` key); nil: content is not
+        /// kept and every body is generated.
+        public var bodiesDirectory: String?
+        public init(name: String? = nil, subtractRoundTrip: Bool = true, bodiesDirectory: String? = nil) {
+            self.name = name; self.subtractRoundTrip = subtractRoundTrip; self.bodiesDirectory = bodiesDirectory
         }
+    }
+
+    /// What became of the HAR's recorded content.
+    public struct BodyReport: Sendable {
+        /// Imported resources served with their recorded bytes, and those bytes in total.
+        public var real = 0
+        public var bytes: Int64 = 0
+        /// Entries whose content was not kept because no bodies directory was given.
+        public var notKept = 0
+        /// Bodies recorded with a `content-encoding` (HAR content is decoded): replayed uncompressed.
+        public var decodedFromWire = 0
+        /// Bodies whose length differs from the HAR's `content.size` (kept as recorded).
+        public var sizeMismatches: [Note] = []
+        public init() {}
     }
 
     /// Something about one entry (or the whole file, when `entry` is nil).
@@ -67,11 +84,14 @@ public enum HARImporter {
         public var roundTripMs: Double?
         public var parentsFromInitiator: Int
         public var parentsFromTiming: Int
+        public var bodies: BodyReport
     }
 
     public struct Result: Sendable {
         public var scenario: Scenario
         public var report: Report
+        /// Recorded bodies by SHA-256 hex: the files to write into `Options.bodiesDirectory`.
+        public var bodies: [String: [UInt8]]
     }
 
     public static func load(path: String, options: Options = Options()) throws -> Result {

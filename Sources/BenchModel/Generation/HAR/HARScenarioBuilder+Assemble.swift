@@ -60,16 +60,19 @@ extension HARScenarioBuilder {
                 Scenario.Resource(
                     id: ids[p], origin: c.host, path: c.path, bytes: c.bytes, type: c.type,
                     parent: link.parent.map { ids[$0] }, revealAfterBytes: link.revealAfterBytes,
-                    thinkTimeMs: think, renderBlocking: blocking))
+                    thinkTimeMs: think, renderBlocking: blocking, body: c.body))
         }
         let creator = [har.log.creator?.name, har.log.creator?.version].compactMap { $0 }.joined(separator: " ")
         let title = har.log.pages?.first?.title.map { " '\($0)'" } ?? ""
         let name = options.name ?? "imported"
-        let scenario = Scenario(
+        var scenario = Scenario(
             name: name,
             description: "Imported from \(URL(fileURLWithPath: file).lastPathComponent)\(title)"
                 + (creator.isEmpty ? "" : " (\(creator))") + ": \(resources.count) of \(har.log.entries.count) entries",
             origins: origins, resources: resources)
+        if resources.contains(where: { $0.body != nil }) { scenario.bodies = options.bodiesDirectory }
+        // A recorded site's scripts add cache busters and session ids: match queries as Web Page Replay does.
+        scenario.queryMatch = .closest
         try scenario.validate(file: file + " (imported)")
         let report = HARImporter.Report(
             creator: creator.isEmpty ? nil : creator, entries: har.log.entries.count, imported: resources.count,
@@ -77,8 +80,11 @@ extension HARScenarioBuilder {
             shapes: shapes,
             roundTripMs: options.subtractRoundTrip ? rtt : nil,
             parentsFromInitiator: links.filter(\.fromInitiator).count,
-            parentsFromTiming: links.dropFirst().filter { !$0.fromInitiator }.count)
-        return HARImporter.Result(scenario: scenario, report: report)
+            parentsFromTiming: links.dropFirst().filter { !$0.fromInitiator }.count, bodies: bodies)
+        // Only the bodies of imported resources (a skipped duplicate's may differ).
+        let used = Set(resources.compactMap { $0.body?.sha256 })
+        return HARImporter.Result(
+            scenario: scenario, report: report, bodies: bodyBytes.filter { used.contains($0.key) })
     }
 
     /// The recorded round trip: the fastest TCP handshake (`connect` less `ssl`), else the

@@ -12,6 +12,8 @@ struct HARScenarioBuilder {
     var notes: [Note] = []
     var redirects: [HARImporter.Redirect] = []
     var shapes = HARShapes()
+    var bodies = HARImporter.BodyReport()
+    var bodyBytes: [String: [UInt8]] = [:]
 
     init(har: HARArchive, file: String, options: HARImporter.Options) {
         self.har = har; self.file = file; self.options = options
@@ -26,6 +28,7 @@ struct HARScenarioBuilder {
         var bytes: Int64
         var start, firstByte, end: Double
         var entry: HARArchive.Entry
+        var body: Scenario.Resource.Body?
     }
 
     /// `host/path?query`, lowercased host, no scheme, port or fragment: how URLs are matched.
@@ -94,7 +97,13 @@ struct HARScenarioBuilder {
                 Note(entry: i, "duplicate of log.entries[\(j)] (same URL \(url.prefix(80))); imported once"));
             return nil
         }
-        guard let (bytes, source) = HARClassification.size(of: e) else {
+        let recorded = try HARBodies.body(of: e, index: i, file: file)
+        // Kept content sets the size; content not kept leaves the recorded size fields in charge.
+        let bodySize = recorded.map { (bytes: Int64($0.bytes.count), source: HARClassification.SizeSource.contentSize) }
+        guard
+            let (bytes, source) = (options.bodiesDirectory != nil ? bodySize : nil) ?? HARClassification.size(of: e)
+                ?? bodySize
+        else {
             skipped.append(
                 Note(
                     entry: i,
@@ -102,7 +111,8 @@ struct HARScenarioBuilder {
             return nil
         }
         firstByKey[key] = i
-        noteShapes(i, e, url: c, encoded: encoded != url, sizeSource: source)
+        let body = keep(recorded, entry: i)
+        noteShapes(i, e, url: c, encoded: encoded != url, sizeSource: body == nil ? source : .bodySize)
         if let port = c.port, port != (scheme == "http" ? 80 : 443) {
             notes.append(Note(entry: i, "port \(port) dropped: netbench serves every origin on one port"))
         }
@@ -120,7 +130,24 @@ struct HARScenarioBuilder {
         let untilFirstByte = min(total, t?.untilFirstByte ?? max(0, total - (t?.receive ?? 0)))
         return Candidate(
             index: i, key: key, host: host, path: path, type: HARClassification.type(of: e, path: path),
-            bytes: bytes, start: start, firstByte: start + untilFirstByte, end: start + total, entry: e)
+            bytes: bytes, start: start, firstByte: start + untilFirstByte, end: start + total, entry: e, body: body)
+    }
+
+    /// Keeps entry `i`'s recorded body when bodies are stored (`Options.bodiesDirectory`) and counts it.
+    mutating func keep(_ recorded: HARBodies.Recorded?, entry i: Int) -> Scenario.Resource.Body? {
+        guard let r = recorded else { return nil }
+        guard options.bodiesDirectory != nil else { bodies.notKept += 1; return nil }
+        if let d = r.declaredSize, d != Int64(r.bytes.count) {
+            bodies.sizeMismatches.append(
+                Note(
+                    entry: i,
+                    "content.size is \(d) but content.text holds \(r.bytes.count) bytes; the recorded bytes are kept"))
+        }
+        if r.wireEncoding != nil { bodies.decodedFromWire += 1 }
+        bodies.real += 1
+        bodies.bytes += Int64(r.bytes.count)
+        bodyBytes[r.body.sha256] = r.bytes
+        return r.body
     }
 
     /// Entries whose shape keeps them out of the page (cached, preflights, after onLoad); each is

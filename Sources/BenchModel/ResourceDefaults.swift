@@ -1,0 +1,36 @@
+import BenchCore
+
+extension Scenario.Resource {
+    /// The priority Chromium gives the resource as `PageRenderer` presents it to a browser
+    /// (Blink's `ResourceFetcher::ComputeLoadPriority`, mapped to `net::RequestPriority`): the
+    /// document, stylesheets that block rendering and fonts "VeryHigh" → highest; parser-blocking
+    /// scripts, fetches and preloads "High" → medium; async scripts (also every script another
+    /// script inserts) and images "Low" → lowest; a stylesheet that does not block rendering is
+    /// rendered `media="print"` and swapped on load, "VeryLow" → idle. Left out: Chrome's boost of
+    /// the first five large images to "Medium" (the rendered images' sizes come from the scenario's
+    /// bytes, not from layout) and its later re-prioritisation of images in the viewport.
+    public func chromiumPriority(parent: Scenario.Resource?) -> RequestPriority {
+        switch type {
+        case .document, .font: return .highest
+        case .stylesheet: return renderBlocking == false ? .idle : .highest
+        case .script: return renderBlocking == true && parent?.type != .script ? .medium : .lowest
+        case .xhr, .other: return .medium
+        case .image: return .lowest
+        }
+    }
+}
+
+extension Scenario.ResourceType {
+    /// The `content-type` the replay server sends with a generated body of this type.
+    public var defaultContentType: String {
+        switch self {
+        case .document: return "text/html; charset=utf-8"
+        case .stylesheet: return "text/css"
+        case .script: return "text/javascript"
+        case .font: return "font/woff2"
+        case .image: return "image/webp"
+        case .xhr: return "application/json"
+        case .other: return "application/octet-stream"
+        }
+    }
+}
