@@ -37,6 +37,9 @@ static const int netbench_clone_newnet = CLONE_NEWNET;
 
 // TUNSETIFF is a function-like _IOW macro: Swift cannot import it.
 static inline unsigned long netbench_tunsetiff(void) { return TUNSETIFF; }
+// TUNSETOFFLOAD and TUNSETVNETHDRSZ are _IOW macros too (offloads of a TUN opened with IFF_VNET_HDR).
+static inline unsigned long netbench_tunsetoffload(void) { return TUNSETOFFLOAD; }
+static inline unsigned long netbench_tunsetvnethdrsz(void) { return TUNSETVNETHDRSZ; }
 
 // ioctl is variadic in C; Swift imports no variadic functions.
 static inline int netbench_ioctl_ptr(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }

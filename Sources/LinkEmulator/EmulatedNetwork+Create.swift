@@ -37,9 +37,14 @@ extension EmulatedNetwork {
                 congestionControl: options.congestionControl, socketBufferMax: options.socketBufferMax)
             _ = try Topology.applySysctls(settings, optional: optional, namespace: serverNamespace)
             let readBack = try Topology.applySysctls(settings, optional: optional, namespace: clientNamespace)
-            fds.append(try NetworkNamespace.with(serverNamespace) { try TUNDevice.open(name: serverDevice) })
+            let (server, offloadFallback) = try openServerTUN(serverDevice, serverNamespace, options.tunOffload)
+            fds.append(server)
+            let offload = options.tunOffload && offloadFallback == nil
             for device in devices {
-                fds.append(try NetworkNamespace.with(clientNamespace) { try TUNDevice.open(name: device) })
+                fds.append(
+                    try NetworkNamespace.with(clientNamespace) {
+                        offload ? try TUNDevice.openWithOffload(name: device) : try TUNDevice.open(name: device)
+                    })
             }
             try Topology.runBatch(
                 Topology.serverCommands(
@@ -54,16 +59,32 @@ extension EmulatedNetwork {
                     name: c.name, index: i, address: NetworkAddressing.clientAddress(pathIndex: i), device: devices[i],
                     configuration: c)
             }
-            return EmulatedNetwork(
+            let network = EmulatedNetwork(
                 id: id, serverNamespace: serverNamespace, clientNamespace: clientNamespace,
                 serverDevice: serverDevice, paths: paths, options: options, kernelSettings: readBack,
                 serverFD: fds[0], clientFDs: Array(fds.dropFirst()), activeIndex: activeIndex)
+            network.tunOffload = offload
+            network.offloadFallback = offloadFallback
+            return network
         } catch {
             for fd in fds { Socket.close(fd) }
             for ns in created { try? Topology.deleteNamespace(ns) }
             EmulatedNetwork.releaseLock(id)
             if let e = error as? BenchError { throw e }
             throw BenchError.run("creating the emulated network: \(error)")
+        }
+    }
+
+    /// The server namespace's TUN, with offloads when asked for and the kernel agrees; else plain,
+    /// with the reason offloads were refused.
+    private static func openServerTUN(_ device: String, _ namespace: String, _ offload: Bool) throws
+        -> (FileDescriptor, String?)
+    {
+        try NetworkNamespace.with(namespace) { () throws -> (FileDescriptor, String?) in
+            guard offload else { return (try TUNDevice.open(name: device), nil) }
+            do { return (try TUNDevice.openWithOffload(name: device), nil) } catch {
+                return (try TUNDevice.open(name: device), "\(error)")
+            }
         }
     }
 

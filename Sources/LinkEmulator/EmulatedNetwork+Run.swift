@@ -29,6 +29,7 @@ extension EmulatedNetwork {
             poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
             nice: options.loopNice, realtimePriority: options.loopRealtimePriority,
             spinMargin: options.preciseSpinMargin)
+        if tunOffload { f.offloadIO = OffloadIO(devices: [serverFD] + clientFDs) }
         var captureFailure: String?
         if let capture {
             do {
@@ -107,6 +108,11 @@ extension EmulatedNetwork {
             spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
         report.wakeLatenessP99 = f.wakeHistogram.percentile(0.99)
         report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
+        report.tunOffload = f.offloadIO != nil
+        report.unsegmentablePackets = f.counters.unsegmentable
+        report.offloadReads = f.offloadIO?.reads ?? 0
+        report.offloadWrites = f.offloadIO?.writes ?? 0
+        report.offloadHoldP99 = f.offloadIO?.holdHistogram.percentile(0.99) ?? 0
         report.drained = drained
         report.pcapFiles = f.capture?.files ?? []
         report.captureFailure = f.capture?.failure ?? lock.withLock { captureFailureAtStart }

@@ -46,6 +46,11 @@ public final class EmulatedNetwork: @unchecked Sendable {
         /// TCP negotiates ECN in both namespaces (net.ipv4.tcp_ecn=1). The congestion control must
         /// react to CE for it to matter: cubic and reno do; BBR v1 ignores CE.
         public var tcpECN = false
+        /// Open the TUN devices with a virtio-net header and TCP offloads (checksum, TSO4/6, TSO with
+        /// ECN): TCP super-packets cross each device whole and the loop segments them before the
+        /// links (see `OffloadIO`). Falls back to plain TUNs when the kernel refuses
+        /// (`offloadFallback` says why).
+        public var tunOffload = true
 
         public init(
             congestionControl: String = "cubic", seed: UInt64 = 1, activePath: String? = nil,
@@ -112,6 +117,10 @@ public final class EmulatedNetwork: @unchecked Sendable {
     var isTornDown = false
     /// The host access of `netbench shell` (`openHostAccess`), removed by `teardown`.
     var hostGateway: HostGateway?
+    /// Whether the TUN devices were opened with offloads (`Options.tunOffload` and the kernel agreed).
+    public internal(set) var tunOffload = false
+    /// Why offloads were asked for and not used (the error of `TUNDevice.openWithOffload`); nil otherwise.
+    public internal(set) var offloadFallback: String?
 
     init(
         id: String, serverNamespace: String, clientNamespace: String, serverDevice: String, paths: [ClientPath],

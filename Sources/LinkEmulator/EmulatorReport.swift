@@ -58,6 +58,15 @@ public struct EmulatorReport: Sendable {
     public var poolExhaustedDrops: Int64
     public var readErrors: Int64
     public var writeErrors: Int64
+    /// Whether the TUNs carried TCP super-packets (`EmulatedNetwork.Options.tunOffload`), and how
+    /// many super-packets the loop could not cut into segments (dropped; should stay 0).
+    public var tunOffload = false
+    public var unsegmentablePackets: Int64 = 0
+    /// With offload: TUN reads and writes made (packets per write shows the merging), and how long
+    /// segments held for merging waited past their release (p99; not part of the lateness above).
+    public var offloadReads: Int64 = 0
+    public var offloadWrites: Int64 = 0
+    public var offloadHoldP99: Nanoseconds = 0
     public var pathEvents: [AppliedPathEvent]
     /// CPU time the packet loop's thread used, and how long it waited runnable for a CPU
     /// (a large wait means the machine is too busy for faithful timing); nil when unknown.
@@ -105,6 +114,9 @@ public struct EmulatorReport: Sendable {
             reasons.append("\(poolExhaustedDrops) packets dropped: packet buffer pool exhausted")
         }
         if writeErrors > 0 { reasons.append("\(writeErrors) TUN writes failed") }
+        if unsegmentablePackets > 0 {
+            reasons.append("\(unsegmentablePackets) offloaded packets could not be segmented (dropped)")
+        }
         if let loopFailure { reasons.append("packet loop failed: \(loopFailure)") }
         return reasons
     }

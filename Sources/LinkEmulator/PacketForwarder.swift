@@ -22,6 +22,8 @@ final class PacketForwarder: @unchecked Sendable {
         var poolExhausted: Int64 = 0
         var readErrors: Int64 = 0
         var writeErrors: Int64 = 0
+        /// Super-packets an offloading TUN handed over that the loop could not segment (dropped).
+        var unsegmentable: Int64 = 0
     }
 
     enum Command {
@@ -34,11 +36,11 @@ final class PacketForwarder: @unchecked Sendable {
     let nice: Int32?
     let realtimePriority: Int32?
     let spinMargin: Nanoseconds?
-    private let serverFD: FileDescriptor
-    private let clientFDs: [FileDescriptor]
+    let serverFD: FileDescriptor
+    let clientFDs: [FileDescriptor]
     let uplinks: [Link]
     let downlinks: [Link]
-    private let pool: PacketPool
+    let pool: PacketPool
     private let scratch: UnsafeMutableRawBufferPointer
     private var schedule: PathSchedule
     private let pathNames: [String]
@@ -52,7 +54,7 @@ final class PacketForwarder: @unchecked Sendable {
     private(set) var ownHistogram = LatenessHistogram()
     /// Lateness of the wake-up that began the current pass (0 when I/O or a zero timeout began it).
     private var passWakeLateness: Nanoseconds = 0
-    private(set) var counters = Counters()
+    var counters = Counters()
     /// One-way delay through each link (write time − arrival): path i's uplink at 2i, downlink at 2i + 1.
     private(set) var oneWayDelays: [OneWayDelayHistogram]
     private(set) var appliedEvents: [AppliedPathEvent] = []
@@ -61,6 +63,8 @@ final class PacketForwarder: @unchecked Sendable {
     private(set) var schedulerTimes: (cpu: Int64, runQueueWait: Int64)?
     /// The run's pcap files (`--pcap`); set before `startThread`.
     var capture: PacketCapture?
+    /// The TUNs' offload I/O (`TUNDevice.openWithOffload`); nil for plain TUNs. Set before `startThread`.
+    var offloadIO: OffloadIO?
     /// Each link's observer: sojourn histogram, time series and (`--link-log`) link log.
     private(set) var uplinkMonitors: [LinkMonitor] = []
     private(set) var downlinkMonitors: [LinkMonitor] = []
@@ -70,7 +74,7 @@ final class PacketForwarder: @unchecked Sendable {
     /// gives once every link is empty and no packet has arrived for that long.
     private let drainQuiet = Atomic<Int64>(0)
     private let drained = DispatchSemaphore(value: 0)
-    private var lastArrival = Instant(nanoseconds: 0)
+    var lastArrival = Instant(nanoseconds: 0)
     private let commands = Mutex<[Command]>([])
     private let wakeup: Wakeup
     private let finished = DispatchSemaphore(value: 0)
@@ -172,6 +176,7 @@ final class PacketForwarder: @unchecked Sendable {
         stopFlag.store(true, ordering: .releasing)
         wakeup.signal()
         finished.wait()
+        flushAllOffloaded()
     }
 
     /// Live control from any thread: applied by the loop at its next pass.
@@ -270,6 +275,7 @@ final class PacketForwarder: @unchecked Sendable {
     /// Reads up to `batch` packets from one TUN into its links; true when the batch filled
     /// (more may be waiting).
     private func readBatch(port: Int) -> Bool {
+        if let offloadIO { return readOffloaded(port: port, io: offloadIO) }
         let fd = port == 0 ? serverFD : clientFDs[port - 1]
         for _ in 0..<batch {
             guard let slot = pool.take() else {
@@ -303,7 +309,7 @@ final class PacketForwarder: @unchecked Sendable {
     /// The link a packet read from `port` goes through: uplink of the client path it came from,
     /// or downlink of the client path its destination address belongs to.
     @inline(__always)
-    private func route(slot: Int32, length: Int, fromPort port: Int, at now: Instant) -> Link? {
+    func route(slot: Int32, length: Int, fromPort port: Int, at now: Instant) -> Link? {
         let bytes = pool.bytes(slot, length: length)
         guard length >= 20, bytes[0] >> 4 == 4 else {
             counters.nonIPv4 += 1
@@ -347,6 +353,11 @@ final class PacketForwarder: @unchecked Sendable {
             if p.ceMarked { IPv4Header.markCE(pool.slot(p.handle)) }
             let bytes = pool.bytes(p.handle, length: Int(p.size))
             capture?.leaving(path: path, up: up, bytes, at: now)
+            counters.released += 1
+            if let offloadIO {
+                sendOffloaded(p.handle, length: Int(p.size), to: fd, io: offloadIO, now: now)
+                continue
+            }
             do {
                 if case .wouldBlock = try Socket.write(fd, bytes) {
                     counters.writeErrors += 1
@@ -354,9 +365,9 @@ final class PacketForwarder: @unchecked Sendable {
             } catch {
                 counters.writeErrors += 1
             }
-            counters.released += 1
             pool.put(p.handle)
         }
+        if let offloadIO { endOffloadedPass(link, to: fd, now: now, io: offloadIO) }
         while let d = link.takeDiscarded() { pool.put(d.handle) }
     }
 

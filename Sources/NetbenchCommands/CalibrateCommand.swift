@@ -103,6 +103,12 @@ struct CalibrateCommand: ParsableCommand {
             "run the packet loop (and the timer-floor thread) under the normal scheduler at nice -10 instead of "
                 + "SCHED_FIFO 10, the default"
     ) var normalScheduler: Bool
+    @Flag(
+        "--no-tun-offload",
+        help:
+            "open the TUN devices without offloads (one MTU-sized packet per read and write) "
+                + "instead of with TCP segmentation offload, the packet loop cutting super-packets into segments"
+    ) var noTunOffload: Bool
 
     func validate() throws {
         if rtt != nil && rate == nil { throw BenchError.usage("--rate RATE is required with --rtt (e.g. 100Mbit)") }
@@ -118,7 +124,8 @@ struct CalibrateCommand: ParsableCommand {
 
     func run() throws -> ExitCode {
         let samples = self.samples, precise = self.precise
-        let emulator = EmulatorSettings(scheduling: normalScheduler ? .normal : .realtime, precise: precise)
+        let emulator = EmulatorSettings(
+            scheduling: normalScheduler ? .normal : .realtime, precise: precise, tunOffload: !noTunOffload)
         var profiles: [Profile] = []
         for rtt in rtt ?? [] {
             for rate in rate ?? [] {
@@ -247,8 +254,9 @@ struct CalibrateCommand: ParsableCommand {
             }
         }
         let latenessTarget = precise ? 300_000 : floor.p99 + 300_000
-        let mode = r.idle.spinMargin.map { "precise mode (polls from \(ms($0)) ms before a release)" }
+        var mode = r.idle.spinMargin.map { "precise mode (polls from \(ms($0)) ms before a release)" }
             ?? "default mode (sleeps until each release)"
+        mode += r.idle.tunOffload ? ", TUN offload (TSO, segmented by the loop)" : ", TUN without offload"
         lines.append(
             "  emulator \(mode); "
                 + "target lateness p99 ≤ \(precise ? "0.3 ms" : "floor p99 + 0.3 = \(ms(latenessTarget)) ms")")
@@ -272,6 +280,12 @@ struct CalibrateCommand: ParsableCommand {
                     + "machine steal \(report.stealTime.map(ms) ?? "unknown") ms in "
                     + "\(Units.format(Double(report.duration) / 1e9, 1)) s"
             )
+            if report.tunOffload && phase == "loaded" {
+                lines.append(
+                    "           TUN offload: \(report.offloadReads) reads, \(report.offloadWrites) writes for "
+                        + "\(report.releasedPackets) packets; segments held to merge waited p99 "
+                        + "\(ms(report.offloadHoldP99)) ms")
+            }
             if !report.flagReasons.isEmpty {
                 missed.append("integrity")
                 lines.append("    FLAGGED: " + report.flagReasons.joined(separator: "; "))

@@ -58,10 +58,14 @@ public struct EmulatorSettings: Sendable, Equatable {
     public var scheduling: Scheduling = .realtime
     /// Polls shortly before each release instead of sleeping until it (costs CPU, recorded per run).
     public var precise = false
+    /// TUN devices with TCP offloads: super-packets cross them whole and the loop segments them
+    /// (`EmulatedNetwork.Options.tunOffload`; `calibrate --no-tun-offload` turns it off).
+    public var tunOffload = true
 
-    public init(scheduling: Scheduling = .realtime, precise: Bool = false) {
+    public init(scheduling: Scheduling = .realtime, precise: Bool = false, tunOffload: Bool = true) {
         self.scheduling = scheduling
         self.precise = precise
+        self.tunOffload = tunOffload
     }
 }
 

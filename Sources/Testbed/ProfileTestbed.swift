@@ -484,6 +484,7 @@ extension EmulatorSettings {
     /// scheduler; precise mode polls from a margin measured against `floor`.
     public func apply(to options: inout EmulatedNetwork.Options, floor: TimerFloor) {
         if scheduling == .normal { options.loopRealtimePriority = nil }
+        options.tunOffload = tunOffload
         if precise { PreciseMode.enable(&options, floor: floor) }
     }
 }

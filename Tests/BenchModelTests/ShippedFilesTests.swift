@@ -69,7 +69,7 @@ final class ShippedFilesTests: XCTestCase {
         let required = [
             "Cable", "DSL", "3G", "3GFast", "3GSlow", "4G", "LTE", "Edge", "2G", "FIOS", "loopback", "WiFi",
             "ATT-LTE-driving", "TMobile-UMTS-driving", "Verizon-LTE-short", "3G-loss2", "3G-loss5",
-            "lossy-high-rtt", "interop",
+            "lossy-high-rtt", "interop", "5G-midband", "5G-mmWave", "FTTH-1G", "datacenter-10G",
         ]
         XCTAssertTrue(Set(required).isSubset(of: names), "missing: \(Set(required).subtracting(names).sorted())")
         let tracesPresent = FileManager.default.fileExists(atPath: scenarios.appendingPathComponent("traces").path)
@@ -106,6 +106,19 @@ final class ShippedFilesTests: XCTestCase {
             XCTAssertEqual(p.up?.bitsPerSecond ?? 0, up, accuracy: 1, name)
             XCTAssertEqual(
                 p.rtt?.milliseconds ?? 0, rtt, accuracy: 1e-9, "\(name): WebPageTest's RTT is the round trip")
+        }
+        // The gigabit profiles carry the figures their sources give (Scenarios/profiles/README.md).
+        let fast: [String: (Double, Double, Double)] = [
+            "5G-midband": (265e6, 15e6, 47), "5G-mmWave": (1e9, 100e6, 20), "FTTH-1G": (1e9, 1e9, 4),
+            "datacenter-10G": (10e9, 10e9, 0.5),
+        ]
+        for (name, (down, up, rtt)) in fast {
+            let p = try JSONFile.load(
+                Profile.self, from: scenarios.appendingPathComponent("profiles/\(name).json").path)
+            XCTAssertEqual(p.down?.bitsPerSecond ?? 0, down, accuracy: 1, name)
+            XCTAssertEqual(p.up?.bitsPerSecond ?? 0, up, accuracy: 1, name)
+            XCTAssertEqual(p.rtt?.milliseconds ?? 0, rtt, accuracy: 1e-9, name)
+            XCTAssertEqual(p.queue, .bandwidthDelayProduct, name)
         }
         let loop = try JSONFile.load(
             Profile.self, from: scenarios.appendingPathComponent("profiles/loopback.json").path)

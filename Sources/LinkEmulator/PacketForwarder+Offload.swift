@@ -1,0 +1,333 @@
+import BenchCore
+import LinkModel
+import SystemIO
+
+/// The packet loop's I/O on TUN devices opened with a virtio-net header and TCP offloads
+/// (`TUNDevice.openWithOffload`): the sending kernel hands over TCP super-packets of up to 64 KB in
+/// one read, which the loop cuts into MSS-sized segments (`TCPSegmentation`) before any link sees
+/// them, so every segment is charged its own serialization, queue occupancy, loss, AQM decision and
+/// ECN mark, and pcaps and link logs record segments. A lost segment is lost alone: the others of
+/// its super-packet go on, and the sender's TCP recovers the hole as it would on a wire (SACK, then
+/// a retransmission). On the way out, segments of one TCP flow due in the same pass leave in one
+/// write as a GSO super-packet again (`OffloadWriter`), which the receiving kernel takes as a
+/// GRO-merged packet; everything else leaves alone, marked `DATA_VALID` (the emulator has finished
+/// or kept every checksum), so the receiver's stack does not check the checksum again.
+///
+/// Merging waits for at most `holdWindow`: at the end of a pass, segments held for a device stay held
+/// only while their link's next release is due within it, as a NIC's interrupt coalescing
+/// (`rx-usecs`) holds received packets; the loop wakes for that release anyway, so the timer is not
+/// touched. How long segments waited is recorded (`holdHistogram`) and reported beside the lateness.
+final class OffloadIO {
+    /// The largest read: a 64 KB super-packet and its virtio-net header.
+    static let readSize = VirtioNetHeader.size + 65_536
+    /// The longest a released segment waits for the next one of its flow.
+    static let holdWindow: Nanoseconds = 50_000
+    let readBuffer: UnsafeMutableRawBufferPointer
+    /// One writer per destination TUN.
+    private(set) var writers: [(fd: FileDescriptor, writer: OffloadWriter)] = []
+    /// Time from a segment's release to its write, for segments that waited to merge.
+    var holdHistogram = LatenessHistogram()
+    /// Writes made and packets they carried (packets / writes = segments merged per write).
+    var writes: Int64 = 0
+    var reads: Int64 = 0
+
+    init(devices: [FileDescriptor]) {
+        readBuffer = .allocate(byteCount: Self.readSize, alignment: 64)
+        writers = devices.map { ($0, OffloadWriter()) }
+    }
+    deinit { readBuffer.deallocate() }
+
+    @inline(__always)
+    func writer(for fd: FileDescriptor) -> OffloadWriter {
+        for w in writers where w.fd == fd { return w.writer }
+        preconditionFailure("no offload writer for fd \(fd.rawValue)")
+    }
+}
+
+extension PacketForwarder {
+    /// Reads from one offloading TUN until `batch` packets (segments) entered its links or nothing
+    /// waits; true when the batch filled (more may be waiting).
+    func readOffloaded(port: Int, io: OffloadIO) -> Bool {
+        let fd = port == 0 ? serverFD : clientFDs[port - 1]
+        var admitted = 0
+        while admitted < batch {
+            let status: IOStatus
+            do { status = try Socket.read(fd, into: io.readBuffer) } catch {
+                counters.readErrors += 1
+                return false
+            }
+            guard case .bytes(let n) = status, n > VirtioNetHeader.size else { return false }
+            io.reads += 1
+            let now = Instant.now()
+            lastArrival = now
+            let header = VirtioNetHeader(UnsafeRawBufferPointer(io.readBuffer))
+            let packet = UnsafeMutableRawBufferPointer(rebasing: io.readBuffer[VirtioNetHeader.size..<n])
+            admitted += admitSuperPacket(packet, header: header, port: port, at: now)
+        }
+        return true
+    }
+
+    /// Cuts a packet read with `header` into segments (one when it is not a super-packet), puts each
+    /// in a pool buffer and routes it into its link. Returns how many segments it made.
+    func admitSuperPacket(_ packet: UnsafeMutableRawBufferPointer, header: VirtioNetHeader, port: Int, at now: Instant)
+        -> Int
+    {
+        if header.gsoType != VirtioNetHeader.gsoNone {
+            guard header.isTCPv4Segmentation, header.gsoSize > 0 else {
+                counters.unsegmentable += 1
+                return 1
+            }
+            let source = UnsafeRawBufferPointer(packet)
+            let count = TCPSegmentation.segmentCount(source, segmentSize: Int(header.gsoSize))
+            for i in 0..<count {
+                guard let slot = pool.take() else {
+                    counters.poolExhausted += 1
+                    continue
+                }
+                guard
+                    let length = TCPSegmentation.writeSegment(
+                        i, of: source, segmentSize: Int(header.gsoSize), into: pool.slot(slot))
+                else {
+                    counters.unsegmentable += 1
+                    pool.put(slot)
+                    continue
+                }
+                admit(slot: slot, length: length, port: port, at: now)
+            }
+            return count
+        }
+        if header.flags & VirtioNetHeader.needsChecksum != 0 {
+            TCPSegmentation.completeChecksum(
+                packet, start: Int(header.checksumStart), offset: Int(header.checksumOffset))
+        }
+        guard packet.count <= PacketPool.slotSize else {
+            counters.unsegmentable += 1
+            return 1
+        }
+        guard let slot = pool.take() else {
+            counters.poolExhausted += 1
+            return 1
+        }
+        pool.slot(slot).baseAddress!.copyMemory(from: packet.baseAddress!, byteCount: packet.count)
+        admit(slot: slot, length: packet.count, port: port, at: now)
+        return 1
+    }
+
+    /// One packet in a pool buffer into the link its route gives, or back to the pool.
+    @inline(__always)
+    func admit(slot: Int32, length n: Int, port: Int, at now: Instant) {
+        if let link = route(slot: slot, length: n, fromPort: port, at: now) {
+            let header = pool.bytes(slot, length: n)
+            let packet = Packet(
+                handle: slot, size: n, arrival: now, flowHash: IPv4Header.flowHash(header),
+                ecn: IPv4Header.ecn(header))
+            if link.enqueue(packet, now: now) == .accepted { return }
+        }
+        pool.put(slot)
+    }
+}
+
+/// The write side of `OffloadIO`: holds the segments of one TCP flow that leave a link in one pass
+/// and writes them as one GSO super-packet (virtio-net header `GSO_TCPV4`, `NEEDS_CSUM`), as a NIC's
+/// GRO would hand them to the stack. Segments merge only as Linux's `tcp_gro_receive` would merge
+/// them: IPv4 without options, the same addresses, ports, TOS (so a CE mark is never spread or
+/// lost), TTL, acknowledgment, window and TCP options, consecutive sequence numbers, only ACK set
+/// (PSH on the last), every segment but the last of the first one's size. Pool buffers stay held
+/// until their write.
+final class OffloadWriter {
+    static let maxSegments = 44
+    let gather = GatherWrite(capacity: maxSegments + 2)
+    /// The virtio-net header of a packet that leaves alone: `DATA_VALID`, no GSO.
+    let plainHeader: UnsafeMutableRawBufferPointer
+    /// The virtio-net header and the merged packet's IP and TCP headers.
+    let gsoHeader: UnsafeMutableRawBufferPointer
+    private(set) var handles: [Int32] = []
+    private(set) var lengths: [Int] = []
+    /// When each held segment was released (for the hold histogram).
+    private(set) var releasedAt: [Instant] = []
+    var segmentSize = 0
+    var headerLength = 0
+    var nextSequence: UInt32 = 0
+    var totalLength = 0
+    var closed = false
+
+    init() {
+        plainHeader = .allocate(byteCount: VirtioNetHeader.size, alignment: 16)
+        VirtioNetHeader(flags: VirtioNetHeader.dataValid).write(to: plainHeader)
+        gsoHeader = .allocate(byteCount: VirtioNetHeader.size + 120, alignment: 16)
+        handles.reserveCapacity(Self.maxSegments)
+        lengths.reserveCapacity(Self.maxSegments)
+        releasedAt.reserveCapacity(Self.maxSegments)
+    }
+
+    deinit {
+        plainHeader.deallocate()
+        gsoHeader.deallocate()
+    }
+
+    var isEmpty: Bool { handles.isEmpty }
+
+    /// Whether more segments may still join (not closed by a short or PSH segment, room left).
+    var isOpen: Bool { !closed && handles.count < Self.maxSegments }
+
+    /// Whether `p` could begin a merge: TCP/IPv4 without IP options, with payload, only ACK (PSH) set.
+    static func canStart(_ p: UnsafeRawBufferPointer) -> Bool {
+        guard let h = TCPSegmentation.headerLength(p), p[0] == 0x45, p.count > h else { return false }
+        let flags = p[20 + 13]
+        return flags == 0x10 || flags == 0x18
+    }
+
+    /// Whether `p` continues the held segments (`first` is the first of them).
+    func continues(_ p: UnsafeRawBufferPointer, first f: UnsafeRawBufferPointer) -> Bool {
+        guard !closed, handles.count < Self.maxSegments, p.count >= headerLength, p[0] == 0x45, p[9] == 6,
+            Int(p[32] >> 4) * 4 + 20 == headerLength
+        else { return false }
+        let payload = p.count - headerLength
+        guard payload > 0, payload <= segmentSize, totalLength + payload <= 65_535 else { return false }
+        guard p[33] == 0x10 || p[33] == 0x18, TCPSegmentation.load32(p, 24) == nextSequence else { return false }
+        // TOS, flags/fragment word, TTL, protocol, addresses; ports; ack; window; urgent; options.
+        for (a, b) in [(1, 2), (6, 7), (8, 10), (12, 24), (28, 32), (34, 36), (38, headerLength)] {
+            if !equal(p, f, a, b) { return false }
+        }
+        return true
+    }
+
+    private func equal(_ p: UnsafeRawBufferPointer, _ f: UnsafeRawBufferPointer, _ a: Int, _ b: Int) -> Bool {
+        var i = a
+        while i < b {
+            if p[i] != f[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    func hold(_ handle: Int32, _ p: UnsafeRawBufferPointer, at now: Instant = Instant(nanoseconds: 0)) {
+        if handles.isEmpty {
+            headerLength = TCPSegmentation.headerLength(p) ?? 0
+            segmentSize = p.count - headerLength
+            totalLength = headerLength
+            nextSequence = TCPSegmentation.load32(p, 24)
+        }
+        let payload = p.count - headerLength
+        handles.append(handle)
+        lengths.append(p.count)
+        releasedAt.append(now)
+        totalLength += payload
+        nextSequence &+= UInt32(payload)
+        closed = payload < segmentSize || p[33] & 0x08 != 0
+    }
+
+    func removeAll() {
+        handles.removeAll(keepingCapacity: true)
+        lengths.removeAll(keepingCapacity: true)
+        releasedAt.removeAll(keepingCapacity: true)
+        closed = false
+    }
+
+    /// Assembles the held segments as one super-packet in `gather` (header copy fixed up: total
+    /// length, IP checksum, PSH of the last segment, the TCP checksum field holding the
+    /// pseudo-header sum the receiver's `NEEDS_CSUM` handling expects).
+    func assemble(
+        first f: UnsafeRawBufferPointer, last l: UnsafeRawBufferPointer, payloads: (Int) -> UnsafeRawBufferPointer
+    ) {
+        var v = VirtioNetHeader(
+            flags: VirtioNetHeader.needsChecksum, gsoType: VirtioNetHeader.gsoTCPv4, gsoSize: UInt16(segmentSize))
+        v.headerLength = UInt16(headerLength)
+        v.checksumStart = 20
+        v.checksumOffset = 16
+        v.write(to: gsoHeader)
+        let end = VirtioNetHeader.size + headerLength
+        let h = UnsafeMutableRawBufferPointer(rebasing: gsoHeader[VirtioNetHeader.size..<end])
+        h.baseAddress!.copyMemory(from: f.baseAddress!, byteCount: headerLength)
+        TCPSegmentation.store16(h, 2, UInt16(totalLength))
+        TCPSegmentation.store16(h, 10, 0)
+        TCPSegmentation.store16(h, 10, ~Checksum.fold(Checksum.sum(UnsafeRawBufferPointer(rebasing: h[0..<20]))))
+        h[33] |= l[33] & 0x08
+        var pseudo = Checksum.sum(UnsafeRawBufferPointer(rebasing: h[12..<20]))
+        pseudo += UInt64(6) + UInt64(totalLength - 20)
+        TCPSegmentation.store16(h, 36, Checksum.fold(pseudo))
+        gather.reset()
+        gather.append(UnsafeRawBufferPointer(rebasing: gsoHeader[0..<end]))
+        for i in handles.indices { gather.append(payloads(i)) }
+    }
+}
+
+extension PacketForwarder {
+    /// Sends one released packet through an offloading TUN: held to merge with the next ones of its
+    /// flow, or written at once (after whatever was held). The pool buffer is returned once written.
+    func sendOffloaded(_ handle: Int32, length: Int, to fd: FileDescriptor, io: OffloadIO, now: Instant) {
+        let w = io.writer(for: fd)
+        let bytes = pool.bytes(handle, length: length)
+        if !w.isEmpty {
+            if w.continues(bytes, first: pool.bytes(w.handles[0], length: w.lengths[0])) {
+                w.hold(handle, bytes, at: now)
+                return
+            }
+            flushOffloaded(to: fd, io: io)
+        }
+        if OffloadWriter.canStart(bytes) {
+            w.hold(handle, bytes, at: now)
+            return
+        }
+        writeCounted(fd, packets: 1, io: io) {
+            w.gather.reset()
+            w.gather.append(UnsafeRawBufferPointer(w.plainHeader))
+            w.gather.append(bytes)
+        }
+        pool.put(handle)
+    }
+
+    /// Writes what the offload writer holds (one packet alone, more as one super-packet).
+    func flushOffloaded(to fd: FileDescriptor, io: OffloadIO) {
+        let w = io.writer(for: fd)
+        guard !w.isEmpty else { return }
+        let first = pool.bytes(w.handles[0], length: w.lengths[0])
+        let now = Instant.now()
+        for t in w.releasedAt { io.holdHistogram.record(now.since(t)) }
+        writeCounted(fd, packets: w.handles.count, io: io) {
+            if w.handles.count == 1 {
+                w.gather.reset()
+                w.gather.append(UnsafeRawBufferPointer(w.plainHeader))
+                w.gather.append(first)
+            } else {
+                let last = pool.bytes(w.handles[w.handles.count - 1], length: w.lengths[w.handles.count - 1])
+                w.assemble(first: first, last: last) { i in
+                    UnsafeRawBufferPointer(
+                        rebasing: pool.bytes(w.handles[i], length: w.lengths[i])[w.headerLength...])
+                }
+            }
+        }
+        for h in w.handles { pool.put(h) }
+        w.removeAll()
+    }
+
+    /// The end of a link's release pass: what is held for `fd` is written, unless its link's next
+    /// release is due within `OffloadIO.holdWindow` and more segments may join.
+    func endOffloadedPass(_ link: Link, to fd: FileDescriptor, now: Instant, io: OffloadIO) {
+        let w = io.writer(for: fd)
+        guard !w.isEmpty else { return }
+        if w.isOpen, let next = link.nextWakeup(now: now), next.since(w.releasedAt[0]) <= OffloadIO.holdWindow {
+            return
+        }
+        flushOffloaded(to: fd, io: io)
+    }
+
+    /// Writes whatever every writer holds (after the loop stopped).
+    func flushAllOffloaded() {
+        guard let io = offloadIO else { return }
+        for (fd, _) in io.writers { flushOffloaded(to: fd, io: io) }
+    }
+
+    /// One gathered write; a failed or refused write counts each packet it carried.
+    private func writeCounted(_ fd: FileDescriptor, packets: Int, io: OffloadIO, assemble: () -> Void) {
+        assemble()
+        io.writes += 1
+        do {
+            if case .wouldBlock = try io.writer(for: fd).gather.write(to: fd) {
+                counters.writeErrors += Int64(packets)
+            }
+        } catch {
+            counters.writeErrors += Int64(packets)
+        }
+    }
+}
