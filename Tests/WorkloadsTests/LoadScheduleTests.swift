@@ -1,0 +1,79 @@
+import XCTest
+import BenchCore
+import Statistics
+@testable import Workloads
+
+/// The open model's arrival schedule and the load's bookkeeping, on a virtual clock.
+final class LoadScheduleTests: XCTestCase {
+    let t0 = Instant(nanoseconds: 1_000_000_000)
+
+    func take(_ s: inout LoadSchedule, by ms: Double) -> [(intended: Instant, step: Int)] {
+        var out: [(intended: Instant, step: Int)] = []
+        s.take(dueBy: t0 + .milliseconds(ms), into: &out)
+        return out
+    }
+
+    func testConstantRateDueTimesDoNotDependOnWhenTheyAreTaken() {
+        var s = LoadSchedule.constant(rate: 1000, duration: .milliseconds(10), start: t0)
+        XCTAssertEqual(s.next, t0)
+        // Taken late (a stalled generator): everything due so far comes out, at its intended times.
+        let first = take(&s, by: 3)
+        XCTAssertEqual(first.map { $0.intended.since(t0) }, ([0, 1, 2, 3] as [Double]).map { Nanoseconds.milliseconds($0) })
+        XCTAssertEqual(s.next, t0 + .milliseconds(4))
+        XCTAssertTrue(take(&s, by: 3).isEmpty)
+        let rest = take(&s, by: 1000)
+        XCTAssertEqual(rest.count, 6)  // 4 … 9 ms; 10 ms is the end, not a request
+        XCTAssertNil(s.next)
+        XCTAssertEqual(s.end, t0 + .milliseconds(10))
+    }
+
+    func testFractionalRateRoundsEachDueTimeFromTheStepStart() {
+        var s = LoadSchedule.constant(rate: 3, duration: .seconds(1), start: t0)
+        let all = take(&s, by: 5000)
+        XCTAssertEqual(all.map { $0.intended.since(t0) }, [0, 333_333_333, 666_666_667])
+    }
+
+    func testRampStepsFollowEachOther() {
+        let steps = LoadSchedule.ramp(from: 100, to: 300, count: 3, stepDuration: .milliseconds(100))
+        XCTAssertEqual(steps.map(\.rate), [100, 200, 300])
+        var s = LoadSchedule(steps: steps, start: t0)
+        let all = take(&s, by: 1000)
+        XCTAssertEqual(all.filter { $0.step == 0 }.count, 10)
+        XCTAssertEqual(all.filter { $0.step == 1 }.count, 20)
+        XCTAssertEqual(all.filter { $0.step == 2 }.count, 30)
+        XCTAssertEqual(all.first { $0.step == 1 }?.intended, t0 + .milliseconds(100))
+        XCTAssertEqual(s.stepIndex(at: t0 + .milliseconds(250)), 2)
+    }
+
+    func testRecorderSplitsIntervalsByCompletionTimeWithoutGaps() throws {
+        var r = try LoadRecorder(steps: 1, interval: .seconds(1))
+        r.begin(at: t0, wallClock: 1000)
+        r.ok(latency: .milliseconds(2), step: 0, at: t0 + .milliseconds(100))
+        r.ok(latency: .milliseconds(900), step: 0, at: t0 + .milliseconds(2500))  // nothing in second 1
+        r.count("closed", 2, example: "first")
+        r.count("closed", 1, example: "second")
+        let o = r.finish(at: t0 + .milliseconds(2600), loadEnd: t0 + .seconds(2))
+        XCTAssertEqual(o.intervals.map(\.startSeconds), [0, 1, 2])
+        XCTAssertEqual(o.intervals.map(\.histogram.totalCount), [1, 0, 1])
+        XCTAssertEqual(o.intervals[2].lengthSeconds, 0.6, accuracy: 1e-9)
+        XCTAssertEqual(o.latency.totalCount, 2)
+        XCTAssertEqual(o.latency.maxRecorded, 900_000)
+        XCTAssertEqual(o.errors, ["closed": 3])
+        XCTAssertEqual(o.errorExamples, ["closed": "first"])
+        XCTAssertEqual(o.achievedRate, 1)  // 2 answers over the 2 s load
+    }
+
+    func testBehindWhenDueRequestsWereNotAnswered() throws {
+        var r = try LoadRecorder(steps: 1, interval: .seconds(1))
+        r.begin(at: t0, wallClock: 0)
+        r.scheduled = 100
+        for _ in 0..<98 { r.ok(latency: 1000, step: 0, at: t0) }
+        var o = r.finish(at: t0 + .seconds(1), loadEnd: t0 + .seconds(1))
+        XCTAssertTrue(LoadRecord.isBehind(o, open: true))  // 98 of 100
+        o.errors = ["status": 2]
+        XCTAssertFalse(LoadRecord.isBehind(o, open: true))  // answered, with errors
+        o.unsent = 1
+        XCTAssertTrue(LoadRecord.isBehind(o, open: true))
+        XCTAssertFalse(LoadRecord.isBehind(o, open: false))
+    }
+}
