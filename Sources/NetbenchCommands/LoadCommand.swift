@@ -17,7 +17,7 @@ struct LoadCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             name: "load",
-            abstract: "open-model (--rate) or closed-model load over h1, h2, h3 with HDR latency histograms",
+            abstract: "request rate and latency under load, open or closed model, h1/h2/h3",
             discussion: """
                 Sends requests to netbench's own replay server, started in this process on 127.0.0.1 (the \
                 scenarios' resources; without a target, one generated resource of --size at /obj), or to \
@@ -65,7 +65,9 @@ struct LoadCommand: ParsableCommand {
         help: "open model: requests per second (e.g. 5000/s), or a ramp A..B/s in steps of --step; "
             + "without it, the closed model", parse: LoadRate.parser) var rate: LoadRate?
     @Option(
-        "--step", value: "D", help: "with a ramp --rate A..B/s: the length of each step (--duration is their sum)",
+        "--step", value: "D",
+        help: "with a ramp --rate A..B/s: the length of each step; --duration / D steps (at least 2), evenly "
+            + "spaced from A to B",
         parse: .duration(atLeast: 100_000_000)) var step: Nanoseconds?
     @Option(
         "--duration", "-d", value: "D", default: 10_000_000_000, defaultText: "10s",
@@ -95,7 +97,9 @@ struct LoadCommand: ParsableCommand {
     @Option(
         "--shard", value: "I/N",
         help: "this process offers 1/N of --rate (shard I of N, from 1), for N load generators whose histograms "
-            + "add exactly", parse: .nonEmpty) var shardText: String?
+            + "add exactly; default: the job engine's variables, as run --shard (JOB_COMPLETION_INDEX with "
+            + "NETBENCH_SHARD_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL, SLURM_ARRAY_*)", parse: .nonEmpty)
+    var shardText: String?
     @Option(
         "--out", "-o", value: "DIR", help: "write load.json and latency-<transport>.hlog into DIR",
         parse: .directory) var out: String?
@@ -112,7 +116,9 @@ struct LoadCommand: ParsableCommand {
     }
 
     func shard() throws -> ShardSpec? {
-        guard let shardText else { return nil }
+        guard let shardText else {
+            return try ShardSpec.fromEnvironment(ProcessInfo.processInfo.environment)?.shard
+        }
         guard let s = ShardSpec.parse(shardText) else {
             throw BenchError.usage("--shard '\(shardText)': expected I/N with 1 ≤ I ≤ N (e.g. 2/4)")
         }
@@ -164,7 +170,7 @@ struct LoadCommand: ParsableCommand {
             var results = LoadResults(
                 netbenchVersion: netbenchVersion, startedAt: started, server: plan.serverLine,
                 targets: plan.targets.map { "https://\($0.serverName)\($0.path)" }, loads: records)
-            results.shard = shardText
+            results.shard = try shard()?.description
             try AtomicFile.write(try JSONFile.encode(results), to: out + "/load.json")
             print("wrote \(out)/load.json" + records.compactMap { $0.hlog.map { ", \(out)/\($0)" } }.joined())
         }

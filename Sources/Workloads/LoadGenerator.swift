@@ -99,8 +99,11 @@ public final class LoadGenerator {
             dispatch()
         }
         loop.schedule(at: end) { [unowned self] in self.requestDispatch() }
+        // Done once every due request has left and come back: a tick that fires late (a busy
+        // generator) still takes the requests due before the end.
         try loop.run(until: end + settings.grace) { [unowned self] in
-            Instant.now() >= end && self.outstanding == 0
+            Instant.now() >= end && self.outstanding == 0 && self.schedule?.next == nil
+                && self.backlogHead == self.backlog.count
         }
         let finished = Instant.now()
         record.count(

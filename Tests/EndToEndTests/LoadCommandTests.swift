@@ -182,4 +182,21 @@ final class LoadCommandTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("errors connect"), r.stdout)
         XCTAssertLessThan(Date().timeIntervalSince(start), 20)
     }
+
+    /// Two shards of a load, each half the rate, merged by `netbench merge` into one distribution.
+    func testShardsMergeIntoOneLoad() throws {
+        let dir = try tempDir()
+        for i in 1...2 {
+            let r = try netbenchRun(
+                ["load", "--rate", "100/s", "--duration", "1s", "--shard", "\(i)/2", "-c", "2", "-o", dir + "/s\(i)"])
+            XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+            XCTAssertEqual(try loads(dir + "/s\(i)").first?["scheduled"] as? Int, 50)
+        }
+        let m = try netbenchRun(["merge", dir + "/s1", dir + "/s2", "-o", dir + "/merged"])
+        XCTAssertEqual(m.status, 0, m.stdout + m.stderr)
+        let merged = try XCTUnwrap(try loads(dir + "/merged").first)
+        XCTAssertEqual(merged["ok"] as? Int, 100)
+        XCTAssertEqual((merged["latencyMs"] as? [String: Any])?["count"] as? Int, 100)
+        XCTAssertTrue(m.stdout.contains("achieved 100 req/s"), m.stdout)
+    }
 }

@@ -18,7 +18,8 @@ final class LoadScheduleTests: XCTestCase {
         XCTAssertEqual(s.next, t0)
         // Taken late (a stalled generator): everything due so far comes out, at its intended times.
         let first = take(&s, by: 3)
-        XCTAssertEqual(first.map { $0.intended.since(t0) }, ([0, 1, 2, 3] as [Double]).map { Nanoseconds.milliseconds($0) })
+        let expected = ([0, 1, 2, 3] as [Double]).map { Nanoseconds.milliseconds($0) }
+        XCTAssertEqual(first.map { $0.intended.since(t0) }, expected)
         XCTAssertEqual(s.next, t0 + .milliseconds(4))
         XCTAssertTrue(take(&s, by: 3).isEmpty)
         let rest = take(&s, by: 1000)
@@ -75,5 +76,47 @@ final class LoadScheduleTests: XCTestCase {
         o.unsent = 1
         XCTAssertTrue(LoadRecord.isBehind(o, open: true))
         XCTAssertFalse(LoadRecord.isBehind(o, open: false))
+    }
+}
+
+/// Shards of one load merge exactly: counts summed, histograms added, other layouts refused.
+final class LoadMergeTests: XCTestCase {
+    func record(_ latenciesUs: [Int64], rate: Double) throws -> LoadRecord {
+        let t0 = Instant(nanoseconds: 5_000_000_000)
+        var r = try LoadRecorder(steps: 1, interval: .seconds(1))
+        r.begin(at: t0, wallClock: 0)
+        r.scheduled = latenciesUs.count
+        r.sent = latenciesUs.count
+        for l in latenciesUs { r.ok(latency: l * 1000, step: 0, at: t0 + .milliseconds(10)) }
+        var o = r.finish(at: t0 + .seconds(1), loadEnd: t0 + .seconds(1))
+        o.steps = [
+            .init(
+                rate: rate, duration: .seconds(1), scheduled: latenciesUs.count, ok: latenciesUs.count,
+                latency: o.latency)
+        ]
+        let settings = LoadSettings(
+            transport: .h2, model: .open([.init(rate: rate, duration: .seconds(1))]), connections: 2, streams: 4)
+        return try LoadRecord(o, settings: settings)
+    }
+
+    func testShardsAddExactly() throws {
+        let a = LoadResults(
+            netbenchVersion: "t", startedAt: "2026-01-01T00:00:01Z", server: "s", targets: [],
+            loads: [try record([100, 200, 300], rate: 3)])
+        let b = LoadResults(
+            netbenchVersion: "t", startedAt: "2026-01-01T00:00:00Z", server: "s", targets: [],
+            loads: [try record([5000], rate: 1)])
+        let m = try LoadResults.merged([("a", a), ("b", b)])
+        let l = try XCTUnwrap(m.loads.first)
+        XCTAssertEqual(l.ok, 4)
+        XCTAssertEqual(l.achievedRate, 4)
+        XCTAssertEqual(l.latencyMs.count, 4)
+        XCTAssertEqual(l.latencyMs.max, 5.003)  // 5000 µs: bucket 2, width 4 → 5003 µs highest equivalent
+        XCTAssertEqual(l.latencyMs.p50, 0.2)
+        XCTAssertEqual(l.steps[0].rate, 4)
+        XCTAssertEqual(m.startedAt, "2026-01-01T00:00:00Z")
+        var other = b
+        other.loads[0].streams = 8
+        XCTAssertThrowsError(try LoadResults.merged([("a", a), ("c", other)])) { XCTAssertTrue("\($0)".contains("c:")) }
     }
 }
