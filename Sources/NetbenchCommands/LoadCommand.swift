@@ -161,7 +161,7 @@ struct LoadCommand: ParsableCommand {
                     startTime: outcome.startedAt, maxValueUnitRatio: 1000,
                     comment: "netbench load \(t.rawValue), latency in µs, Interval_Max in ms")
                 log.intervals = outcome.intervals
-                try AtomicFile.write(Data(try log.render().utf8), to: out + "/" + record.hlog!)
+                try AtomicFile.write(Data(log.render().utf8), to: out + "/" + record.hlog!)
             }
             print(LoadSummary.text(record))
             records.append(record)

@@ -6,14 +6,24 @@ import Foundation
 /// maximum divided by `maxValueUnitRatio`, and the histogram in its compressed base64 encoding.
 /// A line may carry a tag first (`Tag=NAME,`). Text in, text out: the caller writes the file.
 public struct HistogramLog: Sendable {
+    /// One line, its histogram kept encoded (a long load keeps kilobytes per interval, not the
+    /// counts array).
     public struct Interval: Sendable {
         public var startSeconds: Double
         public var lengthSeconds: Double
         public var tag: String?
-        public var histogram: HDRHistogram
-        public init(startSeconds: Double, lengthSeconds: Double, tag: String? = nil, histogram: HDRHistogram) {
+        public var maxValue: Int64
+        public var totalCount: Int64
+        /// HdrHistogram's compressed encoding, base64.
+        public var encoded: String
+        public init(startSeconds: Double, lengthSeconds: Double, tag: String? = nil, histogram: HDRHistogram) throws {
             self.startSeconds = startSeconds; self.lengthSeconds = lengthSeconds; self.tag = tag
-            self.histogram = histogram
+            maxValue = histogram.maxValue
+            totalCount = histogram.totalCount
+            encoded = try HDRHistogramEncoding.compressedBase64(histogram)
+        }
+        public func histogram() throws -> HDRHistogram {
+            try HDRHistogramEncoding.decode(compressedBase64: encoded)
         }
     }
 
@@ -32,7 +42,7 @@ public struct HistogramLog: Sendable {
         "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\""
 
     /// The log's text.
-    public func render() throws -> String {
+    public func render() -> String {
         var lines: [String] = []
         if let comment { lines.append("#" + comment.replacingOccurrences(of: "\n", with: " ")) }
         lines.append("#[Histogram log format version 1.3]")
@@ -42,10 +52,10 @@ public struct HistogramLog: Sendable {
         lines.append(Self.legend)
         for i in intervals {
             let tag = i.tag.map { "Tag=\($0)," } ?? ""
-            let max = Double(i.histogram.maxValue) / maxValueUnitRatio
+            let max = Double(i.maxValue) / maxValueUnitRatio
             lines.append(
                 tag + "\(Self.fixed(i.startSeconds, 3)),\(Self.fixed(i.lengthSeconds, 3)),\(Self.fixed(max, 3)),"
-                    + (try HDRHistogramEncoding.compressedBase64(i.histogram)))
+                    + i.encoded)
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -71,7 +81,7 @@ public struct HistogramLog: Sendable {
                 throw HDRHistogramEncoding.Failure.malformed("line \(n + 1): expected start,length,max,histogram")
             }
             let h = try HDRHistogramEncoding.decode(compressedBase64: String(fields[3]))
-            log.intervals.append(Interval(startSeconds: start, lengthSeconds: length, tag: tag, histogram: h))
+            log.intervals.append(try Interval(startSeconds: start, lengthSeconds: length, tag: tag, histogram: h))
         }
         if let base, base != log.startTime {
             for i in log.intervals.indices { log.intervals[i].startSeconds += base - log.startTime }

@@ -99,10 +99,13 @@ struct LoadRecorder {
     mutating func advance(to t: Instant) {
         let index = Int(t.since(start) / intervalLength)
         while intervalIndex < index {
-            intervals.append(
-                HistogramLog.Interval(
-                    startSeconds: Double(intervalIndex) * Double(intervalLength) / 1e9,
-                    lengthSeconds: Double(intervalLength) / 1e9, histogram: interval))
+            // Encoding fails only when zlib's compress2 finds no memory for its state.
+            if let line = try? HistogramLog.Interval(
+                startSeconds: Double(intervalIndex) * Double(intervalLength) / 1e9,
+                lengthSeconds: Double(intervalLength) / 1e9, histogram: interval)
+            {
+                intervals.append(line)
+            }
             interval.reset()
             intervalIndex += 1
         }
@@ -113,10 +116,12 @@ struct LoadRecorder {
         advance(to: end)
         if interval.totalCount > 0 || intervals.isEmpty {
             let begin = Double(intervalIndex) * Double(intervalLength) / 1e9
-            intervals.append(
-                HistogramLog.Interval(
-                    startSeconds: begin, lengthSeconds: max(0, Double(end.since(start)) / 1e9 - begin),
-                    histogram: interval))
+            if let line = try? HistogramLog.Interval(
+                startSeconds: begin, lengthSeconds: max(0, Double(end.since(start)) / 1e9 - begin),
+                histogram: interval)
+            {
+                intervals.append(line)
+            }
         }
         var total = stepHistograms[0]
         for h in stepHistograms.dropFirst() { try? total.add(h) }  // same parameters by construction

@@ -199,4 +199,19 @@ final class LoadCommandTests: XCTestCase {
         XCTAssertEqual((merged["latencyMs"] as? [String: Any])?["count"] as? Int, 100)
         XCTAssertTrue(m.stdout.contains("achieved 100 req/s"), m.stdout)
     }
+
+    /// A ramp: steps of --step from A to B req/s, each with its own figures.
+    func testRampSteps() throws {
+        let dir = try tempDir()
+        let r = try netbenchRun(
+            ["load", "--rate", "100..300/s", "--step", "500ms", "--duration", "1s", "-c", "2", "-o", dir])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("open, 100..300 req/s"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("  step 100 req/s: achieved 100 req/s"), r.stdout)
+        let load = try XCTUnwrap(try loads(dir).first)
+        let steps = try XCTUnwrap(load["steps"] as? [[String: Any]])
+        XCTAssertEqual(steps.map { $0["rate"] as? Double }, [100, 300])
+        XCTAssertEqual(steps.map { $0["scheduled"] as? Int }, [50, 150])
+        XCTAssertEqual(load["scheduled"] as? Int, 200)
+    }
 }

@@ -55,7 +55,7 @@ final class LoadScheduleTests: XCTestCase {
         r.count("closed", 1, example: "second")
         let o = r.finish(at: t0 + .milliseconds(2600), loadEnd: t0 + .seconds(2))
         XCTAssertEqual(o.intervals.map(\.startSeconds), [0, 1, 2])
-        XCTAssertEqual(o.intervals.map(\.histogram.totalCount), [1, 0, 1])
+        XCTAssertEqual(o.intervals.map(\.totalCount), [1, 0, 1])
         XCTAssertEqual(o.intervals[2].lengthSeconds, 0.6, accuracy: 1e-9)
         XCTAssertEqual(o.latency.totalCount, 2)
         XCTAssertEqual(o.latency.maxRecorded, 900_000)
