@@ -144,7 +144,7 @@ percentiles() {
     printf "max %.2f ms (%d requests)\n", a[NR] / 1000, NR }'
 }
 
-echo "netbench $("$netbench" --version 2>/dev/null | head -1), h2load $(h2load --version | head -1 | awk '{print $2}'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$("$netbench" --version 2>/dev/null | head -1), h2load $(h2load --version | head -1 | awk '{print $2}'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 if [ "$only" != stall ]; then
   start_nghttpd; closed_pair "HTTP/2 against nghttpd" h2 "" "$streams"
