@@ -53,6 +53,7 @@ public final class LoadGenerator {
     var nextInGroup: [Int] = []
     var outstanding = 0
     var cursor = 0
+    var isFinished = false
     var dispatchQueued = false
     var record: LoadRecorder
     var start = Instant.now()
@@ -79,6 +80,10 @@ public final class LoadGenerator {
         if case .open(let steps) = settings.model { stepCount = steps.count } else { stepCount = 1 }
         record = try LoadRecorder(steps: stepCount, interval: settings.interval)
     }
+
+    /// Due requests waiting for a stream at most; beyond, due requests are counted as never sent
+    /// without being queued (16 bytes each: 16 MB).
+    static let maxBacklog = 1_000_000
 
     /// Runs the whole load; returns what it measured.
     public func run() throws -> LoadOutcome {
@@ -108,7 +113,9 @@ public final class LoadGenerator {
         let finished = Instant.now()
         record.count(
             "timeout", outstanding, example: "no response within \(settings.grace / 1_000_000) ms after the end")
-        record.unsent = backlog.count - backlogHead
+        record.unsent = backlog.count - backlogHead + record.skipped
+        // The requests still in flight are timeouts now: their connections' closing must not count them again.
+        isFinished = true
         for s in slots { s.connection?.close() }
         var outcome = record.finish(at: finished, loadEnd: end)
         switch settings.model {
@@ -133,9 +140,12 @@ public final class LoadGenerator {
     func tick() {
         guard var s = schedule else { return }
         let before = backlog.count
-        s.take(dueBy: Instant.now(), into: &backlog)
-        record.scheduled += backlog.count - before
+        var skipped = Array(repeating: 0, count: s.steps.count)
+        s.take(dueBy: Instant.now(), into: &backlog, limit: backlogHead + Self.maxBacklog, skipped: &skipped)
+        record.scheduled += backlog.count - before + skipped.reduce(0, +)
+        record.skipped += skipped.reduce(0, +)
         for r in backlog[before...] { record.stepScheduled[r.step] += 1 }
+        for (i, n) in skipped.enumerated() { record.stepScheduled[i] += n }
         schedule = s
         dispatch()
         if let next = s.next { loop.schedule(at: next) { [unowned self] in self.tick() } }
@@ -219,7 +229,7 @@ public final class LoadGenerator {
         var bytes: Int64 = 0
         var done = false
         c.send(ClientRequest(authority: target.serverName, path: target.path)) { [unowned self] event in
-            guard !done else { return }
+            guard !done, !self.isFinished else { return }
             switch event {
             case .sent(let t): self.record.sendLag(t.since(intended))
             case .head(let s, _, _): status = s

@@ -51,6 +51,8 @@ struct LoadRecorder {
     var sent = 0
     var okCount = 0
     var unsent = 0
+    /// Due requests never queued (the backlog was full).
+    var skipped = 0
     var bytes: Int64 = 0
     var connectionsOpened = 0
     var errors: [String: Int] = [:]

@@ -60,9 +60,22 @@ public struct LoadSchedule: Sendable, Equatable {
         return steps.count - 1
     }
 
-    /// Takes every request due by `now` (in order): their intended send times and steps.
-    public mutating func take(dueBy now: Instant, into out: inout [(intended: Instant, step: Int)]) {
+    /// Takes every request due by `now` (in order): their intended send times and steps. Once `out`
+    /// holds `limit` entries, the rest of what is due is skipped and counted per step in `skipped`
+    /// (a rate the generator cannot hold then costs no memory).
+    public mutating func take(
+        dueBy now: Instant, into out: inout [(intended: Instant, step: Int)], limit: Int = .max,
+        skipped: inout [Int]
+    ) {
         while step < steps.count {
+            if out.count >= limit {
+                let rate = steps[step].rate
+                let inStep = Int64((Double(steps[step].duration) * rate / 1e9).rounded(.up))
+                let due = min(inStep, Int64((Double(now.since(stepStart)) * rate / 1e9).rounded(.down)) + 1)
+                guard due > indexInStep else { return }
+                skipped[step] += Int(due - indexInStep)
+                indexInStep = due
+            }
             let offset = Nanoseconds((Double(indexInStep) * 1e9 / steps[step].rate).rounded())
             if offset >= steps[step].duration {
                 stepStart = stepStart + steps[step].duration; step += 1; indexInStep = 0
@@ -70,8 +83,14 @@ public struct LoadSchedule: Sendable, Equatable {
             }
             let t = stepStart + offset
             if t > now { return }
+            if out.count >= limit { continue }
             out.append((t, step))
             indexInStep += 1
         }
+    }
+
+    public mutating func take(dueBy now: Instant, into out: inout [(intended: Instant, step: Int)]) {
+        var skipped = Array(repeating: 0, count: steps.count)
+        take(dueBy: now, into: &out, skipped: &skipped)
     }
 }

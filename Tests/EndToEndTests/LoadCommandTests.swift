@@ -214,4 +214,21 @@ final class LoadCommandTests: XCTestCase {
         XCTAssertEqual(steps.map { $0["scheduled"] as? Int }, [50, 150])
         XCTAssertEqual(load["scheduled"] as? Int, 200)
     }
+
+    /// A rate no generator holds: the summary says BEHIND with the achieved rate, the due requests
+    /// that never left are counted (not queued without bound), and the load ends.
+    func testARateBeyondTheGeneratorIsReportedBehind() throws {
+        let dir = try tempDir()
+        let r = try netbenchRun(
+            ["load", "--rate", "50000000/s", "--duration", "1s", "--grace", "1s", "-c", "1", "-m", "2", "-o", dir])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("BEHIND: asked 50000000 req/s, achieved "), r.stdout)
+        let load = try XCTUnwrap(try loads(dir).first)
+        XCTAssertEqual(load["behind"] as? Bool, true)
+        XCTAssertEqual(load["scheduled"] as? Int, 50_000_000)
+        let ok = try XCTUnwrap(load["ok"] as? Int), unsent = try XCTUnwrap(load["unsent"] as? Int)
+        let errors = (load["errors"] as? [String: Int]) ?? [:]
+        XCTAssertNil(errors["closed"], "requests cut off at the end count once, as timeouts: \(errors)")
+        XCTAssertEqual(ok + unsent + errors.values.reduce(0, +), 50_000_000)
+    }
 }

@@ -28,6 +28,19 @@ final class LoadScheduleTests: XCTestCase {
         XCTAssertEqual(s.end, t0 + .milliseconds(10))
     }
 
+    func testBeyondTheLimitDueRequestsAreCountedNotKept() {
+        var s = LoadSchedule.constant(rate: 1_000_000, duration: .seconds(10), start: t0)
+        var out: [(intended: Instant, step: Int)] = []
+        var skipped = [0]
+        s.take(dueBy: t0 + .seconds(2), into: &out, limit: 1000, skipped: &skipped)
+        XCTAssertEqual(out.count, 1000)
+        XCTAssertEqual(out.count + skipped[0], 2_000_001)  // 0 … 2 s inclusive at 1 µs apart
+        XCTAssertEqual(s.next, t0 + 2_000_001_000)
+        s.take(dueBy: t0 + .seconds(60), into: &out, limit: 1000, skipped: &skipped)
+        XCTAssertEqual(out.count + skipped[0], 10_000_000)
+        XCTAssertNil(s.next)
+    }
+
     func testFractionalRateRoundsEachDueTimeFromTheStepStart() {
         var s = LoadSchedule.constant(rate: 3, duration: .seconds(1), start: t0)
         let all = take(&s, by: 5000)
