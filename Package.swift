@@ -20,10 +20,11 @@ let package = Package(
         .systemLibrary(name: "CNghttp3", path: "Sources/CNghttp3", pkgConfig: "libnghttp3",
                        providers: [.apt(["libnghttp3-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "BenchCore"),
         .target(name: "BenchModel", dependencies: ["BenchCore"]),
-        .target(name: "Statistics", dependencies: ["BenchCore"]),
+        .target(name: "Statistics", dependencies: ["BenchCore", "CZlib"]),
         .target(name: "LinkModel", dependencies: ["BenchCore"]),
         .target(name: "SystemIO", dependencies: ["BenchCore", "CLinux"]),
         .target(name: "LinkEmulator", dependencies: ["LinkModel", "SystemIO"]),

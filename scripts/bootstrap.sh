@@ -19,8 +19,9 @@ done
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 # nftables: `netbench shell` reaches the host's loopback through the emulator by DNAT (nft).
+# zlib1g-dev: DEFLATE for HdrHistogram's compressed histograms (netbench load's .hlog).
 packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev
-          libgnutls28-dev pkg-config iproute2 openssl procps ca-certificates nftables)
+          libgnutls28-dev zlib1g-dev pkg-config iproute2 openssl procps ca-certificates nftables)
 # caddy: a production HTTP/3 server (quic-go) serving `scenario export` files (RemoteServerTests).
 # iputils-ping: also ECT(0) echo requests through a CoDel link (ECNMarkingTests).
 # iperf3, iputils-ping, curl: programs run through `netbench shell` (ShellCommandTests).
@@ -87,12 +88,17 @@ if [ "$want_test" = 1 ]; then
   fi
 fi
 if [ "$want_test" = 1 ]; then
-  # haralyzer: the HAR reader the HAR-export tests read netbench's HARs back with (report --format har).
+  # haralyzer: the HAR reader the HAR-export tests read netbench's HARs back with (report --format har);
+  # hdrhistogram: HdrHistogram's Python implementation reads back `netbench load`'s .hlog (LoadCommandTests).
   venv="$here/.build-venv"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   if ! "$venv/bin/python" -c 'import haralyzer' 2>/dev/null; then
     echo "bootstrap: installing haralyzer into $venv"
     "$venv/bin/pip" install -q haralyzer
+  fi
+  if ! "$venv/bin/python" -c 'import hdrh' 2>/dev/null; then
+    echo "bootstrap: installing hdrhistogram into $venv"
+    "$venv/bin/pip" install -q hdrhistogram
   fi
 fi
 echo "bootstrap: done"

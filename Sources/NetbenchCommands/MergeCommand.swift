@@ -16,7 +16,10 @@ struct MergeCommand: ParsableCommand {
                   results.json, summary.csv, runs.csv, summary.md, report.html
                 Statistics are recomputed from the raw samples, never averaged across shards. Runs the plan \
                 expects but no shard holds are listed on standard error and in results.json (missingRuns). \
-                `netbench check` and `netbench report` work on the merged directory.
+                `netbench check` and `netbench report` work on the merged directory. \
+                Shards of `netbench load --shard I/N` (directories with load.json) merge into DIR/load.json: \
+                counts summed, latency histograms added exactly (HDR histograms of one layout; others are \
+                refused), percentiles and rates recomputed.
                 """,
             examples: [
                 "netbench merge shard-1 shard-2 shard-3 shard-4 -o merged",
@@ -43,6 +46,7 @@ struct MergeCommand: ParsableCommand {
 
     func run() throws -> ExitCode {
         let out = self.out!
+        if LoadMergeInput.holdsLoad(inputs[0]) { return try LoadMergeInput.merge(inputs, into: out) }
         let log = URL(fileURLWithPath: out).appendingPathComponent(ResultsLog.fileName).path
         if FileManager.default.fileExists(atPath: log) {
             throw BenchError.usage("\(out) holds a run's \(ResultsLog.fileName); merge into another directory")

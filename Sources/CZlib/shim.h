@@ -1,0 +1,2 @@
+// zlib (Debian zlib1g-dev): DEFLATE for HdrHistogram's compressed histogram encoding.
+#include <zlib.h>

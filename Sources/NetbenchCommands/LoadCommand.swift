@@ -1,0 +1,179 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+import Testbed
+import Workloads
+import RemoteExecution
+import Statistics
+import SystemIO
+import Transport
+import TLS
+import QUIC
+import CommandLineKit
+
+/// `netbench load`: requests per second and their latency, open model (a rate) or closed.
+struct LoadCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "load",
+            abstract: "request rate and latency under load, open or closed model, h1/h2/h3",
+            discussion: """
+                Sends requests to netbench's own replay server, started in this process on 127.0.0.1 (the \
+                scenarios' resources; without a target, one generated resource of --size at /obj), or to \
+                --server HOST:PORT (the scenarios' resources, names as SNI and :authority) or to the URLs given. \
+                Every scenario resource's response must be status 200 with exactly its size in body bytes \
+                (a URL's: status 200); anything else counts as an error by kind: connect (no connection or \
+                handshake), closed (the connection or stream failed mid-request), status, length, timeout (no \
+                answer within --grace after the end). Certificates are checked against --ca, else the system \
+                store (the in-process server's CA is trusted). \
+                Open model (--rate): requests are due at a constant rate (or steps of a ramp) whatever the \
+                server does, spread over --connections with at most --streams in flight on each (h1: one); \
+                latency runs from each request's intended send time, so a stalled server shows in the tail \
+                (coordinated omission corrected, as wrk2 does). When fewer requests are answered than were due, \
+                or some due request never left because every stream was busy, the summary says so and shows the \
+                rate achieved. Closed model (no --rate): every stream sends its next request when its last \
+                ends, as h2load does; latency runs from the send. Latency is recorded in µs in HDR histograms \
+                (1 µs to 1 h, 3 significant digits, HdrHistogram's layout); -o DIR writes load.json (figures, \
+                histograms in HdrHistogram's compressed encoding) and latency-<transport>.hlog (HdrHistogram's \
+                interval log, one line per second).
+                """,
+            examples: [
+                "netbench load --rate 1000/s --duration 10s",
+                "netbench load Scenarios/pages/mobile-median.json -t h1,h2,h3 --rate 500/s -o load-out",
+                "netbench load --connections 10 --streams 10 --duration 5s -t h2",
+                "netbench load https://example.test:8443/obj --ca ca.pem --rate 2000/s",
+                "netbench load --rate 1000..5000/s --step 5s",
+                "netbench load page.json --server 10.0.0.2:443 --ca ca.pem --rate 5000/s --shard 2/4",
+            ],
+            exitCodes: [
+                ExitCodeDoc(.success, "the load ran and some requests succeeded (errors and shortfalls are reported)"),
+                ExitCodeDoc(.runFailed, "no request succeeded, or the server could not be started"),
+                Netbench.usageExit, Netbench.dataExit,
+            ])
+    }
+
+    @Argument(
+        "TARGET", help: "scenario files (their resources) or https:// URLs; none: one generated resource",
+        completion: .file(extensions: ["json"])) var targetTexts: [String]
+    @Option(
+        "--transport", "-t", value: "LIST", default: [TransportKind.h2], defaultText: "h2",
+        help: "transports, loaded one after another (h1, h2: TCP+TLS; h3: QUIC)", parse: .list(of: .choice()))
+    var transports: [TransportKind]
+    @Option(
+        "--rate", "-r", value: "R/s",
+        help: "open model: requests per second (e.g. 5000/s), or a ramp A..B/s in steps of --step; "
+            + "without it, the closed model", parse: LoadRate.parser) var rate: LoadRate?
+    @Option(
+        "--step", value: "D",
+        help: "with a ramp --rate A..B/s: the length of each step; --duration / D steps (at least 2), evenly "
+            + "spaced from A to B",
+        parse: .duration(atLeast: 100_000_000)) var step: Nanoseconds?
+    @Option(
+        "--duration", "-d", value: "D", default: 10_000_000_000, defaultText: "10s",
+        help: "how long requests are offered", parse: .duration(atLeast: 100_000_000)) var duration: Nanoseconds
+    @Option(
+        "--connections", "-c", value: "N", default: 10, help: "connections kept open (per transport)",
+        parse: .int(1...10_000)) var connections: Int
+    @Option(
+        "--streams", "-m", value: "M", default: 10, help: "requests in flight per connection at most (h1: 1)",
+        parse: .int(1...1000)) var streams: Int
+    @Option(
+        "--grace", value: "D", default: 5_000_000_000, defaultText: "5s",
+        help: "how long requests in flight at the end may take before they count as timeouts",
+        parse: .duration()) var grace: Nanoseconds
+    @Option(
+        "--size", value: "SIZE", default: 1000, defaultText: "1KB",
+        help: "without a target: the size of the generated resource the in-process server serves", parse: .size)
+    var size: Int64
+    @Option(
+        "--server", value: "HOST:PORT",
+        help: "send the scenarios' requests to this server (as run --server does) instead of an in-process one",
+        parse: .nonEmpty) var server: String?
+    @Option(
+        "--ca", value: "FILE",
+        help: "--server or URLs: PEM file of the roots the server's certificate must verify against (default: "
+            + "the system store)", parse: .file()) var ca: String?
+    @Option(
+        "--shard", value: "I/N",
+        help: "this process offers 1/N of --rate (shard I of N, from 1), for N load generators whose histograms "
+            + "add exactly; default: the job engine's variables, as run --shard (JOB_COMPLETION_INDEX with "
+            + "NETBENCH_SHARD_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL, SLURM_ARRAY_*)", parse: .nonEmpty)
+    var shardText: String?
+    @Option(
+        "--out", "-o", value: "DIR", help: "write load.json and latency-<transport>.hlog into DIR",
+        parse: .directory) var out: String?
+
+    func validate() throws {
+        if let rate, rate.to != nil, step == nil {
+            throw BenchError.usage("--rate \(rate): a ramp needs --step D (the length of each step)")
+        }
+        if step != nil, rate?.to == nil { throw BenchError.usage("--step needs a ramp --rate A..B/s") }
+        if ca != nil, server == nil, !targetTexts.contains(where: LoadTargets.isURL) {
+            throw BenchError.usage("--ca needs --server or a URL target")
+        }
+        _ = try shard()
+    }
+
+    func shard() throws -> ShardSpec? {
+        guard let shardText else {
+            return try ShardSpec.fromEnvironment(ProcessInfo.processInfo.environment)?.shard
+        }
+        guard let s = ShardSpec.parse(shardText) else {
+            throw BenchError.usage("--shard '\(shardText)': expected I/N with 1 ≤ I ≤ N (e.g. 2/4)")
+        }
+        return s
+    }
+
+    func run() throws -> ExitCode {
+        let plan = try LoadTargets.resolve(
+            targetTexts, server: server, ca: ca, size: size, withQUIC: transports.contains(.h3))
+        defer { plan.host?.stop() }
+        var model: [LoadSchedule.Step]?
+        if let rate {
+            let fraction = 1.0 / Double(try shard()?.count ?? 1)
+            model = rate.steps(duration: duration, step: step).map {
+                LoadSchedule.Step(rate: $0.rate * fraction, duration: $0.duration)
+            }
+        }
+        guard connections >= plan.serverNames.count else {
+            throw BenchError.usage(
+                "--connections \(connections): the targets have \(plan.serverNames.count) server names, "
+                    + "and each connection serves one; use at least that many")
+        }
+        writeError("load → \(plan.serverLine)")
+        var records: [LoadRecord] = []
+        let started = BenchmarkRunner.utcTimestamp()
+        for t in transports {
+            var settings = LoadSettings(
+                transport: t, model: model.map { .open($0) } ?? .closed(duration: duration),
+                connections: connections, streams: streams)
+            settings.grace = grace
+            let cpuBefore = plan.host?.cpuMs
+            let generator = try LoadGenerator(
+                settings: settings, targets: plan.targets, remote: plan.remote(t), client: try plan.client(t))
+            let outcome = try generator.run()
+            var record = try LoadRecord(outcome, settings: settings)
+            if let a = cpuBefore, let b = plan.host?.cpuMs { record.serverCpuMs = b - a }
+            if let out {
+                record.hlog = "latency-\(t.rawValue).hlog"
+                var log = HistogramLog(
+                    startTime: outcome.startedAt, maxValueUnitRatio: 1000,
+                    comment: "netbench load \(t.rawValue), latency in µs, Interval_Max in ms")
+                log.intervals = outcome.intervals
+                try AtomicFile.write(Data(log.render().utf8), to: out + "/" + record.hlog!)
+            }
+            print(LoadSummary.text(record))
+            records.append(record)
+        }
+        if let out {
+            var results = LoadResults(
+                netbenchVersion: netbenchVersion, startedAt: started, server: plan.serverLine,
+                targets: plan.targets.map { "https://\($0.serverName)\($0.path)" }, loads: records)
+            results.shard = try shard()?.description
+            try AtomicFile.write(try JSONFile.encode(results), to: out + "/load.json")
+            print("wrote \(out)/load.json" + records.compactMap { $0.hlog.map { ", \(out)/\($0)" } }.joined())
+        }
+        return records.contains { $0.ok == 0 } ? .runFailed : .success
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Testbed
+import Workloads
+import RemoteExecution
+import SystemIO
+import Transport
+import TLS
+import QUIC
+import CommandLineKit
+
+/// `--rate R/s` or a ramp `A..B/s` (requests per second, > 0; a ramp's end not below its start).
+struct LoadRate: CustomStringConvertible {
+    var from: Double
+    var to: Double?
+    var description: String { to.map { "\(Units.format(from, 0))..\(Units.format($0, 0))/s" } ?? "\(from)/s" }
+
+    static var parser: ValueParser<LoadRate> {
+        .init(expected: "a rate in requests per second above 0 (e.g. 5000/s) or a ramp A..B/s") { text in
+            var t = text.trimmingCharacters(in: .whitespaces)
+            if t.hasSuffix("/s") { t.removeLast(2) }
+            let parts = t.components(separatedBy: "..")
+            let values = parts.map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard (1...2).contains(parts.count), values.allSatisfy({ $0.map { $0.isFinite && $0 > 0 } ?? false })
+            else { return nil }
+            let rate = LoadRate(from: values[0]!, to: parts.count == 2 ? values[1]! : nil)
+            if let to = rate.to, to < rate.from {
+                throw BenchError.usage("--rate '\(text)': the ramp's end \(parts[1]) is below its start \(parts[0])")
+            }
+            return rate
+        }
+    }
+
+    /// One step, or a ramp's steps of `step` each: round(duration / step) of them, at least 2.
+    func steps(duration: Nanoseconds, step: Nanoseconds?) -> [(rate: Double, duration: Nanoseconds)] {
+        guard let to, let step else { return [(from, duration)] }
+        let count = max(2, Int((Double(duration) / Double(step)).rounded()))
+        return LoadSchedule.ramp(from: from, to: to, count: count, stepDuration: step).map { ($0.rate, $0.duration) }
+    }
+}
+
+/// Where a load's requests go and who checks the answers: the in-process replay server, `--server`,
+/// or the URLs' own host.
+struct LoadTargets {
+    var targets: [LoadTarget]
+    var host: ServerHost?
+    var endpoints: ServerHost.Endpoints
+    var credentials: RunCredentials
+    var serverLine: String
+    var loopback: Bool
+
+    var serverNames: [String] {
+        var names: [String] = []
+        for t in targets where !names.contains(t.serverName) { names.append(t.serverName) }
+        return names
+    }
+
+    static func isURL(_ text: String) -> Bool { text.hasPrefix("https://") || text.hasPrefix("http://") }
+
+    func remote(_ t: TransportKind) throws -> Endpoint {
+        guard let e = t == .h3 ? endpoints.udp : endpoints.tcp else {
+            throw BenchError.run("no \(t == .h3 ? "QUIC" : "TCP") listener for \(t.rawValue)")
+        }
+        return e
+    }
+
+    func client(_ t: TransportKind) throws -> ClientSettings {
+        var tls: TLSClientContext?
+        if t != .h3 {
+            var cfg = TLSClientConfiguration(
+                trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [t.alpn])
+            cfg.systemRoots = credentials.systemRoots
+            tls = try TLSClientContext(cfg)
+        }
+        var quic = QUICConfiguration()
+        if loopback { quic.initialRTT = .milliseconds(1) }
+        return ClientSettings(tls: tls, quic: quic, trustedRootsPEM: credentials.caPEM)
+    }
+
+    static func resolve(_ texts: [String], server: String?, ca: String?, size: Int64, withQUIC: Bool) throws
+        -> LoadTargets
+    {
+        var scenarios: [Scenario] = []
+        var targets: [LoadTarget] = []
+        var urlAuthorities: [String] = []
+        for text in texts {
+            if isURL(text) {
+                let (target, authority) = try parseURL(text)
+                targets.append(target)
+                urlAuthorities.append(authority)
+            } else {
+                let s = try Scenario.load(from: text)
+                scenarios.append(s)
+                targets += s.resources.map { r in
+                    LoadTarget(
+                        serverName: s.origins.first { $0.id == r.origin }?.host ?? r.origin, path: r.path,
+                        expectedBytes: r.bytes)
+                }
+            }
+        }
+        if let server {
+            let endpoint: RemoteEndpoint
+            do { endpoint = try RemoteEndpoint(parsing: server) } catch { throw BenchError.usage("\(error)") }
+            guard !targets.isEmpty else {
+                throw BenchError.usage("--server \(server) needs a scenario file or URL target (what to request)")
+            }
+            let address = Endpoint(address: try resolve(endpoint.host, what: "--server \(server)"), port: endpoint.port)
+            return LoadTargets(
+                targets: targets, host: nil, endpoints: .init(tcp: address, udp: address),
+                credentials: try trust(ca), serverLine: "\(endpoint)", loopback: false)
+        }
+        if !urlAuthorities.isEmpty {
+            guard scenarios.isEmpty, Set(urlAuthorities).count == 1 else {
+                throw BenchError.usage(
+                    "URL targets without --server must all name one HOST:PORT, and not be mixed with scenario files "
+                        + "(got \(Set(urlAuthorities).sorted().joined(separator: ", ")))")
+            }
+            let e = try RemoteEndpoint(parsing: urlAuthorities[0])
+            let address = Endpoint(address: try resolve(e.host, what: urlAuthorities[0]), port: e.port)
+            return LoadTargets(
+                targets: targets, host: nil, endpoints: .init(tcp: address, udp: address),
+                credentials: try trust(ca), serverLine: "\(e)", loopback: address.address >> 24 == 127)
+        }
+        if scenarios.isEmpty {
+            let s = generated(size: size)
+            scenarios = [s]
+            targets = [LoadTarget(serverName: "localhost", path: "/obj", expectedBytes: size)]
+        }
+        guard scenarios.count == 1 else {
+            throw BenchError.usage("the in-process server takes one scenario file (or use --server)")
+        }
+        let hosts = scenarios.flatMap { $0.origins.map(\.host) }
+        let credentials = try RunCredentials(hosts: hosts)
+        let host = try ServerHost(
+            scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
+            withQUIC: withQUIC)
+        let endpoints = host.endpoints[0]
+        let line = "netbench serve in process (\(endpoints.tcp.map { "\($0)" } ?? "")"
+            + (endpoints.udp.map { ", QUIC \($0)" } ?? "") + ")"
+        return LoadTargets(
+            targets: targets, host: host, endpoints: endpoints, credentials: credentials, serverLine: line,
+            loopback: true)
+    }
+
+    /// One resource at /obj of `size` bytes, no think time.
+    static func generated(size: Int64) -> Scenario {
+        Scenario(
+            name: "load-\(size)B", origins: [.init(id: "o", host: "localhost")],
+            resources: [.init(id: "obj", origin: "o", path: "/obj", bytes: size, type: .other)])
+    }
+
+    static func parseURL(_ text: String) throws -> (LoadTarget, String) {
+        guard text.hasPrefix("https://") else {
+            throw BenchError.usage("'\(text)': only https:// URLs (netbench speaks HTTP over TLS or QUIC)")
+        }
+        let rest = text.dropFirst(8)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let authority = String(rest[..<slash])
+        let path = slash == rest.endIndex ? "/" : String(rest[slash...])
+        guard !authority.isEmpty, !authority.contains("@"), !path.contains(" ") else {
+            throw BenchError.usage("'\(text)': not a URL this command reads (https://HOST[:PORT]/PATH)")
+        }
+        let withPort = authority.contains(":") ? authority : authority + ":443"
+        let e: RemoteEndpoint
+        do { e = try RemoteEndpoint(parsing: withPort) } catch { throw BenchError.usage("'\(text)': \(error)") }
+        return (LoadTarget(serverName: e.host, path: path), "\(e)")
+    }
+
+    static func resolve(_ host: String, what: String) throws -> UInt32 {
+        if let a = Endpoint.parseAddress(host) { return a }
+        if host == "localhost" { return Endpoint.loopbackAddress }
+        let addresses = try NameResolution.streamAddresses(host: host, port: nil, ipv4Only: true)
+        guard let a = addresses.compactMap(\.ipv4).first else { throw BenchError.run("\(what): no IPv4 address") }
+        return a
+    }
+
+    static func trust(_ ca: String?) throws -> RunCredentials {
+        guard let ca else { return try RunCredentials.systemStore() }
+        guard let pem = FileManager.default.contents(atPath: ca).flatMap({ String(data: $0, encoding: .utf8) }),
+            pem.contains("BEGIN CERTIFICATE")
+        else { throw BenchError.data("\(ca): not a readable PEM certificate file") }
+        return RunCredentials(caPEM: pem)
+    }
+}
+
+/// The terminal summary of one load, with units.
+enum LoadSummary {
+    static func text(_ r: LoadRecord) -> String {
+        func ms(_ v: Double) -> String { Units.format(v, v < 10 ? 3 : 1) }
+        func rate(_ v: Double) -> String { Units.format(v, v < 100 ? 1 : 0) }
+        var lines: [String] = []
+        let asked = r.steps.compactMap(\.rate)
+        let model =
+            r.model == "open"
+            ? "open, "
+                + (asked.count == 1
+                    ? "\(rate(asked[0])) req/s" : "\(rate(asked.first!))..\(rate(asked.last!)) req/s")
+            : "closed"
+        lines.append(
+            "\(r.transport.rawValue): \(model), \(r.connections) connections × \(r.streams) streams, "
+                + "\(Units.format(r.durationMs / 1000, 1)) s")
+        lines.append(
+            "  achieved \(rate(r.achievedRate)) req/s (\(r.ok) ok of \(r.sent) sent"
+                + (r.model == "open" ? ", \(r.scheduled) due" : "") + "), "
+                + "\(Units.formatBytes(r.bytes)) received, \(r.connectionsOpened) connections opened")
+        lines.append("  latency " + latencyLine(r.latencyMs))
+        if r.steps.count > 1 {
+            for s in r.steps {
+                lines.append(
+                    "  step \(rate(s.rate ?? 0)) req/s: achieved \(rate(s.achievedRate)) req/s, "
+                        + latencyLine(s.latencyMs))
+            }
+        }
+        let errors = r.errors.sorted { $0.key < $1.key }
+        lines.append(
+            "  errors " + (errors.isEmpty ? "0" : errors.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        for (kind, _) in errors { lines.append("    \(kind): \(r.errorExamples[kind] ?? "")") }
+        if r.behind {
+            let due = r.durationMs > 0 ? Double(r.scheduled) / (r.durationMs / 1000) : 0
+            lines.append(
+                "  BEHIND: asked \(rate(due)) req/s, achieved \(rate(r.achievedRate)) req/s"
+                    + (r.unsent > 0 ? "; \(r.unsent) due requests never sent (every stream busy)" : "")
+                    + (r.sendLagMs.map { "; send lag p99 \(ms($0.p99)) ms, max \(ms($0.max)) ms" } ?? ""))
+        }
+        var cpu: [String] = []
+        func perRequest(_ name: String, _ ms: Double) -> String {
+            "\(name) \(Units.format(ms / 1000, 2)) s (\(Units.format(ms * 1000 / Double(r.sent), 1)) µs/request)"
+        }
+        if let g = r.generatorCpuMs, r.sent > 0 { cpu.append(perRequest("generator", g)) }
+        if let s = r.serverCpuMs, r.sent > 0 { cpu.append(perRequest("server", s)) }
+        if !cpu.isEmpty { lines.append("  CPU " + cpu.joined(separator: ", ")) }
+        return lines.joined(separator: "\n")
+    }
+
+    static func latencyLine(_ l: LatencySummary) -> String {
+        func ms(_ v: Double) -> String { Units.format(v, v < 10 ? 3 : 1) }
+        guard l.count > 0 else { return "none (no successful response)" }
+        return "p50 \(ms(l.p50)) ms, p90 \(ms(l.p90)) ms, p99 \(ms(l.p99)) ms, p99.9 \(ms(l.p999)) ms, "
+            + "p99.99 \(ms(l.p9999)) ms, max \(ms(l.max)) ms"
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import BenchCore
+import Statistics
+
+extension LoadResults {
+    /// The loads of shards (`netbench load --shard I/N`, each a fraction of the rate) as one: counts
+    /// and bytes summed, histograms added bucket by bucket (exact: HDR histograms of the same
+    /// parameters add; different parameters are refused), percentiles and rates recomputed from the
+    /// sums. Every shard must have run the same loads (transports, model, connections, streams, steps).
+    public static func merged(_ shards: [(source: String, results: LoadResults)]) throws -> LoadResults {
+        guard let (firstSource, first) = shards.first else { throw BenchError.usage("no shards to merge") }
+        var loads = first.loads
+        for (source, r) in shards.dropFirst() {
+            guard r.loads.map(\.shape) == first.loads.map(\.shape) else {
+                throw BenchError.data(
+                    "\(source): loads \(r.loads.map(\.shape)) differ from \(firstSource)'s \(first.loads.map(\.shape))")
+            }
+            for i in loads.indices {
+                do { try loads[i].add(r.loads[i]) } catch {
+                    throw BenchError.data("\(source): loads[\(i)] (\(r.loads[i].transport.rawValue)): \(error)")
+                }
+            }
+        }
+        var out = LoadResults(
+            netbenchVersion: first.netbenchVersion, startedAt: shards.map(\.results.startedAt).min() ?? first.startedAt,
+            server: first.server, targets: first.targets, loads: loads)
+        out.shard = "merged from " + shards.map { $0.results.shard ?? $0.source }.joined(separator: ", ")
+        return out
+    }
+}
+
+extension LoadRecord {
+    /// What must agree for two shards' loads to add.
+    var shape: String {
+        "\(transport.rawValue) \(model) c\(connections) m\(streams) steps \(steps.count)"
+    }
+
+    /// Adds another shard's load of the same shape (the durations are the longer one's).
+    mutating func add(_ o: LoadRecord) throws {
+        var h = try histogram.decode()
+        try h.add(try o.histogram.decode())
+        histogram = try EncodedHistogram(h)
+        latencyMs = LatencySummary(h)
+        durationMs = max(durationMs, o.durationMs)
+        scheduled += o.scheduled; sent += o.sent; ok += o.ok; unsent += o.unsent
+        bytes += o.bytes; connectionsOpened += o.connectionsOpened
+        for (k, v) in o.errors { errors[k, default: 0] += v }
+        for (k, v) in o.errorExamples where errorExamples[k] == nil { errorExamples[k] = v }
+        achievedRate = durationMs > 0 ? Double(ok) / (durationMs / 1000) : 0
+        behind = behind || o.behind
+        generatorCpuMs = sum(generatorCpuMs, o.generatorCpuMs)
+        serverCpuMs = sum(serverCpuMs, o.serverCpuMs)
+        sendLagMs = nil  // per shard only: a lag summary does not add
+        hlog = nil
+        for i in steps.indices {
+            var s = try steps[i].histogram.decode()
+            try s.add(try o.steps[i].histogram.decode())
+            steps[i].histogram = try EncodedHistogram(s)
+            steps[i].latencyMs = LatencySummary(s)
+            steps[i].rate = zip2(steps[i].rate, o.steps[i].rate, +)
+            steps[i].scheduled += o.steps[i].scheduled
+            steps[i].ok += o.steps[i].ok
+            steps[i].durationMs = max(steps[i].durationMs, o.steps[i].durationMs)
+            steps[i].achievedRate = steps[i].durationMs > 0 ? Double(steps[i].ok) / (steps[i].durationMs / 1000) : 0
+        }
+    }
+
+    private func sum(_ a: Double?, _ b: Double?) -> Double? { zip2(a, b, +) }
+}
+
+private func zip2(_ a: Double?, _ b: Double?, _ f: (Double, Double) -> Double) -> Double? {
+    guard let a, let b else { return nil }
+    return f(a, b)
+}

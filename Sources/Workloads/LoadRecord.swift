@@ -1,0 +1,119 @@
+import Foundation
+import BenchCore
+import Statistics
+
+/// `load.json` (written by `netbench load -o DIR`): the loads of one invocation, one per
+/// transport, with their latency histograms encoded as HdrHistogram does (so shards add exactly).
+public struct LoadResults: Codable, Sendable {
+    public static let currentVersion = 1
+    public var schemaVersion = LoadResults.currentVersion
+    public var netbenchVersion: String
+    public var startedAt: String
+    /// "netbench serve (in process, 127.0.0.1:PORT)" or the `--server`/URL endpoint.
+    public var server: String
+    public var targets: [String]
+    public var shard: String?
+    public var loads: [LoadRecord]
+    public init(netbenchVersion: String, startedAt: String, server: String, targets: [String], loads: [LoadRecord]) {
+        self.netbenchVersion = netbenchVersion; self.startedAt = startedAt; self.server = server
+        self.targets = targets; self.loads = loads
+    }
+}
+
+/// Latency figures of one histogram, in milliseconds (HdrHistogram's percentile definition).
+public struct LatencySummary: Codable, Sendable, Equatable {
+    public var count: Int64
+    public var p50: Double, p90: Double, p99: Double, p999: Double, p9999: Double, max: Double
+    public var mean: Double?
+    public init(_ h: HDRHistogram) {
+        func ms(_ v: Int64) -> Double { Double(v) / 1000 }
+        count = h.totalCount
+        p50 = ms(h.value(atPercentile: 50)); p90 = ms(h.value(atPercentile: 90))
+        p99 = ms(h.value(atPercentile: 99)); p999 = ms(h.value(atPercentile: 99.9))
+        p9999 = ms(h.value(atPercentile: 99.99)); max = ms(h.maxValue)
+        mean = h.mean.map { $0 / 1000 }
+    }
+}
+
+/// An HDR histogram as results keep it: its parameters and HdrHistogram's compressed V2 encoding.
+public struct EncodedHistogram: Codable, Sendable {
+    public var unit = "us"
+    public var lowestDiscernibleValue: Int64
+    public var highestTrackableValue: Int64
+    public var significantDigits: Int
+    public var encoded: String
+    public init(_ h: HDRHistogram) throws {
+        lowestDiscernibleValue = h.parameters.lowestDiscernibleValue
+        highestTrackableValue = h.parameters.highestTrackableValue
+        significantDigits = h.parameters.significantDigits
+        encoded = try HDRHistogramEncoding.compressedBase64(h)
+    }
+    public func decode() throws -> HDRHistogram { try HDRHistogramEncoding.decode(compressedBase64: encoded) }
+}
+
+public struct LoadRecord: Codable, Sendable {
+    public struct Step: Codable, Sendable {
+        public var rate: Double?
+        public var durationMs: Double
+        public var scheduled: Int
+        public var ok: Int
+        public var achievedRate: Double
+        public var latencyMs: LatencySummary
+        public var histogram: EncodedHistogram
+    }
+    public var transport: TransportKind
+    /// "open" (a rate) or "closed" (as fast as the streams go).
+    public var model: String
+    public var connections: Int
+    public var streams: Int
+    public var durationMs: Double
+    public var scheduled: Int
+    public var sent: Int
+    public var ok: Int
+    public var unsent: Int
+    /// Successful responses per second over the load's duration.
+    public var achievedRate: Double
+    /// The rate asked for fell short: fewer answers than requests scheduled, or requests never sent.
+    public var behind: Bool
+    public var errors: [String: Int]
+    public var errorExamples: [String: String]
+    public var bytes: Int64
+    public var connectionsOpened: Int
+    public var latencyMs: LatencySummary
+    public var histogram: EncodedHistogram
+    public var sendLagMs: LatencySummary?
+    public var generatorCpuMs: Double?
+    public var serverCpuMs: Double?
+    /// The interval log of this load in the same directory.
+    public var hlog: String?
+    public var steps: [Step]
+
+    public init(_ o: LoadOutcome, settings: LoadSettings) throws {
+        transport = settings.transport
+        if case .open = settings.model { model = "open" } else { model = "closed" }
+        connections = settings.connections; streams = settings.streamsPerConnection
+        durationMs = Double(o.duration) / 1e6
+        scheduled = o.scheduled; sent = o.sent; ok = o.ok; unsent = o.unsent
+        achievedRate = o.achievedRate
+        behind = Self.isBehind(o, open: model == "open")
+        errors = o.errors; errorExamples = o.errorExamples; bytes = o.bytes; connectionsOpened = o.connectionsOpened
+        latencyMs = LatencySummary(o.latency)
+        histogram = try EncodedHistogram(o.latency)
+        sendLagMs = model == "open" ? LatencySummary(o.sendLag) : nil
+        generatorCpuMs = o.generatorCPUms
+        steps = try o.steps.map { s in
+            Step(
+                rate: s.rate, durationMs: Double(s.duration) / 1e6, scheduled: s.scheduled, ok: s.ok,
+                achievedRate: s.achievedRate, latencyMs: LatencySummary(s.latency),
+                histogram: try EncodedHistogram(s.latency))
+        }
+    }
+
+    /// Open model: behind when some due request never left, or fewer than 99% of the scheduled
+    /// requests were answered at all (errors included: they left and came back).
+    static func isBehind(_ o: LoadOutcome, open: Bool) -> Bool {
+        guard open else { return false }
+        let answered = o.ok + o.errorCount - (o.errors["timeout"] ?? 0)
+        return o.unsent > 0 || Double(answered) < 0.99 * Double(o.scheduled)
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+    import Glibc
+#endif
+import TLS
+import TestSupport
+
+/// `netbench load` run as the built binary: against its in-process server (open and closed model),
+/// its `.hlog` read back by the `hdrhistogram` PyPI package, and against servers that misbehave.
+final class LoadCommandTests: XCTestCase {
+    func tempDir() throws -> String {
+        let dir = NSTemporaryDirectory() + "netbench-load-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+        return dir
+    }
+
+    func loads(_ dir: String) throws -> [[String: Any]] {
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/load.json")))
+        return try XCTUnwrap((json as? [String: Any])?["loads"] as? [[String: Any]])
+    }
+
+    func testOpenModelInProcessWritesResultsAndAnHlogThatHdrhReads() throws {
+        let dir = try tempDir()
+        let r = try netbenchRun(["load", "--rate", "200/s", "--duration", "2s", "-c", "2", "-m", "4", "-o", dir])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("h2: open, 200 req/s, 2 connections × 4 streams"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("req/s") && r.stdout.contains("p99.99"), r.stdout)
+        let load = try XCTUnwrap(try loads(dir).first)
+        XCTAssertEqual(load["scheduled"] as? Int, 400)
+        XCTAssertEqual(load["ok"] as? Int, 400)
+        XCTAssertEqual((load["errors"] as? [String: Int])?.isEmpty, true)
+        XCTAssertEqual(load["bytes"] as? Int, 400 * 1000)
+        let latency = try XCTUnwrap(load["latencyMs"] as? [String: Any])
+        XCTAssertEqual(latency["count"] as? Int, 400)
+
+        // The interval log, read by HdrHistogram's Python implementation: the same count and percentiles.
+        let python = packageRoot + "/.build-venv/bin/python"
+        let hasHdrh = FileManager.default.isExecutableFile(atPath: python)
+            && ((try? execute(python, ["-c", "import hdrh"]).status) == 0)
+        try require(hasHdrh, "the hdrhistogram PyPI package in .build-venv (scripts/bootstrap.sh --test)")
+        let script = """
+            import sys
+            from hdrh.log import HistogramLogReader
+            from hdrh.histogram import HdrHistogram
+            ref = HdrHistogram(1, 3600000000, 3)
+            reader = HistogramLogReader(sys.argv[1], ref)
+            total = None
+            n = 0
+            while True:
+                h = reader.get_next_interval_histogram()
+                if h is None: break
+                n += 1
+                if total is None: total = h
+                else: total.add(h)
+            print(n, total.get_total_count(), total.get_value_at_percentile(50), total.get_value_at_percentile(99),
+                  total.get_max_value())
+            """
+        let py = try execute(python, ["-c", script, dir + "/latency-h2.hlog"])
+        XCTAssertEqual(py.status, 0, py.stderr)
+        let fields = py.stdout.split(separator: " ").map { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertEqual(fields.count, 5, py.stdout)
+        XCTAssertGreaterThanOrEqual(fields[0] ?? 0, 2, "intervals: \(py.stdout)")
+        XCTAssertEqual(fields[1], 400)
+        XCTAssertEqual(fields[2].map { $0 / 1000 }, latency["p50"] as? Double)
+        XCTAssertEqual(fields[3].map { $0 / 1000 }, latency["p99"] as? Double)
+        XCTAssertEqual(fields[4].map { $0 / 1000 }, latency["max"] as? Double)
+    }
+
+    func testClosedModelOverH1AndH3() throws {
+        let dir = try tempDir()
+        let r = try netbenchRun(
+            ["load", "-t", "h1,h3", "--duration", "1s", "-c", "2", "-m", "2", "--size", "5KB", "-o", dir])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let all = try loads(dir)
+        XCTAssertEqual(all.map { $0["transport"] as? String }, ["h1", "h3"])
+        for l in all {
+            let ok = try XCTUnwrap(l["ok"] as? Int)
+            XCTAssertGreaterThan(ok, 0)
+            XCTAssertEqual(l["model"] as? String, "closed")
+            XCTAssertEqual(l["bytes"] as? Int, ok * 5000, "\(l)")
+        }
+        XCTAssertEqual(all[0]["streams"] as? Int, 1, "HTTP/1.1 carries one request at a time")
+    }
+
+    func testBadArgumentsAreUsageErrorsNamingTheOption() throws {
+        for (args, needle) in [
+            (["--rate", "0/s"], "--rate '0/s'"), (["--rate", "-5"], "--rate"), (["--rate", "fast"], "--rate 'fast'"),
+            (["--rate", "500..100/s", "--step", "1s"], "below its start"), (["--rate", "100..500/s"], "--step"),
+            (["-c", "0"], "-c '0'"), (["http://x/"], "https://"), (["--shard", "5/4"], "--shard '5/4'"),
+        ] {
+            let r = try netbenchRun(["load"] + args)
+            XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(needle), "\(args): \(r.stderr)")
+        }
+    }
+
+    /// A two-origin page of small resources, with one byte more per resource when `skewed`.
+    func writeScenario(_ path: String, skewed: Bool) throws {
+        let extra = skewed ? 1 : 0
+        let text = """
+            {"schemaVersion": 1, "name": "load-two-origins",
+             "origins": [{"id": "a", "host": "a.load.test"}, {"id": "b", "host": "b.load.test"}],
+             "resources": [
+               {"id": "doc", "origin": "a", "path": "/", "bytes": \(1000 + extra), "type": "document"},
+               {"id": "img", "origin": "b", "path": "/i.webp", "bytes": \(3000 + extra), "type": "image",
+                "parent": "doc"}
+             ]}
+            """
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    /// The scenario's resources against a two-origin scenario in process: both names, exact bytes.
+    func testScenarioResourcesOverTwoServerNames() throws {
+        let dir = try tempDir()
+        try writeScenario(dir + "/page.json", skewed: false)
+        let r = try netbenchRun(
+            ["load", dir + "/page.json", "--rate", "100/s", "--duration", "1s", "-c", "2", "-o", dir])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let load = try XCTUnwrap(try loads(dir).first)
+        XCTAssertEqual(load["ok"] as? Int, 100, r.stdout)
+        XCTAssertEqual(load["bytes"] as? Int, 50 * 1000 + 50 * 3000)
+        let usage = try netbenchRun(["load", dir + "/page.json", "-c", "1", "--duration", "1s"])
+        XCTAssertEqual(usage.status, 64, usage.stderr)
+        XCTAssertTrue(usage.stderr.contains("--connections 1"), usage.stderr)
+    }
+
+    /// A server that serves other sizes than the scenario says (`netbench serve` of a scenario with
+    /// the same paths): every response is a `length` error, counted; nothing succeeds, exit 2.
+    func testWrongBytesAreCountedAsLengthErrors() throws {
+        let dir = try tempDir()
+        try writeScenario(dir + "/served.json", skewed: false)
+        try writeScenario(dir + "/expected.json", skewed: true)
+        let log = dir + "/serve.log"
+        let serve = try startServer(
+            try NetbenchBinary.path,
+            ["serve", dir + "/served.json", "-t", "h2", "-l", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"], log: log)
+        defer { stop(serve) }
+        XCTAssertTrue(waitFor("Ctrl-C stops", in: log), (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        let banner = try String(contentsOfFile: log, encoding: .utf8)
+        let range = try XCTUnwrap(banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression), banner)
+        let port = String(banner[range].split(separator: ":")[1])
+        let r = try netbenchRun([
+            "load", dir + "/expected.json", "--server", "127.0.0.1:\(port)", "--ca", dir + "/ca.pem",
+            "--rate", "100/s", "--duration", "1s", "-c", "2",
+        ])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("errors length 100"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("body bytes, expected exactly"), r.stdout)
+    }
+
+    /// A server that accepts and closes every connection: `connect` errors, no hang, exit 2.
+    func testServerThatClosesEveryConnection() throws {
+        let dir = try tempDir()
+        let ca = try CertificateAuthority(commonName: "load test CA")
+        try ca.certificatePEM.write(toFile: dir + "/ca.pem", atomically: true, encoding: .utf8)
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        listener.arguments = [
+            "-c",
+            """
+            import socket
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+            print(s.getsockname()[1], flush=True)
+            while True:
+                c, _ = s.accept(); c.close()
+            """,
+        ]
+        let out = Pipe()
+        listener.standardOutput = out
+        try listener.run()
+        defer { kill(listener.processIdentifier, SIGTERM); listener.waitUntilExit() }
+        let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let start = Date()
+        let r = try netbenchRun([
+            "load", "https://localhost:\(port)/obj", "--ca", dir + "/ca.pem",
+            "--rate", "50/s", "--duration", "1s", "--grace", "1s",
+        ])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("errors connect"), r.stdout)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 20)
+    }
+
+    /// Two shards of a load, each half the rate, merged by `netbench merge` into one distribution.
+    func testShardsMergeIntoOneLoad() throws {
+        let dir = try tempDir()
+        for i in 1...2 {
+            let r = try netbenchRun(
+                ["load", "--rate", "100/s", "--duration", "1s", "--shard", "\(i)/2", "-c", "2", "-o", dir + "/s\(i)"])
+            XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+            XCTAssertEqual(try loads(dir + "/s\(i)").first?["scheduled"] as? Int, 50)
+        }
+        let m = try netbenchRun(["merge", dir + "/s1", dir + "/s2", "-o", dir + "/merged"])
+        XCTAssertEqual(m.status, 0, m.stdout + m.stderr)
+        let merged = try XCTUnwrap(try loads(dir + "/merged").first)
+        XCTAssertEqual(merged["ok"] as? Int, 100)
+        XCTAssertEqual((merged["latencyMs"] as? [String: Any])?["count"] as? Int, 100)
+        XCTAssertTrue(m.stdout.contains("achieved 100 req/s"), m.stdout)
+    }
+
+    /// A ramp: steps of --step from A to B req/s, each with its own figures.
+    func testRampSteps() throws {
+        let dir = try tempDir()
+        let r = try netbenchRun(
+            ["load", "--rate", "100..300/s", "--step", "500ms", "--duration", "1s", "-c", "2", "-o", dir])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("open, 100..300 req/s"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("  step 100 req/s: achieved 100 req/s"), r.stdout)
+        let load = try XCTUnwrap(try loads(dir).first)
+        let steps = try XCTUnwrap(load["steps"] as? [[String: Any]])
+        XCTAssertEqual(steps.map { $0["rate"] as? Double }, [100, 300])
+        XCTAssertEqual(steps.map { $0["scheduled"] as? Int }, [50, 150])
+        XCTAssertEqual(load["scheduled"] as? Int, 200)
+    }
+
+    /// A rate no generator holds: the summary says BEHIND with the achieved rate, the due requests
+    /// that never left are counted (not queued without bound), and the load ends.
+    func testARateBeyondTheGeneratorIsReportedBehind() throws {
+        let dir = try tempDir()
+        let r = try netbenchRun(
+            ["load", "--rate", "50000000/s", "--duration", "1s", "--grace", "1s", "-c", "1", "-m", "2", "-o", dir])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("BEHIND: asked 50000000 req/s, achieved "), r.stdout)
+        let load = try XCTUnwrap(try loads(dir).first)
+        XCTAssertEqual(load["behind"] as? Bool, true)
+        XCTAssertEqual(load["scheduled"] as? Int, 50_000_000)
+        let ok = try XCTUnwrap(load["ok"] as? Int), unsent = try XCTUnwrap(load["unsent"] as? Int)
+        let errors = (load["errors"] as? [String: Int]) ?? [:]
+        XCTAssertNil(errors["closed"], "requests cut off at the end count once, as timeouts: \(errors)")
+        XCTAssertEqual(ok + unsent + errors.values.reduce(0, +), 50_000_000)
+    }
+}

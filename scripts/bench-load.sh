@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# netbench load beside h2load (nghttp2-client), one run, measured alike (issue 28):
+#   1. Closed model, the same -c/-m, the same duration, against nghttpd (HTTP/2) and nginx (HTTP/1.1,
+#      h2load --h1): requests per second and each generator's CPU per request (bash `time`: user + sys
+#      of the whole process, TLS handshakes included).
+#   2. The stall demonstration: nghttpd stopped (SIGSTOP) for --stall seconds, --stall-at seconds into a
+#      --stall-duration run; netbench load --rate (open model, latency from each request's intended send
+#      time), netbench load closed model and h2load closed model (its --log-file: per-request time from
+#      send to end) each over the same stall. Percentiles of each tool's own per-request latencies.
+#
+#   scripts/bench-load.sh [--duration 5] [--clients 10] [--streams 10] [--body 1024]
+#                         [--rate 1000] [--stall 1] [--stall-at 4] [--stall-duration 10]
+#                         [--netbench .build/release/netbench] [--only closed|stall] [--notebook FILE]
+#   --notebook FILE  after a successful run, append an entry to FILE (results/notebook/load.md):
+#                    UTC date, git describe, machine, this command line and the printed output
+#
+# Needs h2load, nghttpd, nginx and openssl (scripts/bootstrap.sh --test). Exit 2 when a server does not
+# start or a tool's requests all fail.
+set -euo pipefail
+# shellcheck source=lib/notebook.sh
+. "$(dirname "$0")/lib/notebook.sh"
+notebook_wrap "$0" "$@"
+
+duration=5 clients=10 streams=10 body=1024 rate=1000 stall=1 stall_at=4 stall_duration=10 only=""
+here=$(cd "$(dirname "$0")/.." && pwd)
+netbench="$here/.build/release/netbench"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --duration) duration=$2; shift 2 ;;
+    --clients) clients=$2; shift 2 ;;
+    --streams) streams=$2; shift 2 ;;
+    --body) body=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --stall) stall=$2; shift 2 ;;
+    --stall-at) stall_at=$2; shift 2 ;;
+    --stall-duration) stall_duration=$2; shift 2 ;;
+    --netbench) netbench=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
+    *) echo "bench-load: unknown option '$1' (try --help)" >&2; exit 64 ;;
+  esac
+done
+for tool in h2load nghttpd nginx openssl; do
+  command -v "$tool" >/dev/null || { echo "bench-load: $tool is missing (scripts/bootstrap.sh --test)" >&2; exit 2; }
+done
+[ -x "$netbench" ] || { echo "bench-load: $netbench is not built (swift build -c release)" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/netbench-bench-load.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true; rm -rf "$work"
+}
+trap cleanup EXIT
+
+mkdir -p "$work/htdocs"
+chmod 755 "$work" "$work/htdocs"  # nginx workers run as an unprivileged user
+head -c "$body" /dev/zero | tr '\0' 'x' > "$work/htdocs/body"
+chmod 644 "$work/htdocs/body"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+  -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_listening() {
+  for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.1; done
+  echo "bench-load: nothing listens on port $1 ($2)" >&2; exit 2
+}
+start_nghttpd() {
+  port=$(free_port)
+  nghttpd --htdocs="$work/htdocs" "$port" "$work/key.pem" "$work/cert.pem" > "$work/nghttpd.out" 2>&1 &
+  server_pid=$!; pids+=("$server_pid")
+  wait_listening "$port" nghttpd
+}
+start_nginx() {
+  port=$(free_port)
+  mkdir -p "$work/nginx"
+  cat > "$work/nginx/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
+  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+  keepalive_requests 1000000;
+  server { listen 127.0.0.1:$port ssl; ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
+           root $work/htdocs; }
+}
+CONF
+  nginx -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" > "$work/nginx.out" 2>&1 &
+  server_pid=$!; pids+=("$server_pid")
+  wait_listening "$port" nginx
+}
+
+# Runs "$@", its output to $work/out, its CPU (user + sys seconds) to $cpu.
+timed() {
+  local TIMEFORMAT='%U %S'
+  { time "$@" > "$work/out" 2>&1; } 2> "$work/time" || true
+  cpu=$(awk '{print $1 + $2}' "$work/time")
+}
+
+per_request_us() { awk -v c="$1" -v n="$2" 'BEGIN { if (n > 0) printf "%.1f", c * 1e6 / n; else print "unknown" }'; }
+
+# h2load: req/s and succeeded count from its summary.
+h2load_closed() {
+  timed h2load -D "$duration" -c "$clients" -m "$2" $1 "https://127.0.0.1:$port/body"
+  h2_ok=$(sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p' "$work/out")
+  h2_rate=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$work/out")
+  h2_cpu=$cpu
+  [ "${h2_ok:-0}" -gt 0 ] || { echo "bench-load: h2load: no request succeeded" >&2; cat "$work/out" >&2; exit 2; }
+}
+netbench_closed() {
+  timed "$netbench" load "https://localhost:$port/body" --ca "$work/cert.pem" -t "$1" -c "$clients" -m "$2" \
+    --duration "${duration}s"
+  nb_ok=$(sed -n 's/^  achieved .*(\([0-9]*\) ok of.*/\1/p' "$work/out")
+  nb_rate=$(sed -n 's/^  achieved \([0-9.]*\) req\/s.*/\1/p' "$work/out")
+  nb_cpu=$cpu
+  [ "${nb_ok:-0}" -gt 0 ] || { echo "bench-load: netbench load: no request succeeded" >&2; cat "$work/out" >&2; exit 2; }
+}
+closed_pair() {  # $1 label, $2 netbench transport, $3 h2load options, $4 streams
+  netbench_closed "$2" "$4"
+  h2load_closed "$3" "$4"
+  echo "$1: closed model, -c $clients -m $4, ${duration} s, $body-byte body"
+  printf '  %-10s %14s %12s %16s\n' tool "req/s" "requests" "CPU µs/request"
+  printf '  %-10s %14s %12s %16s\n' netbench "$nb_rate" "$nb_ok" "$(per_request_us "$nb_cpu" "$nb_ok")"
+  printf '  %-10s %14s %12s %16s\n' h2load "$h2_rate" "$h2_ok" "$(per_request_us "$h2_cpu" "$h2_ok")"
+  echo "  netbench / h2load req/s = $(awk -v a="$nb_rate" -v b="$h2_rate" 'BEGIN {printf "%.2f", a / b}')"
+  echo
+}
+
+# Stops the server for $stall s, $stall_at s from now (in the background).
+stall_later() {
+  ( sleep "$stall_at"; kill -STOP "$server_pid"; sleep "$stall"; kill -CONT "$server_pid" ) &
+  staller=$!
+}
+# p50 p99 p99.9 max (ms) of a file of latencies in µs, one per line.
+percentiles() {
+  sort -g "$1" | awk '{a[NR]=$1} END {
+    if (NR == 0) { print "none"; exit }
+    split("50 99 99.9", p, " ")
+    for (i = 1; i <= 3; i++) { k = int(NR * p[i] / 100 + 0.999999); if (k < 1) k = 1; printf "p%s %.2f ms, ", p[i], a[k] / 1000 }
+    printf "max %.2f ms (%d requests)\n", a[NR] / 1000, NR }'
+}
+
+echo "$("$netbench" --version 2>/dev/null | head -1), h2load $(h2load --version | head -1 | awk '{print $2}'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+if [ "$only" != stall ]; then
+  start_nghttpd; closed_pair "HTTP/2 against nghttpd" h2 "" "$streams"
+  start_nginx; closed_pair "HTTP/1.1 against nginx" h1 "--h1" 1
+fi
+if [ "$only" != closed ]; then
+  start_nghttpd
+  echo "Stall: nghttpd stopped for ${stall} s at ${stall_at} s of ${stall_duration} s, -c $clients -m $streams, HTTP/2"
+  stall_later
+  timed "$netbench" load "https://localhost:$port/body" --ca "$work/cert.pem" --rate "$rate/s" \
+    --duration "${stall_duration}s" -c "$clients" -m "$streams"
+  wait "$staller"
+  echo "  netbench load --rate $rate/s (open): $(sed -n 's/^  latency //p' "$work/out")"
+  sed -n 's/^  \(achieved\|BEHIND\)/    \1/p' "$work/out"
+  stall_later
+  timed "$netbench" load "https://localhost:$port/body" --ca "$work/cert.pem" \
+    --duration "${stall_duration}s" -c "$clients" -m "$streams"
+  wait "$staller"
+  echo "  netbench load (closed):           $(sed -n 's/^  latency //p' "$work/out")"
+  stall_later
+  timed h2load -D "$stall_duration" -c "$clients" -m "$streams" --log-file="$work/h2load.log" \
+    "https://127.0.0.1:$port/body"
+  wait "$staller"
+  awk -F'\t' '$2 == 200 {print $3}' "$work/h2load.log" > "$work/h2load.us"
+  echo "  h2load (closed, --log-file):      $(percentiles "$work/h2load.us")"
+fi
