@@ -1,0 +1,153 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+import SystemIO
+import Transport
+import Replay
+import Testbed
+
+/// One page load by Firefox: a fresh headless Firefox (fresh profile: a cold first view), driven
+/// over WebDriver BiDi, navigates to the scenario's root document on the replay server and waits
+/// for the load event; then the Resource Timing, Paint Timing and LCP of every frame become the
+/// run's records, as for Chromium (`ChromiumResults`: the same checks of protocol and sizes).
+struct FirefoxPageRun: PageLoad {
+    var context: PageLoadContext
+    var server: Endpoint
+    var executable: String
+
+    var scenario: Scenario { context.scenario }
+    var transport: TransportKind { context.transport }
+
+    /// Startup (launch, agent, session) gets its own allowance, outside the page's limit.
+    static let setupAllowance: Nanoseconds = .seconds(30)
+
+    func execute(register: (StopFlag?) -> Void = { _ in }) throws -> PageLoadOutcome {
+        guard scenario.bulk == nil else {
+            return .failed("bulk transfers are measured with the built-in client only (--client builtin)")
+        }
+        guard let root = scenario.root else { return .failed("scenario has no root document") }
+        let renderer = PageRenderer(scenario: scenario, port: server.port)
+        var urls: [String: String] = [:], served: [String: Int64] = [:]
+        for r in scenario.resources {
+            urls[r.id] = renderer.url(of: r)
+            served[r.id] = renderer.servedBytes(of: r)
+        }
+        let preferences = FirefoxPreferences(
+            transport: transport, hosts: scenario.origins.map(\.host),
+            serverAddress: ChromiumPageRun.dottedQuad(server.address), port: server.port)
+
+        let loop = try EventLoop()
+        register(loop.stopper)
+        defer { register(nil) }
+        let browser = try FirefoxBrowser(
+            executable: executable, preferences: preferences, caPEM: context.credentials.caPEM,
+            namespace: context.clientNamespace)
+        var grace: Nanoseconds = 0
+        defer { browser.stop(grace: grace) }
+        let report: BrowserReport
+        do {
+            let setup = Instant.now() + Self.setupAllowance
+            let port = try browser.bidiPort(deadline: setup)
+            let socket = try NetworkNamespace.with(context.clientNamespace) {
+                try WebSocketConnection(
+                    loop: loop, endpoint: Endpoint(address: 0x7F00_0001, port: port), path: "/session", deadline: setup)
+            }
+            let bidi = WebDriverBiDi(socket: socket)
+            defer { bidi.close() }
+            switch try load(bidi, url: urls[root.id]!, expected: Set(urls.values.map(ChromiumResults.key(url:)))) {
+            case .failed(let why): return .failed(why)
+            case .loaded(let r): report = r
+            }
+            grace = .seconds(2)
+            _ = try? bidi.send("browser.close")
+            try? bidi.run(until: Instant.now() + .milliseconds(500), "closing") { !browser.isRunning }
+        } catch WebDriverBiDi.Failure.interrupted {
+            return .failed("interrupted")
+        } catch let f as WebDriverBiDi.Failure {
+            let tail = browser.errorTail
+            return .failed("Firefox: \(f)" + (tail.isEmpty ? "" : " — \(tail)"))
+        } catch let e as WebSocketFraming.ProtocolError {
+            return .failed("Firefox WebDriver BiDi WebSocket: \(e)")
+        }
+        let results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
+        let r = results.records(report)
+        return PageLoadOutcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+    }
+
+    private enum PageResult {
+        case loaded(BrowserReport)
+        case failed(String)
+    }
+
+    private func load(_ bidi: WebDriverBiDi, url: String, expected: Set<String>) throws -> PageResult {
+        let setup = Instant.now() + Self.setupAllowance
+        _ = try bidi.call("session.new", ["capabilities": [String: Any]()], deadline: setup)
+        let tree = try bidi.call("browsingContext.getTree", ["maxDepth": 0], deadline: setup)
+        guard let top = (tree["contexts"] as? [[String: Any]])?.first?["context"] as? String else {
+            throw WebDriverBiDi.Failure.protocolError(method: "browsingContext.getTree", message: "no browsing context")
+        }
+        // Before any script of any document: the larger Resource Timing buffer and the LCP observer.
+        _ = try bidi.call(
+            "script.addPreloadScript", ["functionDeclaration": "() => {\n" + ChromiumPageRun.pageScript + "\n}"],
+            deadline: setup)
+        let deadline = Instant.now() + context.timeout
+        do {
+            _ = try bidi.call(
+                "browsingContext.navigate", ["context": top, "url": url, "wait": "complete"], deadline: deadline)
+        } catch WebDriverBiDi.Failure.timedOut {
+            return .failed("timed out after \(Units.format(context.timeout.inMilliseconds / 1000, 1)) s loading \(url)")
+        } catch WebDriverBiDi.Failure.protocolError(_, let message) {
+            return .failed("navigation to \(url) failed: \(message)")
+        }
+        // As for Chromium: wait until the page reports no new LCP candidate (at most 2 s).
+        _ = try? bidi.call(
+            "script.evaluate",
+            ["expression": ChromiumPageRun.settleExpression, "target": ["context": top], "awaitPromise": true],
+            deadline: Instant.now() + .seconds(3))
+        let frames = try collectTimings(bidi, top: top, expected: expected)
+        return .loaded(BrowserReport(frames: frames, responses: [:]))
+    }
+
+    /// Resource Timing of the page and of each iframe, read again for up to a second until every
+    /// expected URL has an entry and the load event has ended.
+    private func collectTimings(_ bidi: WebDriverBiDi, top: String, expected: Set<String>) throws
+        -> [BrowserReport.FrameTimings]
+    {
+        let deadline = Instant.now() + .seconds(1)
+        while true {
+            var frames = [try evaluateTimings(bidi, context: top)]
+            let tree = try bidi.call("browsingContext.getTree", ["root": top], deadline: Instant.now() + .seconds(10))
+            for child in Self.childContexts((tree["contexts"] as? [[String: Any]])?.first) {
+                if let t = try? evaluateTimings(bidi, context: child) { frames.append(t) }
+            }
+            let seen = Set(frames.flatMap { $0.navigation + $0.resources }.map { ChromiumResults.key(url: $0.name) })
+            let loadEnded = (frames[0].navigation.first?.loadEventEnd ?? 0) > 0
+            if (expected.isSubset(of: seen) && loadEnded) || Instant.now() >= deadline { return frames }
+            try? bidi.run(until: Instant.now() + .milliseconds(20), "") { false }
+        }
+    }
+
+    private func evaluateTimings(_ bidi: WebDriverBiDi, context: String) throws -> BrowserReport.FrameTimings {
+        let result = try bidi.call(
+            "script.evaluate",
+            [
+                "expression": ChromiumPageRun.timingsExpression, "target": ["context": context],
+                "awaitPromise": false,
+            ], deadline: Instant.now() + .seconds(10))
+        let value = try WebDriverBiDi.stringResult(result, method: "script.evaluate")
+        do { return try JSONDecoder().decode(BrowserReport.FrameTimings.self, from: Data(value.utf8)) } catch {
+            throw WebDriverBiDi.Failure.protocolError(
+                method: "script.evaluate", message: "unexpected timings: \(error)")
+        }
+    }
+
+    static func childContexts(_ info: [String: Any]?) -> [String] {
+        var out: [String] = []
+        for child in info?["children"] as? [[String: Any]] ?? [] {
+            if let id = child["context"] as? String { out.append(id) }
+            out += childContexts(child)
+        }
+        return out
+    }
+}
