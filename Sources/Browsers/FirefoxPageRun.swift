@@ -55,7 +55,11 @@ struct FirefoxPageRun: PageLoad {
             }
             let bidi = WebDriverBiDi(socket: socket)
             defer { bidi.close() }
-            switch try load(bidi, url: urls[root.id]!, expected: Set(urls.values.map(ChromiumResults.key(url:)))) {
+            let tracker = BiDiNetworkTracker(
+                expected: Dictionary(
+                    urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
+            bidi.onEvent = { tracker.handle($0) }
+            switch try load(bidi, tracker: tracker, url: urls[root.id]!, urls: urls) {
             case .failed(let why): return .failed(why)
             case .loaded(let r): report = r
             }
@@ -80,9 +84,14 @@ struct FirefoxPageRun: PageLoad {
         case failed(String)
     }
 
-    private func load(_ bidi: WebDriverBiDi, url: String, expected: Set<String>) throws -> PageResult {
+    private func load(
+        _ bidi: WebDriverBiDi, tracker: BiDiNetworkTracker, url: String, urls: [String: String]
+    ) throws -> PageResult {
         let setup = Instant.now() + Self.setupAllowance
         _ = try bidi.call("session.new", ["capabilities": [String: Any]()], deadline: setup)
+        // Which resources finished or failed: a page's load event does not wait for all of them.
+        _ = try bidi.call(
+            "session.subscribe", ["events": ["network.responseCompleted", "network.fetchError"]], deadline: setup)
         let tree = try bidi.call("browsingContext.getTree", ["maxDepth": 0], deadline: setup)
         guard let top = (tree["contexts"] as? [[String: Any]])?.first?["context"] as? String else {
             throw WebDriverBiDi.Failure.protocolError(method: "browsingContext.getTree", message: "no browsing context")
@@ -100,12 +109,20 @@ struct FirefoxPageRun: PageLoad {
         } catch WebDriverBiDi.Failure.protocolError(_, let message) {
             return .failed("navigation to \(url) failed: \(message)")
         }
+        do {
+            try bidi.run(until: deadline, "loading the page") { tracker.isComplete || tracker.failure != nil }
+        } catch WebDriverBiDi.Failure.timedOut {
+            return .failed(
+                "timed out after \(Units.format(context.timeout.inMilliseconds / 1000, 1)) s: "
+                    + tracker.pendingSummary(urls: urls))
+        }
+        if let f = tracker.failure { return .failed(f) }
         // As for Chromium: wait until the page reports no new LCP candidate (at most 2 s).
         _ = try? bidi.call(
             "script.evaluate",
             ["expression": ChromiumPageRun.settleExpression, "target": ["context": top], "awaitPromise": true],
             deadline: Instant.now() + .seconds(3))
-        let frames = try collectTimings(bidi, top: top, expected: expected)
+        let frames = try collectTimings(bidi, top: top, expected: Set(tracker.expected.keys))
         return .loaded(BrowserReport(frames: frames, responses: [:]))
     }
 
@@ -149,5 +166,39 @@ struct FirefoxPageRun: PageLoad {
             out += childContexts(child)
         }
         return out
+    }
+}
+
+/// Follows WebDriver BiDi's network events: which expected URLs completed, and the first expected
+/// URL that failed.
+final class BiDiNetworkTracker {
+    /// URL key → resource id.
+    let expected: [String: String]
+    private(set) var finished = Set<String>()
+    private(set) var failure: String?
+
+    init(expected: [String: String]) { self.expected = expected }
+
+    var isComplete: Bool { expected.keys.allSatisfy(finished.contains) }
+
+    func handle(_ e: WebDriverBiDi.Event) {
+        guard let url = (e.params["request"] as? [String: Any])?["url"] as? String else { return }
+        let key = ChromiumResults.key(url: url)
+        switch e.method {
+        case "network.responseCompleted":
+            finished.insert(key)
+        case "network.fetchError":
+            guard let id = expected[key], !finished.contains(key), failure == nil else { return }
+            failure = "\(id) (\(url)): \(e.params["errorText"] as? String ?? "failed")"
+        default:
+            break
+        }
+    }
+
+    func pendingSummary(urls: [String: String]) -> String {
+        let missing = urls.filter { !finished.contains(ChromiumResults.key(url: $0.value)) }.map(\.key).sorted()
+        if missing.isEmpty { return "the load event never fired" }
+        return "\(missing.count) of \(urls.count) resources not loaded "
+            + "(\(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", …" : ""))"
     }
 }

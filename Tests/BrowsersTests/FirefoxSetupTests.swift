@@ -54,8 +54,8 @@ final class FirefoxSetupTests: XCTestCase {
         return try body()
     }
 
-    func testMissingFirefoxStopsBeforeTheFirstRunNamingThePackage() {
-        withFirefox("/nonexistent/firefox") {
+    func testMissingFirefoxStopsBeforeTheFirstRunNamingThePackage() throws {
+        try withFirefox("/nonexistent/firefox") {
             XCTAssertThrowsError(try FirefoxLoadFactory().prepare(scenarios: [], notice: { _ in })) { error in
                 let e = error as? BenchError
                 XCTAssertEqual(e?.exitCode, .runFailed, "exit 2")
@@ -67,7 +67,7 @@ final class FirefoxSetupTests: XCTestCase {
     func testAFirefoxTooOldForBiDiIsNamedWithItsVersion() throws {
         let old = try fakeFirefox("Mozilla Firefox 102.15.0esr")
         defer { try? FileManager.default.removeItem(atPath: old) }
-        withFirefox(old) {
+        try withFirefox(old) {
             XCTAssertThrowsError(try FirefoxLoadFactory().prepare(scenarios: [], notice: { _ in })) { error in
                 let e = error as? BenchError
                 XCTAssertEqual(e?.exitCode, .runFailed, "exit 2")
