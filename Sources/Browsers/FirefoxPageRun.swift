@@ -124,13 +124,14 @@ struct FirefoxPageRun: PageLoad {
             "script.evaluate",
             ["expression": ChromiumPageRun.settleExpression, "target": ["context": top], "awaitPromise": true],
             deadline: Instant.now() + .seconds(3))
-        let frames = try collectTimings(bidi, top: top, expected: Set(tracker.expected.keys))
+        var frames = try collectTimings(bidi, top: top, tracker: tracker)
+        if let more = tracker.missingEntries(frames) { frames.append(more) }
         return .loaded(BrowserReport(frames: frames, responses: [:]))
     }
 
     /// Resource Timing of the page and of each iframe, read again for up to a second until every
     /// expected URL has an entry and the load event has ended.
-    private func collectTimings(_ bidi: WebDriverBiDi, top: String, expected: Set<String>) throws
+    private func collectTimings(_ bidi: WebDriverBiDi, top: String, tracker: BiDiNetworkTracker) throws
         -> [BrowserReport.FrameTimings]
     {
         let deadline = Instant.now() + .seconds(1)
@@ -140,7 +141,9 @@ struct FirefoxPageRun: PageLoad {
             for child in Self.childContexts((tree["contexts"] as? [[String: Any]])?.first) {
                 if let t = try? evaluateTimings(bidi, context: child) { frames.append(t) }
             }
+            let expected = Set(tracker.expected.keys)
             let seen = Set(frames.flatMap { $0.navigation + $0.resources }.map { ChromiumResults.key(url: $0.name) })
+                .union(tracker.completed.keys)
             let loadEnded = (frames[0].navigation.first?.loadEventEnd ?? 0) > 0
             if (expected.isSubset(of: seen) && loadEnded) || Instant.now() >= deadline { return frames }
             try? bidi.run(until: Instant.now() + .milliseconds(20), "") { false }
@@ -178,8 +181,52 @@ final class BiDiNetworkTracker {
     let expected: [String: String]
     private(set) var finished = Set<String>()
     private(set) var failure: String?
+    /// By URL key, the first completed response as a Resource Timing entry with absolute times (ms
+    /// since the epoch): what stands in for an entry the page's Resource Timing lacks.
+    private(set) var completed: [String: BrowserReport.TimingEntry] = [:]
 
     init(expected: [String: String]) { self.expected = expected }
+
+    /// The entries of expected URLs that none of `frames` holds, on the top frame's clock, as one
+    /// more frame. Firefox gives no Resource Timing entry to an image a stylesheet loads as a
+    /// `mask-image` (the rendered pages' CSS-initiated images), and lists a cross-origin iframe's
+    /// document with no body size; its network event has the times (request sent, first and last
+    /// byte), the protocol, status and body size. (`ChromiumResults` keeps an entry with a body
+    /// over one without.)
+    func missingEntries(_ frames: [BrowserReport.FrameTimings]) -> BrowserReport.FrameTimings? {
+        guard let top = frames.first else { return nil }
+        let seen = Set(
+            frames.flatMap { $0.navigation + $0.resources }.filter { ($0.encodedBodySize ?? 0) > 0 }
+                .map { ChromiumResults.key(url: $0.name) })
+        var out: [BrowserReport.TimingEntry] = []
+        for key in expected.keys.sorted() where !seen.contains(key) {
+            guard var e = completed[key] else { continue }
+            func page(_ v: Double?) -> Double? { v.map { $0 - top.timeOrigin } }
+            e.startTime -= top.timeOrigin
+            e.requestStart = page(e.requestStart)
+            e.responseStart = page(e.responseStart)
+            e.responseEnd = page(e.responseEnd)
+            out.append(e)
+        }
+        guard !out.isEmpty else { return nil }
+        return BrowserReport.FrameTimings(timeOrigin: top.timeOrigin, navigation: [], resources: out)
+    }
+
+    /// network.responseCompleted's request timings (ms since the epoch; 0 when not reached) and response.
+    static func entry(url: String, _ params: [String: Any]) -> BrowserReport.TimingEntry? {
+        let request = params["request"] as? [String: Any]
+        let response = params["response"] as? [String: Any]
+        let timings = request?["timings"] as? [String: Any] ?? [:]
+        func t(_ name: String) -> Double? {
+            guard let v = (timings[name] as? NSNumber)?.doubleValue, v > 0 else { return nil }
+            return v
+        }
+        guard let start = t("requestTime") ?? t("fetchStart") ?? t("requestStart") else { return nil }
+        return BrowserReport.TimingEntry(
+            name: url, startTime: start, requestStart: t("requestStart"), responseStart: t("responseStart"),
+            responseEnd: t("responseEnd"), encodedBodySize: (response?["bodySize"] as? NSNumber)?.int64Value,
+            nextHopProtocol: response?["protocol"] as? String, responseStatus: response?["status"] as? Int)
+    }
 
     var isComplete: Bool { expected.keys.allSatisfy(finished.contains) }
 
@@ -189,6 +236,7 @@ final class BiDiNetworkTracker {
         switch e.method {
         case "network.responseCompleted":
             finished.insert(key)
+            if completed[key] == nil { completed[key] = Self.entry(url: url, e.params) }
         case "network.fetchError":
             guard let id = expected[key], !finished.contains(key), failure == nil else { return }
             failure = "\(id) (\(url)): \(e.params["errorText"] as? String ?? "failed")"
