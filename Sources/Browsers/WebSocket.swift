@@ -233,8 +233,14 @@ final class WebSocketConnection {
     private var open = false
     private(set) var closedReason: String?
     private var registered = false
-    /// Each text message from the server, in order.
-    var onText: (String) -> Void = { _ in }
+    /// Each text message from the server, in order. Messages that came with the handshake's answer
+    /// wait for this to be set, and are handed over then.
+    var onText: (String) -> Void = { _ in } {
+        didSet {
+            guard isOpen else { return }
+            do { try drain() } catch { fail("\(error)") }
+        }
+    }
 
     /// Connects to `endpoint`, sends the handshake for `path` and waits (running the loop) for the
     /// server's 101 until `deadline`.
@@ -262,7 +268,6 @@ final class WebSocketConnection {
             open = true
             receiver.feed(inbox)
             inbox = []
-            try drain()
         } catch {
             shutdown()
             throw error
