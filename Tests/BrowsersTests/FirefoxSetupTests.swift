@@ -32,6 +32,13 @@ final class FirefoxSetupTests: XCTestCase {
         XCTAssertTrue(js.contains("user_pref(\"network.trr.mode\", 5);\n"), js)
     }
 
+    func testFirefoxIsAClientOfItsOwnInLists() {
+        XCTAssertEqual(RunClient.parseList("builtin,chromium,firefox"), [.builtin, .chromium, .firefox])
+        XCTAssertEqual(RunClient.parseList("firefox"), [.firefox])
+        XCTAssertNil(RunClient.parseList("firefox,firefox"))
+        XCTAssertNil(RunClient.parseList("safari"))
+    }
+
     func testVersionLines() {
         XCTAssertEqual(FirefoxBrowser.majorVersion("Mozilla Firefox 153.7.0esr"), 153)
         XCTAssertEqual(FirefoxBrowser.majorVersion("Mozilla Firefox 115.0"), 115)
