@@ -43,7 +43,7 @@ let package = Package(
         // netbench's own client, and the protocols through which other clients and workloads plug in.
         .target(name: "Testbed", dependencies: ["Runner", "Replay", "LinkEmulator"]),
         // Real browsers as testbed clients (Chromium over DevTools).
-        .target(name: "Browsers", dependencies: ["Testbed"]),
+        .target(name: "Browsers", dependencies: ["Testbed", "TLS"]),
         // What runs on a testbed besides page loads: cross traffic, fairness, responsiveness, calibration.
         .target(name: "Workloads", dependencies: ["Testbed"]),
         // `run --server`: the same client against a real server, a second executor factory.

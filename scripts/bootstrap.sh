@@ -3,16 +3,19 @@
 #   scripts/bootstrap.sh            build and run dependencies (C libraries, iproute2)
 #   scripts/bootstrap.sh --test     also the peers the tests measure against (aioquic, ngtcp2, nginx, caddy, ...)
 #   scripts/bootstrap.sh --chromium also Chromium, for `netbench run --client chromium` (~155 MB download)
+#   scripts/bootstrap.sh --firefox  also Firefox ESR and certutil, for `netbench run --client firefox` (~80 MB)
 # Idempotent: a second run installs nothing and runs no `apt-get update`.
 set -euo pipefail
 
 want_test=0
 want_chromium=0
+want_firefox=0
 for arg in "$@"; do
   case "$arg" in
-    --test) want_test=1; want_chromium=1 ;;
+    --test) want_test=1; want_chromium=1; want_firefox=1 ;;
     --chromium) want_chromium=1 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    --firefox) want_firefox=1 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown option '$arg' (try --help)" >&2; exit 64 ;;
   esac
 done
@@ -36,6 +39,12 @@ if [ "$want_test" = 1 ]; then for p in "${test_packages[@]}"; do check "$p"; don
 # A real browser as client (netbench run --client chromium; ChromiumLoadTests). Another Chromium
 # named by NETBENCH_CHROMIUM is used as it is.
 if [ "$want_chromium" = 1 ] && [ -z "${NETBENCH_CHROMIUM:-}" ]; then check chromium; fi
+# The second real browser (netbench run --client firefox; FirefoxLoadTests): Debian's Firefox ESR, and
+# certutil (libnss3-tools) to trust each run's CA in the fresh profile. NETBENCH_FIREFOX names another.
+if [ "$want_firefox" = 1 ]; then
+  check libnss3-tools
+  if [ -z "${NETBENCH_FIREFOX:-}" ]; then check firefox-esr; fi
+fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
   sudo=""

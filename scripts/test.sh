@@ -27,7 +27,8 @@ if [[ "${1:-}" == "--fast" ]]; then
     FAST_TARGETS+='|SystemIOTests|TransportTests|ReplayTests|ReportersTests|RunnerTests|RemoteExecutionTests'
     FAST_TARGETS+='|WorkloadsTests|BrowsersTests|CLITests|FuzzRegressionTests'
     FAST_SKIP='QUICTests\.InteropTests|CLITests\.InstallTests/testInstalledBinaryRunsANamedEmulatedProfile'
-    FAST_SKIP+='|WorkloadsTests\.(CrossTrafficTests|ResponsivenessTests)|BrowsersTests\.Chromium(Load|Paint)Tests'
+    FAST_SKIP+='|WorkloadsTests\.(CrossTrafficTests|ResponsivenessTests)'
+    FAST_SKIP+='|BrowsersTests\.(Chromium(Load|Paint)|FirefoxLoad)Tests'
     scripts/bootstrap.sh
     swift build --build-tests 2>&1 | tail -n 20
     exec swift test --skip-build --filter "^($FAST_TARGETS)\." --skip "^($FAST_SKIP)" 2>&1

@@ -40,11 +40,12 @@ public enum TransportKind: String, Codable, Hashable, Sendable, CaseIterable {
     }
 }
 
-/// Which client loads the pages: netbench's own browser-like loader, or a real headless Chromium.
+/// Which client loads the pages: netbench's own browser-like loader, or a real headless Chromium
+/// or Firefox.
 public enum RunClient: String, Codable, Hashable, Sendable, CaseIterable {
-    case builtin, chromium
+    case builtin, chromium, firefox
 
-    /// "builtin", "chromium" or both, comma-separated; nil when a name is unknown or repeated.
+    /// "builtin", "chromium", "firefox" or several, comma-separated; nil when a name is unknown or repeated.
     public static func parseList(_ text: String) -> [RunClient]? {
         let list = text.split(separator: ",").map { RunClient(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
         guard !list.isEmpty, list.allSatisfy({ $0 != nil }), Set(list.map { $0! }).count == list.count else {

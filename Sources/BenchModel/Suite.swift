@@ -21,7 +21,8 @@ public struct Suite: Codable, Hashable, Sendable {
     /// k6-style thresholds checked by `netbench check`, e.g. `"pltMs.p95 < 3000"`.
     public var thresholds: [String]?
     public var seed: UInt64?
-    /// "builtin" (default), "chromium", or "builtin,chromium" (both, interleaved, side by side).
+    /// "builtin" (default), "chromium", "firefox", or several, e.g. "builtin,chromium,firefox" (interleaved,
+    /// side by side).
     public var client: String?
     /// Keep TLS sessions and QUIC tickets between runs (repeat views, QUIC 0-RTT).
     public var repeatView: Bool?
@@ -65,10 +66,10 @@ public struct Suite: Codable, Hashable, Sendable {
         }
         if let c = client,
             !c.split(separator: ",").allSatisfy({
-                ["builtin", "chromium"].contains($0.trimmingCharacters(in: .whitespaces))
+                ["builtin", "chromium", "firefox"].contains($0.trimmingCharacters(in: .whitespaces))
             })
         {
-            bad("client", "'\(c)' is not 'builtin', 'chromium' or 'builtin,chromium'")
+            bad("client", "'\(c)' is not a list of 'builtin', 'chromium' and 'firefox' (e.g. 'builtin,chromium')")
         }
         if let p = precision, !(p > 0 && p < 1) {
             bad("precision", "\(p) must be a fraction between 0 and 1 (0.02 is ±2%)")

@@ -172,7 +172,7 @@ struct ChromiumPageRun: PageLoad {
           setTimeout(done, 2000); tick(); })
         """
 
-    private static let timingsExpression = """
+    static let timingsExpression = """
         JSON.stringify({timeOrigin: performance.timeOrigin,
           paint: performance.getEntriesByType("paint").map(function (e) { return {name: e.name, startTime: \
           e.startTime}; }),

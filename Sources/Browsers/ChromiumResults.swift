@@ -102,17 +102,25 @@ struct ChromiumResults {
         return host + ReplayCatalog.percentDecoded(path)
     }
 
+    /// Whether `e` is the entry to keep for its URL over `kept` (the one found before, if any).
+    static func replaces(_ e: BrowserReport.TimingEntry, _ kept: BrowserReport.TimingEntry?) -> Bool {
+        guard let kept else { return true }
+        return (kept.encodedBodySize ?? 0) == 0 && (e.encodedBodySize ?? 0) > 0
+    }
+
     func records(_ report: BrowserReport) -> Records {
         guard let top = report.frames.first else {
             return Records(
                 requests: [], connections: [], metrics: RunMetrics(), failure: "the browser reported no timings")
         }
-        // Every frame's entries by key, placed on the top frame's clock; the first fetch of a URL counts.
+        // Every frame's entries by key, placed on the top frame's clock; the first fetch of a URL counts,
+        // unless it shows no body where a later one does (Firefox lists a cross-origin iframe in its
+        // parent's Resource Timing with encodedBodySize 0; the iframe's own navigation entry has it).
         var entries: [String: BrowserReport.TimingEntry] = [:]
         var offsets: [String: Double] = [:]
         for frame in report.frames {
             let offset = frame.timeOrigin - top.timeOrigin
-            for e in frame.navigation + frame.resources where entries[Self.key(url: e.name)] == nil {
+            for e in frame.navigation + frame.resources where Self.replaces(e, entries[Self.key(url: e.name)]) {
                 entries[Self.key(url: e.name)] = e
                 offsets[Self.key(url: e.name)] = offset
             }

@@ -20,7 +20,8 @@ struct DoctorCommand: ParsableCommand {
                 libraries it was built against, the kernel's congestion controls, the timer floor (how late a thread \
                 sleeping until absolute deadlines with timer slack 1 ns wakes: median, p99, p99.9 over 2 s; the \
                 emulator cannot be more punctual in its default mode), test peers (aioquic), a headless \
-                Chromium for --client chromium, and network namespaces left by a killed run.
+                Chromium for --client chromium, Firefox for --client firefox, and network namespaces left by a \
+                killed run.
                 """,
             examples: [
                 "netbench doctor", "netbench doctor --cleanup", "netbench doctor --quiet || echo 'cannot emulate here'",
@@ -72,6 +73,11 @@ struct DoctorCommand: ParsableCommand {
             add("chromium", true, (Self.shell(chromium, ["--version"]) ?? "") + " (\(chromium))")
         } else {
             add("chromium", false, "not installed (only for --client chromium): " + RunClient.chromiumInstallHint)
+        }
+        if let firefox = RunClient.firefoxPath {
+            add("firefox", true, (Self.shell(firefox, ["--version"]) ?? "") + " (\(firefox))")
+        } else {
+            add("firefox", false, "not installed (only for --client firefox): " + RunClient.firefoxInstallHint)
         }
         let venv = library.root + "/../.build-venv"
         let hasAioquic = FileManager.default.fileExists(atPath: venv + "/aioquic-examples/http3_client.py")

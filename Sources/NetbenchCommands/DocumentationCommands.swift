@@ -79,6 +79,7 @@ struct ManCommand: ParsableCommand {
                     suites).
                     SSLKEYLOGFILE: the default of --keylog.
                     NETBENCH_CHROMIUM: the Chromium binary for --client chromium.
+                    NETBENCH_FIREFOX: the Firefox binary for --client firefox.
                     NETBENCH_UDP_GSO=0: QUIC sends and receives one datagram per call (no UDP GSO/GRO), for comparison.
                     JOB_COMPLETION_INDEX with NETBENCH_SHARD_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL, \
                     SLURM_ARRAY_TASK_ID/_MIN/_COUNT: the shard of 'netbench run' when --shard is not given.

@@ -56,6 +56,8 @@ struct RunCommand: ParsableCommand {
                 records Resource Timing in the same schema ("client": "chromium") plus loadEventMs, firstPaintMs, \
                 firstContentfulPaintMs and largestContentfulPaintMs; a suite's "client" sets it too.
 
+                \(RunClient.firefoxDocumentation)
+
                 --server HOST:PORT: no local servers and no emulator; every origin is reached at HOST:PORT (h3 \
                 over UDP to the same port) with its name as SNI and Host, and runs are recorded under the \
                 profile "network". Before the first run each origin name gets one verified handshake per \
@@ -67,8 +69,8 @@ struct RunCommand: ParsableCommand {
                 run. Servers: 'netbench serve', the nginx configuration of 'netbench scenario export' (h1, h2), \
                 ngtcp2's gtlsserver (h3). HOST must resolve to IPv4. A server that is not 'netbench serve' \
                 answers at once, so its ideal leaves the scenario's think times out (metrics.idealModel says \
-                which model applied). Only the built-in client loads from --server (--client chromium is \
-                refused).
+                which model applied). Only the built-in client loads from --server (--client chromium or \
+                firefox is refused).
 
                 --pcap DIR (emulated profiles only; DIR must exist): per run, path and direction, the IPv4 packets \
                 entering the emulator's link model (dropped ones included) and leaving it, as pcap files with \
@@ -202,7 +204,8 @@ struct RunCommand: ParsableCommand {
         "--client", value: "LIST",
         help:
             "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, "
-                + "served real HTML/CSS/JS), or both, interleaved (the report then sets them side by side)",
+                + "served real HTML/CSS/JS), firefox (a fresh headless Firefox per run over WebDriver BiDi), or "
+                + "several, interleaved (the report then sets them side by side)",
         parse: .clients) var clients: [RunClient]?
     @Flag(
         "--filmstrip",
@@ -367,8 +370,8 @@ extension RunCommand {
 extension ValueParser where T == [RunClient] {
     static var clients: ValueParser<[RunClient]> {
         .init(
-            expected: "builtin, chromium or builtin,chromium",
-            completion: .choices(["builtin", "chromium", "builtin,chromium"])
+            expected: "builtin, chromium, firefox or a comma-separated list of them",
+            completion: .choices(["builtin", "chromium", "firefox", "builtin,chromium", "builtin,chromium,firefox"])
         ) { RunClient.parseList($0) }
     }
 }

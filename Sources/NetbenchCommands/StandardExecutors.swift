@@ -5,10 +5,12 @@ import Runner
 import Testbed
 import Workloads
 
-/// The testbed as `netbench run` assembles it: netbench's own client, Chromium, and cross traffic.
+/// The testbed as `netbench run` assembles it: netbench's own client, Chromium, Firefox and cross traffic.
 public enum StandardExecutors {
     public static func testbed(_ request: RunRequest) throws -> TestbedFactory {
-        try TestbedFactory(request: request, clients: [ChromiumLoadFactory()], background: CrossTrafficWorkload())
+        try TestbedFactory(
+            request: request, clients: [ChromiumLoadFactory(), FirefoxLoadFactory()],
+            background: CrossTrafficWorkload())
     }
 }
 

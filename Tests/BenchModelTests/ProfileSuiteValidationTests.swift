@@ -119,7 +119,7 @@ final class ProfileSuiteValidationTests: XCTestCase {
             s.json: transports: must list at least one of h1, h2, h3
             s.json: runs: 0 must be between 1 and 100000
             s.json: warmupRuns: -1 must be between 0 and 1000
-            s.json: client: 'lynx' is not 'builtin', 'chromium' or 'builtin,chromium'
+            s.json: client: 'lynx' is not a list of 'builtin', 'chromium' and 'firefox' (e.g. 'builtin,chromium')
             """)
     }
 

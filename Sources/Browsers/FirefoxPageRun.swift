@@ -1,0 +1,254 @@
+import Foundation
+import BenchCore
+import BenchModel
+import Runner
+import SystemIO
+import Transport
+import Replay
+import Testbed
+
+/// One page load by Firefox: a fresh headless Firefox (fresh profile: a cold first view), driven
+/// over WebDriver BiDi, navigates to the scenario's root document on the replay server and waits
+/// for the load event; then the Resource Timing, Paint Timing and LCP of every frame become the
+/// run's records, as for Chromium (`ChromiumResults`: the same checks of protocol and sizes).
+struct FirefoxPageRun: PageLoad {
+    var context: PageLoadContext
+    var server: Endpoint
+    var executable: String
+
+    var scenario: Scenario { context.scenario }
+    var transport: TransportKind { context.transport }
+
+    /// Startup (launch, agent, session) gets its own allowance, outside the page's limit.
+    static let setupAllowance: Nanoseconds = .seconds(30)
+
+    func execute(register: (StopFlag?) -> Void = { _ in }) throws -> PageLoadOutcome {
+        guard scenario.bulk == nil else {
+            return .failed("bulk transfers are measured with the built-in client only (--client builtin)")
+        }
+        guard let root = scenario.root else { return .failed("scenario has no root document") }
+        let renderer = PageRenderer(scenario: scenario, port: server.port)
+        var urls: [String: String] = [:], served: [String: Int64] = [:]
+        for r in scenario.resources {
+            urls[r.id] = renderer.url(of: r)
+            served[r.id] = renderer.servedBytes(of: r)
+        }
+        let preferences = FirefoxPreferences(
+            transport: transport, hosts: scenario.origins.map(\.host),
+            serverAddress: ChromiumPageRun.dottedQuad(server.address), port: server.port)
+
+        let loop = try EventLoop()
+        register(loop.stopper)
+        defer { register(nil) }
+        let browser = try FirefoxBrowser(
+            executable: executable, preferences: preferences, caPEM: context.credentials.caPEM,
+            namespace: context.clientNamespace)
+        var grace: Nanoseconds = 0
+        defer { browser.stop(grace: grace) }
+        let report: BrowserReport
+        do {
+            let setup = Instant.now() + Self.setupAllowance
+            let port = try browser.bidiPort(deadline: setup)
+            let socket = try NetworkNamespace.with(context.clientNamespace) {
+                try WebSocketConnection(
+                    loop: loop, endpoint: Endpoint(address: 0x7F00_0001, port: port), path: "/session", deadline: setup)
+            }
+            let bidi = WebDriverBiDi(socket: socket)
+            defer { bidi.close() }
+            let tracker = BiDiNetworkTracker(
+                expected: Dictionary(
+                    urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
+            bidi.onEvent = { tracker.handle($0) }
+            switch try load(bidi, tracker: tracker, url: urls[root.id]!, urls: urls) {
+            case .failed(let why): return .failed(why)
+            case .loaded(let r): report = r
+            }
+            grace = .seconds(2)
+            _ = try? bidi.send("browser.close")
+            try? bidi.run(until: Instant.now() + .milliseconds(500), "closing") { !browser.isRunning }
+        } catch WebDriverBiDi.Failure.interrupted {
+            return .failed("interrupted")
+        } catch let f as WebDriverBiDi.Failure {
+            let tail = browser.errorTail
+            return .failed("Firefox: \(f)" + (tail.isEmpty ? "" : " — \(tail)"))
+        } catch let e as WebSocketFraming.ProtocolError {
+            return .failed("Firefox WebDriver BiDi WebSocket: \(e)")
+        }
+        let results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
+        var r = results.records(report)
+        // WebDriver BiDi names no connection: how many there were is unknown, not 0.
+        r.metrics.connections = nil
+        return PageLoadOutcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+    }
+
+    private enum PageResult {
+        case loaded(BrowserReport)
+        case failed(String)
+    }
+
+    private func load(
+        _ bidi: WebDriverBiDi, tracker: BiDiNetworkTracker, url: String, urls: [String: String]
+    ) throws -> PageResult {
+        let setup = Instant.now() + Self.setupAllowance
+        _ = try bidi.call("session.new", ["capabilities": [String: Any]()], deadline: setup)
+        // Which resources finished or failed: a page's load event does not wait for all of them.
+        _ = try bidi.call(
+            "session.subscribe", ["events": ["network.responseCompleted", "network.fetchError"]], deadline: setup)
+        let tree = try bidi.call("browsingContext.getTree", ["maxDepth": 0], deadline: setup)
+        guard let top = (tree["contexts"] as? [[String: Any]])?.first?["context"] as? String else {
+            throw WebDriverBiDi.Failure.protocolError(method: "browsingContext.getTree", message: "no browsing context")
+        }
+        // Before any script of any document: the larger Resource Timing buffer and the LCP observer.
+        _ = try bidi.call(
+            "script.addPreloadScript", ["functionDeclaration": "() => {\n" + ChromiumPageRun.pageScript + "\n}"],
+            deadline: setup)
+        let deadline = Instant.now() + context.timeout
+        do {
+            _ = try bidi.call(
+                "browsingContext.navigate", ["context": top, "url": url, "wait": "complete"], deadline: deadline)
+        } catch WebDriverBiDi.Failure.timedOut {
+            return .failed("timed out after \(Units.format(context.timeout.inMilliseconds / 1000, 1)) s loading \(url)")
+        } catch WebDriverBiDi.Failure.protocolError(_, let message) {
+            return .failed("navigation to \(url) failed: \(message)")
+        }
+        do {
+            try bidi.run(until: deadline, "loading the page") { tracker.isComplete || tracker.failure != nil }
+        } catch WebDriverBiDi.Failure.timedOut {
+            return .failed(
+                "timed out after \(Units.format(context.timeout.inMilliseconds / 1000, 1)) s: "
+                    + tracker.pendingSummary(urls: urls))
+        }
+        if let f = tracker.failure { return .failed(f) }
+        // As for Chromium: wait until the page reports no new LCP candidate (at most 2 s).
+        _ = try? bidi.call(
+            "script.evaluate",
+            ["expression": ChromiumPageRun.settleExpression, "target": ["context": top], "awaitPromise": true],
+            deadline: Instant.now() + .seconds(3))
+        var frames = try collectTimings(bidi, top: top, tracker: tracker)
+        if let more = tracker.missingEntries(frames) { frames.append(more) }
+        return .loaded(BrowserReport(frames: frames, responses: [:]))
+    }
+
+    /// Resource Timing of the page and of each iframe, read again for up to a second until every
+    /// expected URL has an entry and the load event has ended.
+    private func collectTimings(_ bidi: WebDriverBiDi, top: String, tracker: BiDiNetworkTracker) throws
+        -> [BrowserReport.FrameTimings]
+    {
+        let deadline = Instant.now() + .seconds(1)
+        while true {
+            var frames = [try evaluateTimings(bidi, context: top)]
+            let tree = try bidi.call("browsingContext.getTree", ["root": top], deadline: Instant.now() + .seconds(10))
+            for child in Self.childContexts((tree["contexts"] as? [[String: Any]])?.first) {
+                if let t = try? evaluateTimings(bidi, context: child) { frames.append(t) }
+            }
+            let expected = Set(tracker.expected.keys)
+            let seen = Set(frames.flatMap { $0.navigation + $0.resources }.map { ChromiumResults.key(url: $0.name) })
+                .union(tracker.completed.keys)
+            let loadEnded = (frames[0].navigation.first?.loadEventEnd ?? 0) > 0
+            if (expected.isSubset(of: seen) && loadEnded) || Instant.now() >= deadline { return frames }
+            try? bidi.run(until: Instant.now() + .milliseconds(20), "") { false }
+        }
+    }
+
+    private func evaluateTimings(_ bidi: WebDriverBiDi, context: String) throws -> BrowserReport.FrameTimings {
+        let result = try bidi.call(
+            "script.evaluate",
+            [
+                "expression": ChromiumPageRun.timingsExpression, "target": ["context": context],
+                "awaitPromise": false,
+            ], deadline: Instant.now() + .seconds(10))
+        let value = try WebDriverBiDi.stringResult(result, method: "script.evaluate")
+        do { return try JSONDecoder().decode(BrowserReport.FrameTimings.self, from: Data(value.utf8)) } catch {
+            throw WebDriverBiDi.Failure.protocolError(
+                method: "script.evaluate", message: "unexpected timings: \(error)")
+        }
+    }
+
+    static func childContexts(_ info: [String: Any]?) -> [String] {
+        var out: [String] = []
+        for child in info?["children"] as? [[String: Any]] ?? [] {
+            if let id = child["context"] as? String { out.append(id) }
+            out += childContexts(child)
+        }
+        return out
+    }
+}
+
+/// Follows WebDriver BiDi's network events: which expected URLs completed, and the first expected
+/// URL that failed.
+final class BiDiNetworkTracker {
+    /// URL key → resource id.
+    let expected: [String: String]
+    private(set) var finished = Set<String>()
+    private(set) var failure: String?
+    /// By URL key, the first completed response as a Resource Timing entry with absolute times (ms
+    /// since the epoch): what stands in for an entry the page's Resource Timing lacks.
+    private(set) var completed: [String: BrowserReport.TimingEntry] = [:]
+
+    init(expected: [String: String]) { self.expected = expected }
+
+    /// The entries of expected URLs that none of `frames` holds, on the top frame's clock, as one
+    /// more frame. Firefox gives no Resource Timing entry to an image a stylesheet loads as a
+    /// `mask-image` (the rendered pages' CSS-initiated images), and lists a cross-origin iframe's
+    /// document with no body size; its network event has the times (request sent, first and last
+    /// byte), the protocol, status and body size. (`ChromiumResults` keeps an entry with a body
+    /// over one without.)
+    func missingEntries(_ frames: [BrowserReport.FrameTimings]) -> BrowserReport.FrameTimings? {
+        guard let top = frames.first else { return nil }
+        let seen = Set(
+            frames.flatMap { $0.navigation + $0.resources }.filter { ($0.encodedBodySize ?? 0) > 0 }
+                .map { ChromiumResults.key(url: $0.name) })
+        var out: [BrowserReport.TimingEntry] = []
+        for key in expected.keys.sorted() where !seen.contains(key) {
+            guard var e = completed[key] else { continue }
+            func page(_ v: Double?) -> Double? { v.map { $0 - top.timeOrigin } }
+            e.startTime -= top.timeOrigin
+            e.requestStart = page(e.requestStart)
+            e.responseStart = page(e.responseStart)
+            e.responseEnd = page(e.responseEnd)
+            out.append(e)
+        }
+        guard !out.isEmpty else { return nil }
+        return BrowserReport.FrameTimings(timeOrigin: top.timeOrigin, navigation: [], resources: out)
+    }
+
+    /// network.responseCompleted's request timings (ms since the epoch; 0 when not reached) and response.
+    static func entry(url: String, _ params: [String: Any]) -> BrowserReport.TimingEntry? {
+        let request = params["request"] as? [String: Any]
+        let response = params["response"] as? [String: Any]
+        let timings = request?["timings"] as? [String: Any] ?? [:]
+        func t(_ name: String) -> Double? {
+            guard let v = (timings[name] as? NSNumber)?.doubleValue, v > 0 else { return nil }
+            return v
+        }
+        guard let start = t("requestTime") ?? t("fetchStart") ?? t("requestStart") else { return nil }
+        return BrowserReport.TimingEntry(
+            name: url, startTime: start, requestStart: t("requestStart"), responseStart: t("responseStart"),
+            responseEnd: t("responseEnd"), encodedBodySize: (response?["bodySize"] as? NSNumber)?.int64Value,
+            nextHopProtocol: response?["protocol"] as? String, responseStatus: response?["status"] as? Int)
+    }
+
+    var isComplete: Bool { expected.keys.allSatisfy(finished.contains) }
+
+    func handle(_ e: WebDriverBiDi.Event) {
+        guard let url = (e.params["request"] as? [String: Any])?["url"] as? String else { return }
+        let key = ChromiumResults.key(url: url)
+        switch e.method {
+        case "network.responseCompleted":
+            finished.insert(key)
+            if completed[key] == nil { completed[key] = Self.entry(url: url, e.params) }
+        case "network.fetchError":
+            guard let id = expected[key], !finished.contains(key), failure == nil else { return }
+            failure = "\(id) (\(url)): \(e.params["errorText"] as? String ?? "failed")"
+        default:
+            break
+        }
+    }
+
+    func pendingSummary(urls: [String: String]) -> String {
+        let missing = urls.filter { !finished.contains(ChromiumResults.key(url: $0.value)) }.map(\.key).sorted()
+        if missing.isEmpty { return "the load event never fired" }
+        return "\(missing.count) of \(urls.count) resources not loaded "
+            + "(\(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", …" : ""))"
+    }
+}

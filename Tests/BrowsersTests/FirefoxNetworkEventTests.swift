@@ -1,0 +1,67 @@
+import Foundation
+import XCTest
+@testable import Browsers
+
+/// What stands in for a Resource Timing entry Firefox does not give: the times, protocol, status
+/// and body size of `network.responseCompleted` (as Firefox 153 sends them: ms since the epoch,
+/// 0 for a phase not reached), placed on the top frame's clock.
+final class FirefoxNetworkEventTests: XCTestCase {
+    let top = BrowserReport.FrameTimings(
+        timeOrigin: 1_795_788_343_000, navigation: [],
+        resources: [
+            BrowserReport.TimingEntry(name: "https://a.test:1/x.css", startTime: 10, encodedBodySize: 100),
+            BrowserReport.TimingEntry(name: "https://b.test:1/frame.html", startTime: 20, encodedBodySize: 0),
+        ])
+
+    func event(_ url: String, bodySize: Int, protocolName: String) -> [String: Any] {
+        [
+            "request": [
+                "url": url,
+                "timings": [
+                    "requestTime": 1_795_788_344_529.5, "fetchStart": 0, "requestStart": 1_795_788_344_605.0,
+                    "responseStart": 1_795_788_344_606.0, "responseEnd": 1_795_788_344_607.5,
+                ],
+            ],
+            "response": ["protocol": protocolName, "status": 200, "bodySize": bodySize],
+        ]
+    }
+
+    func testEventsFillInMissingEntriesAndBodilessOnesOnly() throws {
+        let tracker = BiDiNetworkTracker(expected: [
+            "a.test/x.css": "css", "c.test/img.png": "img", "b.test/frame.html": "iframe",
+        ])
+        for (url, size) in [
+            ("https://a.test:1/x.css", 100), ("https://c.test:1/img.png", 31472), ("https://b.test:1/frame.html", 3465),
+        ] {
+            tracker.handle(WebDriverBiDi.Event(
+                method: "network.responseCompleted", params: event(url, bodySize: size, protocolName: "h3")))
+        }
+        XCTAssertTrue(tracker.isComplete)
+        let more = try XCTUnwrap(tracker.missingEntries([top]))
+        XCTAssertEqual(more.timeOrigin, top.timeOrigin)
+        // The stylesheet has a Resource Timing entry with its body: not replaced.
+        XCTAssertEqual(more.resources.map(\.name), ["https://b.test:1/frame.html", "https://c.test:1/img.png"])
+        let img = more.resources[1]
+        XCTAssertEqual(img.startTime, 1529.5, accuracy: 0.01)
+        XCTAssertEqual(img.requestStart ?? 0, 1605, accuracy: 0.01)
+        XCTAssertEqual(img.responseStart ?? 0, 1606, accuracy: 0.01)
+        XCTAssertEqual(img.responseEnd ?? 0, 1607.5, accuracy: 0.01)
+        XCTAssertEqual(img.encodedBodySize, 31472)
+        XCTAssertEqual(img.nextHopProtocol, "h3")
+        XCTAssertEqual(img.responseStatus, 200)
+        // ChromiumResults keeps the iframe's entry with a body over the parent's bodiless one.
+        XCTAssertTrue(ChromiumResults.replaces(more.resources[0], top.resources[1]))
+        XCTAssertFalse(ChromiumResults.replaces(top.resources[1], more.resources[0]))
+        XCTAssertFalse(ChromiumResults.replaces(more.resources[0], top.resources[0]))
+    }
+
+    func testAFetchErrorOfAnExpectedURLFailsTheRunNamingIt() {
+        let tracker = BiDiNetworkTracker(expected: ["c.test/img.png": "img"])
+        tracker.handle(WebDriverBiDi.Event(
+            method: "network.fetchError",
+            params: ["request": ["url": "https://c.test:1/img.png"], "errorText": "NS_ERROR_NET_RESET"]))
+        XCTAssertEqual(tracker.failure, "img (https://c.test:1/img.png): NS_ERROR_NET_RESET")
+        XCTAssertFalse(tracker.isComplete)
+        XCTAssertTrue(tracker.pendingSummary(urls: ["img": "https://c.test:1/img.png"]).contains("1 of 1"))
+    }
+}
