@@ -28,7 +28,7 @@ extension EmulatedNetwork {
             seed: options.seed, start: Instant.now(), schedule: schedule,
             poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
             nice: options.loopNice, realtimePriority: options.loopRealtimePriority,
-            spinMargin: options.preciseSpinMargin)
+            spinMargin: options.preciseSpinMargin, warmWindow: options.warmWindow)
         if tunOffload { f.offloadIO = OffloadIO(devices: [serverFD] + clientFDs) }
         var captureFailure: String?
         if let capture {

@@ -43,6 +43,9 @@ public final class EmulatedNetwork: @unchecked Sendable {
         /// a zero timeout) until it is due, buying punctuality below the timer floor with CPU.
         /// nil: the default mode, which sleeps until each release.
         public var preciseSpinMargin: Nanoseconds?
+        /// How long after the last packet the loop keeps its sleeps short (`LoopSleep.warmHop`) so
+        /// that its wake-ups stay punctual; 0: it sleeps until each release or I/O (see `LoopSleep`).
+        public var warmWindow: Nanoseconds = LoopSleep.warmWindow
         /// TCP negotiates ECN in both namespaces (net.ipv4.tcp_ecn=1). The congestion control must
         /// react to CE for it to matter: cubic and reno do; BBR v1 ignores CE.
         public var tcpECN = false

@@ -60,6 +60,7 @@ extension PacketForwarder {
             io.reads += 1
             let now = Instant.now()
             lastArrival = now
+            lastPacket = now
             let header = VirtioNetHeader(UnsafeRawBufferPointer(io.readBuffer))
             let packet = UnsafeMutableRawBufferPointer(rebasing: io.readBuffer[VirtioNetHeader.size..<n])
             admitted += admitSuperPacket(packet, header: header, port: port, at: now)

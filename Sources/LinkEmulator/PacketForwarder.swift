@@ -10,7 +10,8 @@ import SystemIO
 /// Each pass reads at most `batch` packets per TUN (more per pass made release lateness worse in
 /// the C prototype), then writes every packet whose release time has come, then sleeps in
 /// epoll_pwait2 until the next release (nanosecond timeout, timer slack 1 ns) or until a TUN
-/// becomes readable. Buffers come from a preallocated pool: nothing is allocated per packet.
+/// becomes readable; for a second after the last packet, in hops of at most 200 µs (`LoopSleep`).
+/// Buffers come from a preallocated pool: nothing is allocated per packet.
 ///
 /// Thread confinement: everything but `stopFlag`, `commands` and `wakeup` belongs to the loop
 /// thread from `start()` until `stop()` has joined it; only then are the results read.
@@ -75,19 +76,21 @@ final class PacketForwarder: @unchecked Sendable {
     private let drainQuiet = Atomic<Int64>(0)
     private let drained = DispatchSemaphore(value: 0)
     var lastArrival = Instant(nanoseconds: 0)
+    /// The last packet read or written (nil: none yet): the loop stays warm for `warmWindow` after it.
+    var lastPacket: Instant?
+    let warmWindow: Nanoseconds
     private let commands = Mutex<[Command]>([])
     private let wakeup: Wakeup
     private let finished = DispatchSemaphore(value: 0)
     private static let wakeToken: UInt64 = .max
-    /// Longest sleep of the precise mode's polling.
-    static let pollHop: Nanoseconds = 50_000
 
     init(
         serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?,
-        spinMargin: Nanoseconds? = nil
+        spinMargin: Nanoseconds? = nil, warmWindow: Nanoseconds = LoopSleep.warmWindow
     ) throws {
         self.spinMargin = spinMargin
+        self.warmWindow = warmWindow
         self.serverFD = serverFD
         self.clientFDs = clientFDs
         self.start = start
@@ -199,33 +202,16 @@ final class PacketForwarder: @unchecked Sendable {
             var moreWaiting = false
             while !stopFlag.load(ordering: .acquiring) {
                 let now = Instant.now()
-                var timeout: Nanoseconds? = nil
-                var deadline: Instant? = nil
                 let quiet = drainQuiet.load(ordering: .acquiring)
                 if quiet > 0 && checkDrained(now: now, quiet: quiet) {
                     drainQuiet.store(0, ordering: .releasing)
                     drained.signal()
                 }
-                if moreWaiting {
-                    timeout = 0
-                } else if let next = nextWakeup(now: now) {
-                    let wait = max(0, next.since(now))
-                    // Precise mode: wake `spinMargin` early (the timer floor's tail), then poll in
-                    // hops of at most `Self.pollHop`: short sleeps wake far more punctually than
-                    // long ones, and a thread that never sleeps is throttled under SCHED_FIFO
-                    // (the kernel's 95% limit: 36-40 ms stalls measured with zero-timeout polling).
-                    if let spinMargin {
-                        timeout = wait <= spinMargin ? min(wait, Self.pollHop) : wait - spinMargin
-                    } else {
-                        timeout = wait
-                    }
-                    if let t = timeout, t > 0 { deadline = now + t }
-                }
-                // While a drain is awaited, look again within the quiet time even when idle.
-                if quiet > 0 && (timeout.map { $0 > quiet } ?? true) {
-                    timeout = quiet
-                    deadline = nil
-                }
+                let sleep = LoopSleep.plan(
+                    now: now, nextRelease: nextWakeup(now: now), moreWaiting: moreWaiting, spinMargin: spinMargin,
+                    lastPacket: lastPacket, drainQuiet: drainQuiet.load(ordering: .acquiring),
+                    warmWindow: warmWindow)
+                let timeout = sleep.timeout, deadline = sleep.deadline
                 moreWaiting = false
                 var woken = false
                 try epoll.wait(timeout: timeout) { token, _ in
@@ -293,6 +279,7 @@ final class PacketForwarder: @unchecked Sendable {
             guard case .bytes(let n) = status, n > 0 else { pool.put(slot); return false }
             let now = Instant.now()
             lastArrival = now
+            lastPacket = now
             if let link = route(slot: slot, length: n, fromPort: port, at: now) {
                 // What the queue disciplines classify on, read once (after any NAT rewrite).
                 let header = pool.bytes(slot, length: n)
@@ -354,6 +341,7 @@ final class PacketForwarder: @unchecked Sendable {
             let bytes = pool.bytes(p.handle, length: Int(p.size))
             capture?.leaving(path: path, up: up, bytes, at: now)
             counters.released += 1
+            lastPacket = now
             if let offloadIO {
                 sendOffloaded(p.handle, length: Int(p.size), to: fd, io: offloadIO, now: now)
                 continue
