@@ -102,6 +102,8 @@ enum HTMLPanel {
             var summary = "\(c.label) · waterfall of the median run (run \(run.index))"
             if let plt = m.pltMs { summary += ": page load \(Format.value(plt, unit: "ms"))" }
             summary += ", \(run.requests.count) requests, \(m.connections ?? run.connections.count) connections"
+            let notes = Waterfall.protocolNotes(run)
+            if !notes.isEmpty { summary += " · ⚠ " + notes.joined(separator: "; ") }
             html += "<details\(first ? " open" : "")><summary>\(HTML.escape(summary))</summary>\n"
             html += Waterfall.render(run, label: "Waterfall of \(c.label) run \(run.index)")
             if let cross = run.crossTraffic {

@@ -48,6 +48,9 @@ enum HTMLStyle {
         svg.chart text.value { font-weight: 600; }
         svg.chart text.tick { fill: var(--muted); font-size: 11px; }
         svg.chart text.note { fill: var(--muted); font-size: 11px; }
+        svg.chart text.proto { fill: #fff; font-size: 11px; font-weight: 600; }
+        svg.chart text.proto.unknown { font-weight: 400; }
+        svg.chart text.warn { fill: var(--worse); font-size: 11px; font-weight: 600; }
         footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
         @media print { body { background: #fff; } section.card { break-inside: avoid; border: none; } }
         """
