@@ -54,7 +54,7 @@ public enum HARExport {
         if run.warmup == true { title += " (warm-up)" }
         let page: [String: Any] = [
             "id": "page_1", "title": title, "startedDateTime": timestamp(start),
-            "pageTimings": ["onContentLoad": -1, "onLoad": onLoad.map(round3) ?? -1],
+            "pageTimings": ["onContentLoad": -1, "onLoad": onLoad.map(round3) ?? Double(-1)],
         ]
         let entries = run.requests.map { entry($0, run: run, scenario: scenario, byID: byID, start: start) }
         var log: [String: Any] = [
