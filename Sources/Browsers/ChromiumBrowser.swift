@@ -86,17 +86,7 @@ final class ChromiumBrowser {
     deinit { stop(grace: 0) }
 
     /// Profiles left behind by a netbench that was killed (its PID is in the name and gone).
-    static func removeStaleProfiles() {
-        let tmp = NSTemporaryDirectory()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []
-        where name.hasPrefix("netbench-chromium-") {
-            let fields = name.split(separator: "-")
-            guard fields.count == 4, let owner = Int32(fields[2]), owner != getpid(),
-                !ProcessControl.signal(pid: owner, 0)
-            else { continue }
-            try? FileManager.default.removeItem(atPath: tmp + name)
-        }
-    }
+    static func removeStaleProfiles() { BrowserProcesses.removeStaleProfiles(prefix: "netbench-chromium-") }
 
     var isRunning: Bool { !process.hasExited }
 
@@ -113,7 +103,30 @@ final class ChromiumBrowser {
     func stop(grace: Nanoseconds) {
         guard !stopped else { return }
         stopped = true
-        // Children are found before the browser goes: once it exits they are re-parented.
+        BrowserProcesses.stop(process, pid: pid, grace: grace)
+        Socket.close(commands)
+        Socket.close(answers)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// What both browsers do with their processes and profiles.
+enum BrowserProcesses {
+    /// Profile directories `<prefix><owner pid>-<n>` in the temporary directory whose netbench is gone.
+    static func removeStaleProfiles(prefix: String) {
+        let tmp = NSTemporaryDirectory()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? [] where name.hasPrefix(prefix) {
+            let fields = name.split(separator: "-")
+            guard fields.count == 4, let owner = Int32(fields[2]), owner != getpid(),
+                !ProcessControl.signal(pid: owner, 0)
+            else { continue }
+            try? FileManager.default.removeItem(atPath: tmp + name)
+        }
+    }
+
+    /// Waits up to `grace` for the browser to exit, then kills what is left of the processes it
+    /// started (found before it goes: once it exits they are re-parented) and the browser itself.
+    static func stop(_ process: BackgroundProcess, pid: Int32, grace: Nanoseconds) {
         let tree = ProcessTree.descendants(of: pid)
         process.wait(timeout: grace)
         for p in tree.reversed() where ProcessTree.startTime(p.pid) == p.startTime {
@@ -121,9 +134,6 @@ final class ChromiumBrowser {
         }
         if !process.hasExited { ProcessControl.signal(pid: pid, SIGKILL) }
         process.wait()
-        Socket.close(commands)
-        Socket.close(answers)
-        try? FileManager.default.removeItem(atPath: directory)
     }
 }
 

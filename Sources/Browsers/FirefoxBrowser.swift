@@ -146,17 +146,7 @@ final class FirefoxBrowser {
         }
     }
 
-    static func removeStaleProfiles() {
-        let tmp = NSTemporaryDirectory()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []
-        where name.hasPrefix("netbench-firefox-") {
-            let fields = name.split(separator: "-")
-            guard fields.count == 4, let owner = Int32(fields[2]), owner != getpid(),
-                !ProcessControl.signal(pid: owner, 0)
-            else { continue }
-            try? FileManager.default.removeItem(atPath: tmp + name)
-        }
-    }
+    static func removeStaleProfiles() { BrowserProcesses.removeStaleProfiles(prefix: "netbench-firefox-") }
 
     var isRunning: Bool { !process.hasExited }
 
@@ -195,13 +185,7 @@ final class FirefoxBrowser {
     func stop(grace: Nanoseconds) {
         guard !stopped else { return }
         stopped = true
-        let tree = ProcessTree.descendants(of: pid)
-        process.wait(timeout: grace)
-        for p in tree.reversed() where ProcessTree.startTime(p.pid) == p.startTime {
-            ProcessControl.signal(pid: p.pid, SIGKILL)
-        }
-        if !process.hasExited { ProcessControl.signal(pid: pid, SIGKILL) }
-        process.wait()
+        BrowserProcesses.stop(process, pid: pid, grace: grace)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
