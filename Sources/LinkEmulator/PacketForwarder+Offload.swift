@@ -13,15 +13,16 @@ import SystemIO
 /// GRO-merged packet; everything else leaves alone, marked `DATA_VALID` (the emulator has finished
 /// or kept every checksum), so the receiver's stack does not check the checksum again.
 ///
-/// Merging waits for at most `holdWindow`: at the end of a pass, segments held for a device stay held
-/// only while their link's next release is due within it, as a NIC's interrupt coalescing
-/// (`rx-usecs`) holds received packets; the loop wakes for that release anyway, so the timer is not
-/// touched. How long segments waited is recorded (`holdHistogram`) and reported beside the lateness.
+/// Merging takes only the segments released in the same pass (`holdWindow` 0): a segment never waits
+/// for the next one of its flow. A wait, as a NIC's interrupt coalescing (`rx-usecs`) holds received
+/// packets, would merge more at a gigabit but delay segments after their release, outside the release
+/// lateness every run is judged by (50 µs gave p99 0.09 ms of such waits at 1 Gbit/s). How long
+/// segments waited between release and write is recorded (`holdHistogram`) and reported beside it.
 final class OffloadIO {
     /// The largest read: a 64 KB super-packet and its virtio-net header.
     static let readSize = VirtioNetHeader.size + 65_536
-    /// The longest a released segment waits for the next one of its flow.
-    static let holdWindow: Nanoseconds = 50_000
+    /// The longest a released segment waits for the next one of its flow (0: none; see above).
+    static let holdWindow: Nanoseconds = 0
     let readBuffer: UnsafeMutableRawBufferPointer
     /// One writer per destination TUN.
     private(set) var writers: [(fd: FileDescriptor, writer: OffloadWriter)] = []
