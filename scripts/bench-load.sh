@@ -19,6 +19,8 @@
 set -euo pipefail
 # shellcheck source=lib/notebook.sh
 . "$(dirname "$0")/lib/notebook.sh"
+# shellcheck source=lib/peers.sh
+. "$(dirname "$0")/lib/peers.sh"
 notebook_wrap "$0" "$@"
 
 duration=5 clients=10 streams=10 body=1024 rate=1000 stall=1 stall_at=4 stall_duration=10 only=""
@@ -57,42 +59,8 @@ mkdir -p "$work/htdocs"
 chmod 755 "$work" "$work/htdocs"  # nginx workers run as an unprivileged user
 head -c "$body" /dev/zero | tr '\0' 'x' > "$work/htdocs/body"
 chmod 644 "$work/htdocs/body"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
-  -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+peers_certificate
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_listening() {
-  for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.1; done
-  echo "bench-load: nothing listens on port $1 ($2)" >&2; exit 2
-}
-start_nghttpd() {
-  port=$(free_port)
-  nghttpd --htdocs="$work/htdocs" "$port" "$work/key.pem" "$work/cert.pem" > "$work/nghttpd.out" 2>&1 &
-  server_pid=$!; pids+=("$server_pid")
-  wait_listening "$port" nghttpd
-}
-start_nginx() {
-  port=$(free_port)
-  mkdir -p "$work/nginx"
-  cat > "$work/nginx/nginx.conf" <<CONF
-daemon off;
-worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-  keepalive_requests 1000000;
-  server { listen 127.0.0.1:$port ssl; ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
-           root $work/htdocs; }
-}
-CONF
-  nginx -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" > "$work/nginx.out" 2>&1 &
-  server_pid=$!; pids+=("$server_pid")
-  wait_listening "$port" nginx
-}
 
 # Runs "$@", its output to $work/out, its CPU (user + sys seconds) to $cpu.
 timed() {

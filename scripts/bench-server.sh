@@ -20,6 +20,8 @@
 set -euo pipefail
 # shellcheck source=lib/notebook.sh
 . "$(dirname "$0")/lib/notebook.sh"
+# shellcheck source=lib/peers.sh
+. "$(dirname "$0")/lib/peers.sh"
 notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 
 pairs=5 requests=50000 clients=10 streams=10 body=1024 only="" serve_args=""
@@ -59,10 +61,8 @@ cat > "$work/scenario.json" <<EOF
   "origins": [ {"id": "o", "host": "bench.netbench.test"} ],
   "resources": [ {"id": "body", "origin": "o", "path": "/body", "bytes": $body, "type": "document"} ] }
 EOF
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
-  -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+peers_certificate
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # The start_* functions run in this shell (so that cleanup knows their pids) and leave the port in $port.
 # Starts `netbench serve` over $1; its port is read from its banner.
@@ -78,44 +78,8 @@ start_netbench() {
   echo "bench-server: netbench serve --transport $1 did not start: $(cat "$work/netbench-$1.out")" >&2; exit 2
 }
 
-start_nghttpd() {
-  port=$(free_port)
-  nghttpd --htdocs="$work/htdocs" "$port" "$work/key.pem" "$work/cert.pem" > "$work/nghttpd.out" 2>&1 &
-  pids+=($!)
-}
 
-start_nginx() {
-  port=$(free_port)
-  mkdir -p "$work/nginx"
-  cat > "$work/nginx/nginx.conf" <<EOF
-daemon off;
-worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-  keepalive_requests 1000000;
-  server {
-    listen 127.0.0.1:$port ssl;
-    ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
-    root $work/htdocs;
-  }
-}
-EOF
-  nginx -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" > "$work/nginx.out" 2>&1 &
-  pids+=($!)
-}
 
-wait_listening() {
-  for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return
-    sleep 0.1
-  done
-  echo "bench-server: nothing listens on port $1 ($2)" >&2; exit 2
-}
 
 # One h2load run; prints req/s. $1: port, $2: extra h2load options.
 measure() {
@@ -147,10 +111,10 @@ compare() {
 
 echo "netbench $("$netbench" --version 2>/dev/null | head -1) serve ${serve_args:-(defaults)}, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$only" != h1 ]; then
-  start_netbench h2; nb=$port; start_nghttpd; ng=$port; wait_listening "$ng" nghttpd
+  start_netbench h2; nb=$port; start_nghttpd; ng=$port
   compare "HTTP/2" "$nb" nghttpd "$ng" "" "$streams"
 fi
 if [ "$only" != h2 ]; then
-  start_netbench h1; nb1=$port; start_nginx; nx=$port; wait_listening "$nx" nginx
+  start_netbench h1; nb1=$port; start_nginx; nx=$port
   compare "HTTP/1.1" "$nb1" nginx "$nx" "--h1" 1
 fi

@@ -114,19 +114,6 @@ extension PacketForwarder {
         admit(slot: slot, length: packet.count, port: port, at: now)
         return 1
     }
-
-    /// One packet in a pool buffer into the link its route gives, or back to the pool.
-    @inline(__always)
-    func admit(slot: Int32, length n: Int, port: Int, at now: Instant) {
-        if let link = route(slot: slot, length: n, fromPort: port, at: now) {
-            let header = pool.bytes(slot, length: n)
-            let packet = Packet(
-                handle: slot, size: n, arrival: now, flowHash: IPv4Header.flowHash(header),
-                ecn: IPv4Header.ecn(header))
-            if link.enqueue(packet, now: now) == .accepted { return }
-        }
-        pool.put(slot)
-    }
 }
 
 /// The write side of `OffloadIO`: holds the segments of one TCP flow that leave a link in one pass

@@ -280,23 +280,29 @@ final class PacketForwarder: @unchecked Sendable {
             let now = Instant.now()
             lastArrival = now
             lastPacket = now
-            if let link = route(slot: slot, length: n, fromPort: port, at: now) {
-                // What the queue disciplines classify on, read once (after any NAT rewrite).
-                let header = pool.bytes(slot, length: n)
-                let packet = Packet(
-                    handle: slot, size: n, arrival: now, flowHash: IPv4Header.flowHash(header),
-                    ecn: IPv4Header.ecn(header))
-                if link.enqueue(packet, now: now) == .accepted { continue }
-            }
-            pool.put(slot)
+            admit(slot: slot, length: n, port: port, at: now)
         }
         return true
+    }
+
+    /// One packet in a pool buffer into the link its route gives, or back to the pool.
+    @inline(__always)
+    func admit(slot: Int32, length n: Int, port: Int, at now: Instant) {
+        if let link = route(slot: slot, length: n, fromPort: port, at: now) {
+            // What the queue disciplines classify on, read once (after any NAT rewrite).
+            let header = pool.bytes(slot, length: n)
+            let packet = Packet(
+                handle: slot, size: n, arrival: now, flowHash: IPv4Header.flowHash(header),
+                ecn: IPv4Header.ecn(header))
+            if link.enqueue(packet, now: now) == .accepted { return }
+        }
+        pool.put(slot)
     }
 
     /// The link a packet read from `port` goes through: uplink of the client path it came from,
     /// or downlink of the client path its destination address belongs to.
     @inline(__always)
-    func route(slot: Int32, length: Int, fromPort port: Int, at now: Instant) -> Link? {
+    private func route(slot: Int32, length: Int, fromPort port: Int, at now: Instant) -> Link? {
         let bytes = pool.bytes(slot, length: length)
         guard length >= 20, bytes[0] >> 4 == 4 else {
             counters.nonIPv4 += 1
