@@ -433,6 +433,10 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public var ttfbLatenessBoundMs: Double?
     /// Precise mode's spin margin (µs); absent in the default mode.
     public var preciseSpinMarginUs: Double?
+    /// How long before each release the loop polled instead of sleeping (µs; 0: never) and the
+    /// CPU time those polls took (ms), capped at 2% of a core.
+    public var releaseSpinWindowUs: Double?
+    public var releaseSpinMs: Double?
     /// `run --pcap`: the run's pcap files (per path and direction, packets into and out of the link model).
     public var pcapFiles: [String]?
     /// Whether the links emptied and fell quiet before the emulator stopped (the run's closing

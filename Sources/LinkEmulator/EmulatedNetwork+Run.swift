@@ -28,7 +28,8 @@ extension EmulatedNetwork {
             seed: options.seed, start: Instant.now(), schedule: schedule,
             poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
             nice: options.loopNice, realtimePriority: options.loopRealtimePriority,
-            spinMargin: options.preciseSpinMargin, warmWindow: options.warmWindow)
+            spinMargin: options.preciseSpinMargin, warmWindow: options.warmWindow,
+            spinWindow: options.releaseSpinWindow)
         if tunOffload { f.offloadIO = OffloadIO(devices: [serverFD] + clientFDs) }
         var captureFailure: String?
         if let capture {
@@ -107,6 +108,8 @@ extension EmulatedNetwork {
             stealTime: stealBefore.flatMap { b in stealAfter.map { max(0, $0 - b) } },
             spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
         report.wakeLatenessP99 = f.wakeHistogram.percentile(0.99)
+        report.releaseSpinWindow = f.spinWindow
+        report.releaseSpinTime = f.spinBudget.total
         report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
         report.tunOffload = f.offloadIO != nil
         report.unsegmentablePackets = f.counters.unsegmentable

@@ -46,6 +46,9 @@ public final class EmulatedNetwork: @unchecked Sendable {
         /// How long after the last packet the loop keeps its sleeps short (`LoopSleep.warmHop`) so
         /// that its wake-ups stay punctual; 0: it sleeps until each release or I/O (see `LoopSleep`).
         public var warmWindow: Nanoseconds = LoopSleep.warmWindow
+        /// How long before each release the loop polls instead of sleeping, within 2% of a core
+        /// (`LoopSleep.spinWindow`, `SpinBudget`); 0: releases are left to the timer.
+        public var releaseSpinWindow: Nanoseconds = LoopSleep.spinWindow
         /// TCP negotiates ECN in both namespaces (net.ipv4.tcp_ecn=1). The congestion control must
         /// react to CE for it to matter: cubic and reno do; BBR v1 ignores CE.
         public var tcpECN = false

@@ -78,6 +78,10 @@ public struct EmulatorReport: Sendable {
     /// How far ahead of a release the precise mode stops sleeping and polls (nil: default mode,
     /// which sleeps until each release).
     public var spinMargin: Nanoseconds?
+    /// How long before each release the loop polled instead of sleeping (0: never), and the CPU
+    /// time those polls took in all (part of `loopCPUTime`, at most 2% of the run).
+    public var releaseSpinWindow: Nanoseconds = 0
+    public var releaseSpinTime: Nanoseconds = 0
     /// The loop's fatal error, if it ended early.
     public var loopFailure: String?
     /// Whether the links drained before the stop (`stop(drain:)`); nil when not asked to.

@@ -37,6 +37,9 @@ final class PacketForwarder: @unchecked Sendable {
     let nice: Int32?
     let realtimePriority: Int32?
     let spinMargin: Nanoseconds?
+    /// How long before a release the loop polls instead of sleeping (0: never), within `spinBudget`.
+    let spinWindow: Nanoseconds
+    private(set) var spinBudget = SpinBudget()
     let serverFD: FileDescriptor
     let clientFDs: [FileDescriptor]
     let uplinks: [Link]
@@ -87,9 +90,11 @@ final class PacketForwarder: @unchecked Sendable {
     init(
         serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?,
-        spinMargin: Nanoseconds? = nil, warmWindow: Nanoseconds = LoopSleep.warmWindow
+        spinMargin: Nanoseconds? = nil, warmWindow: Nanoseconds = LoopSleep.warmWindow,
+        spinWindow: Nanoseconds = LoopSleep.spinWindow
     ) throws {
         self.spinMargin = spinMargin
+        self.spinWindow = spinWindow
         self.warmWindow = warmWindow
         self.serverFD = serverFD
         self.clientFDs = clientFDs
@@ -200,8 +205,10 @@ final class PacketForwarder: @unchecked Sendable {
             for (i, fd) in clientFDs.enumerated() { try epoll.add(fd, .read, token: UInt64(i + 1)) }
             try epoll.add(wakeup.fd, .read, token: Self.wakeToken)
             var moreWaiting = false
+            var spinStarted: Instant?
             while !stopFlag.load(ordering: .acquiring) {
                 let now = Instant.now()
+                if let started = spinStarted { spinBudget.charge(now.since(started), at: now) }
                 let quiet = drainQuiet.load(ordering: .acquiring)
                 if quiet > 0 && checkDrained(now: now, quiet: quiet) {
                     drainQuiet.store(0, ordering: .releasing)
@@ -210,8 +217,9 @@ final class PacketForwarder: @unchecked Sendable {
                 let sleep = LoopSleep.plan(
                     now: now, nextRelease: nextWakeup(now: now), moreWaiting: moreWaiting, spinMargin: spinMargin,
                     lastPacket: lastPacket, drainQuiet: drainQuiet.load(ordering: .acquiring),
-                    warmWindow: warmWindow)
+                    warmWindow: warmWindow, spinWindow: spinWindow > 0 && spinBudget.allows(at: now) ? spinWindow : 0)
                 let timeout = sleep.timeout, deadline = sleep.deadline
+                spinStarted = sleep.spin ? now : nil
                 moreWaiting = false
                 var woken = false
                 try epoll.wait(timeout: timeout) { token, _ in

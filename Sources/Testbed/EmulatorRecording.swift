@@ -38,6 +38,8 @@ extension EmulatorRecord {
         stealMs = report.stealTime.map(ms)
         loopCPUShare = report.loopCPUShare
         preciseSpinMarginUs = report.spinMargin.map(us)
+        releaseSpinWindowUs = us(report.releaseSpinWindow)
+        releaseSpinMs = ms(report.releaseSpinTime)
         wakeLatenessP99Us = us(report.wakeLatenessP99)
         ownLatenessP99Us = us(report.ownLatenessP99)
         linkDirections = report.paths.flatMap { p in

@@ -57,4 +57,39 @@ final class LoopSleepTests: XCTestCase {
         XCTAssertEqual(plan(next: nil, last: nil, quiet: 20 * ms), LoopSleep(timeout: 20 * ms, deadline: nil))
         XCTAssertEqual(plan(next: 5 * ms, last: nil, quiet: 20 * ms), LoopSleep(timeout: 5 * ms, deadline: t0 + 5 * ms))
     }
+
+    func testSpinWindowPollsTheLastStretchBeforeARelease() {
+        let window: Nanoseconds = 60_000
+        func spin(next: Nanoseconds?, last: Nanoseconds?) -> LoopSleep {
+            LoopSleep.plan(
+                now: t0, nextRelease: next.map { t0 + $0 }, moreWaiting: false, spinMargin: nil,
+                lastPacket: last.map { t0 + -$0 }, drainQuiet: 0, spinWindow: window)
+        }
+        // Within the window: a zero-timeout pass marked as a spin (charged to the budget).
+        XCTAssertEqual(spin(next: 40_000, last: 1 * ms), LoopSleep(timeout: 0, deadline: nil, spin: true))
+        XCTAssertEqual(spin(next: window, last: nil), LoopSleep(timeout: 0, deadline: nil, spin: true))
+        // Beyond it, cold: one sleep that ends a window before the release.
+        XCTAssertEqual(
+            spin(next: 25 * ms, last: nil), LoopSleep(timeout: 25 * ms - window, deadline: t0 + (25 * ms - window)))
+        // Warm: hops, and the last hop ends a window before the release, not at it.
+        XCTAssertEqual(spin(next: 25 * ms, last: 1 * ms), LoopSleep(timeout: LoopSleep.warmHop, deadline: nil))
+        XCTAssertEqual(spin(next: 150_000, last: 1 * ms), LoopSleep(timeout: 90_000, deadline: t0 + 90_000))
+        // A release already due is work, not a spin; no release: no spin.
+        XCTAssertEqual(spin(next: -5_000, last: 1 * ms), LoopSleep(timeout: 0, deadline: nil))
+        XCTAssertEqual(spin(next: nil, last: nil), LoopSleep(timeout: nil, deadline: nil))
+    }
+
+    func testSpinBudgetCapsPollingPerPeriod() {
+        var budget = SpinBudget(period: 100 * ms, allowance: 2 * ms)
+        XCTAssertTrue(budget.allows(at: t0))
+        // 40 releases polled for 50 µs each use the 2 ms of the period.
+        for i in 0..<40 { budget.charge(50_000, at: t0 + Nanoseconds(i) * ms) }
+        XCTAssertFalse(budget.allows(at: t0 + 50 * ms))
+        XCTAssertFalse(budget.allows(at: t0 + 99 * ms))
+        // A new period starts with the whole allowance; the total keeps counting.
+        XCTAssertTrue(budget.allows(at: t0 + 100 * ms))
+        budget.charge(30_000, at: t0 + 101 * ms)
+        XCTAssertEqual(budget.total, 2_030_000)
+        XCTAssertTrue(budget.allows(at: t0 + 150 * ms))
+    }
 }
