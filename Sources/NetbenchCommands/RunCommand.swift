@@ -58,6 +58,8 @@ struct RunCommand: ParsableCommand {
 
                 \(RunClient.firefoxDocumentation)
 
+                \(RunClient.pageCompletionDocumentation)
+
                 --server HOST:PORT: no local servers and no emulator; every origin is reached at HOST:PORT (h3 \
                 over UDP to the same port) with its name as SNI and Host, and runs are recorded under the \
                 profile "network". Before the first run each origin name gets one verified handshake per \
