@@ -59,7 +59,7 @@ struct DevToolsRecording {
         case "Network.responseReceived":
             guard let i = open[id], let r = p["response"] as? [String: Any] else { return }
             exchanges[i].response = r
-            if let t = p["type"] as? String { exchanges[i].resourceType = t }
+            if exchanges[i].resourceType == nil, let t = p["type"] as? String { exchanges[i].resourceType = t }
         case "Network.loadingFinished":
             guard let i = open[id] else { return }
             exchanges[i].finishedAt = p["timestamp"] as? Double
