@@ -1,0 +1,81 @@
+import Foundation
+import XCTest
+import TestSupport
+
+/// `netbench record` with the built binary: two pages of a local nginx site (two host names) and one
+/// URL that does not resolve; the recorded scenario replays with the built-in client; bad input
+/// (an output directory that cannot be made, a bad --resolve, a missing body file) exits as documented.
+final class RecordCommandEndToEndTests: XCTestCase {
+    func testRecordTwoPagesAndAnUnreachableURLThenReplay() throws {
+        let chromium = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        if chromium == nil && ProcessInfo.processInfo.environment["NETBENCH_CHROMIUM"] == nil {
+            try missingPrerequisite("Chromium is not installed (scripts/bootstrap.sh --test)")
+        }
+        let site = try LocalDocSite()
+        defer { site.stop() }
+        let dir = NSTemporaryDirectory() + "netbench-record-e2e-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let resolve = site.resolve.flatMap { ["--resolve", $0] }
+        let r = try execute(
+            NetbenchBinary.path,
+            ["record", site.url("index.html"), "https://nowhere.invalid/", site.url("templates.html")] + resolve
+                + ["--insecure", "-o", dir], timeout: 240)
+        XCTAssertEqual(r.status, 2, "an unreachable URL makes the exit status 2: \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").filter { $0.contains("nowhere.invalid") }
+        XCTAssertEqual(lines.count, 1, r.stderr)
+        XCTAssertTrue(lines.first?.contains("ERR_NAME_NOT_RESOLVED") == true, r.stderr)
+        let index = "docs.test-\(site.port)-index.html", templates = "docs.test-\(site.port)-templates.html"
+        for name in [index, templates] {
+            let page = name.split(separator: "-").last!
+            XCTAssertTrue(r.stdout.contains("recorded https://docs.test:\(site.port)/\(page)"), r.stdout)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/\(name).har"), name)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/\(name).json"), name)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/nowhere.invalid.json"))
+        let scenario = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/\(index).json")))
+                as? [String: Any])
+        XCTAssertEqual(scenario["bodies"] as? String, "bodies")
+        XCTAssertEqual(
+            Set(((scenario["origins"] as? [[String: Any]]) ?? []).compactMap { $0["host"] as? String }),
+            ["docs.test", "static.test"])
+        // Shared, content-addressed bodies: the two pages' common files are stored once.
+        let bodies = try FileManager.default.contentsOfDirectory(atPath: dir + "/bodies")
+        XCTAssertGreaterThan(bodies.count, 12)
+
+        let run = try execute(
+            NetbenchBinary.path,
+            ["run", dir + "/\(index).json", "-t", "h2", "--runs", "1", "-p", "loopback", "--out", dir + "/out"],
+            timeout: 120)
+        XCTAssertEqual(run.status, 0, run.stderr)
+
+        try checkBadInput(dir, index: index, resolve: resolve, site: site)
+    }
+
+    private func checkBadInput(_ dir: String, index: String, resolve: [String], site: LocalDocSite) throws {
+        try "x".write(toFile: dir + "/file", atomically: true, encoding: .utf8)
+        let unwritable = try execute(
+            NetbenchBinary.path, ["record", site.url("index.html")] + resolve + ["--insecure", "-o", dir + "/file/sub"])
+        XCTAssertEqual(unwritable.status, 2, unwritable.stderr)
+        XCTAssertTrue(
+            unwritable.stderr.contains(dir + "/file/sub: cannot create the output directory"), unwritable.stderr)
+
+        let badResolve = try execute(
+            NetbenchBinary.path, ["record", site.url("index.html"), "--resolve", "x", "-o", dir])
+        XCTAssertEqual(badResolve.status, 64, badResolve.stderr)
+        XCTAssertTrue(badResolve.stderr.contains("--resolve x: expected HOST=ADDR[:PORT]"), badResolve.stderr)
+        let noScheme = try execute(NetbenchBinary.path, ["record", "docs.test/", "-o", dir])
+        XCTAssertEqual(noScheme.status, 64, noScheme.stderr)
+
+        let bodies = try FileManager.default.contentsOfDirectory(atPath: dir + "/bodies").sorted()
+        let scenarioText = try String(contentsOfFile: dir + "/\(index).json", encoding: .utf8)
+        let gone = try XCTUnwrap(bodies.first { scenarioText.contains($0) })
+        try FileManager.default.removeItem(atPath: dir + "/bodies/" + gone)
+        let missing = try execute(
+            NetbenchBinary.path, ["run", dir + "/\(index).json", "-t", "h1", "-p", "loopback", "--out", dir + "/bad"])
+        XCTAssertEqual(missing.status, 65, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("body file \(dir)/bodies/\(gone) does not exist"), missing.stderr)
+    }
+}
