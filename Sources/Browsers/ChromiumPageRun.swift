@@ -6,6 +6,7 @@ import SystemIO
 import Transport
 import Replay
 import Testbed
+import TLS
 
 /// One page load by a real browser: a fresh headless Chromium (fresh profile: a cold first view)
 /// navigates to the scenario's root document on the replay server, which serves it real pages
@@ -45,7 +46,7 @@ struct ChromiumPageRun: PageLoad {
         let completion = PageCompletion.rule(for: scenario)
         var flags = ChromiumFlags(
             transport: transport, hosts: scenario.origins.map(\.host), serverAddress: Self.dottedQuad(server.address),
-            port: server.port, publicKeyPins: try credentials.identities.map { try $0.leafPublicKeySHA256Base64() })
+            port: server.port, publicKeyPins: try Self.pins(credentials))
         flags.anyPort = completion.isRealPage
 
         let loop = try EventLoop()
@@ -141,7 +142,11 @@ struct ChromiumPageRun: PageLoad {
         let expected = tracker.completion.isRealPage ? tracker.finishedExpected : Set(tracker.expected.keys)
         var frames = try collectTimings(devtools, session: session, expected: expected)
         if tracker.completion.isRealPage, let top = frames.first {
-            let seen = Set(frames.flatMap { $0.navigation + $0.resources }.map { ChromiumResults.key(url: $0.name) })
+            // Also an entry without a body size: a cross-origin server that sends no Timing-Allow-Origin
+            // (nginx by default) gets entries with no protocol and no sizes.
+            let seen = Set(
+                frames.flatMap { $0.navigation + $0.resources }.filter { ($0.encodedBodySize ?? 0) > 0 }
+                    .map { ChromiumResults.key(url: $0.name) })
             let more = tracker.timings.entries(for: expected.subtracting(seen).sorted(), timeOrigin: top.timeOrigin)
             if !more.isEmpty { frames.append(.init(timeOrigin: top.timeOrigin, navigation: [], resources: more)) }
         }
@@ -260,6 +265,14 @@ struct ChromiumPageRun: PageLoad {
     }
 
     static func failed(_ why: String) -> PageLoadOutcome { .failed(why) }
+
+    /// Whom the browser trusts, by public key: the run's server identities; for `run --server`
+    /// (no identities) every certificate of --ca; with the system store, nothing more than its own.
+    static func pins(_ c: RunCredentials) throws -> [String] {
+        if !c.identities.isEmpty { return try c.identities.map { try $0.leafPublicKeySHA256Base64() } }
+        if c.systemRoots || c.caPEM.isEmpty { return [] }
+        return try PublicKeyPins.sha256Base64(everyCertificateIn: c.caPEM)
+    }
 
     static func dottedQuad(_ a: UInt32) -> String { "\(a >> 24).\((a >> 16) & 255).\((a >> 8) & 255).\(a & 255)" }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// What the Network domain says about each URL's timing, kept for the resources that a page's
 /// Resource Timing leaves out: Chromium gives no entry to a stylesheet that another one pulls in
-/// with `@import` (seen on recorded Sphinx pages), though the request was made and answered.
+/// with `@import` (seen on recorded Sphinx pages), though the request was made and answered, and
+/// a cross-origin entry from a server without `Timing-Allow-Origin` has no protocol and no sizes.
 /// Times are the domain's monotonic seconds, placed on the epoch by the first request's
 /// `wallTime`; `entries` turns them into Resource Timing entries on a frame's clock.
 struct NetworkTimings {

@@ -71,8 +71,10 @@ struct RunCommand: ParsableCommand {
                 run. Servers: 'netbench serve', the nginx configuration of 'netbench scenario export' (h1, h2), \
                 ngtcp2's gtlsserver (h3). HOST must resolve to IPv4. A server that is not 'netbench serve' \
                 answers at once, so its ideal leaves the scenario's think times out (metrics.idealModel says \
-                which model applied). Only the built-in client loads from --server (--client chromium or \
-                firefox is refused).
+                which model applied). --client chromium loads from --server too (h1, h2, h3; Chromium trusts \
+                the certificates of --ca by their public keys, so give --ca the server's own certificate or a CA \
+                its chain includes; without --ca, Chromium's own store); the server must serve pages a browser \
+                runs (recorded pages, or 'netbench serve --pages'). --client firefox is refused.
 
                 --pcap DIR (emulated profiles only; DIR must exist): per run, path and direction, the IPv4 packets \
                 entering the emulator's link model (dropped ones included) and leaving it, as pcap files with \
@@ -322,7 +324,8 @@ extension RunCommand {
             }
         }
         request.profiles = [RemoteExecutorFactory.profile]
-        let factory = try RemoteExecutorFactory(endpoint: endpoint, request: request, credentials: credentials)
+        let factory = try RemoteExecutorFactory(
+            endpoint: endpoint, request: request, credentials: credentials, browsers: [ChromiumLoadFactory()])
         return (factory, factory.identity.map { "server \(endpoint): \($0)" })
     }
 
