@@ -40,9 +40,8 @@ struct RecordCommand: ParsableCommand {
                 """,
             examples: [
                 "netbench record https://example.com/ -o recordings/",
-                "netbench record https://docs.test/index.html https://blog.test/ --resolve docs.test=127.0.0.1:8443 "
-                    + "--resolve blog.test=127.0.0.1:8443 --insecure -o site/",
-                "netbench run site/docs.test-index-html.json --client chromium -t h1,h2,h3 -p 4g",
+                "netbench record https://docs.test/ --resolve docs.test=127.0.0.1:8443 --insecure -o site/",
+                "netbench run site/docs.test.json --client chromium -t h1,h2,h3 -p 4G",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "every URL recorded"),

@@ -50,8 +50,41 @@ final class RecordCommandEndToEndTests: XCTestCase {
             ["run", dir + "/\(index).json", "-t", "h2", "--runs", "1", "-p", "loopback", "--out", dir + "/out"],
             timeout: 120)
         XCTAssertEqual(run.status, 0, run.stderr)
+        try checkChromiumFromTheOriginalServer(dir, index: index, site: site)
 
         try checkBadInput(dir, index: index, resolve: resolve, site: site)
+    }
+
+    /// `run --server --client chromium` loads the recorded page from nginx itself (the original server):
+    /// every resource, the recorded bytes; --client firefox is still refused there.
+    private func checkChromiumFromTheOriginalServer(_ dir: String, index: String, site: LocalDocSite) throws {
+        let common = [
+            "run", dir + "/\(index).json", "--server", "127.0.0.1:\(site.port)", "--ca", site.directory + "/cert.pem",
+            "--runs", "1",
+        ]
+        let r = try execute(
+            NetbenchBinary.path, common + ["--client", "chromium", "-t", "h1,h2", "--out", dir + "/remote"],
+            timeout: 180)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let scenario = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: dir + "/\(index).json"))) as? [String: Any]
+        let resources = (scenario?["resources"] as? [[String: Any]]) ?? []
+        let results = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: dir + "/remote/results.json"))) as? [String: Any]
+        let runs = (results?["runs"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(runs.count, 2)
+        for run in runs {
+            XCTAssertEqual(run["client"] as? String, "chromium")
+            XCTAssertEqual(run["status"] as? String, "ok", "\(run["error"] ?? "")")
+            let got = Dictionary(
+                ((run["requests"] as? [[String: Any]]) ?? []).map { ($0["id"] as? String ?? "", $0["bytes"] as? Int) },
+                uniquingKeysWith: { a, _ in a })
+            let want = Dictionary(
+                resources.map { ($0["id"] as? String ?? "", $0["bytes"] as? Int) }, uniquingKeysWith: { a, _ in a })
+            XCTAssertEqual(got, want, "\(run["transport"] ?? "")")
+        }
+        let firefox = try execute(NetbenchBinary.path, common + ["--client", "firefox", "--out", dir + "/ff"])
+        XCTAssertEqual(firefox.status, 64, firefox.stderr)
     }
 
     private func checkBadInput(_ dir: String, index: String, resolve: [String], site: LocalDocSite) throws {
