@@ -11,14 +11,16 @@
 # nginx here (Debian's 1.22) has no HTTP/3, so only h1 and h2 compare. Needs root (the shell's
 # namespaces), nginx, Chromium and python-jinja2-doc (scripts/bootstrap.sh --test).
 set -euo pipefail
+# shellcheck source=lib/notebook.sh
+. "$(dirname "$0")/lib/notebook.sh"
+notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 cd "$(dirname "$0")/.."
-profile=4G runs=5 transports=h1,h2 notebook=""
+profile=4G runs=5 transports=h1,h2
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --transports) transports=$2; shift 2 ;;
-    --notebook) notebook=$2; shift 2 ;;
     *) echo "usage: $0 [--profile P] [--runs N] [--transports h1,h2] [--notebook FILE]" >&2; exit 64 ;;
   esac
 done
@@ -115,7 +117,3 @@ for t, d in sorted(rows.items()):
 print(f"\nload before: {before.strip()}\nload after: {after.strip()}")
 PY
 cat "$work/table.md"
-if [ -n "$notebook" ]; then
-  { echo; echo "### $(date -u +%Y-%m-%dT%H:%MZ) scripts/bench-record-replay.sh --profile $profile --runs $runs" \
-      "--transports $transports (commit $(git rev-parse --short HEAD))"; echo; cat "$work/table.md"; } >> "$notebook"
-fi

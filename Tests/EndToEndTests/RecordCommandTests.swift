@@ -102,6 +102,12 @@ final class RecordCommandEndToEndTests: XCTestCase {
         let noScheme = try execute(NetbenchBinary.path, ["record", "docs.test/", "-o", dir])
         XCTAssertEqual(noScheme.status, 64, noScheme.stderr)
 
+        let firefox = try execute(
+            NetbenchBinary.path,
+            ["run", dir + "/\(index).json", "--client", "firefox", "-p", "loopback", "--out", dir + "/f"])
+        XCTAssertEqual(firefox.status, 64, firefox.stderr)
+        XCTAssertTrue(firefox.stderr.contains("recorded pages run in --client chromium only"), firefox.stderr)
+
         let bodies = try FileManager.default.contentsOfDirectory(atPath: dir + "/bodies").sorted()
         let scenarioText = try String(contentsOfFile: dir + "/\(index).json", encoding: .utf8)
         let gone = try XCTUnwrap(bodies.first { scenarioText.contains($0) })
