@@ -6,7 +6,9 @@
 # RUNS times each, interleaved. Prints, per transport: requests per load, whether every resource had
 # the same bytes from both servers, and median PLT and LCP from each with their ratio.
 #
-#   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--notebook FILE]
+#   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--no-think-time]
+#                                  [--notebook FILE]
+# --no-think-time records with `netbench record --no-think-time` (the replay waits no recorded server time).
 #
 # nginx here (Debian's 1.22) has no HTTP/3, so only h1 and h2 compare. Needs root (the shell's
 # namespaces), nginx, Chromium and python-jinja2-doc (scripts/bootstrap.sh --test).
@@ -15,13 +17,15 @@ set -euo pipefail
 . "$(dirname "$0")/lib/notebook.sh"
 notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 cd "$(dirname "$0")/.."
-profile=4G runs=5 transports=h1,h2
+profile=4G runs=5 transports=h1,h2 think=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --transports) transports=$2; shift 2 ;;
-    *) echo "usage: $0 [--profile P] [--runs N] [--transports h1,h2] [--notebook FILE]" >&2; exit 64 ;;
+    --no-think-time) think=--no-think-time; shift ;;
+    *) echo "usage: $0 [--profile P] [--runs N] [--transports h1,h2] [--no-think-time] [--notebook FILE]" >&2
+       exit 64 ;;
   esac
 done
 site=/usr/share/doc/python-jinja2-doc/html
@@ -65,7 +69,7 @@ pids+=($!)
 wait_listening "$port" nginx
 
 "$netbench" record "https://docs.test:$port/index.html" --resolve docs.test=127.0.0.1 \
-  --resolve static.test=127.0.0.1 --insecure -o "$work/rec" > "$work/record.out"
+  --resolve static.test=127.0.0.1 --insecure $think -o "$work/rec" > "$work/record.out"
 scenario="$work/rec/docs.test-$port-index.html.json"
 replay=$(free_port)
 "$netbench" serve "$scenario" -t h1,h2,h3 -l "127.0.0.1:$replay" --cert "$work/cert.pem" --key "$work/key.pem" \

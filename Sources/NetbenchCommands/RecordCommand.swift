@@ -22,7 +22,9 @@ struct RecordCommand: ParsableCommand {
                 DIR/NAME.json, the scenario 'netbench import-har DIR/NAME.har' makes of it: one origin per host \
                 name (each its own certificate name when replayed), exact bodies in DIR/bodies/ (shared by the \
                 scenarios, one file per body named by its SHA-256), "queryMatch": "closest". NAME is the URL's host \
-                and path in lower case, other characters as '-'.
+                and path in lower case, other characters as '-'. Each response's server think time is its recorded \
+                wait less the recorded round trip, as import-har computes it; --no-think-time drops them (a site on \
+                this machine answers at once: what it recorded as waiting was the machine).
 
                 Bodies are stored as Chromium decoded them: a response that came compressed is replayed \
                 uncompressed (the import report counts them). Request bodies (POST) are not kept: the replay \
@@ -61,6 +63,10 @@ struct RecordCommand: ParsableCommand {
         repeating: .nonEmpty) var resolve: [String]
     @Flag("--insecure", help: "accept any certificate (a local site's own CA); QUIC is then not used")
     var insecure: Bool
+    @Flag(
+        "--no-think-time",
+        help: "replay with no server think time (a local site's recorded waits are the recording machine's own "
+            + "delays, not its server's)") var noThinkTime: Bool
     @Option(
         "--timeout", value: "DURATION", help: "how long one page may take to load and go quiet (default 30s)",
         parse: .duration(atLeast: .milliseconds(100))) var timeout: Nanoseconds?
@@ -112,7 +118,11 @@ struct RecordCommand: ParsableCommand {
         try Self.writing(output + "/bodies") {
             try ImportHARCommand.writeBodies(result.bodies, to: "bodies", besideScenario: scenarioPath)
         }
-        let scenario = try JSONFile.encode(result.scenario)
+        var model = result.scenario
+        if noThinkTime {
+            for i in model.resources.indices { model.resources[i].thinkTimeMs = nil }
+        }
+        let scenario = try JSONFile.encode(model)
         try Self.writing(scenarioPath) { try AtomicFile.write(scenario, to: scenarioPath) }
         print("recorded \(url): \(recording.requests) requests")
         print(ImportHARCommand.reportText(result, source: harPath, output: scenarioPath), terminator: "")

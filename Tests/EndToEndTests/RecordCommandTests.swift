@@ -21,7 +21,7 @@ final class RecordCommandEndToEndTests: XCTestCase {
         let r = try execute(
             NetbenchBinary.path,
             ["record", site.url("index.html"), "https://nowhere.invalid/", site.url("templates.html")] + resolve
-                + ["--insecure", "-o", dir], timeout: 240)
+                + ["--insecure", "--no-think-time", "-o", dir], timeout: 240)
         XCTAssertEqual(r.status, 2, "an unreachable URL makes the exit status 2: \(r.stderr)")
         let lines = r.stderr.split(separator: "\n").filter { $0.contains("nowhere.invalid") }
         XCTAssertEqual(lines.count, 1, r.stderr)
@@ -38,6 +38,8 @@ final class RecordCommandEndToEndTests: XCTestCase {
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/\(index).json")))
                 as? [String: Any])
         XCTAssertEqual(scenario["bodies"] as? String, "bodies")
+        let resources = (scenario["resources"] as? [[String: Any]]) ?? []
+        XCTAssertTrue(resources.allSatisfy { $0["thinkTimeMs"] == nil }, "--no-think-time")
         XCTAssertEqual(
             Set(((scenario["origins"] as? [[String: Any]]) ?? []).compactMap { $0["host"] as? String }),
             ["docs.test", "static.test"])
