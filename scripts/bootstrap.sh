@@ -29,8 +29,10 @@ packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev li
 # iputils-ping: also ECT(0) echo requests through a CoDel link (ECNMarkingTests).
 # iperf3, iputils-ping, curl: programs run through `netbench shell` (ShellCommandTests).
 # tshark: decodes `run --pcap` captures with the run's --keylog (PcapDecryptionTests).
+# python-jinja2-doc: a real static site (HTML, CSS, scripts, images) that `netbench record` records
+# from nginx (LocalDocSite: RecordReplayTests, RecordCommandTests).
 test_packages=(python3-venv ngtcp2-client ngtcp2-server nghttp2-client nghttp2-server nginx caddy curl
-               slurm-wlm munge prometheus-pushgateway influxdb iperf3 iputils-ping tshark)
+               slurm-wlm munge prometheus-pushgateway influxdb iperf3 iputils-ping tshark python-jinja2-doc)
 
 missing=()
 check() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing+=("$1"); }

@@ -152,6 +152,9 @@ public struct RunRecord: Codable, Sendable {
     public var frames: [FilmstripRecord.Frame]?
     /// Competing flows on the bottleneck during the run (profiles with `crossTraffic`).
     public var crossTraffic: CrossTrafficRecord?
+    /// A browser on a real page (recorded root document): the scenario's resources the page never
+    /// requested, by id; its `requests` hold only those it loaded. nil: none (or a synthetic page).
+    public var notRequested: [String]?
 
     public init(
         scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,

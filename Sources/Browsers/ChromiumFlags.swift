@@ -16,6 +16,9 @@ struct ChromiumFlags {
     var port: UInt16
     /// base64 SHA-256 of each leaf's SubjectPublicKeyInfo.
     var publicKeyPins: [String]
+    /// A real page's URLs keep the recorded ports (443 mostly): every port of an origin host goes to
+    /// the replay server's, and QUIC is forced on every origin.
+    var anyPort = false
 
     var arguments: [String] {
         var a = [
@@ -32,7 +35,8 @@ struct ChromiumFlags {
             "--ignore-certificate-errors-spki-list=" + publicKeyPins.joined(separator: ","),
             // Every origin to the replay server; nothing else resolves.
             "--host-resolver-rules="
-                + (unique(hosts).map { "MAP \($0) \(serverAddress)" } + ["MAP * ~NOTFOUND"]).joined(separator: ", "),
+                + (unique(hosts).map { "MAP \($0) \(serverAddress)\(anyPort ? ":\(port)" : "")" } + ["MAP * ~NOTFOUND"])
+                .joined(separator: ", "),
         ]
         switch transport {
         case .h1: a += ["--disable-quic", "--disable-http2"]
@@ -40,7 +44,9 @@ struct ChromiumFlags {
         case .h3:
             a += [
                 "--enable-quic",
-                "--origin-to-force-quic-on=" + unique(hosts).map { "\($0):\(port)" }.joined(separator: ","),
+                // A real page names its origins with any port: QUIC for all (only its hosts resolve).
+                "--origin-to-force-quic-on="
+                    + (anyPort ? "*" : unique(hosts).map { "\($0):\(port)" }.joined(separator: ",")),
             ]
         }
         return a

@@ -6,6 +6,7 @@ import SystemIO
 import Transport
 import Replay
 import Testbed
+import TLS
 
 /// One page load by a real browser: a fresh headless Chromium (fresh profile: a cold first view)
 /// navigates to the scenario's root document on the replay server, which serves it real pages
@@ -40,11 +41,13 @@ struct ChromiumPageRun: PageLoad {
         var urls: [String: String] = [:], served: [String: Int64] = [:]
         for r in scenario.resources {
             urls[r.id] = renderer.url(of: r)
-            served[r.id] = renderer.servedBytes(of: r)
+            served[r.id] = scenario.recordedBody(of: r) != nil ? r.bytes : renderer.servedBytes(of: r)
         }
-        let flags = ChromiumFlags(
+        let completion = PageCompletion.rule(for: scenario)
+        var flags = ChromiumFlags(
             transport: transport, hosts: scenario.origins.map(\.host), serverAddress: Self.dottedQuad(server.address),
-            port: server.port, publicKeyPins: try credentials.identities.map { try $0.leafPublicKeySHA256Base64() })
+            port: server.port, publicKeyPins: try Self.pins(credentials))
+        flags.anyPort = completion.isRealPage
 
         let loop = try EventLoop()
         register(loop.stopper)
@@ -57,7 +60,8 @@ struct ChromiumPageRun: PageLoad {
         defer { devtools.close() }
         let tracker = NetworkTracker(
             expected: Dictionary(
-                urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
+                urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }),
+            completion: completion, rootKey: ChromiumResults.key(url: urls[root.id]!))
         let film = ScreencastFrames()
         devtools.onEvent = { e in
             tracker.handle(e)
@@ -78,10 +82,12 @@ struct ChromiumPageRun: PageLoad {
             let tail = browser.errorTail
             return Self.failed("Chromium: \(f)" + (tail.isEmpty ? "" : " — \(tail)"))
         }
-        let results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
+        var results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
+        results.completion = completion
         let r = results.records(report)
         var outcome = PageLoadOutcome(
             requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        if !r.notRequested.isEmpty { outcome.notRequested = r.notRequested }
         if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
         return outcome
     }
@@ -119,14 +125,31 @@ struct ChromiumPageRun: PageLoad {
             return .failed("navigation to \(url) failed: \(e)")
         }
         do {
-            try devtools.run(until: deadline, "loading the page") { tracker.isComplete || tracker.failure != nil }
+            // Network quiet is a matter of time passing without events: look again every 50 ms.
+            while true {
+                let slice = tracker.completion.isRealPage ? min(deadline, Instant.now() + .milliseconds(50)) : deadline
+                do {
+                    try devtools.run(until: slice, "loading the page") { tracker.isComplete || tracker.failure != nil }
+                    break
+                } catch DevToolsPipe.Failure.timedOut where slice < deadline {}
+            }
         } catch DevToolsPipe.Failure.timedOut {
             return .failed(
                 "timed out after \(Units.format(timeout.inMilliseconds / 1000, 1)) s: "
                     + tracker.pendingSummary(urls: urls))
         }
         if let f = tracker.failure { return .failed(f) }
-        let frames = try collectTimings(devtools, session: session, expected: Set(tracker.expected.keys))
+        let expected = tracker.completion.isRealPage ? tracker.finishedExpected : Set(tracker.expected.keys)
+        var frames = try collectTimings(devtools, session: session, expected: expected)
+        if tracker.completion.isRealPage, let top = frames.first {
+            // Also an entry without a body size: a cross-origin server that sends no Timing-Allow-Origin
+            // (nginx by default) gets entries with no protocol and no sizes.
+            let seen = Set(
+                frames.flatMap { $0.navigation + $0.resources }.filter { ($0.encodedBodySize ?? 0) > 0 }
+                    .map { ChromiumResults.key(url: $0.name) })
+            let more = tracker.timings.entries(for: expected.subtracting(seen).sorted(), timeOrigin: top.timeOrigin)
+            if !more.isEmpty { frames.append(.init(timeOrigin: top.timeOrigin, navigation: [], resources: more)) }
+        }
         return .loaded(BrowserReport(frames: frames, responses: tracker.responses))
     }
 
@@ -243,6 +266,14 @@ struct ChromiumPageRun: PageLoad {
 
     static func failed(_ why: String) -> PageLoadOutcome { .failed(why) }
 
+    /// Whom the browser trusts, by public key: the run's server identities; for `run --server`
+    /// (no identities) every certificate of --ca; with the system store, nothing more than its own.
+    static func pins(_ c: RunCredentials) throws -> [String] {
+        if !c.identities.isEmpty { return try c.identities.map { try $0.leafPublicKeySHA256Base64() } }
+        if c.systemRoots || c.caPEM.isEmpty { return [] }
+        return try PublicKeyPins.sha256Base64(everyCertificateIn: c.caPEM)
+    }
+
     static func dottedQuad(_ a: UInt32) -> String { "\(a >> 24).\((a >> 16) & 255).\((a >> 8) & 255).\(a & 255)" }
 }
 
@@ -257,21 +288,46 @@ final class NetworkTracker {
     private(set) var failure: String?
     private(set) var loadEventFired = false
     private var keyByRequest: [String: String] = [:]
+    /// When the load is over (`PageCompletion`); on a real page only `rootKey` failing fails the run.
+    let completion: PageCompletion
+    let rootKey: String?
+    private(set) var network = NetworkQuiet()
+    /// The Network domain's timings, for what Resource Timing leaves out on a real page.
+    private(set) var timings = NetworkTimings()
+    var now: () -> Instant = Instant.now
 
-    init(expected: [String: String]) { self.expected = expected }
+    init(expected: [String: String], completion: PageCompletion = .everyResource, rootKey: String? = nil) {
+        self.expected = expected
+        self.completion = completion
+        self.rootKey = rootKey
+    }
 
-    /// The load event has fired and every expected URL has loaded.
-    var isComplete: Bool { loadEventFired && expected.keys.allSatisfy(finished.contains) }
+    /// The load event has fired and, by `completion`, every expected URL has loaded or the network
+    /// has been quiet long enough.
+    var isComplete: Bool {
+        guard loadEventFired else { return false }
+        switch completion {
+        case .everyResource: return expected.keys.allSatisfy(finished.contains)
+        case .networkQuiet(let period): return network.isQuiet(for: period, at: now())
+        }
+    }
+
+    /// The expected URLs that finished loading.
+    var finishedExpected: Set<String> { Set(expected.keys).intersection(finished) }
 
     func handle(_ e: DevToolsPipe.Event) {
         guard session == nil || e.sessionID == session else { return }
         let request = e.params["requestId"] as? String ?? ""
+        if completion.isRealPage { timings.handle(method: e.method, params: e.params, key: ChromiumResults.key) }
         switch e.method {
         case "Page.loadEventFired":
             loadEventFired = true
+            network.moved(at: now())
         case "Network.requestWillBeSent":
             if let url = (e.params["request"] as? [String: Any])?["url"] as? String {
                 keyByRequest[request] = ChromiumResults.key(url: url)
+                // A stream that never ends (EventSource) would keep a page from ever being quiet.
+                if e.params["type"] as? String != "EventSource" { network.started(request, at: now()) }
             }
         case "Network.responseReceived":
             guard let key = keyByRequest[request], let r = e.params["response"] as? [String: Any] else { return }
@@ -287,9 +343,12 @@ final class NetworkTracker {
             if responses[key] == nil { responses[key] = n }
         case "Network.loadingFinished":
             if let key = keyByRequest[request] { finished.insert(key) }
+            network.ended(request, at: now())
         case "Network.loadingFailed":
+            network.ended(request, at: now())
             guard let key = keyByRequest[request], let id = expected[key], !finished.contains(key), failure == nil
             else { return }
+            if completion.isRealPage && key != rootKey { return }
             failure =
                 "\(id) (https://\(key)): \(e.params["errorText"] as? String ?? "failed")"
                 + (e.params["canceled"] as? Bool == true ? " (canceled)" : "")
@@ -300,6 +359,11 @@ final class NetworkTracker {
 
     /// What the page was still waiting for.
     func pendingSummary(urls: [String: String]) -> String {
+        if completion.isRealPage {
+            let n = network.inFlight.count
+            return (loadEventFired ? "" : "no load event; ")
+                + "\(n) request\(n == 1 ? "" : "s") still in flight (\(completion))"
+        }
         let missing = urls.filter { !finished.contains(ChromiumResults.key(url: $0.value)) }.map(\.key).sorted()
         if missing.isEmpty { return "the load event never fired" }
         return

@@ -72,12 +72,17 @@ struct ChromiumResults {
     var urls: [String: String]
     /// Resource id → the body size the server sends browsers (rendered pages may exceed the scenario's).
     var servedBytes: [String: Int64]
+    /// A real page (`PageCompletion.networkQuiet`) need not fetch every resource: those it did not
+    /// are listed in `Records.notRequested`, not failures.
+    var completion = PageCompletion.everyResource
 
     struct Records {
         var requests: [RequestRecord]
         var connections: [ConnectionRecord]
         var metrics: RunMetrics
         var failure: String?
+        /// Scenario resources the page never requested (real pages only), by id.
+        var notRequested: [String] = []
     }
 
     /// How Resource Timing spells the run's protocol.
@@ -130,10 +135,15 @@ struct ChromiumResults {
         var requests: [RequestRecord] = []
         var connectionIndex: [Int: Int] = [:]
         var connections: [ConnectionRecord] = []
+        var notRequested: [String] = []
         for r in scenario.resources {
             let url = urls[r.id] ?? r.path
             let k = Self.key(url: url)
             var rec = RequestRecord(id: r.id, origin: r.origin, queued: 0)
+            if entries[k] == nil, completion.isRealPage, r.id != scenario.root?.id {
+                notRequested.append(r.id)
+                continue
+            }
             guard let e = entries[k] else {
                 problems.append("\(r.id) (\(url)): the browser never fetched it")
                 rec.error = "not fetched"
@@ -172,7 +182,8 @@ struct ChromiumResults {
         var m = metrics(requests, connections: connections.count, top: top)
         let failure = problems.isEmpty ? nil : Self.summarize(problems)
         if failure == nil { m.pltMs = requests.compactMap(\.lastByte).max() }
-        return Records(requests: requests, connections: connections, metrics: m, failure: failure)
+        return Records(
+            requests: requests, connections: connections, metrics: m, failure: failure, notRequested: notRequested)
     }
 
     /// What is wrong with a fetched resource: another protocol, an HTTP error, other bytes than

@@ -15,7 +15,7 @@ public struct Netbench: ParsableCommand {
                 ResponsivenessCommand.self,
                 ProfilesCommand.self, CalibrateCommand.self, ReportCommand.self,
                 CompareCommand.self, HistoryCommand.self, CheckCommand.self, StudyCommand.self, MergeCommand.self,
-                ImportHARCommand.self, ScenarioCommand.self, DoctorCommand.self,
+                ImportHARCommand.self, RecordCommand.self, ScenarioCommand.self, DoctorCommand.self,
                 CompletionCommand.self, ManCommand.self, VersionCommand.self,
             ],
             version: netbenchVersion)

@@ -58,6 +58,8 @@ struct RunCommand: ParsableCommand {
 
                 \(RunClient.firefoxDocumentation)
 
+                \(RunClient.pageCompletionDocumentation)
+
                 --server HOST:PORT: no local servers and no emulator; every origin is reached at HOST:PORT (h3 \
                 over UDP to the same port) with its name as SNI and Host, and runs are recorded under the \
                 profile "network". Before the first run each origin name gets one verified handshake per \
@@ -69,8 +71,13 @@ struct RunCommand: ParsableCommand {
                 run. Servers: 'netbench serve', the nginx configuration of 'netbench scenario export' (h1, h2), \
                 ngtcp2's gtlsserver (h3). HOST must resolve to IPv4. A server that is not 'netbench serve' \
                 answers at once, so its ideal leaves the scenario's think times out (metrics.idealModel says \
-                which model applied). Only the built-in client loads from --server (--client chromium or \
-                firefox is refused).
+                which model applied). --client chromium loads from --server too (h1, h2, h3): Chromium trusts \
+                the certificates of --ca by their public keys, which it matches against the certificates the \
+                server sends, so give --ca the server's own certificate (nginx's, or 'netbench serve --cert F \
+                --key K' with --ca F); the CA of 'serve --ca-out' is not sent by the server and Chromium refuses \
+                it (ERR_CERT_AUTHORITY_INVALID, for h3 ERR_QUIC_PROTOCOL_ERROR); without --ca, Chromium's own \
+                store. The server must serve pages a browser runs (recorded pages, or 'netbench serve --pages'). \
+                --client firefox is refused.
 
                 --pcap DIR (emulated profiles only; DIR must exist): per run, path and direction, the IPv4 packets \
                 entering the emulator's link model (dropped ones included) and leaving it, as pcap files with \
@@ -320,7 +327,8 @@ extension RunCommand {
             }
         }
         request.profiles = [RemoteExecutorFactory.profile]
-        let factory = try RemoteExecutorFactory(endpoint: endpoint, request: request, credentials: credentials)
+        let factory = try RemoteExecutorFactory(
+            endpoint: endpoint, request: request, credentials: credentials, browsers: [ChromiumLoadFactory()])
         return (factory, factory.identity.map { "server \(endpoint): \($0)" })
     }
 

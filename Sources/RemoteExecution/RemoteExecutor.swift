@@ -25,6 +25,8 @@ public final class RemoteExecutor: PageExecutor {
     /// `--keylog` and `--qlog` for the page loads (not for the probes before the first run).
     var keyLogFile: String?
     var diagnostics: DiagnosticFiles?
+    /// Browsers that load pages from the server (`--client chromium`), by client.
+    var browsers: [RunClient: PageLoadFactory] = [:]
     public var hasPathEvents: Bool { false }
     public static let profileName = "network"
 
@@ -107,6 +109,17 @@ public final class RemoteExecutor: PageExecutor {
                 scenario: scenario, transport: run.transport,
                 serverEndpoints: ServerHost.Endpoints(tcp: address, udp: address),
                 credentials: credentials, timeout: run.timeout ?? .seconds(60))
+            if let browser = browsers[run.client] {
+                // The browser checks what it got itself (protocol, status, bytes; a real page's resources
+                // it never asked for are listed, not missing).
+                let outcome = try browser.makeLoad(context).execute(register: register)
+                record.requests = outcome.requests
+                record.connections = outcome.connections
+                record.metrics = outcome.metrics
+                record.notRequested = outcome.notRequested
+                if let f = outcome.failure { record.status = .failed; record.error = f }
+                return finish(record, scenario: scenario, run: run, rttMs: rttMs, rttProblem: rttProblem)
+            }
             let page = PageRun(
                 context: context, keyLogFile: keyLogFile, tlsVersion: tlsVersion,
                 quic: quic.with { $0.diagnostics = diagnostics ?? $0.diagnostics })
@@ -125,6 +138,14 @@ public final class RemoteExecutor: PageExecutor {
         } catch {
             record.status = .failed; record.error = "\(error)"
         }
+        return finish(record, scenario: scenario, run: run, rttMs: rttMs, rttProblem: rttProblem)
+    }
+
+    /// The run's RTT, ideal and derived figures (`RunFinishing`), as for every executor.
+    private func finish(
+        _ record: RunRecord, scenario: Scenario, run: RunSpec, rttMs: Double?, rttProblem: String?
+    ) -> RunRecord {
+        var record = record, rttMs = rttMs, rttProblem = rttProblem
         // A UDP-only server (an h3 server such as gtlsserver) refuses TCP: QUIC's own minimum RTT stands in.
         if rttMs == nil, run.transport == .h3 {
             rttMs = record.connections.compactMap { $0.quic?.minRttMs }.min()
@@ -174,17 +195,25 @@ public final class RemoteExecutorFactory: PageExecutorFactory {
     /// Verifies the certificates (a failure: `BenchError.run`, exit 2, unless the server says it
     /// serves another scenario: `refusal`), then identifies the server (another scenario:
     /// `BenchError.data`, exit 65).
-    public init(endpoint: RemoteEndpoint, request: RunRequest, credentials: RunCredentials) throws {
-        // Only netbench's own client loads from a remote server: a run labelled with a browser that
-        // never loaded the page would be false data.
-        if let other = request.pageLoads.clients.first(where: { $0 != .builtin }) {
+    public init(
+        endpoint: RemoteEndpoint, request: RunRequest, credentials: RunCredentials, browsers: [PageLoadFactory] = []
+    ) throws {
+        // A client without a factory here cannot load from a remote server: a run labelled with a
+        // browser that never loaded the page would be false data.
+        let supported = Dictionary(browsers.map { ($0.client, $0) }, uniquingKeysWith: { a, _ in a })
+        if let other = request.pageLoads.clients.first(where: { $0 != .builtin && supported[$0] == nil }) {
             throw BenchError.usage(
-                "--server loads pages with the built-in client only; --client \(other.rawValue) "
+                "--server loads pages with the built-in client or chromium; --client \(other.rawValue) "
                     + "needs netbench's own replay server (drop --server)")
         }
         executor = try RemoteExecutor(
             endpoint: endpoint, scenarios: request.scenarios.map(\.scenario),
             credentials: credentials, tlsVersion: request.server.tlsVersion)
+        for c in request.pageLoads.clients where c != .builtin {
+            guard let b = supported[c] else { continue }
+            try b.prepare(scenarios: request.scenarios.map(\.scenario)) { _ in }
+            executor.browsers[c] = b
+        }
         // Checked before the first run, as for emulated runs (a qlog directory that is missing is a usage error).
         executor.keyLogFile = request.diagnostics.keyLogFile
         executor.diagnostics = try request.diagnostics.open()

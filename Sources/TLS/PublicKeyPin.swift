@@ -5,7 +5,19 @@ extension PEMIdentity {
     /// `--ignore-certificate-errors-spki-list` takes (and HPKP used), the same value as
     /// `openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`.
     public func leafPublicKeySHA256Base64() throws -> String {
-        let leaf = try Certificate.all(fromPEM: certificateChainPEM, what: "a certificate to pin")[0]
+        try PublicKeyPins.pin(try Certificate.all(fromPEM: certificateChainPEM, what: "a certificate to pin")[0])
+    }
+}
+
+/// Pins of certificates given as PEM (`run --server --ca FILE --client chromium`: Chromium trusts
+/// the certificates of the --ca file by their public keys).
+public enum PublicKeyPins {
+    /// base64(SHA-256(DER SubjectPublicKeyInfo)) of every certificate in `pem`, in order.
+    public static func sha256Base64(everyCertificateIn pem: String) throws -> [String] {
+        try Certificate.all(fromPEM: pem, what: "certificates to pin").map(pin)
+    }
+
+    static func pin(_ leaf: Certificate) throws -> String {
         let operation = "hashing a certificate's public key"
         guard let spki = X509_get_X509_PUBKEY(leaf.pointer) else {
             throw TLSError.fromQueue(.configuration, operation: operation)

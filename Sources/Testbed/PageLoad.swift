@@ -42,6 +42,8 @@ public struct PageLoadOutcome {
     public var frames: [FilmstripRecord.Frame]?
     /// When the loader started (the origin of every time in the records).
     public var navigationStart: Instant?
+    /// A browser on a real page: scenario resources the page never requested, by id (nil: none).
+    public var notRequested: [String]?
 
     public init(
         requests: [RequestRecord], connections: [ConnectionRecord], metrics: RunMetrics,

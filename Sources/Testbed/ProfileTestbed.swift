@@ -455,6 +455,7 @@ extension RunRecord {
         pathEvents = outcome.pathEvents
         frames = outcome.frames
         requests = outcome.requests
+        notRequested = outcome.notRequested
         connections = outcome.connections.map { c in
             var c = c
             c.serverTCP = c.localAddress.flatMap { serverTCP[$0] }.map(TCPSenderRecord.init)

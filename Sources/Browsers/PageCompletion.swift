@@ -1,0 +1,78 @@
+import BenchCore
+import BenchModel
+import Runner
+
+/// When a browser's page load is over.
+///
+/// A synthetic page (`PageRenderer`'s HTML) references every resource of its scenario, so the load
+/// is over when the load event fired and every resource arrived; a resource missing is an error.
+/// A real page (its root document's recorded bytes) decides itself what it loads: a recording holds
+/// responses that this load's HTML may never ask for (a script that picks one of two images, a
+/// request made after the load event while recording). Its load is over at the load event plus
+/// network quiet: no request in flight for `quietPeriod`. Resources never requested are listed in
+/// the run (`runs[].notRequested`), not an error; requests outside the recording get 404s, which
+/// the server lists (`runs[].server.notFound`).
+enum PageCompletion: Equatable, CustomStringConvertible {
+    /// The load event and every scenario resource loaded (synthetic pages).
+    case everyResource
+    /// The load event, then no request in flight for the given time (real pages).
+    case networkQuiet(Nanoseconds)
+
+    /// How long the network must stay quiet after the load event on a real page.
+    static let quietPeriod: Nanoseconds = .milliseconds(500)
+
+    /// The rule of a scenario: network quiet when its root document's body was recorded.
+    static func rule(for scenario: Scenario) -> PageCompletion {
+        guard let root = scenario.root, root.body != nil else { return .everyResource }
+        return .networkQuiet(quietPeriod)
+    }
+
+    var isRealPage: Bool { self != .everyResource }
+
+    var description: String {
+        switch self {
+        case .everyResource: return "the load event and every scenario resource loaded"
+        case .networkQuiet(let q):
+            return "the load event, then no request in flight for \(Units.format(q.inMilliseconds, 0)) ms"
+        }
+    }
+
+    /// The sentence `run --help` shows.
+    static let helpText = """
+        A browser run (--client chromium|firefox) of a synthetic page ends at the load event once every \
+        scenario resource has arrived (a missing one fails the run). A page whose root document has recorded \
+        bytes ('netbench record', import-har with content) runs its real HTML, which decides what it loads: its \
+        run ends at the load event plus network quiet (no request in flight for 500 ms); scenario resources it \
+        never requested are listed in the run (runs[].notRequested), requests outside the recording are answered \
+        404 and listed (runs[].server.notFound), and pltMs is the last byte of the last resource it loaded.
+        """
+}
+
+/// The requests a page has in flight and when the network last moved, for `PageCompletion`'s
+/// network-quiet rule. Fed by request ids as the browser reports them; `now` is passed in.
+struct NetworkQuiet {
+    private(set) var inFlight = Set<String>()
+    private(set) var lastActivity: Instant?
+
+    mutating func started(_ request: String, at now: Instant) {
+        inFlight.insert(request)
+        lastActivity = now
+    }
+
+    /// Something happened that restarts the quiet period (the load event).
+    mutating func moved(at now: Instant) { lastActivity = now }
+
+    mutating func ended(_ request: String, at now: Instant) {
+        if inFlight.remove(request) != nil { lastActivity = now }
+    }
+
+    /// Nothing in flight, and nothing started or ended for `period` before `now`.
+    func isQuiet(for period: Nanoseconds, at now: Instant) -> Bool {
+        inFlight.isEmpty && (lastActivity.map { now.since($0) >= period } ?? true)
+    }
+}
+
+extension RunClient {
+    /// When a browser run is over, for `run --help`.
+    public static var pageCompletionDocumentation: String { PageCompletion.helpText }
+}

@@ -1,0 +1,168 @@
+import BenchCore
+import BenchModel
+import Browsers
+import SystemIO
+import Foundation
+import CommandLineKit
+
+/// `netbench record`: headless Chromium loads real pages; their bytes become replayable scenarios.
+struct RecordCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "record",
+            abstract: "record real pages with headless Chromium into scenarios with their bodies",
+            discussion: """
+                Loads each URL in a fresh headless Chromium (cold profile, cache off) and follows it over DevTools' \
+                Network domain: every request's method, URL and query string, request and response headers, \
+                status, protocol, timing, redirects (one entry per hop) and initiator, and at the end each \
+                response's body (Network.getResponseBody). The load is over at the load event plus network quiet \
+                (no request in flight for 500 ms, the rule a browser's replay of the page ends by, see run --help); \
+                requests made after the load event until then are kept too. Per URL it writes DIR/NAME.har (the \
+                recording as a HAR 1.2 log with content, Chrome's _initiator/_resourceType/_priority) and \
+                DIR/NAME.json, the scenario 'netbench import-har DIR/NAME.har' makes of it: one origin per host \
+                name (each its own certificate name when replayed), exact bodies in DIR/bodies/ (shared by the \
+                scenarios, one file per body named by its SHA-256), "queryMatch": "closest". NAME is the URL's host \
+                and path in lower case, other characters as '-'. Each response's server think time is its recorded \
+                wait less the recorded round trip, as import-har computes it; --no-think-time drops them (a site on \
+                this machine answers at once: what it recorded as waiting was the machine).
+
+                Bodies are stored as Chromium decoded them: a response that came compressed is replayed \
+                uncompressed (the import report counts them). Request bodies (POST) are not kept: the replay \
+                answers every method with the recorded response of its URL.
+
+                Replay: 'netbench run DIR/NAME.json --client chromium' (or builtin) serves the recorded bytes over \
+                h1, h2 or h3 under the recorded host names; 'netbench serve DIR/NAME.json' for another host. A body \
+                file missing from DIR/bodies exits 65 naming it.
+
+                Local sites (no DNS for their names): --resolve docs.test=127.0.0.1:8443 sends a name to an \
+                address (and port) of your choice, --insecure accepts the site's own certificate.
+
+                A URL that cannot be loaded (a name that does not resolve, a refused connection, a time-out) is \
+                one line on stderr and the other URLs are recorded; the exit status is then 2.
+                """,
+            examples: [
+                "netbench record https://example.com/ -o recordings/",
+                "netbench record https://docs.test/ --resolve docs.test=127.0.0.1:8443 --insecure -o site/",
+                "netbench run site/docs.test.json --client chromium -t h1,h2,h3 -p 4G",
+            ],
+            exitCodes: [
+                ExitCodeDoc(.success, "every URL recorded"),
+                ExitCodeDoc(.runFailed, "a URL could not be recorded (the others were), or DIR cannot be written"),
+                Netbench.usageExit,
+                ExitCodeDoc(.noPermission, "Chromium is not installed (the message says how to get it)"),
+            ])
+    }
+
+    @Argument("URL", help: "the pages to record (https:// or http://)") var urls: [String]
+    @Option(
+        "--output", "-o", value: "DIR", help: "directory for the scenarios, HARs and bodies (created if missing)",
+        parse: .nonEmpty) var output: String
+    @Option(
+        "--resolve", value: "HOST=ADDR[:PORT]",
+        help: "send HOST to ADDR (and PORT) instead of resolving it (Chromium's host resolver rules); repeatable",
+        repeating: .nonEmpty) var resolve: [String]
+    @Flag("--insecure", help: "accept any certificate (a local site's own CA); QUIC is then not used")
+    var insecure: Bool
+    @Flag(
+        "--no-think-time",
+        help: "replay with no server think time (a local site's recorded waits are the recording machine's own "
+            + "delays, not its server's)") var noThinkTime: Bool
+    @Option(
+        "--timeout", value: "DURATION", help: "how long one page may take to load and go quiet (default 30s)",
+        parse: .duration(atLeast: .milliseconds(100))) var timeout: Nanoseconds?
+
+    func run() throws -> ExitCode {
+        var settings = ChromiumRecorder.Settings()
+        settings.insecure = insecure
+        settings.version = netbenchVersion
+        if let timeout { settings.timeout = timeout }
+        for r in resolve {
+            let parts = r.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw BenchError.usage("--resolve \(r): expected HOST=ADDR[:PORT], e.g. docs.test=127.0.0.1:8443")
+            }
+            settings.resolve.append((String(parts[0]), String(parts[1])))
+        }
+        for u in urls where !(u.hasPrefix("https://") || u.hasPrefix("http://")) {
+            throw BenchError.usage("URL \(u): expected https:// or http://")
+        }
+        guard let chromium = ChromiumRecorder.locate() else {
+            writeError("netbench record: Chromium is not installed: " + ChromiumRecorder.installHint)
+            return .noPermission
+        }
+        try Self.prepare(directory: output)
+        var failed = 0
+        var names = Set<String>()
+        for url in urls {
+            var name = Self.name(of: url)
+            while !names.insert(name).inserted { name += "-again" }
+            do {
+                let recording = try ChromiumRecorder.record(url: url, executable: chromium, settings: settings)
+                try write(recording, url: url, name: name)
+            } catch let u as ChromiumRecorder.Unreachable {
+                writeError("netbench record: \(u)")
+                failed += 1
+            }
+        }
+        return failed == 0 ? .success : .runFailed
+    }
+
+    /// The HAR, then the scenario `import-har` makes of it, with its bodies in DIR/bodies.
+    private func write(_ recording: ChromiumRecorder.Recording, url: String, name: String) throws {
+        let harPath = output + "/" + name + ".har"
+        let scenarioPath = output + "/" + name + ".json"
+        try Self.writing(harPath) { try AtomicFile.write(recording.har, to: harPath) }
+        let result = try HARImporter.importHAR(
+            recording.har, file: harPath,
+            options: .init(name: name, subtractRoundTrip: true, bodiesDirectory: "bodies"))
+        try Self.writing(output + "/bodies") {
+            try ImportHARCommand.writeBodies(result.bodies, to: "bodies", besideScenario: scenarioPath)
+        }
+        var model = result.scenario
+        if noThinkTime {
+            for i in model.resources.indices { model.resources[i].thinkTimeMs = nil }
+        }
+        let scenario = try JSONFile.encode(model)
+        try Self.writing(scenarioPath) { try AtomicFile.write(scenario, to: scenarioPath) }
+        print("recorded \(url): \(recording.requests) requests")
+        print(ImportHARCommand.reportText(result, source: harPath, output: scenarioPath), terminator: "")
+        for f in recording.failedRequests { print("  request failed while recording: \(f)") }
+    }
+
+    /// Creates DIR; one that cannot be created or written is a run failure naming it.
+    static func prepare(directory: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw BenchError.run("\(directory): cannot create the output directory: \(error.localizedDescription)")
+        }
+        let probe = directory + "/.netbench-write-test-\(getpid())"
+        guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
+            throw BenchError.run("\(directory): the output directory is not writable")
+        }
+        try? FileManager.default.removeItem(atPath: probe)
+    }
+
+    /// A write that fails is a run failure naming the path (not a data error: the input was fine).
+    static func writing(_ path: String, _ body: () throws -> Void) throws {
+        do { try body() } catch let e as BenchError {
+            throw BenchError.run("\(path): cannot be written: \(e)")
+        } catch {
+            throw BenchError.run("\(path): cannot be written: \(error.localizedDescription)")
+        }
+    }
+
+    /// The URL's host and path, lower case, every other character a '-' (no leading/trailing '-').
+    static func name(of url: String) -> String {
+        var rest = Substring(url)
+        if let r = rest.range(of: "://") { rest = rest[r.upperBound...] }
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        var out = ""
+        for ch in rest.lowercased() {
+            let ok = ch.isASCII && (ch.isLetter || ch.isNumber || ch == ".")
+            if ok { out.append(ch) } else if !out.hasSuffix("-") { out.append("-") }
+        }
+        while out.hasSuffix("-") || out.hasSuffix(".") { out.removeLast() }
+        return out.isEmpty ? "page" : out
+    }
+}

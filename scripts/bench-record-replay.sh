@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Record-then-replay fidelity: a real static site (python-jinja2-doc's HTML documentation, served by
+# nginx under docs.test and static.test) is recorded with `netbench record`, then loaded by Chromium
+# through `netbench shell PROFILE` with `run --server --client chromium`, alternately from the
+# original nginx and from netbench's replay (`netbench serve` of the recording, same certificate),
+# RUNS times each, interleaved. Prints, per transport: requests per load, whether every resource had
+# the same bytes from both servers, and median PLT and LCP from each with their ratio.
+#
+#   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--no-think-time]
+#                                  [--notebook FILE]
+# --no-think-time records with `netbench record --no-think-time` (the replay waits no recorded server time).
+#
+# nginx here (Debian's 1.22) has no HTTP/3, so only h1 and h2 compare. Needs root (the shell's
+# namespaces), nginx, Chromium and python-jinja2-doc (scripts/bootstrap.sh --test).
+set -euo pipefail
+# shellcheck source=lib/notebook.sh
+. "$(dirname "$0")/lib/notebook.sh"
+notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
+cd "$(dirname "$0")/.."
+profile=4G runs=5 transports=h1,h2 think=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --profile) profile=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --transports) transports=$2; shift 2 ;;
+    --no-think-time) think=--no-think-time; shift ;;
+    *) echo "usage: $0 [--profile P] [--runs N] [--transports h1,h2] [--no-think-time] [--notebook FILE]" >&2
+       exit 64 ;;
+  esac
+done
+site=/usr/share/doc/python-jinja2-doc/html
+[ -f "$site/index.html" ] || { echo "$0: $site missing (scripts/bootstrap.sh --test)" >&2; exit 77; }
+netbench=${NETBENCH:-.build/release/netbench}
+[ -x "$netbench" ] || netbench=.build/debug/netbench
+work=$(mktemp -d /tmp/netbench-record-replay.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+# shellcheck source=lib/peers.sh
+. scripts/lib/peers.sh
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=docs.test \
+  -addext "subjectAltName=DNS:docs.test,DNS:static.test" -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+port=$(free_port)
+cat > "$work/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events { worker_connections 1024; }
+http {
+  include /etc/nginx/mime.types;
+  access_log off;
+  client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work; uwsgi_temp_path $work;
+  scgi_temp_path $work;
+  server {
+    listen 127.0.0.1:$port ssl http2;
+    server_name docs.test static.test;
+    ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
+    root $site;
+    sub_filter_once off;
+    sub_filter 'src="_static/' 'src="https://static.test:$port/_static/';
+    sub_filter 'href="_static/' 'href="https://static.test:$port/_static/';
+  }
+}
+CONF
+nginx -c "$work/nginx.conf" -p "$work" > "$work/nginx.out" 2>&1 &
+pids+=($!)
+wait_listening "$port" nginx
+
+"$netbench" record "https://docs.test:$port/index.html" --resolve docs.test=127.0.0.1 \
+  --resolve static.test=127.0.0.1 --insecure $think -o "$work/rec" > "$work/record.out"
+scenario="$work/rec/docs.test-$port-index.html.json"
+replay=$(free_port)
+"$netbench" serve "$scenario" -t h1,h2,h3 -l "127.0.0.1:$replay" --cert "$work/cert.pem" --key "$work/key.pem" \
+  > "$work/serve.out" 2>&1 &
+pids+=($!)
+wait_listening "$replay" "netbench serve"
+
+load_before=$(uptime)
+# One shell session: the same emulated link for both servers, loads alternating.
+cat > "$work/loads.sh" <<LOADS
+
+for i in \$(seq $runs); do
+  for who in original:$port replay:$replay; do
+    "$netbench" run "$scenario" --server "\$NETBENCH_HOST:\${who#*:}" --ca "$work/cert.pem" --client chromium \
+      -t "$transports" --runs 1 --out "$work/\${who%%:*}-\$i" > "$work/\${who%%:*}-\$i.out" 2>&1 || true
+  done
+done
+LOADS
+"$netbench" shell "$profile" -- sh "$work/loads.sh" 2> "$work/shell.err"
+load_after=$(uptime)
+
+python3 - "$work" "$runs" "$profile" "$load_before" "$load_after" > "$work/table.md" <<'PY'
+import json, statistics, sys
+work, runs, profile, before, after = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+rows = {}
+for who in ("original", "replay"):
+    for i in range(1, runs + 1):
+        for r in json.load(open(f"{work}/{who}-{i}/results.json"))["runs"]:
+            d = rows.setdefault(r["transport"], {}).setdefault(who, [])
+            d.append(r)
+print(f"profile {profile}, {runs} loads per server and transport, interleaved; Chromium through netbench shell\n")
+print("| transport | requests original / replay | same bytes per resource | median PLT ms original / replay (ratio) "
+      "| median LCP ms original / replay (ratio) | failed runs |")
+print("|---|---|---|---|---|---|")
+def med(rs, key):
+    v = [r["metrics"].get(key) for r in rs if r["status"] == "ok" and r["metrics"].get(key) is not None]
+    return statistics.median(v) if v else None
+for t, d in sorted(rows.items()):
+    o, p = d.get("original", []), d.get("replay", [])
+    req = lambda rs: sorted({len(r["requests"]) for r in rs if r["status"] == "ok"})
+    sizes = lambda rs: {frozenset((q["id"], q["bytes"]) for q in r["requests"]) for r in rs if r["status"] == "ok"}
+    same = "yes" if sizes(o) and sizes(o) == sizes(p) and len(sizes(o)) == 1 else "no"
+    def cell(key):
+        a, b = med(o, key), med(p, key)
+        if a is None or b is None: return "unknown"
+        return f"{a:.0f} / {b:.0f} ({b / a:.3f})"
+    failed = sum(r["status"] != "ok" for r in o + p)
+    print(f"| {t} | {req(o)} / {req(p)} | {same} | {cell('pltMs')} | {cell('largestContentfulPaintMs')} | {failed} |")
+print(f"\nload before: {before.strip()}\nload after: {after.strip()}")
+PY
+cat "$work/table.md"
