@@ -485,6 +485,7 @@ extension EmulatorSettings {
     public func apply(to options: inout EmulatedNetwork.Options, floor: TimerFloor) {
         if scheduling == .normal { options.loopRealtimePriority = nil }
         options.tunOffload = tunOffload
+        options.tunNAPIThreads = tunNAPIThreads
         if precise { PreciseMode.enable(&options, floor: floor) }
     }
 }
