@@ -57,7 +57,7 @@ for ((round = 1; round <= rounds; round++)); do
       sleep 6.5  # timer floor 2 s, probes ~1 s, then the loaded phase's warm-up
       tid=$(for t in /proc/$pid/task/*; do echo "$(cut -d' ' -f1 "$t/schedstat") ${t##*/}"; done | sort -n |
         tail -1 | cut -d' ' -f2)
-      perf record -g -t "$tid" -o "$work/perf.data" -- sleep 4 >/dev/null 2>&1 || true
+      { perf record -g -t "$tid" -o "$work/perf.data" -- sleep 4 || true; } >/dev/null 2>&1
       profile=$(perf report -i "$work/perf.data" --children --sort sym --stdio -g none 2>/dev/null | awk '
         /\[k\] netif_receive_skb$/ { rx = $1 } /\[k\] do_epoll_wait$/ { ep = $1 } /\[k\] tun_get_user$/ { tg = $1 }
         /\[k\] do_syscall_64$/ { sc = $1 }
