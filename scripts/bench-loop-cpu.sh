@@ -2,10 +2,10 @@
 # The packet loop's cost at one rate (issue 27): `netbench calibrate` at --rate and --rtt, for each of
 # the given netbench binaries and emulator settings in turn, alternating, --rounds times; per run the
 # TCP goodput, the loop thread's CPU (user and system), its CPU time per packet, the TUNs' NAPI threads'
-# CPU (the receiving stacks, when they run there) and the release lateness p99. With --perf, each run's
-# loop thread is sampled by `perf record` for 4 s of the loaded phase and the share of its samples
-# spent in the kernel's receive path inside its writes (netif_receive_skb: the endpoints' IP and TCP
-# input) and in its epoll waits is printed.
+# CPU (the receiving stacks, when they run there), the release lateness p99 and the probes' RTT error
+# p99 against its target. With --perf, each run's loop thread is sampled by `perf record` for 4 s of the
+# loaded phase and the share of its samples spent in the kernel's receive path inside its writes
+# (netif_receive_skb: the endpoints' IP and TCP input) and in its epoll waits is printed.
 #
 #   scripts/bench-loop-cpu.sh [--rate 1000Mbit] [--rtt 10ms] [--rounds 2] [--perf]
 #                             [--config "LABEL=BINARY [calibrate flags]"]... [--notebook FILE]
@@ -74,6 +74,7 @@ def grab(pattern, default="unknown"):
     m = re.search(pattern, text)
     return m.group(1) if m else default
 goodput = grab(r"goodput .*?measured ([0-9.]+ [MG]bit/s = [0-9.]+%)")
+rtt = grab(r"\|error\| median [0-9.]+ ms, (p99 [0-9.]+ ms [✓✗])")
 loaded = next((l for l in text.splitlines() if l.strip().startswith("loaded")), "")
 def field(pattern):
     m = re.search(pattern, loaded)
@@ -84,7 +85,7 @@ per = field(r"([0-9.]+ µs) per packet")
 late = field(r"p99 ([0-9.]+ ms) [✓✗]")
 napi = grab(r"receiving stacks \([^)]*\) ([0-9.]+%|unknown) of a core", "not used")
 print(f"round {rnd} {label:<14} goodput {goodput:<24} loop CPU {cpu} ({split}), {per}/packet, "
-      f"NAPI threads {napi}, lateness p99 {late}; load {load}, steal {steal}")
+      f"NAPI threads {napi}, lateness p99 {late}, RTT error {rtt}; load {load}, steal {steal}")
 if profile: print(f"               {profile}")
 PY
   done
