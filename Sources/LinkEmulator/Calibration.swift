@@ -86,11 +86,22 @@ public enum Calibration {
         on network: EmulatedNetwork, path: String? = nil, duration: Nanoseconds = 10_000_000_000,
         warmup: Nanoseconds = 2_000_000_000, congestionControl: String? = nil, flows: Int = 1
     ) throws -> GoodputMeasurement {
+        let p = try clientPath(network, path)
+        return try measureGoodput(
+            on: network, receiverAddress: p.address, senderAddress: network.serverAddress, duration: duration,
+            warmup: warmup, congestionControl: congestionControl, flows: flows)
+    }
+
+    /// `measureGoodput` between two given addresses: receivers on `receiverAddress` in the client
+    /// namespace, senders from `senderAddress` in the server namespace.
+    static func measureGoodput(
+        on network: EmulatedNetwork, receiverAddress: UInt32, senderAddress: UInt32, duration: Nanoseconds,
+        warmup: Nanoseconds, congestionControl: String?, flows: Int
+    ) throws -> GoodputMeasurement {
         precondition(duration > warmup, "duration must exceed warmup")
         precondition(flows >= 1, "at least one flow")
-        let p = try clientPath(network, path)
         let (listener, receiverEndpoint) = try network.inClientNamespace {
-            try Socket.listenTCP(on: Endpoint(address: p.address, port: 0))
+            try Socket.listenTCP(on: Endpoint(address: receiverAddress, port: 0))
         }
         defer { Socket.close(listener) }
         var senderFDs: [FileDescriptor] = []
@@ -99,7 +110,7 @@ public enum Calibration {
                 senderFDs.append(
                     try network.inServerNamespace {
                         try Socket.connectTCP(
-                            to: receiverEndpoint, from: Endpoint(address: network.serverAddress, port: 0),
+                            to: receiverEndpoint, from: Endpoint(address: senderAddress, port: 0),
                             options: .init(
                                 noDelay: false, congestionControl: congestionControl ?? network.congestionControl))
                     })

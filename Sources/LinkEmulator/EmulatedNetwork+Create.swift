@@ -37,13 +37,16 @@ extension EmulatedNetwork {
                 congestionControl: options.congestionControl, socketBufferMax: options.socketBufferMax)
             _ = try Topology.applySysctls(settings, optional: optional, namespace: serverNamespace)
             let readBack = try Topology.applySysctls(settings, optional: optional, namespace: clientNamespace)
-            let (server, offloadFallback) = try openServerTUN(serverDevice, serverNamespace, options.tunOffload)
+            let (server, offloadFallback, napiRefused) = try openServerTUN(
+                serverDevice, serverNamespace, options.tunOffload, napi: options.tunNAPIThreads)
             fds.append(server)
             let offload = options.tunOffload && offloadFallback == nil
+            let napi = offload && options.tunNAPIThreads && napiRefused == nil
             for device in devices {
                 fds.append(
                     try NetworkNamespace.with(clientNamespace) {
-                        offload ? try TUNDevice.openWithOffload(name: device) : try TUNDevice.open(name: device)
+                        offload
+                            ? try TUNDevice.openWithOffload(name: device, napi: napi) : try TUNDevice.open(name: device)
                     })
             }
             try Topology.runBatch(
@@ -65,6 +68,16 @@ extension EmulatedNetwork {
                 serverFD: fds[0], clientFDs: Array(fds.dropFirst()), activeIndex: activeIndex)
             network.tunOffload = offload
             network.offloadFallback = offloadFallback
+            network.napiFallback = napiRefused
+            if napi {
+                do {
+                    network.napiThreads = try threadNAPI(
+                        [(serverNamespace, serverDevice)] + devices.map { (clientNamespace, $0) },
+                        priority: options.loopRealtimePriority)
+                } catch {
+                    network.napiFallback = "\(error)"
+                }
+            }
             return network
         } catch {
             for fd in fds { Socket.close(fd) }
@@ -77,15 +90,47 @@ extension EmulatedNetwork {
 
     /// The server namespace's TUN, with offloads when asked for and the kernel agrees; else plain,
     /// with the reason offloads were refused.
-    private static func openServerTUN(_ device: String, _ namespace: String, _ offload: Bool) throws
-        -> (FileDescriptor, String?)
+    /// With `napi`, IFF_NAPI is asked for first; the third value says why it was refused.
+    private static func openServerTUN(_ device: String, _ namespace: String, _ offload: Bool, napi: Bool) throws
+        -> (FileDescriptor, String?, String?)
     {
-        try NetworkNamespace.with(namespace) { () throws -> (FileDescriptor, String?) in
-            guard offload else { return (try TUNDevice.open(name: device), nil) }
-            do { return (try TUNDevice.openWithOffload(name: device), nil) } catch {
-                return (try TUNDevice.open(name: device), "\(error)")
+        try NetworkNamespace.with(namespace) { () throws -> (FileDescriptor, String?, String?) in
+            guard offload else { return (try TUNDevice.open(name: device), nil, nil) }
+            var napiRefused: String?
+            if napi {
+                do { return (try TUNDevice.openWithOffload(name: device, napi: true), nil, nil) } catch {
+                    napiRefused = "\(error)"
+                }
+            }
+            do { return (try TUNDevice.openWithOffload(name: device), nil, napiRefused) } catch {
+                return (try TUNDevice.open(name: device), "\(error)", napiRefused)
             }
         }
+    }
+
+    /// Makes each device's NAPI threaded (`/sys/class/net/<device>/threaded`, written from inside
+    /// its namespace, whose /sys `ip netns exec` mounts) and returns the kernel threads that
+    /// appeared for them, `napi/<device>-<id>`; with `priority`, puts them under SCHED_FIFO one below
+    /// it, so that the loop preempts them and they preempt the endpoints (best effort).
+    static func threadNAPI(_ devices: [(namespace: String, device: String)], priority: Int32?) throws -> [Int32] {
+        let before = Set(ProcessControl.threads(namedWithPrefix: "napi/"))
+        for (namespace, device) in devices {
+            try HostCommand.run(
+                "ip", ["netns", "exec", namespace, "sh", "-c", "echo 1 > /sys/class/net/\(device)/threaded"])
+        }
+        let names = Set(devices.map { "napi/\($0.device)-" })
+        let threads = ProcessControl.threads(namedWithPrefix: "napi/").filter { pid in
+            !before.contains(pid)
+                && names.contains { ProcessControl.readSmallFile("/proc/\(pid)/comm")?.hasPrefix($0) ?? false }
+        }
+        // Another emulator threading its devices at the same moment would add threads of the same names.
+        guard threads.count == devices.count else {
+            throw BenchError.run(
+                "threaded NAPI: \(threads.count) kernel threads appeared for \(devices.count) devices (the devices "
+                    + "are threaded; their CPU is not measured)")
+        }
+        if let priority { for t in threads { try? ProcessControl.setRealtime(pid: t, priority: max(1, priority - 1)) } }
+        return threads
     }
 
     static func validate(_ paths: [PathConfiguration], _ options: Options) throws {

@@ -30,7 +30,7 @@ extension EmulatedNetwork {
             nice: options.loopNice, realtimePriority: options.loopRealtimePriority,
             spinMargin: options.preciseSpinMargin, warmWindow: options.warmWindow,
             spinWindow: options.releaseSpinWindow)
-        if tunOffload { f.offloadIO = OffloadIO(devices: [serverFD] + clientFDs) }
+        if tunOffload { f.offloadIO = OffloadIO(devices: [serverFD] + clientFDs, napiThreads: napiThreads) }
         var captureFailure: String?
         if let capture {
             do {
@@ -116,6 +116,11 @@ extension EmulatedNetwork {
         report.offloadReads = f.offloadIO?.reads ?? 0
         report.offloadWrites = f.offloadIO?.writes ?? 0
         report.offloadHoldP99 = f.offloadIO?.holdHistogram.percentile(0.99) ?? 0
+        report.napiThreads = napiThreads.count
+        report.napiFallback = napiFallback
+        report.napiCPUTime = f.offloadIO?.napiCPUSinceStart()
+        report.loopUserTime = f.threadTimes?.user
+        report.loopSystemTime = f.threadTimes?.system
         report.drained = drained
         report.pcapFiles = f.capture?.files ?? []
         report.captureFailure = f.capture?.failure ?? lock.withLock { captureFailureAtStart }

@@ -57,6 +57,13 @@ public final class EmulatedNetwork: @unchecked Sendable {
         /// links (see `OffloadIO`). Falls back to plain TUNs when the kernel refuses
         /// (`offloadFallback` says why).
         public var tunOffload = true
+        /// With `tunOffload`: the TUNs are opened with IFF_NAPI and their NAPI made threaded, so what
+        /// the loop writes into a device is received (GRO, IP and TCP input, the ACK-clocked sends
+        /// that follow) by a kernel thread of that device, `napi/<device>-<id>`, as a NIC's receive
+        /// work runs in its own softirq or thread, instead of inside the loop's write. Those
+        /// threads run under SCHED_FIFO at the loop's priority when the loop has one. Falls back to
+        /// receiving inside the write when the kernel refuses (`napiFallback` says why).
+        public var tunNAPIThreads = true
 
         public init(
             congestionControl: String = "cubic", seed: UInt64 = 1, activePath: String? = nil,
@@ -127,6 +134,10 @@ public final class EmulatedNetwork: @unchecked Sendable {
     public internal(set) var tunOffload = false
     /// Why offloads were asked for and not used (the error of `TUNDevice.openWithOffload`); nil otherwise.
     public internal(set) var offloadFallback: String?
+    /// The TUNs' NAPI kernel threads (`Options.tunNAPIThreads`); empty when not used.
+    public internal(set) var napiThreads: [Int32] = []
+    /// Why threaded NAPI was asked for and not used; nil otherwise.
+    public internal(set) var napiFallback: String?
 
     init(
         id: String, serverNamespace: String, clientNamespace: String, serverDevice: String, paths: [ClientPath],

@@ -67,6 +67,18 @@ public struct EmulatorReport: Sendable {
     public var offloadReads: Int64 = 0
     public var offloadWrites: Int64 = 0
     public var offloadHoldP99: Nanoseconds = 0
+    /// The TUNs' threaded-NAPI kernel threads (`EmulatedNetwork.Options.tunNAPIThreads`; 0: the
+    /// receiving stacks ran inside the loop's writes) and their CPU time during the run: the
+    /// endpoints' GRO, IP and TCP input and the ACK-clocked sends it triggers, the work a NIC's
+    /// receive softirq does on a real host. nil when not measured.
+    public var napiThreads = 0
+    public var napiCPUTime: Nanoseconds?
+    /// Why threaded NAPI was asked for and not used.
+    public var napiFallback: String?
+    /// The loop thread's user and system CPU time (`getrusage(RUSAGE_THREAD)`, tick-sampled here);
+    /// without NAPI threads, system time includes the receiving stacks' work inside its writes.
+    public var loopUserTime: Nanoseconds?
+    public var loopSystemTime: Nanoseconds?
     public var pathEvents: [AppliedPathEvent]
     /// CPU time the packet loop's thread used, and how long it waited runnable for a CPU
     /// (a large wait means the machine is too busy for faithful timing); nil when unknown.

@@ -32,9 +32,27 @@ final class OffloadIO {
     var writes: Int64 = 0
     var reads: Int64 = 0
 
-    init(devices: [FileDescriptor]) {
+    /// The TUNs' NAPI kernel threads and their CPU time when the loop started.
+    let napiThreads: [Int32]
+    private let napiCPUAtStart: [Int64?]
+
+    init(devices: [FileDescriptor], napiThreads: [Int32] = []) {
         readBuffer = .allocate(byteCount: Self.readSize, alignment: 64)
         writers = devices.map { ($0, OffloadWriter()) }
+        self.napiThreads = napiThreads
+        napiCPUAtStart = napiThreads.map { CPUTime.threadOnCPUNs(pid: $0) }
+    }
+
+    /// The NAPI threads' CPU time since `init` (ns), all together; nil without threads or when
+    /// one could not be read.
+    func napiCPUSinceStart() -> Nanoseconds? {
+        guard !napiThreads.isEmpty else { return nil }
+        var total: Int64 = 0
+        for (pid, start) in zip(napiThreads, napiCPUAtStart) {
+            guard let start, let now = CPUTime.threadOnCPUNs(pid: pid) else { return nil }
+            total += now - start
+        }
+        return total
     }
     deinit { readBuffer.deallocate() }
 

@@ -65,6 +65,8 @@ final class PacketForwarder: @unchecked Sendable {
     private(set) var failure: Error?
     /// The loop thread's CPU time and run-queue wait (ns), from /proc/thread-self/schedstat.
     private(set) var schedulerTimes: (cpu: Int64, runQueueWait: Int64)?
+    /// The loop thread's user and system time (ns) at its end, `getrusage(RUSAGE_THREAD)`.
+    private(set) var threadTimes: (user: Int64, system: Int64)?
     /// The run's pcap files (`--pcap`); set before `startThread`.
     var capture: PacketCapture?
     /// The TUNs' offload I/O (`TUNDevice.openWithOffload`); nil for plain TUNs. Set before `startThread`.
@@ -161,6 +163,7 @@ final class PacketForwarder: @unchecked Sendable {
     func startThread() {
         let thread = Thread { [self] in
             run()
+            threadTimes = CPUTime.currentThreadUserSystemNs()
             finished.signal()
         }
         thread.name = "netbench-emulator"

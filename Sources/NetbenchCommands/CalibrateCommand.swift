@@ -23,9 +23,14 @@ struct CalibrateCommand: ParsableCommand {
                 serialization each way, so a slow link's serialization is not counted as error); the emulator's \
                 release lateness while only the probes pass (idle) and while --flows TCP connections (one by default) \
                 saturate the link downstream (loaded; cubic, after a warm-up), split into late wake-ups and the \
-                emulator's own part; their goodput together; the loop's CPU share and CPU time per packet, its wait \
-                for a CPU and the machine's steal time (--queue droptail,fq_codel puts the same link behind each \
-                queue discipline, so an AQM's cost per packet is measured beside drop-tail's); \
+                emulator's own part; their goodput together, and for profiles of 1 Gbit/s and more (any rate with \
+                --veth-goodput) the same goodput over a bare veth pair between the namespaces without the emulator, \
+                the machine's own limit (over several rates, the highest one whose goodput held 90% is printed last); \
+                the loop's CPU share (user and system) and CPU time per packet, with TUN offload the CPU of the TUNs' \
+                NAPI threads, where the endpoints' kernel receive work runs instead of inside the loop's writes \
+                (--no-tun-napi), its wait for a CPU and the machine's steal time (--queue droptail,fq_codel \
+                puts the same link behind each queue discipline, so an AQM's cost per packet is measured beside \
+                drop-tail's); \
                 then the release lateness while a page loads through the same profile's emulator, built as a benchmark \
                 run builds it (--page, default the mobile median page, --page-loads times over h2 and h3 with the \
                 built-in client and the replay server, whose CPU competes with the emulator as in a benchmark). \
@@ -109,6 +114,18 @@ struct CalibrateCommand: ParsableCommand {
             "open the TUN devices without offloads (one MTU-sized packet per read and write) "
                 + "instead of with TCP segmentation offload, the packet loop cutting super-packets into segments"
     ) var noTunOffload: Bool
+    @Flag(
+        "--no-tun-napi",
+        help:
+            "with TUN offload, receive what the loop writes inside its writes (the endpoints' IP and TCP input "
+                + "charged to the loop's thread) instead of in the TUNs' threaded-NAPI kernel threads"
+    ) var noTunNAPI: Bool
+    @Flag(
+        "--veth-goodput",
+        help:
+            "also measure the goodput over a bare veth pair between the same namespaces, without the emulator (the "
+                + "machine's limit), at every rate; by default only for profiles of 1 Gbit/s and more"
+    ) var vethGoodput: Bool
 
     func validate() throws {
         if rtt != nil && rate == nil { throw BenchError.usage("--rate RATE is required with --rtt (e.g. 100Mbit)") }
@@ -125,7 +142,8 @@ struct CalibrateCommand: ParsableCommand {
     func run() throws -> ExitCode {
         let samples = self.samples, precise = self.precise
         let emulator = EmulatorSettings(
-            scheduling: normalScheduler ? .normal : .realtime, precise: precise, tunOffload: !noTunOffload)
+            scheduling: normalScheduler ? .normal : .realtime, precise: precise, tunOffload: !noTunOffload,
+            tunNAPIThreads: !noTunNAPI)
         var profiles: [Profile] = []
         for rtt in rtt ?? [] {
             for rate in rate ?? [] {
@@ -165,11 +183,16 @@ struct CalibrateCommand: ParsableCommand {
             realtimePriority: emulator.scheduling == .realtime ? 10 : nil)
         print(floor.summary)
         var worst: ExitCode = .success
+        var ladder: [(rate: Double, share: Double)] = []
         for p in profiles where p.isEmulated {
             FileHandle.standardError.write("calibrating \(p.name) (\(p.summary))…\n".data(using: .utf8)!)
+            let down = (try? ProfileLink.path(named: "wifi", from: p))?.downlink.rate.meanBitsPerSecond
             let r = try CalibrationRun.measure(
                 profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration, flows: flows,
-                emulator: emulator, timerFloor: floor)
+                emulator: emulator, vethGoodput: vethGoodput || (down ?? 0) >= 1e9, timerFloor: floor)
+            if let g = r.goodput, let rate = r.configuredDownBitsPerSecond {
+                ladder.append((rate, g.bitsPerSecond / rate))
+            }
             var loads: [PageLoadLateness] = []
             if pageLoads > 0 {
                 FileHandle.standardError.write(
@@ -194,7 +217,18 @@ struct CalibrateCommand: ParsableCommand {
                 }
             }
         }
+        if let line = Self.ladderSummary(ladder) { print(line) }
         return worst
+    }
+
+    /// With goodput measured at two or more rates: the highest of them at which TCP held ≥ 90% of the
+    /// configured rate (the 10 Gbit/s target's form), nil otherwise.
+    static func ladderSummary(_ ladder: [(rate: Double, share: Double)]) -> String? {
+        guard Set(ladder.map(\.rate)).count >= 2 else { return nil }
+        let held = ladder.filter { $0.share >= 0.9 }.map(\.rate).max()
+        let rates = Set(ladder.map(\.rate)).sorted().map { Units.formatBitrate($0) }.joined(separator: ", ")
+        return "highest rate holding goodput ≥ 90%: " + (held.map { Units.formatBitrate($0) } ?? "none")
+            + " (of \(rates))"
     }
 
     /// The report of one profile, and whether a target was missed.
@@ -249,6 +283,13 @@ struct CalibrateCommand: ParsableCommand {
                         + (g.flows > 1 ? " × \(g.flows) connections" : "") + ", "
                         + "\(Units.format(Double(g.window) / 1e9, 1)) s window"
                 )
+                if let v = r.vethGoodput {
+                    lines.append(
+                        "           bare veth between the same namespaces (no emulator, the machine's limit): "
+                            + "\(Units.formatBitrate(v.bitsPerSecond)) = "
+                            + "\(Units.format(v.bitsPerSecond / rate * 100, 1))% of the configured rate; the emulated "
+                            + "path reached \(Units.format(g.bitsPerSecond / v.bitsPerSecond * 100, 1))% of it")
+                }
             } else {
                 lines.append("  goodput  unlimited link: measured \(Units.formatBitrate(g.bitsPerSecond))")
             }
@@ -257,6 +298,13 @@ struct CalibrateCommand: ParsableCommand {
         var mode = r.idle.spinMargin.map { "precise mode (polls from \(ms($0)) ms before a release)" }
             ?? "default mode (sleeps until each release)"
         mode += r.idle.tunOffload ? ", TUN offload (TSO, segmented by the loop)" : ", TUN without offload"
+        if r.idle.tunOffload {
+            mode +=
+                r.idle.napiThreads > 0
+                ? ", received in \(r.idle.napiThreads) NAPI threads"
+                : r.idle.napiFallback.map { ", threaded NAPI not used or not measured: \($0)" }
+                    ?? ", received inside the loop's writes"
+        }
         lines.append(
             "  emulator \(mode); "
                 + "target lateness p99 ≤ \(precise ? "0.3 ms" : "floor p99 + 0.3 = \(ms(latenessTarget)) ms")")
@@ -275,7 +323,7 @@ struct CalibrateCommand: ParsableCommand {
                     + "\(ok ? "✓" : "✗") "
                     + "(late wake-ups p99 \(ms(report.wakeLatenessP99)), own p99 \(ms(report.ownLatenessP99)); "
                     + "\(report.releasedPackets) packets)   "
-                    + "loop CPU \(cpu) of a core (\(perPacket) per packet), waited for a CPU "
+                    + "loop CPU \(cpu) of a core (\(loopSplit(report))\(perPacket) per packet), waited for a CPU "
                     + "\(report.loopRunQueueWait.map(ms) ?? "unknown") ms, "
                     + "machine steal \(report.stealTime.map(ms) ?? "unknown") ms in "
                     + "\(Units.format(Double(report.duration) / 1e9, 1)) s"
@@ -285,6 +333,14 @@ struct CalibrateCommand: ParsableCommand {
                     "           TUN offload: \(report.offloadReads) reads, \(report.offloadWrites) writes for "
                         + "\(report.releasedPackets) packets; segments held to merge waited p99 "
                         + "\(ms(report.offloadHoldP99)) ms")
+                if report.napiThreads > 0 {
+                    let share = report.napiCPUTime.map {
+                        Units.format(Double($0) / Double(max(1, report.duration)) * 100, 1) + "%"
+                    }
+                    lines.append(
+                        "           receiving stacks (\(report.napiThreads) TUN NAPI threads: GRO, the endpoints' IP "
+                            + "and TCP input, the sends their ACKs clock) \(share ?? "unknown") of a core")
+                }
             }
             if !report.flagReasons.isEmpty {
                 missed.append("integrity")
@@ -302,6 +358,15 @@ struct CalibrateCommand: ParsableCommand {
 }
 
 extension CalibrateCommand {
+    /// "user U%, system S%; " of the loop thread's CPU, or nothing when unknown.
+    static func loopSplit(_ report: EmulatorReport) -> String {
+        guard let user = report.loopUserTime, let system = report.loopSystemTime, report.duration > 0 else {
+            return ""
+        }
+        let pct = { (t: Nanoseconds) in Units.format(Double(t) / Double(report.duration) * 100, 1) + "%" }
+        return "user \(pct(user)), system \(pct(system)); "
+    }
+
     /// The page-load phase: per transport, the release lateness p99 of each load (median and
     /// worst) against the same target as the idle and loaded phases.
     static func renderPageLoads(_ loads: [PageLoadLateness], floor: TimerFloor, precise: Bool) -> (String, Bool) {

@@ -61,11 +61,17 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// TUN devices with TCP offloads: super-packets cross them whole and the loop segments them
     /// (`EmulatedNetwork.Options.tunOffload`; `calibrate --no-tun-offload` turns it off).
     public var tunOffload = true
+    /// With `tunOffload`, the receiving stacks run in the TUNs' NAPI kernel threads, not inside the
+    /// loop's writes (`EmulatedNetwork.Options.tunNAPIThreads`; `calibrate --no-tun-napi` turns it off).
+    public var tunNAPIThreads = true
 
-    public init(scheduling: Scheduling = .realtime, precise: Bool = false, tunOffload: Bool = true) {
+    public init(
+        scheduling: Scheduling = .realtime, precise: Bool = false, tunOffload: Bool = true, tunNAPIThreads: Bool = true
+    ) {
         self.scheduling = scheduling
         self.precise = precise
         self.tunOffload = tunOffload
+        self.tunNAPIThreads = tunNAPIThreads
     }
 }
 

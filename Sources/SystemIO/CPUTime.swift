@@ -16,6 +16,26 @@ public enum CPUTime {
         return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
     }
 
+    /// The calling thread's user and system CPU time in nanoseconds (`getrusage(RUSAGE_THREAD)`,
+    /// microsecond resolution; tick-sampled on kernels without fine-grained accounting). System
+    /// time includes whatever the kernel does inside the thread's system calls: for a TUN write
+    /// without NAPI, the receiving stack's whole IP and TCP input.
+    public static func currentThreadUserSystemNs() -> (user: Int64, system: Int64)? {
+        var usage = rusage()
+        guard getrusage(__rusage_who_t(1), &usage) == 0 else { return nil }  // RUSAGE_THREAD (a GNU extension)
+        func ns(_ t: timeval) -> Int64 { Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_usec) * 1_000 }
+        return (ns(usage.ru_utime), ns(usage.ru_stime))
+    }
+
+    /// A thread's CPU time on a CPU so far (ns), from `/proc/<pid>/schedstat` (any thread of any
+    /// process, kernel threads included); nil once it has gone.
+    public static func threadOnCPUNs(pid: Int32) -> Int64? {
+        guard let text = ProcessControl.readSmallFile("/proc/\(pid)/schedstat"),
+            let first = text.split(separator: " ").first
+        else { return nil }
+        return Int64(first)
+    }
+
     /// User + system CPU time of the whole process, all threads.
     public static func processMs() -> Double {
         var usage = rusage()

@@ -3,6 +3,7 @@
 #endif
 internal import CLinux
 import BenchCore
+import Foundation
 
 /// Network namespaces entered per thread with setns(2): a socket or TUN device created while a
 /// thread is inside a namespace belongs to that namespace for its whole life, so one process can
@@ -83,6 +84,22 @@ public enum ProcessControl {
     /// Ignores `signal` process-wide, so that only a DispatchSourceSignal sees it (or, with `ignored`
     /// false, gives it back its default action).
     public static func setIgnored(_ signal: Int32, _ ignored: Bool) { Sys.signal(signal, ignored: ignored) }
+    /// Puts thread `pid` (any thread, a kernel thread too) under SCHED_FIFO at `priority`. Needs
+    /// CAP_SYS_NICE.
+    public static func setRealtime(pid: Int32, priority: Int32) throws {
+        try Sys.schedSetscheduler(pid: pid, fifoPriority: priority)
+    }
+    /// The threads whose name (`/proc/<pid>/comm`) begins with `prefix` (kernel threads are
+    /// processes of their own in /proc).
+    public static func threads(namedWithPrefix prefix: String) -> [Int32] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return entries.compactMap { e -> Int32? in
+            guard let pid = Int32(e), let comm = readSmallFile("/proc/\(e)/comm"), comm.hasPrefix(prefix) else {
+                return nil
+            }
+            return pid
+        }.sorted()
+    }
     /// Reads a whole small file (/proc, /sys), or nil.
     public static func readSmallFile(_ path: String) -> String? {
         guard let fd = try? Sys.open(path, O_RDONLY) else { return nil }

@@ -6,11 +6,13 @@ internal import CLinux
 // The TUN offload calls of the link emulator (Syscalls.swift holds the rest).
 extension Sys {
     /// ioctl(2) TUNSETIFF with IFF_VNET_HDR: every packet read or written carries a virtio-net header.
-    static func ioctlTunSetIffVnet(_ fd: FileDescriptor, _ name: String) throws {
+    /// With `napi`, also IFF_NAPI: a packet written is queued for the device's NAPI poll instead of
+    /// being received inside the write.
+    static func ioctlTunSetIffVnet(_ fd: FileDescriptor, _ name: String, napi: Bool = false) throws {
         var ifr = ifreq()
-        netbench_ifreq_init(&ifr, name, Int16(IFF_TUN | IFF_NO_PI | IFF_VNET_HDR))
+        netbench_ifreq_init(&ifr, name, Int16(IFF_TUN | IFF_NO_PI | IFF_VNET_HDR | (napi ? IFF_NAPI : 0)))
         if netbench_ioctl_ptr(fd.rawValue, netbench_tunsetiff(), &ifr) != 0 {
-            throw fail("ioctl(TUNSETIFF \(name), IFF_VNET_HDR)")
+            throw fail("ioctl(TUNSETIFF \(name), IFF_VNET_HDR\(napi ? " | IFF_NAPI" : ""))")
         }
     }
 
@@ -48,10 +50,17 @@ extension TUNDevice {
     /// Opens `/dev/net/tun` and creates the device `name` with a 10-byte virtio-net header on every
     /// packet and `offloads` (TUN_F_* flags) enabled: the kernel may then hand over TCP super-packets
     /// of up to 64 KB and packets whose checksum is left to finish (see `VirtioNetHeader`).
-    public static func openWithOffload(name: String, offloads: UInt = tcpOffloads) throws -> FileDescriptor {
+    ///
+    /// With `napi` (IFF_NAPI, needs CAP_NET_ADMIN), what the reader writes is queued for the device's
+    /// NAPI poll (with GRO) instead of being taken through the receiving stack inside the write; with
+    /// the device's NAPI threaded (`/sys/class/net/<name>/threaded`), that poll runs in a kernel
+    /// thread of its own, `napi/<name>-<id>`.
+    public static func openWithOffload(name: String, offloads: UInt = tcpOffloads, napi: Bool = false) throws
+        -> FileDescriptor
+    {
         let fd = try Sys.open("/dev/net/tun", O_RDWR | O_NONBLOCK)
         do {
-            try Sys.ioctlTunSetIffVnet(fd, name)
+            try Sys.ioctlTunSetIffVnet(fd, name, napi: napi)
             try Sys.ioctlTunSetVnetHeaderSize(fd, 10)
             try Sys.ioctlTunSetOffload(fd, offloads)
             return fd

@@ -381,6 +381,14 @@ enum Sys {
         }
     }
 
+    /// sched_setscheduler(2) SCHED_FIFO of thread `pid`.
+    static func schedSetscheduler(pid: Int32, fifoPriority: Int32) throws {
+        var param = sched_param(sched_priority: fifoPriority)
+        if Glibc.sched_setscheduler(pid, SCHED_FIFO, &param) != 0 {
+            throw fail("sched_setscheduler(\(pid), SCHED_FIFO \(fifoPriority))")
+        }
+    }
+
     /// kill(2).
     static func kill(_ pid: Int32, _ signal: Int32) -> Bool { Glibc.kill(pid, signal) == 0 }
 

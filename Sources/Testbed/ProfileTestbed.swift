@@ -486,6 +486,7 @@ extension EmulatorSettings {
     public func apply(to options: inout EmulatedNetwork.Options, floor: TimerFloor) {
         if scheduling == .normal { options.loopRealtimePriority = nil }
         options.tunOffload = tunOffload
+        options.tunNAPIThreads = tunNAPIThreads
         if precise { PreciseMode.enable(&options, floor: floor) }
     }
 }

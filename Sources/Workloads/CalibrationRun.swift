@@ -20,6 +20,9 @@ public struct CalibrationResult: Sendable {
     public var probePacketBytes: Int
     public var configuredDownBitsPerSecond: Double?
     public var goodput: GoodputMeasurement?
+    /// The same goodput measurement over a bare veth pair between the same namespaces, without the
+    /// emulator (`Calibration.measureVethGoodput`): the machine's own limit; nil when not measured.
+    public var vethGoodput: GoodputMeasurement?
     public var congestionControl: String
     /// The timer floor this calibration was judged against.
     public var timerFloor: TimerFloor
@@ -37,10 +40,12 @@ public enum CalibrationRun {
     /// idle) and, unless `goodputDuration` is nil, the TCP goodput of `flows` connections downstream
     /// with the emulator restarted (so each phase's lateness is its own); removes the network
     /// again, also on error. `emulator`: the packet loop's scheduling and mode, the precise mode's
-    /// spin margin taken from `timerFloor`.
+    /// spin margin taken from `timerFloor`. With `vethGoodput` (and a goodput phase), the same
+    /// goodput is measured once more over a bare veth pair between the namespaces, the emulator
+    /// stopped.
     public static func measure(
         profile: Profile, samples: Int, goodputDuration: Nanoseconds?, flows: Int = 1, seed: UInt64 = 1,
-        emulator: EmulatorSettings = EmulatorSettings(),
+        emulator: EmulatorSettings = EmulatorSettings(), vethGoodput: Bool = false,
         timerFloor: TimerFloor
     ) throws -> CalibrationResult {
         let privileges = EmulationPrivileges.check()
@@ -80,11 +85,17 @@ public enum CalibrationRun {
             }
             loaded = try network.stop()
         }
+        var veth: GoodputMeasurement?
+        if let d = goodputDuration, vethGoodput {
+            veth = try Calibration.measureVethGoodput(
+                on: network, duration: d, warmup: min(.seconds(2), d / 3), flows: flows)
+        }
         return CalibrationResult(
             profile: profile, configuredRTT: path.roundTrip,
             predictedRTT: path.predictedRoundTrip(packetBytes: payload + 28),
             rttSamples: rtts, probesSent: samples, probePacketBytes: payload + 28,
             configuredDownBitsPerSecond: path.downlink.rate.meanBitsPerSecond, goodput: goodput,
-            congestionControl: network.congestionControl, timerFloor: timerFloor, idle: idle, loaded: loaded)
+            vethGoodput: veth, congestionControl: network.congestionControl, timerFloor: timerFloor, idle: idle,
+            loaded: loaded)
     }
 }

@@ -1,0 +1,18 @@
+import XCTest
+import BenchCore
+@testable import NetbenchCommands
+
+/// `calibrate` over several rates: the highest rate whose goodput held 90% of it.
+final class CalibrateLadderTests: XCTestCase {
+    func testHighestRateHoldingNinetyPercent() {
+        let line = CalibrateCommand.ladderSummary([(1e9, 0.93), (10e9, 0.41), (5e9, 0.9), (2e9, 0.95)])
+        XCTAssertEqual(
+            line, "highest rate holding goodput ≥ 90%: 5 Gbit/s (of 1 Gbit/s, 2 Gbit/s, 5 Gbit/s, 10 Gbit/s)")
+        XCTAssertEqual(
+            CalibrateCommand.ladderSummary([(1e9, 0.5), (10e9, 0.1)]),
+            "highest rate holding goodput ≥ 90%: none (of 1 Gbit/s, 10 Gbit/s)")
+        // One rate (several queues or flows of it) is no ladder.
+        XCTAssertNil(CalibrateCommand.ladderSummary([(1e9, 0.95), (1e9, 0.5)]))
+        XCTAssertNil(CalibrateCommand.ladderSummary([]))
+    }
+}

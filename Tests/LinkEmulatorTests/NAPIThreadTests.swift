@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+import BenchCore
+import LinkModel
+import SystemIO
+
+@testable import LinkEmulator
+
+/// The TUNs' receive work in threaded NAPI kernel threads (`Options.tunNAPIThreads`), the loop's
+/// user/system split, and the bare veth path `calibrate` prints beside the emulated one.
+final class NAPIThreadTests: XCTestCase {
+    /// On by default with offload: one NAPI thread per TUN, TCP flows through them, their CPU is
+    /// measured apart from the loop's, and they go with the devices.
+    func testReceivingStacksRunInNAPIThreads() throws {
+        try requireEmulationPrivileges()
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(name: "wifi", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: 100e6))
+        ])
+        var threads: [Int32] = []
+        do {
+            defer { network.teardown() }
+            XCTAssertTrue(network.tunOffload, network.offloadFallback ?? "")
+            XCTAssertNil(network.napiFallback)
+            threads = network.napiThreads
+            XCTAssertEqual(threads.count, 2, "one NAPI thread for the server's TUN, one for the client path's")
+            for t in threads {
+                let comm = ProcessControl.readSmallFile("/proc/\(t)/comm") ?? ""
+                XCTAssertTrue(comm.hasPrefix("napi/nbsrv-") || comm.hasPrefix("napi/nb0wifi-"), comm)
+            }
+            try network.start()
+            let g = try Calibration.measureGoodput(on: network, duration: .seconds(2), warmup: .milliseconds(500))
+            let report = try network.stop()
+            XCTAssertGreaterThan(g.bitsPerSecond, 0.8 * 100e6)
+            XCTAssertEqual(report.flagReasons, [])
+            XCTAssertEqual(report.napiThreads, 2)
+            let napi = try XCTUnwrap(report.napiCPUTime)
+            XCTAssertGreaterThan(napi, 0, "the receiving stacks ran in the NAPI threads")
+            let user = try XCTUnwrap(report.loopUserTime), system = try XCTUnwrap(report.loopSystemTime)
+            let cpu = try XCTUnwrap(report.loopCPUTime)
+            XCTAssertGreaterThan(user + system, 0)
+            // getrusage scales its tick samples to the thread's run time, which schedstat counts exactly.
+            XCTAssertEqual(Double(user + system), Double(cpu), accuracy: max(0.25 * Double(cpu), 20e6))
+        }
+        for t in threads {
+            XCTAssertFalse(
+                ProcessControl.readSmallFile("/proc/\(t)/comm")?.hasPrefix("napi/") ?? false,
+                "NAPI thread \(t) outlived its device")
+        }
+    }
+
+    /// `--no-tun-napi`: the receiving stacks run inside the loop's writes, as before.
+    func testNoNAPIThreadsWhenOff() throws {
+        try requireEmulationPrivileges()
+        var options = EmulatedNetwork.Options()
+        options.tunNAPIThreads = false
+        let network = try EmulatedNetwork.create(
+            paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: 50e6))],
+            options: options)
+        defer { network.teardown() }
+        XCTAssertTrue(network.tunOffload, network.offloadFallback ?? "")
+        XCTAssertEqual(network.napiThreads, [])
+        try network.start()
+        let g = try Calibration.measureGoodput(on: network, duration: .seconds(2), warmup: .milliseconds(500))
+        let report = try network.stop()
+        XCTAssertGreaterThan(g.bitsPerSecond, 0.8 * 50e6)
+        XCTAssertEqual(report.napiThreads, 0)
+        XCTAssertNil(report.napiCPUTime)
+        XCTAssertNotNil(report.loopSystemTime)
+    }
+
+    /// The bare veth pair between the same namespaces: faster than a 50 Mbit/s emulated link, and
+    /// removed afterwards.
+    func testVethGoodputBetweenTheSameNamespaces() throws {
+        try requireEmulationPrivileges()
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(name: "wifi", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: 50e6))
+        ])
+        defer { network.teardown() }
+        let v = try Calibration.measureVethGoodput(on: network, duration: .seconds(2), warmup: .milliseconds(500))
+        XCTAssertGreaterThan(v.bitsPerSecond, 100e6, "a veth pair is not limited to the emulated 50 Mbit/s")
+        XCTAssertFalse(ip(network.serverNamespace, ["link"]).contains("nbveths"))
+        XCTAssertFalse(ip(network.clientNamespace, ["link"]).contains("nbvethc"))
+        // The emulated path still works afterwards.
+        try network.start()
+        let g = try Calibration.measureGoodput(on: network, duration: .seconds(2), warmup: .milliseconds(500))
+        _ = try network.stop()
+        XCTAssertGreaterThan(g.bitsPerSecond, 0.8 * 50e6)
+    }
+}
