@@ -62,7 +62,9 @@ public final class EmulatedNetwork: @unchecked Sendable {
         /// that follow) by a kernel thread of that device, `napi/<device>-<id>`, as a NIC's receive
         /// work runs in its own softirq or thread, instead of inside the loop's write. Those
         /// threads run under SCHED_FIFO at the loop's priority when the loop has one. Falls back to
-        /// receiving inside the write when the kernel refuses (`napiFallback` says why).
+        /// receiving inside the write when the kernel refuses (`napiFallback` says why). Only for
+        /// networks with a link of 500 Mbit/s or more (`needsNAPIThreads`): below, the extra
+        /// wake-up per packet costs latency and the loop has CPU to spare.
         public var tunNAPIThreads = true
 
         public init(

@@ -27,8 +27,9 @@ struct CalibrateCommand: ParsableCommand {
                 --veth-goodput) the same goodput over a bare veth pair between the namespaces without the emulator, \
                 the machine's own limit (over several rates, the highest one whose goodput held 90% is printed last); \
                 the loop's CPU share (user and system) and CPU time per packet, with TUN offload the CPU of the TUNs' \
-                NAPI threads, where the endpoints' kernel receive work runs instead of inside the loop's writes \
-                (--no-tun-napi), its wait for a CPU and the machine's steal time (--queue droptail,fq_codel \
+                NAPI threads (profiles with a link of 500 Mbit/s or more), where the endpoints' kernel receive work \
+                runs instead of inside the loop's writes (--no-tun-napi), its wait for a CPU and the machine's steal \
+                time (--queue droptail,fq_codel \
                 puts the same link behind each queue discipline, so an AQM's cost per packet is measured beside \
                 drop-tail's); \
                 then the release lateness while a page loads through the same profile's emulator, built as a benchmark \
@@ -118,7 +119,8 @@ struct CalibrateCommand: ParsableCommand {
         "--no-tun-napi",
         help:
             "with TUN offload, receive what the loop writes inside its writes (the endpoints' IP and TCP input "
-                + "charged to the loop's thread) instead of in the TUNs' threaded-NAPI kernel threads"
+                + "charged to the loop's thread) instead of in the TUNs' threaded-NAPI kernel threads (used only "
+                + "when a link reaches 500 Mbit/s: below, their extra wake-up per packet costs latency)"
     ) var noTunNAPI: Bool
     @Flag(
         "--veth-goodput",
