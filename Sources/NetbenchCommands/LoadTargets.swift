@@ -223,7 +223,7 @@ struct LoadTargets {
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = String(rest[..<slash])
         let path = slash == rest.endIndex ? "/" : String(rest[slash...])
-        guard !authority.isEmpty, !authority.contains("@"), !path.contains(" ") else {
+        guard !authority.isEmpty, !authority.contains("@"), !authority.contains(" "), !path.contains(" ") else {
             throw BenchError.usage("'\(text)': not a URL this command reads (https://HOST[:PORT]/PATH)")
         }
         let withPort = authority.contains(":") ? authority : authority + ":443"
