@@ -19,7 +19,8 @@ final class LoadThresholdTests: XCTestCase {
             }
         }
         for (kind, n) in errors { r.count(kind, n, example: kind) }
-        var outcome = r.finish(at: start + .seconds(Double(steps.count)), loadEnd: start + .seconds(Double(steps.count)))
+        var outcome = r.finish(
+            at: start + .seconds(Double(steps.count)), loadEnd: start + .seconds(Double(steps.count)))
         outcome.steps = steps.enumerated().map { i, s in
             LoadOutcome.Step(
                 rate: s.rate, duration: .seconds(1), scheduled: r.stepScheduled[i], ok: r.stepOK[i],
