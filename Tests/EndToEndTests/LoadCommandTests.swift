@@ -274,6 +274,44 @@ final class LoadCommandTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 30)
     }
 
+    /// A UDP server that answers every datagram with bytes that are not QUIC: the h3 requests in
+    /// flight end as `timeout` errors after --grace, the rest are counted as never sent; no crash, no
+    /// hang, exit 2.
+    func testUDPServerThatAnswersGarbageInsteadOfQUIC() throws {
+        let dir = try tempDir()
+        let ca = try CertificateAuthority(commonName: "load test CA")
+        try ca.certificatePEM.write(toFile: dir + "/ca.pem", atomically: true, encoding: .utf8)
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        listener.arguments = [
+            "-u", "-c",
+            """
+            import socket
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0))
+            print(s.getsockname()[1], flush=True)
+            while True:
+                data, addr = s.recvfrom(65536)
+                s.sendto(b"\\x40" + b"junk" * 300, addr)
+            """,
+        ]
+        let out = Pipe()
+        listener.standardOutput = out
+        try listener.run()
+        defer { kill(listener.processIdentifier, SIGTERM); listener.waitUntilExit() }
+        let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let start = Date()
+        let r = try netbenchRun([
+            "load", "https://localhost:\(port)/obj", "--ca", dir + "/ca.pem", "-t", "h3",
+            "--rate", "50/s", "--duration", "1s", "--grace", "1s", "-c", "2",
+        ])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        // 2 connections × 10 streams in flight, never answered; the other 30 due requests never left.
+        XCTAssertTrue(r.stdout.contains("errors timeout 20"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("30 due requests never sent"), r.stdout)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 20)
+    }
+
     /// `check` on load results: thresholds that hold pass (exit 0), one that cannot hold fails (exit 1)
     /// and names the step; JUnit written; a baseline is refused.
     func testCheckThresholdsOnLoadResults() throws {
