@@ -125,11 +125,11 @@ percentiles() {
 
 echo "$("$netbench" --version 2>/dev/null | head -1), h2load $(h2load --version | head -1 | awk '{print $2}'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-if [ "$only" != stall ]; then
+if [ "$only" = "" ] || [ "$only" = closed ]; then
   start_nghttpd; closed_pair "HTTP/2 against nghttpd" h2 "" "$streams"
   start_nginx; closed_pair "HTTP/1.1 against nginx" h1 "--h1" 1
 fi
-if [ "$only" != closed ]; then
+if [ "$only" = "" ] || [ "$only" = stall ]; then
   start_nghttpd
   echo "Stall: nghttpd stopped for ${stall} s at ${stall_at} s of ${stall_duration} s, -c $clients -m $streams, HTTP/2"
   stall_later
