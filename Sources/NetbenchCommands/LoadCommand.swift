@@ -71,8 +71,9 @@ struct LoadCommand: ParsableCommand {
     var transports: [TransportKind]
     @Option(
         "--rate", "-r", value: "R/s",
-        help: "open model: requests per second (e.g. 5000/s), or a ramp A..B/s in steps of --step; "
-            + "without it, the closed model", parse: LoadRate.parser) var rate: LoadRate?
+        help: "open model: requests per second (e.g. 5000/s), or a ramp A..B/s in steps of --step; with -p, "
+            + "a share of the link's capacity (50%, 50..90%); without it, the closed model",
+        parse: LoadRate.parser) var rate: LoadRate?
     @Option(
         "--step", value: "D",
         help: "with a ramp --rate A..B/s: the length of each step; --duration / D steps (at least 2), evenly "

@@ -52,6 +52,15 @@ extension LoadRecord {
         serverCpuMs = sum(serverCpuMs, o.serverCpuMs)
         sendLagMs = nil  // per shard only: a lag summary does not add
         hlog = nil
+        // Each shard crossed its own emulated link: the link's figures stay (capacity and ideal are
+        // per link), what was measured on one link does not describe the sum.
+        if var l = link {
+            let flags = (l.emulatorFlags ?? []) + (o.link?.emulatorFlags ?? [])
+            l.wireBytesPerResponse = nil
+            l.downlinkUtilization = nil
+            l.emulatorFlags = flags.isEmpty ? nil : flags
+            link = l
+        }
         for i in steps.indices {
             var s = try steps[i].histogram.decode()
             try s.add(try o.steps[i].histogram.decode())
