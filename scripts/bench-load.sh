@@ -7,15 +7,21 @@
 #      --stall-duration run; netbench load --rate (open model, latency from each request's intended send
 #      time), netbench load closed model and h2load closed model (its --log-file: per-request time from
 #      send to end) each over the same stall. Percentiles of each tool's own per-request latencies.
+#   3. h3 through an emulated link (100 Mbit/s both ways, 20 ms RTT, one-BDP drop-tail queue; root):
+#      netbench load -t h3 -p LINK --rate 50% and 90% of the link's capacity for --profile-body-byte
+#      responses (capacity = 100 Mbit/s / body bits), each for --profile-duration seconds; its latency
+#      percentiles beside the link's ideal (RTT + the body's serialization at 100 Mbit/s), the downlink
+#      bytes per response the emulator forwarded. No other tool loads h3 through an emulated link: no peer.
 #
 #   scripts/bench-load.sh [--duration 5] [--clients 10] [--streams 10] [--body 1024]
 #                         [--rate 1000] [--stall 1] [--stall-at 4] [--stall-duration 10]
-#                         [--netbench .build/release/netbench] [--only closed|stall] [--notebook FILE]
+#                         [--profile-body 10000] [--profile-duration 10] [--profile-shares "50 90"]
+#                         [--netbench .build/release/netbench] [--only closed|stall|profile] [--notebook FILE]
 #   --notebook FILE  after a successful run, append an entry to FILE (results/notebook/load.md):
 #                    UTC date, git describe, machine, this command line and the printed output
 #
-# Needs h2load, nghttpd, nginx and openssl (scripts/bootstrap.sh --test). Exit 2 when a server does not
-# start or a tool's requests all fail.
+# Needs h2load, nghttpd, nginx and openssl (scripts/bootstrap.sh --test); part 3 needs root (without it,
+# its figures print as unknown). Exit 2 when a server does not start or a tool's requests all fail.
 set -euo pipefail
 # shellcheck source=lib/notebook.sh
 . "$(dirname "$0")/lib/notebook.sh"
@@ -24,6 +30,7 @@ set -euo pipefail
 notebook_wrap "$0" "$@"
 
 duration=5 clients=10 streams=10 body=1024 rate=1000 stall=1 stall_at=4 stall_duration=10 only=""
+profile_body=10000 profile_duration=10 profile_shares="50 90"
 here=$(cd "$(dirname "$0")/.." && pwd)
 netbench="$here/.build/release/netbench"
 while [ $# -gt 0 ]; do
@@ -38,11 +45,15 @@ while [ $# -gt 0 ]; do
     --stall-duration) stall_duration=$2; shift 2 ;;
     --netbench) netbench=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --profile-body) profile_body=$2; shift 2 ;;
+    --profile-duration) profile_duration=$2; shift 2 ;;
+    --profile-shares) profile_shares=$2; shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench-load: unknown option '$1' (try --help)" >&2; exit 64 ;;
   esac
 done
 for tool in h2load nghttpd nginx openssl; do
+  [ "$only" = profile ] && break
   command -v "$tool" >/dev/null || { echo "bench-load: $tool is missing (scripts/bootstrap.sh --test)" >&2; exit 2; }
 done
 [ -x "$netbench" ] || { echo "bench-load: $netbench is not built (swift build -c release)" >&2; exit 2; }
@@ -59,7 +70,7 @@ mkdir -p "$work/htdocs"
 chmod 755 "$work" "$work/htdocs"  # nginx workers run as an unprivileged user
 head -c "$body" /dev/zero | tr '\0' 'x' > "$work/htdocs/body"
 chmod 644 "$work/htdocs/body"
-peers_certificate
+[ "$only" = profile ] || peers_certificate
 
 
 # Runs "$@", its output to $work/out, its CPU (user + sys seconds) to $cpu.
@@ -114,11 +125,11 @@ percentiles() {
 
 echo "$("$netbench" --version 2>/dev/null | head -1), h2load $(h2load --version | head -1 | awk '{print $2}'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-if [ "$only" != stall ]; then
+if [ "$only" = "" ] || [ "$only" = closed ]; then
   start_nghttpd; closed_pair "HTTP/2 against nghttpd" h2 "" "$streams"
   start_nginx; closed_pair "HTTP/1.1 against nginx" h1 "--h1" 1
 fi
-if [ "$only" != closed ]; then
+if [ "$only" = "" ] || [ "$only" = stall ]; then
   start_nghttpd
   echo "Stall: nghttpd stopped for ${stall} s at ${stall_at} s of ${stall_duration} s, -c $clients -m $streams, HTTP/2"
   stall_later
@@ -138,4 +149,23 @@ if [ "$only" != closed ]; then
   wait "$staller"
   awk -F'\t' '$2 == 200 {print $3}' "$work/h2load.log" > "$work/h2load.us"
   echo "  h2load (closed, --log-file):      $(percentiles "$work/h2load.us")"
+fi
+if [ "$only" = "" ] || [ "$only" = profile ]; then
+  echo
+  echo "h3 through an emulated link: 100 Mbit/s both ways, RTT 20 ms, one-BDP drop-tail queue, $profile_body-byte"
+  echo "responses, -c $clients -m $streams, $profile_duration s per rate"
+  if [ "$(id -u)" != 0 ]; then
+    echo "  unknown: needs root (network namespaces and TUN devices)"
+  else
+    cat > "$work/link.json" <<'JSON'
+{"schemaVersion": 1, "name": "load-100M-20ms", "down": "100Mbit", "up": "100Mbit", "rtt": "20ms", "queue": "bdp"}
+JSON
+    for share in $profile_shares; do
+      "$netbench" load -t h3 -p "$work/link.json" --size "$profile_body" --rate "$share%" \
+        --duration "${profile_duration}s" -c "$clients" -m "$streams" > "$work/out" 2>&1 \
+        || { echo "bench-load: netbench load -p failed" >&2; cat "$work/out" >&2; exit 2; }
+      echo "  $share% of capacity ($(sed -n 's/^h3: open, \([0-9.]* req\/s\).*/\1/p' "$work/out")), load average $(cut -d' ' -f1-3 /proc/loadavg):"
+      sed -n 's/^  \(achieved\|latency\|link\|ideal\|downlink\|BEHIND\|EMULATOR\|errors\)/    \1/p' "$work/out"
+    done
+  fi
 fi

@@ -27,11 +27,20 @@ struct CheckCommand: ParsableCommand {
                 times a factor. A threshold that matches no runs fails.
 
                 --baseline may be omitted when --thresholds is given. --junit writes one test case per check.
+
+                Load results (a directory with load.json from netbench load -o): thresholds only, e.g.
+                  {"thresholds": ["errors == 0", "achievedRate >= 0.99 * asked",
+                                  {"expr": "latencyMs.p99 <= 50", "transport": "h3", "rate": 1000},
+                                  "latencyMs.p50 <= 1.5 * ideal"]}
+                latencyMs.STAT (p50 median p90 p99 p999 p9999 max mean; ms), achievedRate (req/s) or errors; \
+                value: a number, asked (the rate asked for) or ideal (the emulated link's ideal, load -p), \
+                optionally times a factor; "rate" limits it to the step asked at that rate (req/s).
                 """,
             examples: [
                 "netbench check results/branch --baseline results/baseline.json --max-regression 5% --junit junit.xml",
                 "netbench check results/branch --thresholds Scenarios/suites/ci.json",
                 "netbench check results/branch --baseline results/main --json",
+                "netbench check load-out --thresholds load-gates.json --junit junit.xml",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "pass"),
@@ -71,19 +80,23 @@ struct CheckCommand: ParsableCommand {
     func run() throws -> ExitCode {
         let limitText = String(format: "%g%%", maxRegression * 100)
         let metrics = self.metrics ?? Metric.compared
-        let (current, _) = try ResultsInput.load(input)
         var outcomes: [CheckOutcome] = []
-        if let baselinePath {
-            let (baseline, _) = try ResultsInput.load(baselinePath, role: "baseline")
-            do {
-                outcomes += try CheckRun.regressions(
-                    current: current, baseline: baseline, maxRegression: maxRegression, metrics: metrics)
-            } catch let e as BenchError {
-                throw BenchError(e.exitCode, "\(input) against \(baselinePath): \(e.message)")
+        if LoadMergeInput.holdsLoad(input) {
+            outcomes = try LoadMergeInput.check(input, baseline: baselinePath, thresholds: thresholdsPath)
+        } else {
+            let (current, _) = try ResultsInput.load(input)
+            if let baselinePath {
+                let (baseline, _) = try ResultsInput.load(baselinePath, role: "baseline")
+                do {
+                    outcomes += try CheckRun.regressions(
+                        current: current, baseline: baseline, maxRegression: maxRegression, metrics: metrics)
+                } catch let e as BenchError {
+                    throw BenchError(e.exitCode, "\(input) against \(baselinePath): \(e.message)")
+                }
             }
-        }
-        if let thresholdsPath {
-            outcomes += CheckRun.thresholds(try ThresholdFile.load(from: thresholdsPath), results: current)
+            if let thresholdsPath {
+                outcomes += CheckRun.thresholds(try ThresholdFile.load(from: thresholdsPath), results: current)
+            }
         }
         let run = CheckRun(outcomes: outcomes)
         let mode = try OutputMode.from(json: json, quiet: quiet)

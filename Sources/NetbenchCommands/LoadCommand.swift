@@ -6,6 +6,7 @@ import Testbed
 import Workloads
 import RemoteExecution
 import Statistics
+import LinkEmulator
 import SystemIO
 import Transport
 import TLS
@@ -36,7 +37,14 @@ struct LoadCommand: ParsableCommand {
                 ends, as h2load does; latency runs from the send. Latency is recorded in µs in HDR histograms \
                 (1 µs to 1 h, 3 significant digits, HdrHistogram's layout); -o DIR writes load.json (figures, \
                 histograms in HdrHistogram's compressed encoding) and latency-<transport>.hlog (HdrHistogram's \
-                interval log, one line per second).
+                interval log, one line per second). \
+                With -p PROFILE the in-process server sits behind the profile's emulated link (in its server \
+                namespace, the generator in the client namespace, the network made as run makes it; root, or a \
+                user namespace). The summary then gives the link's capacity in requests per second (downlink rate \
+                / response body bits) and its ideal latency (one RTT plus the response body's serialization at \
+                the downlink rate: a lower bound, headers and packet overhead left out), each percentile as a \
+                multiple of the ideal, and the downlink bytes per response the emulator forwarded; --rate 50% \
+                asks for a share of that capacity.
                 """,
             examples: [
                 "netbench load --rate 1000/s --duration 10s",
@@ -44,6 +52,7 @@ struct LoadCommand: ParsableCommand {
                 "netbench load --connections 10 --streams 10 --duration 5s -t h2",
                 "netbench load https://example.test:8443/obj --ca ca.pem --rate 2000/s",
                 "netbench load --rate 1000..5000/s --step 5s",
+                "netbench load -t h3 -p link.json --size 10KB --rate 90% --duration 10s",
                 "netbench load page.json --server 10.0.0.2:443 --ca ca.pem --rate 5000/s --shard 2/4",
             ],
             exitCodes: [
@@ -62,8 +71,9 @@ struct LoadCommand: ParsableCommand {
     var transports: [TransportKind]
     @Option(
         "--rate", "-r", value: "R/s",
-        help: "open model: requests per second (e.g. 5000/s), or a ramp A..B/s in steps of --step; "
-            + "without it, the closed model", parse: LoadRate.parser) var rate: LoadRate?
+        help: "open model: requests per second (e.g. 5000/s), or a ramp A..B/s in steps of --step; with -p, "
+            + "a share of the link's capacity (50%, 50..90%); without it, the closed model",
+        parse: LoadRate.parser) var rate: LoadRate?
     @Option(
         "--step", value: "D",
         help: "with a ramp --rate A..B/s: the length of each step; --duration / D steps (at least 2), evenly "
@@ -101,6 +111,10 @@ struct LoadCommand: ParsableCommand {
             + "NETBENCH_SHARD_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL, SLURM_ARRAY_*)", parse: .nonEmpty)
     var shardText: String?
     @Option(
+        "--profile", "-p", value: "NAME",
+        help: "put the in-process server behind this profile's emulated link (a profile name or file); default: "
+            + "loopback", parse: .nonEmpty) var profileName: String?
+    @Option(
         "--out", "-o", value: "DIR", help: "write load.json and latency-<transport>.hlog into DIR",
         parse: .directory) var out: String?
 
@@ -109,6 +123,9 @@ struct LoadCommand: ParsableCommand {
             throw BenchError.usage("--rate \(rate): a ramp needs --step D (the length of each step)")
         }
         if step != nil, rate?.to == nil { throw BenchError.usage("--step needs a ramp --rate A..B/s") }
+        if rate?.percent == true, profileName == nil {
+            throw BenchError.usage("--rate \(rate!): a share of the link's capacity needs -p PROFILE")
+        }
         if ca != nil, server == nil, !targetTexts.contains(where: LoadTargets.isURL) {
             throw BenchError.usage("--ca needs --server or a URL target")
         }
@@ -126,11 +143,14 @@ struct LoadCommand: ParsableCommand {
     }
 
     func run() throws -> ExitCode {
+        let profile = try profileName.map { try Library.locate().profile($0) }
+        if profile?.isEmulated == true { try PrivilegeGate.requireEmulation() }
         let plan = try LoadTargets.resolve(
-            targetTexts, server: server, ca: ca, size: size, withQUIC: transports.contains(.h3))
-        defer { plan.host?.stop() }
+            targetTexts, server: server, ca: ca, size: size, transports: transports, profile: profile)
+        defer { plan.close() }
         var model: [LoadSchedule.Step]?
-        if let rate {
+        let link = plan.linkRecord()
+        if let rate = try rate?.resolved(capacity: link?.capacityRate) {
             let fraction = 1.0 / Double(try shard()?.count ?? 1)
             model = rate.steps(duration: duration, step: step).map {
                 LoadSchedule.Step(rate: $0.rate * fraction, duration: $0.duration)
@@ -152,9 +172,22 @@ struct LoadCommand: ParsableCommand {
             let cpuBefore = plan.host?.cpuMs
             let generator = try LoadGenerator(
                 settings: settings, targets: plan.targets, remote: plan.remote(t), client: try plan.client(t))
-            let outcome = try generator.run()
+            generator.local = plan.local
+            try plan.testbed?.start()
+            let outcome: LoadOutcome
+            do { outcome = try generator.run() } catch {
+                _ = try? plan.testbed?.stop()
+                throw error
+            }
+            let report = try plan.testbed?.stop()
             var record = try LoadRecord(outcome, settings: settings)
             if let a = cpuBefore, let b = plan.host?.cpuMs { record.serverCpuMs = b - a }
+            if var link, let report {
+                link.measured(
+                    downlinkBytes: report.paths.first?.downlink.forwarded.bytes ?? 0, ok: record.ok,
+                    achievedRate: record.achievedRate, flags: report.flagReasons)
+                record.link = link
+            }
             if let out {
                 record.hlog = "latency-\(t.rawValue).hlog"
                 var log = HistogramLog(

@@ -10,26 +10,47 @@ import TLS
 import QUIC
 import CommandLineKit
 
-/// `--rate R/s` or a ramp `A..B/s` (requests per second, > 0; a ramp's end not below its start).
+/// `--rate R/s` or a ramp `A..B/s` (requests per second, > 0; a ramp's end not below its start);
+/// with `%` (`50%`, `50..90%`), shares of an emulated link's capacity (`-p PROFILE`).
 struct LoadRate: CustomStringConvertible {
     var from: Double
     var to: Double?
-    var description: String { to.map { "\(Units.format(from, 0))..\(Units.format($0, 0))/s" } ?? "\(from)/s" }
+    /// `from` and `to` are percentages of the link's capacity, not requests per second.
+    var percent = false
+    var description: String {
+        let unit = percent ? "%" : "/s"
+        return to.map { "\(Units.format(from, 0))..\(Units.format($0, 0))\(unit)" } ?? "\(from)\(unit)"
+    }
 
     static var parser: ValueParser<LoadRate> {
-        .init(expected: "a rate in requests per second above 0 (e.g. 5000/s) or a ramp A..B/s") { text in
+        .init(
+            expected: "a rate in requests per second above 0 (e.g. 5000/s), a ramp A..B/s, or with -p a share "
+                + "of the link's capacity (e.g. 50%, 50..90%)"
+        ) { text in
             var t = text.trimmingCharacters(in: .whitespaces)
-            if t.hasSuffix("/s") { t.removeLast(2) }
+            let percent = t.hasSuffix("%")
+            if percent { t.removeLast(1) } else if t.hasSuffix("/s") { t.removeLast(2) }
             let parts = t.components(separatedBy: "..")
             let values = parts.map { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard (1...2).contains(parts.count), values.allSatisfy({ $0.map { $0.isFinite && $0 > 0 } ?? false })
             else { return nil }
-            let rate = LoadRate(from: values[0]!, to: parts.count == 2 ? values[1]! : nil)
+            let rate = LoadRate(from: values[0]!, to: parts.count == 2 ? values[1]! : nil, percent: percent)
             if let to = rate.to, to < rate.from {
                 throw BenchError.usage("--rate '\(text)': the ramp's end \(parts[1]) is below its start \(parts[0])")
             }
             return rate
         }
+    }
+
+    /// In requests per second: a percentage of `capacity` when `percent`.
+    func resolved(capacity: Double?) throws -> LoadRate {
+        guard percent else { return self }
+        guard let capacity else {
+            throw BenchError.usage(
+                "--rate \(self): a share of the link's capacity needs -p PROFILE with a downlink rate and targets "
+                    + "of known sizes")
+        }
+        return LoadRate(from: from / 100 * capacity, to: to.map { $0 / 100 * capacity })
     }
 
     /// One step, or a ramp's steps of `step` each: round(duration / step) of them, at least 2.
@@ -45,6 +66,8 @@ struct LoadRate: CustomStringConvertible {
 struct LoadTargets {
     var targets: [LoadTarget]
     var host: ServerHost?
+    /// `-p PROFILE`: the emulated network the in-process server sits behind.
+    var testbed: LoadTestbed?
     var endpoints: ServerHost.Endpoints
     var credentials: RunCredentials
     var serverLine: String
@@ -73,14 +96,36 @@ struct LoadTargets {
             cfg.systemRoots = credentials.systemRoots
             tls = try TLSClientContext(cfg)
         }
-        var quic = QUICConfiguration()
+        var quic = testbed?.quic ?? QUICConfiguration()
         if loopback { quic.initialRTT = .milliseconds(1) }
-        return ClientSettings(tls: tls, quic: quic, trustedRootsPEM: credentials.caPEM)
+        var settings = ClientSettings(tls: tls, quic: quic, trustedRootsPEM: credentials.caPEM)
+        settings.namespace = testbed?.clientNamespace
+        return settings
     }
 
-    static func resolve(_ texts: [String], server: String?, ca: String?, size: Int64, withQUIC: Bool) throws
-        -> LoadTargets
-    {
+    /// The client's address on an emulated network's first path; nil elsewhere.
+    var local: Endpoint? { testbed?.clientAddress.map { Endpoint(address: $0, port: 0) } }
+
+    /// Stops the in-process server and removes the emulated network, if any.
+    func close() {
+        if let testbed { testbed.close() } else { host?.stop() }
+    }
+
+    /// The link record of a load through `testbed`: its rates, RTT, capacity and ideal for these targets.
+    func linkRecord() -> LoadLinkRecord? {
+        guard let testbed else { return nil }
+        let sizes = targets.compactMap(\.expectedBytes)
+        let mean = sizes.isEmpty ? 0 : Double(sizes.reduce(0, +)) / Double(sizes.count)
+        return LoadLinkRecord(
+            profile: testbed.profile.name, rttMs: testbed.rttMs, downlinkBitsPerSecond: testbed.downlinkBitsPerSecond,
+            uplinkBitsPerSecond: testbed.uplinkBitsPerSecond, responseBytes: mean)
+    }
+
+    static func resolve(
+        _ texts: [String], server: String?, ca: String?, size: Int64, transports: [TransportKind],
+        profile: Profile? = nil
+    ) throws -> LoadTargets {
+        let withQUIC = transports.contains(.h3)
         var scenarios: [Scenario] = []
         var targets: [LoadTarget] = []
         var urlAuthorities: [String] = []
@@ -98,6 +143,11 @@ struct LoadTargets {
                         expectedBytes: r.bytes)
                 }
             }
+        }
+        if let profile, server != nil || !urlAuthorities.isEmpty {
+            throw BenchError.usage(
+                "-p \(profile.name): the emulated link is between this process and its in-process server; "
+                    + "it cannot be used with --server or URL targets")
         }
         if let server {
             let endpoint: RemoteEndpoint
@@ -132,11 +182,26 @@ struct LoadTargets {
         }
         let hosts = scenarios.flatMap { $0.origins.map(\.host) }
         let credentials = try RunCredentials(hosts: hosts)
+        if let profile, profile.isEmulated {
+            let testbed = try LoadTestbed(
+                profile: profile, scenarios: scenarios, credentials: credentials,
+                withTCP: transports.contains { $0 != .h3 }, withQUIC: withQUIC)
+            let endpoints = testbed.servers.endpoints[0]
+            let listeners: [String] = [endpoints.tcp.map { "TCP \($0)" }, endpoints.udp.map { "QUIC \($0)" }]
+                .compactMap { $0 }
+            let line =
+                "netbench serve in process behind profile \(profile.name) (\(profile.summary); "
+                + listeners.joined(separator: ", ") + ")"
+            return LoadTargets(
+                targets: targets, host: testbed.servers, testbed: testbed, endpoints: endpoints,
+                credentials: credentials, serverLine: line, loopback: false)
+        }
         let host = try ServerHost(
             scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
             withQUIC: withQUIC)
         let endpoints = host.endpoints[0]
-        let line = "netbench serve in process (\(endpoints.tcp.map { "\($0)" } ?? "")"
+        let line =
+            "netbench serve in process (\(endpoints.tcp.map { "\($0)" } ?? "")"
             + (endpoints.udp.map { ", QUIC \($0)" } ?? "") + ")"
         return LoadTargets(
             targets: targets, host: host, endpoints: endpoints, credentials: credentials, serverLine: line,
@@ -158,7 +223,7 @@ struct LoadTargets {
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = String(rest[..<slash])
         let path = slash == rest.endIndex ? "/" : String(rest[slash...])
-        guard !authority.isEmpty, !authority.contains("@"), !path.contains(" ") else {
+        guard !authority.isEmpty, !authority.contains("@"), !authority.contains(" "), !path.contains(" ") else {
             throw BenchError.usage("'\(text)': not a URL this command reads (https://HOST[:PORT]/PATH)")
         }
         let withPort = authority.contains(":") ? authority : authority + ":443"
@@ -205,6 +270,7 @@ enum LoadSummary {
                 + (r.model == "open" ? ", \(r.scheduled) due" : "") + "), "
                 + "\(Units.formatBytes(r.bytes)) received, \(r.connectionsOpened) connections opened")
         lines.append("  latency " + latencyLine(r.latencyMs))
+        if let link = r.link { lines += linkLines(link, r) }
         if r.steps.count > 1 {
             for s in r.steps {
                 lines.append(
@@ -231,6 +297,36 @@ enum LoadSummary {
         if let s = r.serverCpuMs, r.sent > 0 { cpu.append(perRequest("server", s)) }
         if !cpu.isEmpty { lines.append("  CPU " + cpu.joined(separator: ", ")) }
         return lines.joined(separator: "\n")
+    }
+
+    /// The link's capacity and ideal beside the measured latency (`-p PROFILE`).
+    static func linkLines(_ link: LoadLinkRecord, _ r: LoadRecord) -> [String] {
+        func ms(_ v: Double) -> String { Units.format(v, v < 10 ? 3 : 1) }
+        let rate = link.downlinkMbps.map { "\(Units.format($0, $0 < 10 ? 1 : 0)) Mbit/s down" } ?? "no rate limit"
+        let size = Units.formatBytes(Int64(link.responseBytes.rounded()))
+        var lines = [
+            "  link \(link.profile): \(rate), RTT \(ms(link.rttMs)) ms; capacity "
+                + (link.capacityRate.map { "\(Units.format($0, 0)) req/s" } ?? "unknown (no downlink rate)")
+                + " of \(size) responses"
+                + (link.capacityRate.map { c in
+                    r.model == "open" && r.durationMs > 0
+                        ? " (asked \(Units.format(100 * Double(r.scheduled) / (r.durationMs / 1000) / c, 0))%)" : ""
+                } ?? "")
+        ]
+        let l = r.latencyMs
+        let ideal = link.idealMs
+        func times(_ v: Double) -> String { "\(Units.format(v / ideal, 2))×" }
+        lines.append(
+            "  ideal \(ms(ideal)) ms (RTT + \(size) at the downlink rate)"
+                + (l.count > 0
+                    ? ": p50 \(times(l.p50)), p90 \(times(l.p90)), p99 \(times(l.p99)), max \(times(l.max))" : ""))
+        if let wire = link.wireBytesPerResponse {
+            lines.append(
+                "  downlink \(Units.formatBytes(Int64(wire.rounded()))) per response on the wire"
+                    + (link.downlinkUtilization.map { ", \(Units.format(100 * $0, 0))% of its rate" } ?? ""))
+        }
+        if let flags = link.emulatorFlags { lines.append("  EMULATOR FELL BEHIND: " + flags.joined(separator: "; ")) }
+        return lines
     }
 
     static func latencyLine(_ l: LatencySummary) -> String {

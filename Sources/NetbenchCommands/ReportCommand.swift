@@ -30,6 +30,9 @@ struct ReportCommand: ParsableCommand {
                 --push URL sends the Prometheus text to a Pushgateway with PUT URL/metrics/job/netbench/suite/<suite>\
                 [/label/<label>] (the results' suite and --label of the run), replacing that group's metrics: the \
                 gateway keeps the latest run, the history stays in the results directories.
+                Load results (DIR with load.json from netbench load -o): load-report.html, a chart of each rate step's \
+                p50/p90/p99/p99.9 against the rate it achieved (with the emulated link's ideal and capacity when \
+                load -p was used), each load's latency by percentile, and a table of the figures.
                 """,
             examples: [
                 "netbench report results/2024-06-01",
@@ -37,6 +40,7 @@ struct ReportCommand: ParsableCommand {
                 "netbench report results/2024-06-01 --format prometheus,influx",
                 "netbench report results/2024-06-01 --push http://127.0.0.1:9091",
                 "netbench report results/2024-06-01 --format har --scenario Scenarios/pages/small-page.json",
+                "netbench report load-out",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "written (and pushed)"), Netbench.usageExit,
@@ -62,6 +66,12 @@ struct ReportCommand: ParsableCommand {
         parse: .pushgateway) var push: String?
 
     func run() throws -> ExitCode {
+        if LoadMergeInput.holdsLoad(input) {
+            guard formatText == nil || formatText == "html", push == nil, scenarioFiles == nil else {
+                throw BenchError.usage("load results (load.json) have one report: html (load-report.html)")
+            }
+            return try LoadMergeInput.report(input, out: out)
+        }
         let formats = ReportFormat.parse(formatText ?? (push == nil ? "html,csv,md" : "")).formats
         // Reports draw requests and connections of a few runs only: the log is skimmed and those runs
         // read whole, and results.json is pretty-printed from the log's lines as they are read (the

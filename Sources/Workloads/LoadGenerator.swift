@@ -57,6 +57,9 @@ public final class LoadGenerator {
     var dispatchQueued = false
     var record: LoadRecorder
     var start = Instant.now()
+    /// The client side's address to bind (an emulated network's first path); its namespace is
+    /// `client.namespace` (TCP sockets are made inside it, QUIC's by the connection itself).
+    public var local: Endpoint?
 
     final class Slot {
         var connection: ClientConnection?
@@ -154,7 +157,9 @@ public final class LoadGenerator {
     func requestDispatch() {
         guard !dispatchQueued else { return }
         dispatchQueued = true
-        loop.runAfterIO { [unowned self] in self.dispatchQueued = false; self.dispatch() }
+        loop.runAfterIO { [unowned self] in
+            self.dispatchQueued = false; self.dispatch()
+        }
     }
 
     /// Whether another request may leave now, and its intended time and step.
@@ -203,9 +208,11 @@ public final class LoadGenerator {
         }
         slot.answered = 0; slot.reopenAt = nil
         do {
-            let c = try ClientConnector.open(
-                settings.transport, loop: loop, remote: remote, local: nil,
-                serverName: groups[slot.group][0].serverName, settings: client)
+            let c = try NetworkNamespace.with(client.namespace) {
+                try ClientConnector.open(
+                    settings.transport, loop: loop, remote: remote, local: local,
+                    serverName: groups[slot.group][0].serverName, settings: client)
+            }
             c.onStateChange = { [unowned self] in self.requestDispatch() }
             slot.connection = c
             record.connectionsOpened += 1

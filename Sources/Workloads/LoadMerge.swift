@@ -52,6 +52,15 @@ extension LoadRecord {
         serverCpuMs = sum(serverCpuMs, o.serverCpuMs)
         sendLagMs = nil  // per shard only: a lag summary does not add
         hlog = nil
+        // Each shard crossed its own emulated link: the link's figures stay (capacity and ideal are
+        // per link), what was measured on one link does not describe the sum.
+        if var l = link {
+            let flags = (l.emulatorFlags ?? []) + (o.link?.emulatorFlags ?? [])
+            l.wireBytesPerResponse = nil
+            l.downlinkUtilization = nil
+            l.emulatorFlags = flags.isEmpty ? nil : flags
+            link = l
+        }
         for i in steps.indices {
             var s = try steps[i].histogram.decode()
             try s.add(try o.steps[i].histogram.decode())
@@ -71,4 +80,47 @@ extension LoadRecord {
 private func zip2(_ a: Double?, _ b: Double?, _ f: (Double, Double) -> Double) -> Double? {
     guard let a, let b else { return nil }
     return f(a, b)
+}
+
+extension HistogramLog {
+    /// The interval log of the sum of shards' logs: intervals of `interval` seconds from the earliest
+    /// shard's start, each the exact sum of the shard intervals that begin within it (by absolute
+    /// time: each shard's StartTime plus the interval's start), empty ones kept so the log has no
+    /// gaps. The intervals' histograms together equal the sum of every shard's (no count is lost or
+    /// split); a shard's interval lands whole in the merged interval its start falls in. Histograms
+    /// with other parameters than the first shard's are refused.
+    public static func merged(_ logs: [HistogramLog], interval: Double = 1, comment: String? = nil) throws
+        -> HistogramLog
+    {
+        guard let first = logs.first else { throw BenchError.usage("no interval logs to merge") }
+        let start = logs.map(\.startTime).min() ?? first.startTime
+        var sums: [Int: HDRHistogram] = [:]
+        var template: HDRHistogram?
+        var end = 0.0
+        for log in logs {
+            for i in log.intervals {
+                let h = try i.histogram()
+                if template == nil { template = h }
+                let offset = log.startTime - start + i.startSeconds
+                end = Swift.max(end, offset + i.lengthSeconds)
+                let k = Swift.max(0, Int((offset / interval + 1e-9).rounded(.down)))
+                if var s = sums[k] {
+                    try s.add(h)
+                    sums[k] = s
+                } else {
+                    sums[k] = h
+                }
+            }
+        }
+        var out = HistogramLog(startTime: start, maxValueUnitRatio: first.maxValueUnitRatio, comment: comment)
+        guard var empty = template, let last = sums.keys.max() else { return out }
+        empty.reset()
+        for k in 0...last {
+            let begin = Double(k) * interval
+            let length = k == last ? Swift.max(interval, end - begin) : interval
+            out.intervals.append(
+                try HistogramLog.Interval(startSeconds: begin, lengthSeconds: length, histogram: sums[k] ?? empty))
+        }
+        return out
+    }
 }

@@ -87,6 +87,8 @@ public struct LoadRecord: Codable, Sendable {
     /// The interval log of this load in the same directory.
     public var hlog: String?
     public var steps: [Step]
+    /// The emulated link crossed (`-p PROFILE`), its capacity and ideal; nil on loopback or `--server`.
+    public var link: LoadLinkRecord?
 
     public init(_ o: LoadOutcome, settings: LoadSettings) throws {
         transport = settings.transport
@@ -115,5 +117,62 @@ public struct LoadRecord: Codable, Sendable {
         guard open else { return false }
         let answered = o.ok + o.errorCount - (o.errors["timeout"] ?? 0)
         return o.unsent > 0 || Double(answered) < 0.99 * Double(o.scheduled)
+    }
+}
+
+/// The emulated link a load crossed (`netbench load -p PROFILE`), its capacity and its ideal.
+///
+/// Capacity: the requests per second the downlink carries at most, its rate over the response's
+/// body bits (`downlink bit/s / (8 × responseBytes)`); headers and packet overhead are left out,
+/// so the link is fuller than this share says (`wireBytesPerResponse` tells by how much). Ideal:
+/// one request's latency on an idle link with a connection already open, one round trip plus the
+/// response body's serialization at the downlink rate (`rttMs + 8 × responseBytes / downlink`);
+/// the request's own serialization upstream, headers and packet overhead are left out, so no
+/// request can take less (a lower bound, as the page-load ideal is).
+public struct LoadLinkRecord: Codable, Sendable, Equatable {
+    public var profile: String
+    public var rttMs: Double
+    public var downlinkMbps: Double?
+    public var uplinkMbps: Double?
+    /// The mean response body size of the load's targets (bytes).
+    public var responseBytes: Double
+    public var capacityRate: Double?
+    public var idealMs: Double
+    /// Response bytes the emulator forwarded downstream per successful response (handshakes,
+    /// headers, ACK-carrying packets and retransmissions included); nil before the load ran.
+    public var wireBytesPerResponse: Double?
+    /// achieved rate × wireBytesPerResponse × 8 / downlink rate.
+    public var downlinkUtilization: Double?
+    /// Why the emulator flagged this load (fell behind), if it did.
+    public var emulatorFlags: [String]?
+
+    public init(
+        profile: String, rttMs: Double, downlinkBitsPerSecond: Double?, uplinkBitsPerSecond: Double?,
+        responseBytes: Double
+    ) {
+        self.profile = profile; self.rttMs = rttMs; self.responseBytes = responseBytes
+        downlinkMbps = downlinkBitsPerSecond.map { $0 / 1e6 }
+        uplinkMbps = uplinkBitsPerSecond.map { $0 / 1e6 }
+        capacityRate = Self.capacity(downlinkBitsPerSecond: downlinkBitsPerSecond, responseBytes: responseBytes)
+        idealMs = Self.ideal(rttMs: rttMs, downlinkBitsPerSecond: downlinkBitsPerSecond, responseBytes: responseBytes)
+    }
+
+    public static func capacity(downlinkBitsPerSecond: Double?, responseBytes: Double) -> Double? {
+        guard let rate = downlinkBitsPerSecond, rate > 0, responseBytes > 0 else { return nil }
+        return rate / (8 * responseBytes)
+    }
+
+    public static func ideal(rttMs: Double, downlinkBitsPerSecond: Double?, responseBytes: Double) -> Double {
+        guard let rate = downlinkBitsPerSecond, rate > 0 else { return rttMs }
+        return rttMs + 8 * responseBytes / rate * 1000
+    }
+
+    /// Fills the measured part: the emulator's downstream bytes over the load's successful responses.
+    public mutating func measured(downlinkBytes: Int64, ok: Int, achievedRate: Double, flags: [String]) {
+        emulatorFlags = flags.isEmpty ? nil : flags
+        guard ok > 0 else { return }
+        let perResponse = Double(downlinkBytes) / Double(ok)
+        wireBytesPerResponse = perResponse
+        if let mbps = downlinkMbps, mbps > 0 { downlinkUtilization = achievedRate * perResponse * 8 / (mbps * 1e6) }
     }
 }

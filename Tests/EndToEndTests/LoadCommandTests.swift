@@ -37,7 +37,8 @@ final class LoadCommandTests: XCTestCase {
 
         // The interval log, read by HdrHistogram's Python implementation: the same count and percentiles.
         let python = packageRoot + "/.build-venv/bin/python"
-        let hasHdrh = FileManager.default.isExecutableFile(atPath: python)
+        let hasHdrh =
+            FileManager.default.isExecutableFile(atPath: python)
             && ((try? execute(python, ["-c", "import hdrh"]).status) == 0)
         try require(hasHdrh, "the hdrhistogram PyPI package in .build-venv (scripts/bootstrap.sh --test)")
         let script = """
@@ -89,6 +90,10 @@ final class LoadCommandTests: XCTestCase {
             (["--rate", "0/s"], "--rate '0/s'"), (["--rate", "-5"], "--rate"), (["--rate", "fast"], "--rate 'fast'"),
             (["--rate", "500..100/s", "--step", "1s"], "below its start"), (["--rate", "100..500/s"], "--step"),
             (["-c", "0"], "-c '0'"), (["http://x/"], "https://"), (["--shard", "5/4"], "--shard '5/4'"),
+            (["https:///obj"], "'https:///obj': not a URL"), (["https://a b/obj"], "not a URL"),
+            (["https://x.test:99999/obj"], "'https://x.test:99999/obj'"), (["--rate", "50%"], "needs -p PROFILE"),
+            (["--rate", "0%"], "--rate '0%'"), (["--rate", "90..50%", "--step", "1s"], "below its start"),
+            (["-p", "Cable", "--server", "127.0.0.1:1", "Scenarios/pages/bulk-100MB-download.json"], "--server"),
         ] {
             let r = try netbenchRun(["load"] + args)
             XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
@@ -230,5 +235,210 @@ final class LoadCommandTests: XCTestCase {
         let errors = (load["errors"] as? [String: Int]) ?? [:]
         XCTAssertNil(errors["closed"], "requests cut off at the end count once, as timeouts: \(errors)")
         XCTAssertEqual(ok + unsent + errors.values.reduce(0, +), 50_000_000)
+    }
+
+    /// A TCP server that answers every connection with bytes that are not TLS: counted as `connect`
+    /// errors (the handshake fails), no crash, no hang, exit 2.
+    func testServerThatSendsGarbageInsteadOfTLS() throws {
+        let dir = try tempDir()
+        let ca = try CertificateAuthority(commonName: "load test CA")
+        try ca.certificatePEM.write(toFile: dir + "/ca.pem", atomically: true, encoding: .utf8)
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        listener.arguments = [
+            "-c",
+            """
+            import socket
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+            print(s.getsockname()[1], flush=True)
+            while True:
+                c, _ = s.accept()
+                try: c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 5\\r\\n\\r\\nhello" * 10)
+                except OSError: pass
+                c.close()
+            """,
+        ]
+        let out = Pipe()
+        listener.standardOutput = out
+        try listener.run()
+        defer { kill(listener.processIdentifier, SIGTERM); listener.waitUntilExit() }
+        let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let start = Date()
+        let r = try netbenchRun([
+            "load", "https://localhost:\(port)/obj", "--ca", dir + "/ca.pem", "-t", "h1,h2",
+            "--rate", "50/s", "--duration", "1s", "--grace", "1s",
+        ])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        XCTAssertEqual(r.stdout.components(separatedBy: "errors connect").count - 1, 2, r.stdout)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 30)
+    }
+
+    /// A UDP server that answers every datagram with bytes that are not QUIC: the h3 requests in
+    /// flight end as `timeout` errors after --grace, the rest are counted as never sent; no crash, no
+    /// hang, exit 2.
+    func testUDPServerThatAnswersGarbageInsteadOfQUIC() throws {
+        let dir = try tempDir()
+        let ca = try CertificateAuthority(commonName: "load test CA")
+        try ca.certificatePEM.write(toFile: dir + "/ca.pem", atomically: true, encoding: .utf8)
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        listener.arguments = [
+            "-u", "-c",
+            """
+            import socket
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0))
+            print(s.getsockname()[1], flush=True)
+            while True:
+                data, addr = s.recvfrom(65536)
+                s.sendto(b"\\x40" + b"junk" * 300, addr)
+            """,
+        ]
+        let out = Pipe()
+        listener.standardOutput = out
+        try listener.run()
+        defer { kill(listener.processIdentifier, SIGTERM); listener.waitUntilExit() }
+        let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let start = Date()
+        let r = try netbenchRun([
+            "load", "https://localhost:\(port)/obj", "--ca", dir + "/ca.pem", "-t", "h3",
+            "--rate", "50/s", "--duration", "1s", "--grace", "1s", "-c", "2",
+        ])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        // 2 connections × 10 streams in flight, never answered; the other 30 due requests never left.
+        XCTAssertTrue(r.stdout.contains("errors timeout 20"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("30 due requests never sent"), r.stdout)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 20)
+    }
+
+    /// `check` on load results: thresholds that hold pass (exit 0), one that cannot hold fails (exit 1)
+    /// and names the step; JUnit written; a baseline is refused.
+    func testCheckThresholdsOnLoadResults() throws {
+        let dir = try tempDir()
+        let r = try netbenchRun(
+            ["load", "--rate", "100..200/s", "--step", "500ms", "--duration", "1s", "-c", "2", "-o", dir + "/out"])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        try #"{"thresholds": ["errors == 0", {"expr": "achievedRate >= 0.9 * asked", "rate": 200},"#
+            .appending(#" {"expr": "latencyMs.p99 < 5000", "transport": "h2", "rate": 100}]}"#)
+            .write(toFile: dir + "/pass.json", atomically: true, encoding: .utf8)
+        let pass = try netbenchRun([
+            "check", dir + "/out", "--thresholds", dir + "/pass.json", "--junit", dir + "/j.xml",
+        ])
+        XCTAssertEqual(pass.status, 0, pass.stdout + pass.stderr)
+        XCTAssertTrue(pass.stdout.contains("PASS  achievedRate >= 0.9 * asked [h2 · 200 req/s]"), pass.stdout)
+        XCTAssertTrue(pass.stdout.contains("check passed: 3 checks"), pass.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/j.xml"))
+        try #"{"thresholds": [{"expr": "latencyMs.p50 < 0.001", "rate": 200}, "achievedRate >= 1000"]}"#
+            .write(toFile: dir + "/fail.json", atomically: true, encoding: .utf8)
+        let fail = try netbenchRun(["check", dir + "/out", "--thresholds", dir + "/fail.json"])
+        XCTAssertEqual(fail.status, 1, fail.stdout + fail.stderr)
+        XCTAssertTrue(fail.stdout.contains("FAIL  latencyMs.p50 < 0.001 [h2 · 200 req/s]"), fail.stdout)
+        XCTAssertTrue(fail.stdout.contains("2 thresholds broken"), fail.stdout)
+        let baseline = try netbenchRun(["check", dir + "/out", "--baseline", dir + "/out"])
+        XCTAssertEqual(baseline.status, 64, baseline.stderr)
+        XCTAssertTrue(baseline.stderr.contains("thresholds only"), baseline.stderr)
+        try #"{"thresholds": ["pltMs.p95 < 3000"]}"#.write(
+            toFile: dir + "/page.json", atomically: true, encoding: .utf8)
+        let wrong = try netbenchRun(["check", dir + "/out", "--thresholds", dir + "/page.json"])
+        XCTAssertEqual(wrong.status, 65, wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("thresholds[0]") && wrong.stderr.contains("pltMs.p95"), wrong.stderr)
+    }
+
+    /// `report` of load results: load-report.html with both charts and a row per step.
+    func testReportOfLoadResults() throws {
+        let dir = try tempDir()
+        let r = try netbenchRun(
+            [
+                "load", "--rate", "100..200/s", "--step", "500ms", "--duration", "1s", "-c", "2", "-t", "h1,h2",
+                "-o", dir,
+            ])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let rep = try netbenchRun(["report", dir])
+        XCTAssertEqual(rep.status, 0, rep.stdout + rep.stderr)
+        let html = try String(contentsOfFile: dir + "/load-report.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("latency percentiles against achieved rate"), html)
+        XCTAssertTrue(html.contains("latency at each percentile"), html)
+        XCTAssertEqual(html.components(separatedBy: "<tr>").count - 1, 1 + 2 * 2, "a header and 2 steps × 2 loads")
+    }
+
+    /// Shards' interval logs merged: one .hlog whose intervals add up to the merged load.json's
+    /// histogram, read back by the hdrhistogram PyPI package.
+    func testMergedShardsWriteOneIntervalLogThatHdrhReads() throws {
+        let dir = try tempDir()
+        for i in 1...2 {
+            let r = try netbenchRun(
+                ["load", "--rate", "100/s", "--duration", "2s", "--shard", "\(i)/2", "-c", "2", "-o", dir + "/s\(i)"])
+            XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        }
+        let m = try netbenchRun(["merge", dir + "/s1", dir + "/s2", "-o", dir + "/merged"])
+        XCTAssertEqual(m.status, 0, m.stdout + m.stderr)
+        XCTAssertTrue(m.stdout.contains("/merged/latency-h2.hlog"), m.stdout)
+        let merged = try XCTUnwrap(try loads(dir + "/merged").first)
+        XCTAssertEqual(merged["hlog"] as? String, "latency-h2.hlog")
+        let latency = try XCTUnwrap(merged["latencyMs"] as? [String: Any])
+        let python = packageRoot + "/.build-venv/bin/python"
+        let hasHdrh =
+            FileManager.default.isExecutableFile(atPath: python)
+            && ((try? execute(python, ["-c", "import hdrh"]).status) == 0)
+        try require(hasHdrh, "the hdrhistogram PyPI package in .build-venv (scripts/bootstrap.sh --test)")
+        let script = """
+            import sys
+            from hdrh.log import HistogramLogReader
+            from hdrh.histogram import HdrHistogram
+            reader = HistogramLogReader(sys.argv[1], HdrHistogram(1, 3600000000, 3))
+            total = HdrHistogram(1, 3600000000, 3)
+            n = 0
+            while True:
+                h = reader.get_next_interval_histogram()
+                if h is None: break
+                n += 1
+                total.add(h)
+            print(n, total.get_total_count(), total.get_value_at_percentile(50), total.get_value_at_percentile(99),
+                  total.get_max_value())
+            """
+        let py = try execute(python, ["-c", script, dir + "/merged/latency-h2.hlog"])
+        XCTAssertEqual(py.status, 0, py.stderr)
+        let fields = py.stdout.split(separator: " ").map { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertEqual(fields.count, 5, py.stdout)
+        XCTAssertGreaterThanOrEqual(fields[0] ?? 0, 2, "intervals: \(py.stdout)")
+        XCTAssertEqual(fields[1], 200)
+        XCTAssertEqual(fields[2].map { $0 / 1000 }, latency["p50"] as? Double)
+        XCTAssertEqual(fields[3].map { $0 / 1000 }, latency["p99"] as? Double)
+        XCTAssertEqual(fields[4].map { $0 / 1000 }, latency["max"] as? Double)
+    }
+
+    /// h3 load through an emulated 100 Mbit/s, 20 ms link at half its capacity for 10 KB responses
+    /// (625 req/s): the asked rate is achieved, nothing fails, no latency beats the link's ideal
+    /// (20 ms + 10,000 bytes at 100 Mbit/s = 20.8 ms), and the emulator forwarded at least the bodies.
+    func testH3LoadThroughAnEmulatedProfile() throws {
+        try requireRoot()
+        let dir = try tempDir()
+        try """
+        {"schemaVersion": 1, "name": "load-100M-20ms", "down": "100Mbit", "up": "100Mbit", "rtt": "20ms",
+         "queue": "bdp"}
+        """.write(toFile: dir + "/link.json", atomically: true, encoding: .utf8)
+        let r = try netbenchRun([
+            "load", "-t", "h3", "-p", dir + "/link.json", "--size", "10KB", "--rate", "50%", "--duration", "3s",
+            "-c", "4", "-m", "8", "-o", dir + "/out",
+        ])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("h3: open, 625 req/s"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("capacity 1250 req/s of 10 KB responses (asked 50%)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("ideal 20.8 ms"), r.stdout)
+        let load = try XCTUnwrap(try loads(dir + "/out").first)
+        let link = try XCTUnwrap(load["link"] as? [String: Any])
+        XCTAssertEqual(link["idealMs"] as? Double ?? 0, 20.8, accuracy: 1e-9)
+        XCTAssertEqual(link["capacityRate"] as? Double, 1250)
+        XCTAssertEqual(load["scheduled"] as? Int, 1875)
+        XCTAssertEqual((load["errors"] as? [String: Int])?.isEmpty, true, "\(load)")
+        let achieved = try XCTUnwrap(load["achievedRate"] as? Double)
+        XCTAssertEqual(achieved, 625, accuracy: 625 * 0.02, "the asked rate, within 2%")
+        let latency = try XCTUnwrap(load["latencyMs"] as? [String: Any])
+        let p50 = try XCTUnwrap(latency["p50"] as? Double)
+        XCTAssertGreaterThanOrEqual(p50, 20.8, "no request is faster than the link allows")
+        let wire = try XCTUnwrap(link["wireBytesPerResponse"] as? Double)
+        XCTAssertGreaterThanOrEqual(wire, 10_000)
+        XCTAssertLessThan(wire, 12_000)
     }
 }
