@@ -16,6 +16,7 @@
 #                     'full=--quic-udp-payload 1472'; repeatable. Default: cid17='--quic-client-cid 17'
 #                     (ngtcp2's example client, netbench's client before 2026-11-27), default='' and
 #                     full='--quic-udp-payload 1472'
+#   --rows FILE       also keep the raw rows (one line per run) in FILE
 #   --notebook FILE   after a successful run, append an entry to FILE (here: results/notebook/h3-vs-h2.md)
 set -euo pipefail
 # shellcheck source=lib/notebook.sh
@@ -28,6 +29,7 @@ profile="Cable"
 runs=6
 netbench=""
 variants=()
+keep_rows=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --page) page="$2"; shift 2 ;;
@@ -35,6 +37,7 @@ while [ $# -gt 0 ]; do
     --runs) runs="$2"; shift 2 ;;
     --variant) variants+=("$2"); shift 2 ;;
     --netbench) netbench="$2"; shift 2 ;;
+    --rows) keep_rows="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-h3-gap.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
   esac
@@ -62,7 +65,7 @@ one() {
     --pcap "$work/pcap" --out "$work/out" --quiet $opts > "$work/log" 2>&1 \
     || { echo "bench-h3-gap.sh: run failed ($name):" >&2; tail -5 "$work/log" >&2; exit 2; }
   python3 - "$work/out/results.json" "$work/pcap" "$name" >> "$work/rows" <<'EOF' || exit 2
-import glob, json, os, struct, sys
+import glob, json, os, re, struct, sys
 
 def packets(path):
     data = open(path, "rb").read()
@@ -100,6 +103,10 @@ for run in json.load(open(sys.argv[1]))["runs"]:
         ps = list(packets(files[0]))
         cols += [sum(len(p) for p in ps), len(ps)]
     cols.append(dcid_length(glob.glob(os.path.join(sys.argv[2], f"*-{t}-*-down-out.pcap"))[0]) if t == "h3" else "-")
+    e = run.get("emulator") or {}
+    rate = re.search(r"down ([0-9.]+) (kbit|Mbit|Gbit)/s", e.get("configured", ""))
+    bps = float(rate.group(1)) * {"kbit": 1e3, "Mbit": 1e6, "Gbit": 1e9}[rate.group(2)] if rate else 0
+    cols += [e.get("packetsDroppedQueueDown", 0), bps]
     print(*cols)
 EOF
 }
@@ -114,6 +121,7 @@ for i in $(seq 1 "$runs"); do
   done
 done
 
+[ -z "$keep_rows" ] || cp "$work/rows" "$keep_rows"
 echo "page $(basename "$page"), profile $profile, $runs rounds; medians over runs; IP bytes and packets that left"
 echo "the emulated bottleneck (--pcap *-out); variants: $(printf '[%s] ' "${variants[@]}")"
 python3 - "$work/rows" <<'EOF'
@@ -126,12 +134,18 @@ med = lambda rs, i: statistics.median(float(r[i]) for r in rs)
 h2 = rows.get(("-", "h2"), [])
 base_plt, base_down = (med(h2, 2), med(h2, 5)) if h2 else (None, None)
 print(f"{'transport':<16}{'n':>3}{'PLT ms':>9}{'vs h2':>8}{'ideal':>8}{'down IP B':>11}{'vs h2':>8}{'pkts':>6}"
-      f"{'B/body B':>9}{'up IP B':>9}{'pkts':>6}{'DCID':>6}")
+      f"{'B/body B':>9}{'busy ms':>8}{'idle ms':>8}{'drops':>6}{'up IP B':>9}{'pkts':>6}{'DCID':>6}")
 for (name, t), rs in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
     plt, down = med(rs, 2), med(rs, 5)
     rel = lambda a, b: f"{(a / b - 1) * 100:+.1f}%" if b else "-"
     label = t if name == "-" else f"{t} {name}"
+    # The downlink's busy time is what its IP bytes take at the bottleneck rate; the rest of the
+    # PLT the link idled (handshakes, request round trips, think times, slow start, loss recovery).
+    busy = [float(r[5]) * 8 / float(r[11]) * 1000 if float(r[11]) > 0 else float("nan") for r in rs]
+    idle = statistics.median(float(r[2]) - b for r, b in zip(rs, busy))
     print(f"{label:<16}{len(rs):>3}{plt:>9.0f}{rel(plt, base_plt):>8}{med(rs, 3):>8.0f}{down:>11.0f}"
-          f"{rel(down, base_down):>8}{med(rs, 6):>6.0f}{down / med(rs, 4):>9.4f}{med(rs, 7):>9.0f}{med(rs, 8):>6.0f}"
-          f"{rs[0][9]:>6}")
+          f"{rel(down, base_down):>8}{med(rs, 6):>6.0f}{down / med(rs, 4):>9.4f}{statistics.median(busy):>8.0f}"
+          f"{idle:>8.0f}{med(rs, 10):>6.0f}{med(rs, 7):>9.0f}{med(rs, 8):>6.0f}{rs[0][9]:>6}")
+print("busy ms: downlink IP bytes at the bottleneck rate; idle ms: PLT minus busy (median of per-run values);")
+print("drops: downlink queue drops; DCID: bytes of destination connection ID in the server's short-header packets")
 EOF
