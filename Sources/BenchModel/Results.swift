@@ -473,10 +473,33 @@ public struct ServerRecord: Codable, Sendable, Hashable {
     /// Requests the replay server answered 404 during the run (not in the scenario: a recorded
     /// page's script asking for a URL the recording lacks), as `HOST PATH`, in order, at most 1,000.
     public var notFound: [String]?
+    /// h3 runs of `run`'s own servers: how the QUIC endpoints sized packets, controlled congestion and
+    /// acknowledged (what sets QUIC's bytes per payload byte on the wire).
+    public var quic: QUICSettingsRecord?
     public init(
         tlsRecords: String? = nil, congestionControl: String? = nil, address: String? = nil, identity: String? = nil
     ) {
         self.tlsRecords = tlsRecords; self.congestionControl = congestionControl; self.address = address;
         self.identity = identity
+    }
+}
+
+/// The QUIC settings of an h3 run (`runs[].server.quic`).
+public struct QUICSettingsRecord: Codable, Sendable, Hashable {
+    /// Largest UDP payload the endpoints send (bytes; IP packets are 28 bytes larger).
+    public var maxUDPPayload: Int
+    /// `pmtud`: 1,200-byte datagrams until path MTU discovery confirms a larger probe, up to
+    /// `maxUDPPayload`; `fixed`: `maxUDPPayload` from the first packet (`--quic-udp-payload`);
+    /// `no-pmtud`: 1,200 bytes throughout.
+    public var udpPayloadSizing: String
+    /// The QUIC congestion controller (ngtcp2's), both ends.
+    public var congestionControl: String
+    /// Ack-eliciting packets received before an immediate ACK (else after max_ack_delay).
+    public var ackThreshold: Int
+    /// Built-in client runs: its source connection ID length, which every server packet carries.
+    public var clientConnectionIDLength: Int?
+    public init(maxUDPPayload: Int, udpPayloadSizing: String, congestionControl: String, ackThreshold: Int) {
+        self.maxUDPPayload = maxUDPPayload; self.udpPayloadSizing = udpPayloadSizing
+        self.congestionControl = congestionControl; self.ackThreshold = ackThreshold
     }
 }

@@ -32,6 +32,17 @@ struct ServerOptionGroup: ParsableArguments {
         "--quic-cc", value: "NAME",
         help: "QUIC congestion control: reno, cubic (the default), bbr or bbr2 (ngtcp2's)",
         parse: .choice(QUICCongestionControl.self)) var quicCongestionControl: QUICCongestionControl?
+    @Option(
+        "--quic-udp-payload", value: "BYTES",
+        help: "QUIC datagrams of up to BYTES (1200-1472) from the first packet, without path MTU discovery, as "
+            + "TCP takes its MSS from the MTU; 1472 fills the emulator's 1,500-byte MTU (default: ngtcp2's "
+            + "discovery, 1,200 bytes until it confirms 1,406 and then 1,444)",
+        parse: .int(1200...1472)) var quicUDPPayload: Int?
+    @Option(
+        "--quic-client-cid", value: "N",
+        help: "length in bytes of the built-in client's QUIC connection IDs, which every packet the server sends "
+            + "carries (default 0, as Chromium's and quic-go's clients; ngtcp2's example client uses 17)",
+        parse: .int(0...20)) var quicClientCIDLength: Int?
 }
 
 /// Files for looking inside connections: TLS secrets for Wireshark, qlog for qvis. Taken by `run`

@@ -112,6 +112,8 @@ extension ServerOptionGroup {
         if let l = lateBinding { s.lateBinding = l }
         if let cc = tcpCongestionControl { s.tcpCongestionControl = cc }
         if let q = quicCongestionControl { s.quicCongestionControl = q }
+        if let u = quicUDPPayload { s.quicUDPPayload = u }
+        if let n = quicClientCIDLength { s.quicClientCIDLength = n }
         return s
     }
 }

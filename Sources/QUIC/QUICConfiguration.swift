@@ -57,10 +57,25 @@ public struct QUICConfiguration: Sendable {
     /// Unidirectional streams the peer may open: HTTP/3 needs 3, and some stacks open more
     /// (reserved stream types, pushes), so leave room as browsers do.
     public var maxStreamsUni: UInt64 = 100
-    /// Largest UDP payload sent, before path MTU discovery raises it (`nil`: ngtcp2's 1200).
+    /// Cap on the UDP payload sent (`max_tx_udp_payload_size`; `nil`: ngtcp2's 1,452). ngtcp2 0.12.1
+    /// sends 1,200-byte datagrams until path MTU discovery, after the handshake, confirms one of its
+    /// probe sizes (1,406 and 1,444 bytes under the default cap): over a 1,500-byte MTU its packets top
+    /// out at 1,472 IP bytes, where TCP's fill 1,500.
     public var maxUDPPayloadSize: Int? = nil
     /// Turns path MTU discovery off (handy when an emulated link has a fixed MTU).
     public var disablePMTUD: Bool = false
+    /// Every datagram may be this large from the first (`no_tx_udp_payload_size_shaping`, no PMTU
+    /// discovery), as TCP takes its MSS from the interface's MTU; the peer's max_udp_payload_size
+    /// still caps it. For a known path: 1,472 fills a 1,500-byte MTU. `nil`: `maxUDPPayloadSize`
+    /// with discovery.
+    public var fixedUDPPayloadSize: Int? = nil
+    /// Length of the client's source connection IDs (0–20). Every short-header packet the server
+    /// sends carries it, so on a download it costs this many bytes per packet: Chromium's and
+    /// quic-go's clients use 0 (checked on Chromium's packets here), ngtcp2's example client 17.
+    public var clientConnectionIDLength: Int = 0
+    /// Ack-eliciting packets received before an ACK is sent at once (`ack_thresh`; ngtcp2's 2;
+    /// otherwise after max_ack_delay, 25 ms).
+    public var ackThreshold: Int = 2
     /// Where each connection's qlog (a stream named `<role>-<scid>`, JSON text sequences as ngtcp2
     /// 0.12 writes them) and NSS key-log lines (`CLIENT_HANDSHAKE_TRAFFIC_SECRET <random> <secret>`)
     /// go. The engine does no file I/O; `nil`: neither.

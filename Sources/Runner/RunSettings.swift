@@ -16,6 +16,12 @@ public struct ServerSettings: Sendable, Equatable {
     /// TCP congestion control set on every socket; nil: the system's default (`serve`'s).
     public var tcpCongestionControl: String?
     public var quicCongestionControl: QUICCongestionControl = .cubic
+    /// `--quic-udp-payload`: QUIC datagrams of up to this many bytes from the first packet, no PMTU
+    /// discovery (client and server); nil: ngtcp2's discovery from 1,200 bytes up to 1,452.
+    public var quicUDPPayload: Int?
+    /// `--quic-client-cid`: the built-in client's source connection ID length (bytes the server's
+    /// every packet carries).
+    public var quicClientCIDLength = QUICConfiguration().clientConnectionIDLength
     /// ECN at the endpoints (`run --ecn`): QUIC sends ECT(0) as ngtcp2 asks, and in an emulated
     /// network TCP negotiates ECN (net.ipv4.tcp_ecn=1 in the namespaces). Received codepoints are
     /// counted either way.

@@ -111,7 +111,18 @@ final class ProfileTestbed {
         quic.congestionControl = server.quicCongestionControl
         quic.ecn = server.ecn
         quic.initialRTT = firstPath.map { max($0.roundTrip, .milliseconds(1)) } ?? .milliseconds(1)
+        quic.fixedUDPPayloadSize = server.quicUDPPayload
+        quic.clientConnectionIDLength = server.quicClientCIDLength
         return quic
+    }
+
+    /// What the run's QUIC endpoints were set to, as results record it (h3 runs).
+    static func quicRecord(_ quic: QUICConfiguration, client: RunClient) -> QUICSettingsRecord {
+        var r = QUICSettingsRecord(
+            maxUDPPayload: quic.effectiveMaxUDPPayloadSize, udpPayloadSizing: quic.udpPayloadSizing,
+            congestionControl: quic.congestionControl.rawValue, ackThreshold: quic.ackThreshold)
+        if client == .builtin { r.clientConnectionIDLength = quic.clientConnectionIDLength }
+        return r
     }
 
     /// What `metrics.rttSource` says when the loopback RTT came from UDP echoes.
@@ -173,6 +184,7 @@ final class ProfileTestbed {
         record.server = ServerRecord(tlsRecords: server.tlsRecords.description)
         if run.transport == .h2 { record.server?.lateBinding = server.lateBinding.description }
         if server.ecn { record.server?.ecn = true }
+        if run.transport == .h3 { record.server?.quic = Self.quicRecord(quic, client: run.client) }
         _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
         _ = servers.takeNotFound()
         record.startedAt = BenchmarkRunner.utcTimestamp()

@@ -67,11 +67,18 @@ final class LoopbackPageLoadTests: XCTestCase {
                 XCTAssertEqual(c.tlsVersion, "1.3")
                 XCTAssertEqual(c.alpn, run.transport == .h1 ? "http/1.1" : run.transport == .h2 ? "h2" : "h3")
                 if run.transport == .h3 {
+                    XCTAssertEqual(
+                        run.server?.quic,
+                        QUICSettingsRecord(
+                            maxUDPPayload: 1452, udpPayloadSizing: "pmtud", congestionControl: "cubic",
+                            ackThreshold: 2
+                        ).with { $0.clientConnectionIDLength = 0 }, "h3 runs record their QUIC settings")
                     XCTAssertNil(c.connectEnd, "QUIC has no separate TCP connect")
                     XCTAssertNotNil(c.quic?.smoothedRttMs, "QUIC statistics recorded")
                     XCTAssertGreaterThan(c.quic?.packetsReceived ?? 0, 0)
                 }
             }
+            if run.transport != .h3 { XCTAssertNil(run.server?.quic) }
             let perOrigin = Dictionary(grouping: run.connections, by: \.origin).mapValues(\.count)
             if run.transport != .h1 {
                 XCTAssertEqual(Set(perOrigin.values), [1], "\(run.transport): one connection per origin")

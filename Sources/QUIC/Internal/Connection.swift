@@ -152,7 +152,7 @@ final class QUICConnection {
         c.retained.append(credentials)
         var dcid = ngtcp2_cid(), scid = ngtcp2_cid()
         fillRandomCID(&dcid, length: 18)
-        fillRandomCID(&scid, length: 17)
+        fillRandomCID(&scid, length: min(max(config.clientConnectionIDLength, 0), Int(NGTCP2_MAX_CIDLEN)))
         var settings = c.makeSettings(now: now, scid: scid, odcid: nil)
         var params = c.makeTransportParams()
         var callbacks = makeCallbacks(server: false)
@@ -239,6 +239,12 @@ final class QUICConnection {
         if let t = config.handshakeTimeout { s.handshake_timeout = UInt64(max(t, 1)) }
         if let size = config.maxUDPPayloadSize { s.max_tx_udp_payload_size = size }
         s.no_pmtud = config.disablePMTUD ? 1 : 0
+        if let size = config.fixedUDPPayloadSize {
+            s.max_tx_udp_payload_size = size
+            s.no_tx_udp_payload_size_shaping = 1
+            s.no_pmtud = 1
+        }
+        s.ack_thresh = max(config.ackThreshold, 1)
         if config.debugLog { s.log_printf = netbench_ngtcp2_debug_logger() }
         if let sink = config.diagnostics {
             var cid = scid

@@ -58,6 +58,9 @@ final class VirtualNetwork {
     private var head = 0
     var dropped = 0
     var delivered = 0
+    /// Sizes of the datagrams the server and the clients handed over (dropped ones included).
+    var serverDatagramSizes: [Int] = []
+    var clientDatagramSizes: [Int] = []
     /// A NAT in front of the clients: datagrams from `inside` leave as `outside`, and
     /// datagrams to `outside` reach `inside`. Changing `outside` is a NAT rebinding.
     var nat: (inside: Endpoint, outside: Endpoint)?
@@ -99,6 +102,11 @@ final class VirtualNetwork {
     }
 
     private func enqueue(_ payload: UnsafeRawBufferPointer, from: Endpoint, to: Endpoint) {
+        if from == serverEndpoint {
+            serverDatagramSizes.append(payload.count)
+        } else {
+            clientDatagramSizes.append(payload.count)
+        }
         if lossRate > 0 && rng.nextUnit() < lossRate {
             dropped += 1
             return
