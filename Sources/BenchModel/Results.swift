@@ -201,6 +201,23 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     public var firstPaintMs: Double?
     public var firstContentfulPaintMs: Double?
     public var largestContentfulPaintMs: Double?
+    /// Browser clients with `run --visual-metrics`: WebPageTest's visual metrics from the frames the
+    /// browser painted (colour histograms of each frame against the first and the last), ms from
+    /// navigation start: Speed Index (∫ 1 − visual progress dt), the first frame that differs from
+    /// the blank one, the first frames reaching 85%, 95%, 99% and 100% visual progress, and how many
+    /// frames they were computed from.
+    public var speedIndexMs: Double?
+    public var firstVisualChangeMs: Double?
+    public var visuallyComplete85Ms: Double?
+    public var visuallyComplete95Ms: Double?
+    public var visuallyComplete99Ms: Double?
+    public var visuallyCompleteMs: Double?
+    public var visualFrames: Int?
+    /// Frames taken on a cadence (Firefox's screenshots): the longest time between two of them, ms, so
+    /// how late a visual change can show in the metrics; absent for Chromium's frames, sent as painted.
+    public var visualFrameGapMaxMs: Double?
+    /// Why the visual metrics are missing from a run that asked for them (the run itself counts).
+    public var visualMetricsError: String?
     /// CPU time spent during the run (thread CPU clocks): the built-in client's thread (nil for
     /// Chromium, another process) and the replay server's thread; the emulator's share is in the
     /// emulator record (`loopCPUShare`).

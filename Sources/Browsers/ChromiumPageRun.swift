@@ -27,6 +27,8 @@ struct ChromiumPageRun: PageLoad {
     var timeout: Nanoseconds { context.timeout }
     /// Capture the frames the page paints (a filmstrip run: never a measured one, capturing costs CPU).
     var screencast: Bool { context.screencast }
+    /// Capture the frames it paints as PNG during this measured run, for Speed Index (`--visual-metrics`).
+    var visualMetrics: Bool { context.visualMetrics }
 
     /// Startup (launch, first target, session) gets its own allowance, outside the page's limit.
     static let setupAllowance: Nanoseconds = .seconds(30)
@@ -83,6 +85,7 @@ struct ChromiumPageRun: PageLoad {
         var outcome = PageLoadOutcome(
             requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
         if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
+        if visualMetrics { Self.recordVisualMetrics(film, report: report, into: &outcome.metrics) }
         return outcome
     }
 
@@ -99,13 +102,13 @@ struct ChromiumPageRun: PageLoad {
     ) throws -> PageResult {
         let session = try openPage(devtools)
         tracker.session = session
-        if screencast {
+        if screencast || visualMetrics {
+            // Visual metrics compare colour histograms: lossless PNG, at the size WebPageTest's frames have.
             _ = try devtools.call(
                 "Page.startScreencast",
-                [
-                    "format": "jpeg", "quality": 50, "maxWidth": 400,
-                    "maxHeight": 300,
-                ],
+                visualMetrics
+                    ? ["format": "png", "maxWidth": 400, "maxHeight": 400]
+                    : ["format": "jpeg", "quality": 50, "maxWidth": 400, "maxHeight": 300],
                 session: session, deadline: Instant.now() + Self.setupAllowance)
             // The strip starts with what showed before navigation (the blank tab): wait for that first
             // frame, or a fast page's first paint can be the first frame the browser sends.
@@ -243,6 +246,19 @@ struct ChromiumPageRun: PageLoad {
 
     static func failed(_ why: String) -> PageLoadOutcome { .failed(why) }
 
+    /// Speed Index and visually complete from the screencast's PNG frames, on the page's clock; why
+    /// not, when they cannot be computed (the run still counts).
+    static func recordVisualMetrics(_ film: ScreencastFrames, report: BrowserReport, into metrics: inout RunMetrics) {
+        guard let origin = report.frames.first?.timeOrigin else {
+            metrics.visualMetricsError = "no time origin to place the frames on"
+            return
+        }
+        switch film.painted().metrics(timeOrigin: origin) {
+        case .success(let (m, n)): metrics.setVisual(m, frames: n)
+        case .failure(let e): metrics.visualMetricsError = e.description
+        }
+    }
+
     static func dottedQuad(_ a: UInt32) -> String { "\(a >> 24).\((a >> 16) & 255).\((a >> 8) & 255).\(a & 255)" }
 }
 
@@ -312,7 +328,8 @@ final class NetworkTracker {
 /// The frames of `Page.startScreencast` as they come (each acknowledged, or the browser stops
 /// sending), placed on the page's clock afterwards.
 final class ScreencastFrames {
-    private var captured: [(epochSeconds: Double, jpeg: String)] = []
+    /// Base64 JPEG (filmstrip) or PNG (visual metrics), as asked in `Page.startScreencast`.
+    private var captured: [(epochSeconds: Double, image: String)] = []
     var count: Int { captured.count }
 
     func handle(_ e: DevToolsPipe.Event, _ devtools: DevToolsPipe) {
@@ -324,15 +341,22 @@ final class ScreencastFrames {
         captured.append((t, data))
     }
 
+    /// The frames for visual metrics (the screencast sent PNG).
+    func painted() -> PaintedFrames {
+        let out = PaintedFrames()
+        for c in captured { out.add(epochMs: c.epochSeconds * 1000, base64PNG: c.image) }
+        return out
+    }
+
     /// Ms from navigation start (`timeOrigin`, ms since the epoch); what showed before it at 0.
     func frames(timeOrigin: Double) -> [FilmstripRecord.Frame] {
         var out: [FilmstripRecord.Frame] = []
         for c in captured.sorted(by: { $0.epochSeconds < $1.epochSeconds }) {
             let ms = max(0, (c.epochSeconds * 1000 - timeOrigin).rounded())
             if let last = out.last, last.ms == ms {
-                out[out.count - 1] = FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg)
+                out[out.count - 1] = FilmstripRecord.Frame(ms: ms, jpeg: c.image)
             } else {
-                out.append(FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg))
+                out.append(FilmstripRecord.Frame(ms: ms, jpeg: c.image))
             }
         }
         return out

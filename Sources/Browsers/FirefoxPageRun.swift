@@ -46,6 +46,8 @@ struct FirefoxPageRun: PageLoad {
         var grace: Nanoseconds = 0
         defer { browser.stop(grace: grace) }
         let report: BrowserReport
+        var capture: ScreenshotCadence?
+        defer { capture?.stop() }
         do {
             let setup = Instant.now() + Self.setupAllowance
             let port = try browser.bidiPort(deadline: setup)
@@ -59,7 +61,7 @@ struct FirefoxPageRun: PageLoad {
                 expected: Dictionary(
                     urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
             bidi.onEvent = { tracker.handle($0) }
-            switch try load(bidi, tracker: tracker, url: urls[root.id]!, urls: urls) {
+            switch try load(bidi, tracker: tracker, url: urls[root.id]!, urls: urls, capture: &capture) {
             case .failed(let why): return .failed(why)
             case .loaded(let r): report = r
             }
@@ -78,6 +80,7 @@ struct FirefoxPageRun: PageLoad {
         var r = results.records(report)
         // WebDriver BiDi names no connection: how many there were is unknown, not 0.
         r.metrics.connections = nil
+        if let capture { Self.recordVisualMetrics(capture, report: report, into: &r.metrics) }
         return PageLoadOutcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
     }
 
@@ -87,7 +90,8 @@ struct FirefoxPageRun: PageLoad {
     }
 
     private func load(
-        _ bidi: WebDriverBiDi, tracker: BiDiNetworkTracker, url: String, urls: [String: String]
+        _ bidi: WebDriverBiDi, tracker: BiDiNetworkTracker, url: String, urls: [String: String],
+        capture: inout ScreenshotCadence?
     ) throws -> PageResult {
         let setup = Instant.now() + Self.setupAllowance
         _ = try bidi.call("session.new", ["capabilities": [String: Any]()], deadline: setup)
@@ -102,6 +106,13 @@ struct FirefoxPageRun: PageLoad {
         _ = try bidi.call(
             "script.addPreloadScript", ["functionDeclaration": "() => {\n" + ChromiumPageRun.pageScript + "\n}"],
             deadline: setup)
+        if context.visualMetrics {
+            // Screenshots from the blank page on (the first shows what was there at navigation start).
+            let c = ScreenshotCadence(bidi: bidi, context: top)
+            capture = c
+            try c.warmUp(deadline: Instant.now() + .seconds(5))
+            c.start()
+        }
         let deadline = Instant.now() + context.timeout
         do {
             _ = try bidi.call(
@@ -124,6 +135,7 @@ struct FirefoxPageRun: PageLoad {
             "script.evaluate",
             ["expression": ChromiumPageRun.settleExpression, "target": ["context": top], "awaitPromise": true],
             deadline: Instant.now() + .seconds(3))
+        try capture?.finalFrame(deadline: Instant.now() + .seconds(10))
         var frames = try collectTimings(bidi, top: top, tracker: tracker)
         if let more = tracker.missingEntries(frames) { frames.append(more) }
         return .loaded(BrowserReport(frames: frames, responses: [:]))
@@ -161,6 +173,25 @@ struct FirefoxPageRun: PageLoad {
         do { return try JSONDecoder().decode(BrowserReport.FrameTimings.self, from: Data(value.utf8)) } catch {
             throw WebDriverBiDi.Failure.protocolError(
                 method: "script.evaluate", message: "unexpected timings: \(error)")
+        }
+    }
+
+    /// Speed Index and visually complete from the screenshots, on the page's clock; why not, when they
+    /// cannot be computed (the run still counts).
+    static func recordVisualMetrics(_ c: ScreenshotCadence, report: BrowserReport, into metrics: inout RunMetrics) {
+        c.stop()
+        if let f = c.failure {
+            metrics.visualMetricsError = f
+            return
+        }
+        guard let origin = report.frames.first?.timeOrigin else {
+            metrics.visualMetricsError = "no time origin to place the frames on"
+            return
+        }
+        switch c.frames.metrics(timeOrigin: origin) {
+        case .success(let (m, n)):
+            metrics.setVisual(m, frames: n, gapMs: c.longestGapMs)
+        case .failure(let e): metrics.visualMetricsError = e.description
         }
     }
 

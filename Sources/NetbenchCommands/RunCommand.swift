@@ -213,6 +213,15 @@ struct RunCommand: ParsableCommand {
             + "and transport, capturing what it paints; the report shows the frames every 100 ms side by side per "
             + "transport, results.json keeps them (filmstrips); not a measured run: capturing costs CPU")
     var filmstrip: Bool
+    @Flag(
+        "--visual-metrics",
+        help: "with --client chromium or firefox: during every run the browser's painted frames are captured "
+            + "(Chromium: its PNG screencast, a frame per paint, at most 400×400; Firefox: a WebDriver BiDi viewport "
+            + "screenshot every 100 ms, the first before navigation) and the run records WebPageTest's Speed Index "
+            + "(speedIndexMs), first visual change and visually complete 85/95/99/100% (colour histograms of each "
+            + "frame against the first and last, near-white left out); reports show SI beside FCP and LCP; "
+            + "'check' can threshold speedIndexMs")
+    var visualMetrics: Bool
     @Option(
         "--label", value: "TEXT",
         help:
@@ -251,6 +260,13 @@ struct RunCommand: ParsableCommand {
                 throw BenchError.usage("--filmstrip needs --client chromium (the built-in client paints nothing)")
             }
             request.pageLoads.filmstrip = true
+        }
+        if visualMetrics {
+            guard request.pageLoads.clients.contains(where: { $0 != .builtin }) else {
+                throw BenchError.usage(
+                    "--visual-metrics needs --client chromium or firefox (the built-in client paints nothing)")
+            }
+            request.pageLoads.visualMetrics = true
         }
         let (executors, serverLine) = try remoteExecutors(&request)
         if request.profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }

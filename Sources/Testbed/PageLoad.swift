@@ -18,6 +18,9 @@ public struct PageLoadContext {
     public var timeout: Nanoseconds
     /// A filmstrip run (`run --filmstrip`): a browser captures what it paints; not a measured run.
     public var screencast = false
+    /// `run --visual-metrics`: a browser captures what it paints during the run and records Speed Index
+    /// and visually complete in the run's metrics.
+    public var visualMetrics = false
 
     public init(
         scenario: Scenario, transport: TransportKind, serverEndpoints: ServerHost.Endpoints,

@@ -36,6 +36,8 @@ final class ProfileTestbed {
     let timerFloor: TimerFloor?
     /// Repeat views: state carried from run to run within this block, per transport.
     let repeatView: Bool
+    /// `run --visual-metrics`: browser runs capture what they paint.
+    let visualMetrics: Bool
     /// Competing flows on the bottleneck during every run (profiles with `crossTraffic`).
     var backgroundTraffic: BackgroundTraffic?
     /// The clients other than netbench's own, by kind.
@@ -58,6 +60,7 @@ final class ProfileTestbed {
         pcapDirectory = request.diagnostics.pcapDirectory
         linkLogDirectory = request.diagnostics.linkLogDirectory
         repeatView = request.pageLoads.repeatView
+        visualMetrics = request.pageLoads.visualMetrics
         clients = parts.clients
         let paths = profile.isEmulated ? try ProfileLink.paths(of: profile, library: request.library) : []
         quic = Self.quic(request.server, diagnostics: parts.diagnostics, firstPath: paths.first)
@@ -183,6 +186,7 @@ final class ProfileTestbed {
         context.clientNamespace = network?.clientNamespace
         context.clientAddress = clientAddress
         context.screencast = run.filmstrip
+        context.visualMetrics = visualMetrics && !run.filmstrip
         do {
             try load(context, run, into: &record, register: register)
         } catch {
