@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec", "BenchCore"]),
         .testTarget(name: "QUICTests", dependencies: ["QUIC", "TestSupport"]),
-        .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore"]),
+        .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "SystemIO", "BenchCore"]),
         .testTarget(name: "LinkEmulatorTests", dependencies: ["LinkEmulator", "SystemIO", "TestSupport"]),
         // The catalog, the renderer, the loader's policy: pure, no sockets.

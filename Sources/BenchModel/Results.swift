@@ -152,6 +152,8 @@ public struct RunRecord: Codable, Sendable {
     public var frames: [FilmstripRecord.Frame]?
     /// Competing flows on the bottleneck during the run (profiles with `crossTraffic`).
     public var crossTraffic: CrossTrafficRecord?
+    /// `run --cpu-slowdown`: how the browser's CPU was slowed down.
+    public var cpuSlowdown: CPUSlowdownRecord?
 
     public init(
         scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
@@ -164,6 +166,15 @@ public struct RunRecord: Codable, Sendable {
     }
 
     public var counts: Bool { status == .ok && warmup != true }
+}
+
+/// A browser run's CPU slowdown (`run --cpu-slowdown N`) and the mechanism that applied it.
+public struct CPUSlowdownRecord: Codable, Sendable, Hashable {
+    /// N: the CPU is N times slower.
+    public var factor: Double
+    /// What applied it, e.g. "DevTools Emulation.setCPUThrottlingRate 4" or the cgroup files and values.
+    public var mechanism: String
+    public init(factor: Double, mechanism: String) { self.factor = factor; self.mechanism = mechanism }
 }
 
 public struct RunMetrics: Codable, Sendable, Hashable {

@@ -86,6 +86,7 @@ struct ChromiumPageRun: PageLoad {
             requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
         if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
         if visualMetrics { Self.recordVisualMetrics(film, report: report, into: &outcome.metrics) }
+        if let n = context.cpuSlowdown { outcome.cpuSlowdown = Self.slowdownRecord(n) }
         return outcome
     }
 
@@ -102,6 +103,11 @@ struct ChromiumPageRun: PageLoad {
     ) throws -> PageResult {
         let session = try openPage(devtools)
         tracker.session = session
+        if let n = context.cpuSlowdown {
+            _ = try devtools.call(
+                "Emulation.setCPUThrottlingRate", ["rate": n], session: session,
+                deadline: Instant.now() + Self.setupAllowance)
+        }
         if screencast || visualMetrics {
             // Visual metrics compare colour histograms: lossless PNG, at the size WebPageTest's frames have.
             _ = try devtools.call(
@@ -245,6 +251,14 @@ struct ChromiumPageRun: PageLoad {
     }
 
     static func failed(_ why: String) -> PageLoadOutcome { .failed(why) }
+
+    /// `--cpu-slowdown N` as Chromium applies it: the page's renderer main thread throttled N times.
+    static func slowdownRecord(_ n: Double) -> CPUSlowdownRecord {
+        CPUSlowdownRecord(
+            factor: n,
+            mechanism: "DevTools Emulation.setCPUThrottlingRate \(n == n.rounded() ? String(Int(n)) : String(n)) "
+                + "(the page's main thread)")
+    }
 
     /// Speed Index and visually complete from the screencast's PNG frames, on the page's clock; why
     /// not, when they cannot be computed (the run still counts).

@@ -40,11 +40,15 @@ struct FirefoxPageRun: PageLoad {
         let loop = try EventLoop()
         register(loop.stopper)
         defer { register(nil) }
+        // Made before the browser, so it is removed after the browser's processes are gone.
+        let quota = try context.cpuSlowdown.map { try CPUQuotaGroup(slowdown: $0) }
+        defer { quota?.remove() }
         let browser = try FirefoxBrowser(
             executable: executable, preferences: preferences, caPEM: context.credentials.caPEM,
             namespace: context.clientNamespace)
         var grace: Nanoseconds = 0
         defer { browser.stop(grace: grace) }
+        if let quota { try Self.adopt(browser.pid, into: quota) }
         let report: BrowserReport
         var capture: ScreenshotCadence?
         defer { capture?.stop() }
@@ -61,6 +65,8 @@ struct FirefoxPageRun: PageLoad {
                 expected: Dictionary(
                     urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
             bidi.onEvent = { tracker.handle($0) }
+            // Processes forked before the browser joined the group (none, unless it was quick).
+            if let quota { try Self.adopt(browser.pid, into: quota) }
             switch try load(bidi, tracker: tracker, url: urls[root.id]!, urls: urls, capture: &capture) {
             case .failed(let why): return .failed(why)
             case .loaded(let r): report = r
@@ -81,7 +87,12 @@ struct FirefoxPageRun: PageLoad {
         // WebDriver BiDi names no connection: how many there were is unknown, not 0.
         r.metrics.connections = nil
         if let capture { Self.recordVisualMetrics(capture, report: report, into: &r.metrics) }
-        return PageLoadOutcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        var outcome = PageLoadOutcome(
+            requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        if let quota, let n = context.cpuSlowdown {
+            outcome.cpuSlowdown = CPUSlowdownRecord(factor: n, mechanism: quota.description)
+        }
+        return outcome
     }
 
     private enum PageResult {
@@ -192,6 +203,14 @@ struct FirefoxPageRun: PageLoad {
         case .success(let (m, n)):
             metrics.setVisual(m, frames: n, gapMs: c.longestGapMs)
         case .failure(let e): metrics.visualMetricsError = e.description
+        }
+    }
+
+    /// The browser and every process under it into the quota's group (what they fork later is born there).
+    static func adopt(_ pid: Int32, into quota: CPUQuotaGroup) throws {
+        try quota.adopt(pid)
+        for p in ProcessTree.descendants(of: pid) where ProcessTree.startTime(p.pid) == p.startTime {
+            try? quota.adopt(p.pid)
         }
     }
 

@@ -81,6 +81,9 @@ public struct PageLoadSettings: Sendable, Equatable {
     /// Browser clients capture what they paint during every measured run and record Speed Index and
     /// visually complete (`run --visual-metrics`).
     public var visualMetrics = false
+    /// Browser clients' CPU slowed down this many times (`run --cpu-slowdown`): Chromium by DevTools,
+    /// Firefox by a cgroup CPU quota; nil: not slowed.
+    public var cpuSlowdown: Double?
     /// Per-run limit; nil: derived from the profile (10 × the ideal page load + 30 s, at most 10 min).
     public var timeout: Nanoseconds?
 

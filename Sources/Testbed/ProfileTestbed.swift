@@ -38,6 +38,8 @@ final class ProfileTestbed {
     let repeatView: Bool
     /// `run --visual-metrics`: browser runs capture what they paint.
     let visualMetrics: Bool
+    /// `run --cpu-slowdown N`: browser runs slow their CPU down N times.
+    let cpuSlowdown: Double?
     /// Competing flows on the bottleneck during every run (profiles with `crossTraffic`).
     var backgroundTraffic: BackgroundTraffic?
     /// The clients other than netbench's own, by kind.
@@ -61,6 +63,7 @@ final class ProfileTestbed {
         linkLogDirectory = request.diagnostics.linkLogDirectory
         repeatView = request.pageLoads.repeatView
         visualMetrics = request.pageLoads.visualMetrics
+        cpuSlowdown = request.pageLoads.cpuSlowdown
         clients = parts.clients
         let paths = profile.isEmulated ? try ProfileLink.paths(of: profile, library: request.library) : []
         quic = Self.quic(request.server, diagnostics: parts.diagnostics, firstPath: paths.first)
@@ -187,6 +190,7 @@ final class ProfileTestbed {
         context.clientAddress = clientAddress
         context.screencast = run.filmstrip
         context.visualMetrics = visualMetrics && !run.filmstrip
+        context.cpuSlowdown = cpuSlowdown
         do {
             try load(context, run, into: &record, register: register)
         } catch {
@@ -458,6 +462,7 @@ extension RunRecord {
     mutating func take(_ outcome: PageLoadOutcome, serverTCP: [String: TCPSenderStatistics]) {
         pathEvents = outcome.pathEvents
         frames = outcome.frames
+        cpuSlowdown = outcome.cpuSlowdown
         requests = outcome.requests
         connections = outcome.connections.map { c in
             var c = c
