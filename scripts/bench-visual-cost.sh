@@ -62,13 +62,14 @@ for arm in ("off", "on"):
             m = run["metrics"]
             if run["status"] != "ok" or "pltMs" not in m:
                 a["failed"] += 1
+                a["err"].append("run failed: " + (run.get("error") or "no PLT")[:120])
                 continue
             a["plt"].append(m["pltMs"])
             for k, name in (("si", "speedIndexMs"), ("frames", "visualFrames"), ("gap", "visualFrameGapMaxMs")):
                 if name in m:
                     a[k].append(m[name])
             if "visualMetricsError" in m:
-                a["err"].append(m["visualMetricsError"])
+                a["err"].append("visual metrics missing: " + m["visualMetricsError"])
 print(f"{'client':9} {'capture':8} {'n':>3} {'failed':>6} {'PLT median':>11} {'p25–p75':>16} "
       f"{'SI median':>10} {'frames':>7} {'max gap':>8}")
 for client in sorted({k[0] for k in arms}):
@@ -84,7 +85,7 @@ for client in sorted({k[0] for k in arms}):
         print(f"{client:9} {arm:8} {len(a['plt']):3} {a['failed']:6} {med[arm]:9.0f}ms "
               f"{q(a['plt'], .25):7.0f}–{q(a['plt'], .75):.0f}ms {si:>10} {fr:>7} {gap:>8}")
         for e in sorted(set(a["err"])):
-            print(f"    visual metrics missing: {e}")
+            print(f"    {e}")
     if "off" in med and "on" in med:
         print(f"{client:9} capture changes the median PLT by {med['on'] - med['off']:+.0f} ms "
               f"({(med['on'] / med['off'] - 1) * 100:+.1f}%)")
