@@ -174,6 +174,9 @@ public struct CPUSlowdownRecord: Codable, Sendable, Hashable {
     public var factor: Double
     /// What applied it, e.g. "DevTools Emulation.setCPUThrottlingRate 4" or the cgroup files and values.
     public var mechanism: String
+    /// A cgroup quota: how many of its periods held the browser back during the run (cpu.stat's
+    /// nr_throttled; 0 means the quota never bit).
+    public var throttledPeriods: Int?
     public init(factor: Double, mechanism: String) { self.factor = factor; self.mechanism = mechanism }
 }
 

@@ -48,7 +48,6 @@ struct FirefoxPageRun: PageLoad {
             namespace: context.clientNamespace)
         var grace: Nanoseconds = 0
         defer { browser.stop(grace: grace) }
-        if let quota { try Self.adopt(browser.pid, into: quota) }
         let report: BrowserReport
         var capture: ScreenshotCadence?
         defer { capture?.stop() }
@@ -65,9 +64,11 @@ struct FirefoxPageRun: PageLoad {
                 expected: Dictionary(
                     urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
             bidi.onEvent = { tracker.handle($0) }
-            // Processes forked before the browser joined the group (none, unless it was quick).
-            if let quota { try Self.adopt(browser.pid, into: quota) }
-            switch try load(bidi, tracker: tracker, url: urls[root.id]!, urls: urls, capture: &capture) {
+            // The quota applies from the page's setup on (a slowed startup would only eat the setup allowance).
+            let slow = quota.map { q in { try Self.adopt(browser.pid, into: q) } }
+            switch try load(
+                bidi, tracker: tracker, url: urls[root.id]!, urls: urls, slowDown: slow, capture: &capture)
+            {
             case .failed(let why): return .failed(why)
             case .loaded(let r): report = r
             }
@@ -91,6 +92,7 @@ struct FirefoxPageRun: PageLoad {
             requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
         if let quota, let n = context.cpuSlowdown {
             outcome.cpuSlowdown = CPUSlowdownRecord(factor: n, mechanism: quota.description)
+            outcome.cpuSlowdown?.throttledPeriods = quota.throttledPeriods
         }
         return outcome
     }
@@ -102,7 +104,7 @@ struct FirefoxPageRun: PageLoad {
 
     private func load(
         _ bidi: WebDriverBiDi, tracker: BiDiNetworkTracker, url: String, urls: [String: String],
-        capture: inout ScreenshotCadence?
+        slowDown: (() throws -> Void)?, capture: inout ScreenshotCadence?
     ) throws -> PageResult {
         let setup = Instant.now() + Self.setupAllowance
         _ = try bidi.call("session.new", ["capabilities": [String: Any]()], deadline: setup)
@@ -117,6 +119,7 @@ struct FirefoxPageRun: PageLoad {
         _ = try bidi.call(
             "script.addPreloadScript", ["functionDeclaration": "() => {\n" + ChromiumPageRun.pageScript + "\n}"],
             deadline: setup)
+        try slowDown?()
         if context.visualMetrics {
             // Screenshots from the blank page on (the first shows what was there at navigation start).
             let c = ScreenshotCadence(bidi: bidi, context: top)

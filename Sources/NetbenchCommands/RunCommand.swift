@@ -226,11 +226,12 @@ struct RunCommand: ParsableCommand {
         "--cpu-slowdown", value: "N",
         help: "with --client chromium or firefox: the browser's CPU N times slower (1–100; a phone's is 3–6× this "
             + "machine's), as a suite's \"cpuSlowdown\" does. Chromium: DevTools Emulation.setCPUThrottlingRate N; "
-            + "Firefox: a cgroup cpu quota on its whole process tree, 1/N of one CPU in a short period (2 ms, or N ms "
+            + "Firefox: a cgroup cpu quota on its whole process tree from the page's setup on (not its startup), "
+            + "1/N of one CPU in a short period (2 ms, or N ms "
             + "when N > 2: the kernel's smallest quota is 1 ms), made per run and removed after; needs root and a "
             + "cgroup cpu controller (exit 2 naming what is missing). Refused for the built-in client, which shares "
             + "its process with the replay server and the emulator. Each run records runs[].cpuSlowdown (factor, "
-            + "mechanism)",
+            + "mechanism, and for the quota throttledPeriods)",
         parse: .slowdown) var cpuSlowdown: Double?
     @Option(
         "--label", value: "TEXT",

@@ -25,7 +25,7 @@ public final class CPUQuotaGroup {
     private var removed = false
 
     /// The name prefix of netbench's groups: `netbench-<owner pid>-<n>`.
-    static let prefix = "netbench-"
+    public static let prefix = "netbench-"
     nonisolated(unsafe) private static var made = 0
 
     /// Period and quota for a slowdown of `factor` (≥ 1).
