@@ -52,7 +52,7 @@ extension RunMetrics {
         Metric("largestContentfulPaintMs", "Largest contentful paint (browser)", "ms") {
             $0.largestContentfulPaintMs
         },
-        Metric("speedIndexMs", "Speed Index (browser)", "ms", compared: true, claimable: true) { $0.speedIndexMs },
+        Metric("speedIndexMs", "Speed Index (browser)", "ms", compared: true) { $0.speedIndexMs },
         Metric("firstVisualChangeMs", "First visual change (browser)", "ms") { $0.firstVisualChangeMs },
         Metric("visuallyComplete85Ms", "Visually complete 85% (browser)", "ms") { $0.visuallyComplete85Ms },
         Metric("visuallyComplete95Ms", "Visually complete 95% (browser)", "ms") { $0.visuallyComplete95Ms },
