@@ -230,6 +230,9 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     /// Frames taken on a cadence (Firefox's screenshots): the longest time between two of them, ms, so
     /// how late a visual change can show in the metrics; absent for Chromium's frames, sent as painted.
     public var visualFrameGapMaxMs: Double?
+    /// Chromium: the time the page's main thread spent in tasks during the run, ms (DevTools
+    /// Performance.getMetrics TaskDuration after the load); it grows with `--cpu-slowdown`.
+    public var mainThreadTaskMs: Double?
     /// Why the visual metrics are missing from a run that asked for them (the run itself counts).
     public var visualMetricsError: String?
     /// CPU time spent during the run (thread CPU clocks): the built-in client's thread (nil for

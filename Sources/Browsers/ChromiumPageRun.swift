@@ -87,6 +87,7 @@ struct ChromiumPageRun: PageLoad {
         if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
         if visualMetrics { Self.recordVisualMetrics(film, report: report, into: &outcome.metrics) }
         if let n = context.cpuSlowdown { outcome.cpuSlowdown = Self.slowdownRecord(n) }
+        outcome.metrics.mainThreadTaskMs = report.mainThreadTaskMs
         return outcome
     }
 
@@ -136,7 +137,9 @@ struct ChromiumPageRun: PageLoad {
         }
         if let f = tracker.failure { return .failed(f) }
         let frames = try collectTimings(devtools, session: session, expected: Set(tracker.expected.keys))
-        return .loaded(BrowserReport(frames: frames, responses: tracker.responses))
+        var report = BrowserReport(frames: frames, responses: tracker.responses)
+        report.mainThreadTaskMs = try? Self.taskDurationMs(devtools, session: session)
+        return .loaded(report)
     }
 
     /// A new tab with a DevTools session on it, with page and network events on.
@@ -153,6 +156,8 @@ struct ChromiumPageRun: PageLoad {
         }
         _ = try devtools.call("Page.enable", session: session, deadline: deadline)
         _ = try devtools.call("Network.enable", session: session, deadline: deadline)
+        // The main thread's task time (TaskDuration), read after the load.
+        _ = try devtools.call("Performance.enable", session: session, deadline: deadline)
         // Resource Timing keeps 250 entries by default: large pages would lose the rest.
         _ = try devtools.call(
             "Page.addScriptToEvaluateOnNewDocument", ["source": Self.pageScript], session: session, deadline: deadline)
@@ -251,6 +256,15 @@ struct ChromiumPageRun: PageLoad {
     }
 
     static func failed(_ why: String) -> PageLoadOutcome { .failed(why) }
+
+    /// Performance.getMetrics' TaskDuration (seconds of main-thread tasks since the page's process
+    /// started), in ms.
+    static func taskDurationMs(_ devtools: DevToolsPipe, session: String) throws -> Double? {
+        let r = try devtools.call("Performance.getMetrics", session: session, deadline: Instant.now() + .seconds(10))
+        let metrics = r["metrics"] as? [[String: Any]] ?? []
+        let task = metrics.first { $0["name"] as? String == "TaskDuration" }?["value"] as? NSNumber
+        return task.map { $0.doubleValue * 1000 }
+    }
 
     /// `--cpu-slowdown N` as Chromium applies it: the page's renderer main thread throttled N times.
     static func slowdownRecord(_ n: Double) -> CPUSlowdownRecord {

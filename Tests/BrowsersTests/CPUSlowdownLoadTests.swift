@@ -60,4 +60,28 @@ final class CPUSlowdownLoadTests: XCTestCase {
         }
         XCTAssertEqual(netbenchGroups(), [], "every run's group is removed")
     }
+
+    /// Chromium's main thread at 4×: its task time (Performance.getMetrics TaskDuration) grows well
+    /// beyond the unthrottled load's (median of 3 runs each; ≥ 2× is asked, ~4× is expected).
+    func testChromiumMainThreadTimeGrowsWithTheSlowdown() throws {
+        let path = Fixture.path("paint-page.json")
+        func medianTaskMs(_ slowdown: Double?) throws -> Double {
+            let out = NSTemporaryDirectory() + "netbench-test-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            var request = RunRequest(
+                suiteName: "slow", scenarios: [(path, try Scenario.load(from: path))], profiles: [.loopback],
+                transports: [.h2], runs: 3, outputDirectory: out)
+            request.pageLoads.timeout = .seconds(90)
+            request.pageLoads.clients = [.chromium]
+            request.pageLoads.cpuSlowdown = slowdown
+            let runs = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly().runs
+            XCTAssertEqual(runs.filter { $0.status == .ok }.count, 3, "\(runs.compactMap(\.error))")
+            let t = runs.compactMap(\.metrics.mainThreadTaskMs).sorted()
+            XCTAssertEqual(t.count, 3, "every run reads TaskDuration")
+            return t.isEmpty ? 0 : t[t.count / 2]
+        }
+        let plain = try medianTaskMs(nil), slowed = try medianTaskMs(4)
+        XCTAssertGreaterThan(plain, 0)
+        XCTAssertGreaterThan(slowed, 2 * plain, "main-thread task time \(plain) ms at 1×, \(slowed) ms at 4×")
+    }
 }
