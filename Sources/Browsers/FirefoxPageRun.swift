@@ -41,7 +41,8 @@ struct FirefoxPageRun: PageLoad {
         register(loop.stopper)
         defer { register(nil) }
         // Made before the browser, so it is removed after the browser's processes are gone.
-        let quota = try context.cpuSlowdown.map { try CPUQuotaGroup(slowdown: $0) }
+        // A factor of 1 slows nothing: no group (a quota of one CPU would cap a browser that uses two).
+        let quota = try context.cpuSlowdown.flatMap { $0 > 1 ? try CPUQuotaGroup(slowdown: $0) : nil }
         defer { quota?.remove() }
         let browser = try FirefoxBrowser(
             executable: executable, preferences: preferences, caPEM: context.credentials.caPEM,
@@ -90,9 +91,9 @@ struct FirefoxPageRun: PageLoad {
         if let capture { Self.recordVisualMetrics(capture, report: report, into: &r.metrics) }
         var outcome = PageLoadOutcome(
             requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
-        if let quota, let n = context.cpuSlowdown {
-            outcome.cpuSlowdown = CPUSlowdownRecord(factor: n, mechanism: quota.description)
-            outcome.cpuSlowdown?.throttledPeriods = quota.throttledPeriods
+        if let n = context.cpuSlowdown {
+            outcome.cpuSlowdown = CPUSlowdownRecord(factor: n, mechanism: quota?.description ?? "none (a factor of 1)")
+            outcome.cpuSlowdown?.throttledPeriods = quota?.throttledPeriods
         }
         return outcome
     }
