@@ -224,7 +224,8 @@ struct RunCommand: ParsableCommand {
     var visualMetrics: Bool
     @Option(
         "--cpu-slowdown", value: "N",
-        help: "with --client chromium or firefox: the browser's CPU N times slower (1–100, 1: none; a phone's is 3–6× this "
+        help: "with --client chromium or firefox: the browser's CPU N times slower (1–100, 1: none; a phone's is "
+            + "3–6× this "
             + "machine's), as a suite's \"cpuSlowdown\" does. Chromium: DevTools Emulation.setCPUThrottlingRate N; "
             + "Firefox: a cgroup cpu quota on its whole process tree from the page's setup on (not its startup), "
             + "1/N of one CPU in a short period (2 ms, or N ms "
