@@ -26,6 +26,7 @@ let package = Package(
                        providers: [.apt(["libnghttp3-dev"])]),
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         .target(name: "BenchCore"),
         .target(name: "BenchModel", dependencies: ["BenchCore"]),
@@ -49,8 +50,8 @@ let package = Package(
         // The testbed: emulated network or loopback, replay servers, a profile's block of runs,
         // netbench's own client, and the protocols through which other clients and workloads plug in.
         .target(name: "Testbed", dependencies: ["Runner", "Replay", "LinkEmulator"]),
-        // Real browsers as testbed clients (Chromium over DevTools).
-        .target(name: "Browsers", dependencies: ["Testbed", "TLS"]),
+        // Real browsers as testbed clients (Chromium over DevTools, Firefox over WebDriver BiDi).
+        .target(name: "Browsers", dependencies: ["Testbed", "TLS", "Statistics", "CPNG"]),
         // What runs on a testbed besides page loads: cross traffic, fairness, responsiveness, calibration.
         .target(name: "Workloads", dependencies: ["Testbed"]),
         // `run --server`: the same client against a real server, a second executor factory.
@@ -85,7 +86,7 @@ let package = Package(
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec", "BenchCore"]),
         .testTarget(name: "QUICTests", dependencies: ["QUIC", "TestSupport"]),
-        .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore"]),
+        .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "SystemIO", "BenchCore"]),
         .testTarget(name: "LinkEmulatorTests", dependencies: ["LinkEmulator", "SystemIO", "TestSupport"]),
         // The catalog, the renderer, the loader's policy: pure, no sockets.

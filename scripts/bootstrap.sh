@@ -23,8 +23,9 @@ done
 here=$(cd "$(dirname "$0")/.." && pwd)
 # nftables: `netbench shell` reaches the host's loopback through the emulator by DNAT (nft).
 # zlib1g-dev: DEFLATE for HdrHistogram's compressed histograms (netbench load's .hlog).
+# libpng-dev: decodes the frames browsers paint for Speed Index (run --visual-metrics).
 packages=(libssl-dev libnghttp2-dev libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev
-          libgnutls28-dev zlib1g-dev pkg-config iproute2 openssl procps ca-certificates nftables)
+          libgnutls28-dev zlib1g-dev libpng-dev pkg-config iproute2 openssl procps ca-certificates nftables)
 # caddy: a production HTTP/3 server (quic-go) serving `scenario export` files (RemoteServerTests).
 # iputils-ping: also ECT(0) echo requests through a CoDel link (ECNMarkingTests).
 # iperf3, iputils-ping, curl: programs run through `netbench shell` (ShellCommandTests).

@@ -28,7 +28,8 @@ if [[ "${1:-}" == "--fast" ]]; then
     FAST_TARGETS+='|WorkloadsTests|BrowsersTests|CLITests|FuzzRegressionTests'
     FAST_SKIP='QUICTests\.InteropTests|CLITests\.InstallTests/testInstalledBinaryRunsANamedEmulatedProfile'
     FAST_SKIP+='|WorkloadsTests\.(CrossTrafficTests|ResponsivenessTests)'
-    FAST_SKIP+='|BrowsersTests\.(Chromium(Load|Paint)|FirefoxLoad|RecordReplay)Tests'
+    FAST_SKIP+='|BrowsersTests\.(Chromium(Load|Paint)|FirefoxLoad|RecordReplay|VisualMetricsLoad|CPUSlowdownLoad)Tests'
+    FAST_SKIP+='|SystemIOTests\.CPUQuotaGroupTests/test(ABusyLoop|GroupsOfAGone)'
     scripts/bootstrap.sh
     swift build --build-tests 2>&1 | tail -n 20
     exec swift test --skip-build --filter "^($FAST_TARGETS)\." --skip "^($FAST_SKIP)" 2>&1

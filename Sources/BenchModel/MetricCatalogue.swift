@@ -52,6 +52,13 @@ extension RunMetrics {
         Metric("largestContentfulPaintMs", "Largest contentful paint (browser)", "ms") {
             $0.largestContentfulPaintMs
         },
+        Metric("speedIndexMs", "Speed Index (browser)", "ms", compared: true) { $0.speedIndexMs },
+        Metric("firstVisualChangeMs", "First visual change (browser)", "ms") { $0.firstVisualChangeMs },
+        Metric("visuallyComplete85Ms", "Visually complete 85% (browser)", "ms") { $0.visuallyComplete85Ms },
+        Metric("visuallyComplete95Ms", "Visually complete 95% (browser)", "ms") { $0.visuallyComplete95Ms },
+        Metric("visuallyComplete99Ms", "Visually complete 99% (browser)", "ms") { $0.visuallyComplete99Ms },
+        Metric("visuallyCompleteMs", "Visually complete (browser)", "ms") { $0.visuallyCompleteMs },
+        Metric("mainThreadTaskMs", "Main-thread task time (Chromium)", "ms") { $0.mainThreadTaskMs },
         Metric("processCPUMs", "CPU per load (netbench process)", "ms") { $0.processCPUMs },
         Metric("clientCPUMs", "CPU per load (client thread)", "ms") { $0.clientCPUMs },
         Metric("serverCPUMs", "CPU per load (server thread)", "ms") { $0.serverCPUMs },

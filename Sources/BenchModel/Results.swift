@@ -155,6 +155,8 @@ public struct RunRecord: Codable, Sendable {
     /// A browser on a real page (recorded root document): the scenario's resources the page never
     /// requested, by id; its `requests` hold only those it loaded. nil: none (or a synthetic page).
     public var notRequested: [String]?
+    /// `run --cpu-slowdown`: how the browser's CPU was slowed down.
+    public var cpuSlowdown: CPUSlowdownRecord?
 
     public init(
         scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
@@ -167,6 +169,18 @@ public struct RunRecord: Codable, Sendable {
     }
 
     public var counts: Bool { status == .ok && warmup != true }
+}
+
+/// A browser run's CPU slowdown (`run --cpu-slowdown N`) and the mechanism that applied it.
+public struct CPUSlowdownRecord: Codable, Sendable, Hashable {
+    /// N: the CPU is N times slower.
+    public var factor: Double
+    /// What applied it, e.g. "DevTools Emulation.setCPUThrottlingRate 4" or the cgroup files and values.
+    public var mechanism: String
+    /// A cgroup quota: how many of its periods held the browser back during the run (cpu.stat's
+    /// nr_throttled; 0 means the quota never bit).
+    public var throttledPeriods: Int?
+    public init(factor: Double, mechanism: String) { self.factor = factor; self.mechanism = mechanism }
 }
 
 public struct RunMetrics: Codable, Sendable, Hashable {
@@ -204,6 +218,26 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     public var firstPaintMs: Double?
     public var firstContentfulPaintMs: Double?
     public var largestContentfulPaintMs: Double?
+    /// Browser clients with `run --visual-metrics`: WebPageTest's visual metrics from the frames the
+    /// browser painted (colour histograms of each frame against the first and the last), ms from
+    /// navigation start: Speed Index (∫ 1 − visual progress dt), the first frame that differs from
+    /// the blank one, the first frames reaching 85%, 95%, 99% and 100% visual progress, and how many
+    /// frames they were computed from.
+    public var speedIndexMs: Double?
+    public var firstVisualChangeMs: Double?
+    public var visuallyComplete85Ms: Double?
+    public var visuallyComplete95Ms: Double?
+    public var visuallyComplete99Ms: Double?
+    public var visuallyCompleteMs: Double?
+    public var visualFrames: Int?
+    /// Frames taken on a cadence (Firefox's screenshots): the longest time between two of them, ms, so
+    /// how late a visual change can show in the metrics; absent for Chromium's frames, sent as painted.
+    public var visualFrameGapMaxMs: Double?
+    /// Chromium: the time the page's main thread spent in tasks during the run, ms (DevTools
+    /// Performance.getMetrics TaskDuration after the load); it grows with `--cpu-slowdown`.
+    public var mainThreadTaskMs: Double?
+    /// Why the visual metrics are missing from a run that asked for them (the run itself counts).
+    public var visualMetricsError: String?
     /// CPU time spent during the run (thread CPU clocks): the built-in client's thread (nil for
     /// Chromium, another process) and the replay server's thread; the emulator's share is in the
     /// emulator record (`loopCPUShare`).

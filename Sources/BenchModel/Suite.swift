@@ -28,6 +28,8 @@ public struct Suite: Codable, Hashable, Sendable {
     public var repeatView: Bool?
     /// The replay server's TLS record sizing: "dynamic" (default), "16k" or a size (see `TLSRecordPolicy`).
     public var tlsRecords: String?
+    /// Browser clients' CPU slowed down this many times (≥ 1; `run --cpu-slowdown`).
+    public var cpuSlowdown: Double?
     /// With `"runs": "auto"`: the relative half-width of the median PLT's 95% CI each cell runs to
     /// (default 0.02), the most runs a cell makes (default 30), and how long the whole plan may
     /// take before no new round starts (`"10m"`, `"600s"`; default none).
@@ -79,6 +81,7 @@ public struct Suite: Codable, Hashable, Sendable {
         if (precision != nil || maxRuns != nil || budget != nil) && !$runs.isAuto {
             bad("runs", "precision, maxRuns and budget need \"runs\": \"auto\"")
         }
+        if let f = cpuSlowdown, !(f >= 1 && f <= 100) { bad("cpuSlowdown", "\(f) must be between 1 and 100") }
         if let t = tlsRecords, TLSRecordPolicy(t) == nil {
             bad("tlsRecords", "'\(t)' is not 'dynamic', '16k' or a record size from 512 B to 16 KiB (e.g. '4KiB')")
         }

@@ -28,6 +28,8 @@ struct ChromiumPageRun: PageLoad {
     var timeout: Nanoseconds { context.timeout }
     /// Capture the frames the page paints (a filmstrip run: never a measured one, capturing costs CPU).
     var screencast: Bool { context.screencast }
+    /// Capture the frames it paints as PNG during this measured run, for Speed Index (`--visual-metrics`).
+    var visualMetrics: Bool { context.visualMetrics }
 
     /// Startup (launch, first target, session) gets its own allowance, outside the page's limit.
     static let setupAllowance: Nanoseconds = .seconds(30)
@@ -89,6 +91,9 @@ struct ChromiumPageRun: PageLoad {
             requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
         if !r.notRequested.isEmpty { outcome.notRequested = r.notRequested }
         if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
+        if visualMetrics { Self.recordVisualMetrics(film, report: report, into: &outcome.metrics) }
+        if let n = context.cpuSlowdown { outcome.cpuSlowdown = Self.slowdownRecord(n) }
+        outcome.metrics.mainThreadTaskMs = report.mainThreadTaskMs
         return outcome
     }
 
@@ -105,13 +110,18 @@ struct ChromiumPageRun: PageLoad {
     ) throws -> PageResult {
         let session = try openPage(devtools)
         tracker.session = session
-        if screencast {
+        if let n = context.cpuSlowdown {
+            _ = try devtools.call(
+                "Emulation.setCPUThrottlingRate", ["rate": n], session: session,
+                deadline: Instant.now() + Self.setupAllowance)
+        }
+        if screencast || visualMetrics {
+            // Visual metrics compare colour histograms: lossless PNG, at the size WebPageTest's frames have.
             _ = try devtools.call(
                 "Page.startScreencast",
-                [
-                    "format": "jpeg", "quality": 50, "maxWidth": 400,
-                    "maxHeight": 300,
-                ],
+                visualMetrics
+                    ? ["format": "png", "maxWidth": 400, "maxHeight": 400]
+                    : ["format": "jpeg", "quality": 50, "maxWidth": 400, "maxHeight": 300],
                 session: session, deadline: Instant.now() + Self.setupAllowance)
             // The strip starts with what showed before navigation (the blank tab): wait for that first
             // frame, or a fast page's first paint can be the first frame the browser sends.
@@ -150,7 +160,9 @@ struct ChromiumPageRun: PageLoad {
             let more = tracker.timings.entries(for: expected.subtracting(seen).sorted(), timeOrigin: top.timeOrigin)
             if !more.isEmpty { frames.append(.init(timeOrigin: top.timeOrigin, navigation: [], resources: more)) }
         }
-        return .loaded(BrowserReport(frames: frames, responses: tracker.responses))
+        var report = BrowserReport(frames: frames, responses: tracker.responses)
+        report.mainThreadTaskMs = try? Self.taskDurationMs(devtools, session: session)
+        return .loaded(report)
     }
 
     /// A new tab with a DevTools session on it, with page and network events on.
@@ -167,6 +179,8 @@ struct ChromiumPageRun: PageLoad {
         }
         _ = try devtools.call("Page.enable", session: session, deadline: deadline)
         _ = try devtools.call("Network.enable", session: session, deadline: deadline)
+        // The main thread's task time (TaskDuration), read after the load.
+        _ = try devtools.call("Performance.enable", session: session, deadline: deadline)
         // Resource Timing keeps 250 entries by default: large pages would lose the rest.
         _ = try devtools.call(
             "Page.addScriptToEvaluateOnNewDocument", ["source": Self.pageScript], session: session, deadline: deadline)
@@ -274,6 +288,36 @@ struct ChromiumPageRun: PageLoad {
         return try PublicKeyPins.sha256Base64(everyCertificateIn: c.caPEM)
     }
 
+    /// Performance.getMetrics' TaskDuration (seconds of main-thread tasks since the page's process
+    /// started), in ms.
+    static func taskDurationMs(_ devtools: DevToolsPipe, session: String) throws -> Double? {
+        let r = try devtools.call("Performance.getMetrics", session: session, deadline: Instant.now() + .seconds(10))
+        let metrics = r["metrics"] as? [[String: Any]] ?? []
+        let task = metrics.first { $0["name"] as? String == "TaskDuration" }?["value"] as? NSNumber
+        return task.map { $0.doubleValue * 1000 }
+    }
+
+    /// `--cpu-slowdown N` as Chromium applies it: the page's renderer main thread throttled N times.
+    static func slowdownRecord(_ n: Double) -> CPUSlowdownRecord {
+        CPUSlowdownRecord(
+            factor: n,
+            mechanism: "DevTools Emulation.setCPUThrottlingRate \(n == n.rounded() ? String(Int(n)) : String(n)) "
+                + "(the page's main thread)")
+    }
+
+    /// Speed Index and visually complete from the screencast's PNG frames, on the page's clock; why
+    /// not, when they cannot be computed (the run still counts).
+    static func recordVisualMetrics(_ film: ScreencastFrames, report: BrowserReport, into metrics: inout RunMetrics) {
+        guard let origin = report.frames.first?.timeOrigin else {
+            metrics.visualMetricsError = "no time origin to place the frames on"
+            return
+        }
+        switch film.painted().metrics(timeOrigin: origin) {
+        case .success(let (m, n)): metrics.setVisual(m, frames: n)
+        case .failure(let e): metrics.visualMetricsError = e.description
+        }
+    }
+
     static func dottedQuad(_ a: UInt32) -> String { "\(a >> 24).\((a >> 16) & 255).\((a >> 8) & 255).\(a & 255)" }
 }
 
@@ -376,7 +420,8 @@ final class NetworkTracker {
 /// The frames of `Page.startScreencast` as they come (each acknowledged, or the browser stops
 /// sending), placed on the page's clock afterwards.
 final class ScreencastFrames {
-    private var captured: [(epochSeconds: Double, jpeg: String)] = []
+    /// Base64 JPEG (filmstrip) or PNG (visual metrics), as asked in `Page.startScreencast`.
+    private var captured: [(epochSeconds: Double, image: String)] = []
     var count: Int { captured.count }
 
     func handle(_ e: DevToolsPipe.Event, _ devtools: DevToolsPipe) {
@@ -388,15 +433,22 @@ final class ScreencastFrames {
         captured.append((t, data))
     }
 
+    /// The frames for visual metrics (the screencast sent PNG).
+    func painted() -> PaintedFrames {
+        let out = PaintedFrames()
+        for c in captured { out.add(epochMs: c.epochSeconds * 1000, base64PNG: c.image) }
+        return out
+    }
+
     /// Ms from navigation start (`timeOrigin`, ms since the epoch); what showed before it at 0.
     func frames(timeOrigin: Double) -> [FilmstripRecord.Frame] {
         var out: [FilmstripRecord.Frame] = []
         for c in captured.sorted(by: { $0.epochSeconds < $1.epochSeconds }) {
             let ms = max(0, (c.epochSeconds * 1000 - timeOrigin).rounded())
             if let last = out.last, last.ms == ms {
-                out[out.count - 1] = FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg)
+                out[out.count - 1] = FilmstripRecord.Frame(ms: ms, jpeg: c.image)
             } else {
-                out.append(FilmstripRecord.Frame(ms: ms, jpeg: c.jpeg))
+                out.append(FilmstripRecord.Frame(ms: ms, jpeg: c.image))
             }
         }
         return out

@@ -40,12 +40,18 @@ struct FirefoxPageRun: PageLoad {
         let loop = try EventLoop()
         register(loop.stopper)
         defer { register(nil) }
+        // Made before the browser, so it is removed after the browser's processes are gone.
+        // A factor of 1 slows nothing: no group (a quota of one CPU would cap a browser that uses two).
+        let quota = try context.cpuSlowdown.flatMap { $0 > 1 ? try CPUQuotaGroup(slowdown: $0) : nil }
+        defer { quota?.remove() }
         let browser = try FirefoxBrowser(
             executable: executable, preferences: preferences, caPEM: context.credentials.caPEM,
             namespace: context.clientNamespace)
         var grace: Nanoseconds = 0
         defer { browser.stop(grace: grace) }
         let report: BrowserReport
+        var capture: ScreenshotCadence?
+        defer { capture?.stop() }
         do {
             let setup = Instant.now() + Self.setupAllowance
             let port = try browser.bidiPort(deadline: setup)
@@ -59,7 +65,11 @@ struct FirefoxPageRun: PageLoad {
                 expected: Dictionary(
                     urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
             bidi.onEvent = { tracker.handle($0) }
-            switch try load(bidi, tracker: tracker, url: urls[root.id]!, urls: urls) {
+            // The quota applies from the page's setup on (a slowed startup would only eat the setup allowance).
+            let slow = quota.map { q in { try Self.adopt(browser.pid, into: q) } }
+            switch try load(
+                bidi, tracker: tracker, url: urls[root.id]!, urls: urls, slowDown: slow, capture: &capture)
+            {
             case .failed(let why): return .failed(why)
             case .loaded(let r): report = r
             }
@@ -78,7 +88,14 @@ struct FirefoxPageRun: PageLoad {
         var r = results.records(report)
         // WebDriver BiDi names no connection: how many there were is unknown, not 0.
         r.metrics.connections = nil
-        return PageLoadOutcome(requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        if let capture { Self.recordVisualMetrics(capture, report: report, into: &r.metrics) }
+        var outcome = PageLoadOutcome(
+            requests: r.requests, connections: r.connections, metrics: r.metrics, failure: r.failure)
+        if let n = context.cpuSlowdown {
+            outcome.cpuSlowdown = CPUSlowdownRecord(factor: n, mechanism: quota?.description ?? "none (a factor of 1)")
+            outcome.cpuSlowdown?.throttledPeriods = quota?.throttledPeriods
+        }
+        return outcome
     }
 
     private enum PageResult {
@@ -87,7 +104,8 @@ struct FirefoxPageRun: PageLoad {
     }
 
     private func load(
-        _ bidi: WebDriverBiDi, tracker: BiDiNetworkTracker, url: String, urls: [String: String]
+        _ bidi: WebDriverBiDi, tracker: BiDiNetworkTracker, url: String, urls: [String: String],
+        slowDown: (() throws -> Void)?, capture: inout ScreenshotCadence?
     ) throws -> PageResult {
         let setup = Instant.now() + Self.setupAllowance
         _ = try bidi.call("session.new", ["capabilities": [String: Any]()], deadline: setup)
@@ -102,6 +120,14 @@ struct FirefoxPageRun: PageLoad {
         _ = try bidi.call(
             "script.addPreloadScript", ["functionDeclaration": "() => {\n" + ChromiumPageRun.pageScript + "\n}"],
             deadline: setup)
+        try slowDown?()
+        if context.visualMetrics {
+            // Screenshots from the blank page on (the first shows what was there at navigation start).
+            let c = ScreenshotCadence(bidi: bidi, context: top)
+            capture = c
+            try c.warmUp(deadline: Instant.now() + .seconds(5))
+            c.start()
+        }
         let deadline = Instant.now() + context.timeout
         do {
             _ = try bidi.call(
@@ -124,6 +150,7 @@ struct FirefoxPageRun: PageLoad {
             "script.evaluate",
             ["expression": ChromiumPageRun.settleExpression, "target": ["context": top], "awaitPromise": true],
             deadline: Instant.now() + .seconds(3))
+        try capture?.finalFrame(deadline: Instant.now() + .seconds(10))
         var frames = try collectTimings(bidi, top: top, tracker: tracker)
         if let more = tracker.missingEntries(frames) { frames.append(more) }
         return .loaded(BrowserReport(frames: frames, responses: [:]))
@@ -161,6 +188,33 @@ struct FirefoxPageRun: PageLoad {
         do { return try JSONDecoder().decode(BrowserReport.FrameTimings.self, from: Data(value.utf8)) } catch {
             throw WebDriverBiDi.Failure.protocolError(
                 method: "script.evaluate", message: "unexpected timings: \(error)")
+        }
+    }
+
+    /// Speed Index and visually complete from the screenshots, on the page's clock; why not, when they
+    /// cannot be computed (the run still counts).
+    static func recordVisualMetrics(_ c: ScreenshotCadence, report: BrowserReport, into metrics: inout RunMetrics) {
+        c.stop()
+        if let f = c.failure {
+            metrics.visualMetricsError = f
+            return
+        }
+        guard let origin = report.frames.first?.timeOrigin else {
+            metrics.visualMetricsError = "no time origin to place the frames on"
+            return
+        }
+        switch c.frames.metrics(timeOrigin: origin) {
+        case .success(let (m, n)):
+            metrics.setVisual(m, frames: n, gapMs: c.longestGapMs)
+        case .failure(let e): metrics.visualMetricsError = e.description
+        }
+    }
+
+    /// The browser and every process under it into the quota's group (what they fork later is born there).
+    static func adopt(_ pid: Int32, into quota: CPUQuotaGroup) throws {
+        try quota.adopt(pid)
+        for p in ProcessTree.descendants(of: pid) where ProcessTree.startTime(p.pid) == p.startTime {
+            try? quota.adopt(p.pid)
         }
     }
 

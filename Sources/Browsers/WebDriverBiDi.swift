@@ -31,6 +31,8 @@ final class WebDriverBiDi {
     let socket: WebSocketConnection
     var loop: EventLoop { socket.loop }
     private var answers: [Int: [String: Any]] = [:]
+    /// Answers handed to a callback instead of kept for `call` (commands sent with `send(_:_:onAnswer:)`).
+    private var answerHandlers: [Int: ([String: Any]) -> Void] = [:]
     private var nextID = 1
     var onEvent: (Event) -> Void = { _ in }
 
@@ -50,6 +52,13 @@ final class WebDriverBiDi {
             throw Failure.closed(socket.closedReason ?? "\(error)")
         }
         return id
+    }
+
+    /// Sends a command whose answer (the whole message: `type`, `result` or `error`, `message`) goes
+    /// to `onAnswer` when it arrives, while the loop runs for something else.
+    func send(_ method: String, _ params: [String: Any], onAnswer: @escaping ([String: Any]) -> Void) throws {
+        let id = try send(method, params)
+        answerHandlers[id] = onAnswer
     }
 
     func call(_ method: String, _ params: [String: Any] = [:], deadline: Instant) throws -> [String: Any] {
@@ -77,6 +86,7 @@ final class WebDriverBiDi {
     private func received(_ text: String) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return }
         if let id = object["id"] as? Int, object["type"] as? String != "event" {
+            if let handler = answerHandlers.removeValue(forKey: id) { return handler(object) }
             answers[id] = object
         } else if object["type"] as? String == "event", let method = object["method"] as? String {
             onEvent(Event(method: method, params: object["params"] as? [String: Any] ?? [:]))

@@ -220,6 +220,27 @@ struct RunCommand: ParsableCommand {
             + "and transport, capturing what it paints; the report shows the frames every 100 ms side by side per "
             + "transport, results.json keeps them (filmstrips); not a measured run: capturing costs CPU")
     var filmstrip: Bool
+    @Flag(
+        "--visual-metrics",
+        help: "with --client chromium or firefox: during every run the browser's painted frames are captured "
+            + "(Chromium: its PNG screencast, a frame per paint, at most 400×400; Firefox: a WebDriver BiDi viewport "
+            + "screenshot every 100 ms, the first before navigation) and the run records WebPageTest's Speed Index "
+            + "(speedIndexMs), first visual change and visually complete 85/95/99/100% (colour histograms of each "
+            + "frame against the first and last, near-white left out); reports show SI beside FCP and LCP; "
+            + "'check' can threshold speedIndexMs")
+    var visualMetrics: Bool
+    @Option(
+        "--cpu-slowdown", value: "N",
+        help: "with --client chromium or firefox: the browser's CPU N times slower (1–100, 1: none; a phone's is "
+            + "3–6× this "
+            + "machine's), as a suite's \"cpuSlowdown\" does. Chromium: DevTools Emulation.setCPUThrottlingRate N; "
+            + "Firefox: a cgroup cpu quota on its whole process tree from the page's setup on (not its startup), "
+            + "1/N of one CPU in a short period (2 ms, or N ms "
+            + "when N > 2: the kernel's smallest quota is 1 ms), made per run and removed after; needs root and a "
+            + "cgroup cpu controller (exit 2 naming what is missing). Refused for the built-in client, which shares "
+            + "its process with the replay server and the emulator. Each run records runs[].cpuSlowdown (factor, "
+            + "mechanism, and for the quota throttledPeriods)",
+        parse: .slowdown) var cpuSlowdown: Double?
     @Option(
         "--label", value: "TEXT",
         help:
@@ -258,6 +279,14 @@ struct RunCommand: ParsableCommand {
                 throw BenchError.usage("--filmstrip needs --client chromium (the built-in client paints nothing)")
             }
             request.pageLoads.filmstrip = true
+        }
+        try Self.checkCPUSlowdown(request.pageLoads)
+        if visualMetrics {
+            guard request.pageLoads.clients.contains(where: { $0 != .builtin }) else {
+                throw BenchError.usage(
+                    "--visual-metrics needs --client chromium or firefox (the built-in client paints nothing)")
+            }
+            request.pageLoads.visualMetrics = true
         }
         let (executors, serverLine) = try remoteExecutors(&request)
         if request.profiles.contains(where: \.isEmulated) { try PrivilegeGate.requireEmulation() }
@@ -381,5 +410,31 @@ extension ValueParser where T == [RunClient] {
             expected: "builtin, chromium, firefox or a comma-separated list of them",
             completion: .choices(["builtin", "chromium", "firefox", "builtin,chromium", "builtin,chromium,firefox"])
         ) { RunClient.parseList($0) }
+    }
+}
+
+extension RunCommand {
+    /// `--cpu-slowdown` (or a suite's cpuSlowdown) before the first run: browsers only (64), and for
+    /// Firefox a cgroup cpu controller this process can use (2, naming what is missing).
+    static func checkCPUSlowdown(_ p: PageLoadSettings) throws {
+        guard let n = p.cpuSlowdown else { return }
+        guard n >= 1 else { throw BenchError.usage("--cpu-slowdown \(n): must be at least 1") }
+        if p.clients.contains(.builtin) {
+            throw BenchError.usage(
+                "--cpu-slowdown: the built-in client shares its process with the replay server and the emulator's "
+                    + "packet loop, so a CPU quota would slow them too; use --client chromium or firefox")
+        }
+        if p.clients.contains(.firefox), case .failure(let why) = CPUQuotaGroup.locate() {
+            throw BenchError.run("--cpu-slowdown for --client firefox: \(why.message)")
+        }
+    }
+}
+
+extension ValueParser where T == Double {
+    /// `--cpu-slowdown`: a factor from 1 to 100.
+    static var slowdown: ValueParser<Double> {
+        .init(expected: "a slowdown factor from 1 to 100 (e.g. 4)") {
+            Double($0).flatMap { $0 >= 1 && $0 <= 100 ? $0 : nil }
+        }
     }
 }

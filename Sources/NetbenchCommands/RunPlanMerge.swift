@@ -63,6 +63,7 @@ struct SuiteValues {
         baseline = suite.baselineTransport
         if let s = suite.client, let list = RunClient.parseList(s) { pageLoads.clients = list }
         pageLoads.repeatView = suite.repeatView ?? false
+        pageLoads.cpuSlowdown = suite.cpuSlowdown
         if let t = suite.tlsRecords, let p = TLSRecordPolicy(t) { server.tlsRecords = p }
     }
 }
@@ -132,6 +133,7 @@ extension RunCommand {
         p.clients = clients ?? base.clients
         p.repeatView = repeatView || base.repeatView
         p.timeout = timeout
+        p.cpuSlowdown = cpuSlowdown ?? base.cpuSlowdown
         return p
     }
 

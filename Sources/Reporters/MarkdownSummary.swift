@@ -65,10 +65,11 @@ public enum MarkdownSummary {
     static func paintTable(_ a: ResultsAnalysis, scenario: String, profile: String) -> String {
         let cells = HTMLPaint.cells(a, a.cells(scenario: scenario, profile: profile))
         guard !cells.isEmpty else { return "" }
-        let metrics = Metric.browserMilestones.map(\.metric) + [.plt]
+        let milestones = HTMLPaint.milestones(a, cells)
+        let metrics = milestones.map(\.metric) + [.plt]
         var out =
             "\nBrowser page metrics, median (95% CI), ms:\n\n| transport | "
-            + Metric.browserMilestones.map { $0.short == "load" ? "load event" : $0.short }.joined(separator: " | ")
+            + milestones.map { $0.short == "load" ? "load event" : $0.short }.joined(separator: " | ")
             + " | PLT |\n"
         out += "|---|" + String(repeating: "--:|", count: metrics.count) + "\n"
         for c in cells {

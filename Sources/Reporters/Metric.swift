@@ -21,4 +21,14 @@ extension Metric {
         ("firstPaintMs", "FP"), ("firstContentfulPaintMs", "FCP"), ("largestContentfulPaintMs", "LCP"),
         ("loadEventMs", "load"),
     ].map { (named($0.0)!, $0.1) }
+
+    /// The milestones with Speed Index after LCP when `speedIndex` (runs made with `--visual-metrics`),
+    /// as the reports show them beside FCP and LCP.
+    public static func browserMilestones(speedIndex: Bool) -> [(metric: Metric, short: String)] {
+        guard speedIndex else { return browserMilestones }
+        var out = browserMilestones
+        let at = (out.firstIndex { $0.metric.name == "largestContentfulPaintMs" } ?? out.count - 1) + 1
+        out.insert((named("speedIndexMs")!, "SI"), at: at)
+        return out
+    }
 }

@@ -81,7 +81,7 @@ public struct EmulatorSettings: Sendable, Equatable {
     }
 }
 
-/// Who loads the pages and how (`run --client`, `--repeat-view`, `--filmstrip`, `--timeout`).
+/// Who loads the pages and how (`run --client`, `--repeat-view`, `--filmstrip`, `--visual-metrics`, `--timeout`).
 public struct PageLoadSettings: Sendable, Equatable {
     /// Each run is made by every client in turn (interleaved, like the transports).
     public var clients: [RunClient] = [.builtin]
@@ -90,6 +90,12 @@ public struct PageLoadSettings: Sendable, Equatable {
     public var repeatView = false
     /// After each block's runs, one more browser load per cell capturing what it paints.
     public var filmstrip = false
+    /// Browser clients capture what they paint during every measured run and record Speed Index and
+    /// visually complete (`run --visual-metrics`).
+    public var visualMetrics = false
+    /// Browser clients' CPU slowed down this many times (`run --cpu-slowdown`): Chromium by DevTools,
+    /// Firefox by a cgroup CPU quota; nil: not slowed.
+    public var cpuSlowdown: Double?
     /// Per-run limit; nil: derived from the profile (10 × the ideal page load + 30 s, at most 10 min).
     public var timeout: Nanoseconds?
 

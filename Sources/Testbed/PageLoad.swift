@@ -18,6 +18,11 @@ public struct PageLoadContext {
     public var timeout: Nanoseconds
     /// A filmstrip run (`run --filmstrip`): a browser captures what it paints; not a measured run.
     public var screencast = false
+    /// `run --visual-metrics`: a browser captures what it paints during the run and records Speed Index
+    /// and visually complete in the run's metrics.
+    public var visualMetrics = false
+    /// `run --cpu-slowdown N`: the browser's CPU slowed down N times.
+    public var cpuSlowdown: Double?
 
     public init(
         scenario: Scenario, transport: TransportKind, serverEndpoints: ServerHost.Endpoints,
@@ -40,6 +45,8 @@ public struct PageLoadOutcome {
     public var pathEvents: [PathEventRecord] = []
     /// A browser's painted frames (a screencast); nil otherwise.
     public var frames: [FilmstripRecord.Frame]?
+    /// How the client's CPU was slowed down (`run --cpu-slowdown`), when it was.
+    public var cpuSlowdown: CPUSlowdownRecord?
     /// When the loader started (the origin of every time in the records).
     public var navigationStart: Instant?
     /// A browser on a real page: scenario resources the page never requested, by id (nil: none).

@@ -36,6 +36,10 @@ final class ProfileTestbed {
     let timerFloor: TimerFloor?
     /// Repeat views: state carried from run to run within this block, per transport.
     let repeatView: Bool
+    /// `run --visual-metrics`: browser runs capture what they paint.
+    let visualMetrics: Bool
+    /// `run --cpu-slowdown N`: browser runs slow their CPU down N times.
+    let cpuSlowdown: Double?
     /// Competing flows on the bottleneck during every run (profiles with `crossTraffic`).
     var backgroundTraffic: BackgroundTraffic?
     /// The clients other than netbench's own, by kind.
@@ -58,6 +62,8 @@ final class ProfileTestbed {
         pcapDirectory = request.diagnostics.pcapDirectory
         linkLogDirectory = request.diagnostics.linkLogDirectory
         repeatView = request.pageLoads.repeatView
+        visualMetrics = request.pageLoads.visualMetrics
+        cpuSlowdown = request.pageLoads.cpuSlowdown
         clients = parts.clients
         let paths = profile.isEmulated ? try ProfileLink.paths(of: profile, library: request.library) : []
         quic = Self.quic(request.server, diagnostics: parts.diagnostics, firstPath: paths.first)
@@ -195,6 +201,8 @@ final class ProfileTestbed {
         context.clientNamespace = network?.clientNamespace
         context.clientAddress = clientAddress
         context.screencast = run.filmstrip
+        context.visualMetrics = visualMetrics && !run.filmstrip
+        context.cpuSlowdown = cpuSlowdown
         do {
             try load(context, run, into: &record, register: register)
         } catch {
@@ -466,6 +474,7 @@ extension RunRecord {
     mutating func take(_ outcome: PageLoadOutcome, serverTCP: [String: TCPSenderStatistics]) {
         pathEvents = outcome.pathEvents
         frames = outcome.frames
+        cpuSlowdown = outcome.cpuSlowdown
         requests = outcome.requests
         notRequested = outcome.notRequested
         connections = outcome.connections.map { c in
