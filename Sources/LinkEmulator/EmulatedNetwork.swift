@@ -64,8 +64,11 @@ public final class EmulatedNetwork: @unchecked Sendable {
         /// threads run under SCHED_FIFO at the loop's priority when the loop has one. Falls back to
         /// receiving inside the write when the kernel refuses (`napiFallback` says why). Only for
         /// networks with a link of 500 Mbit/s or more (`needsNAPIThreads`): below, the extra
-        /// wake-up per packet costs latency and the loop has CPU to spare.
-        public var tunNAPIThreads = true
+        /// wake-up per packet costs latency and the loop has CPU to spare. Off by default
+        /// (`calibrate --tun-napi`): on an idle 2-vCPU VM, 1 Gbit/s calibrate runs reached 63.7–73.5%
+        /// goodput with the threads against 90.4–93.0% without (same session); they helped only
+        /// when other processes kept both vCPUs busy.
+        public var tunNAPIThreads = false
 
         public init(
             congestionControl: String = "cubic", seed: UInt64 = 1, activePath: String? = nil,

@@ -68,11 +68,11 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// (`EmulatedNetwork.Options.tunOffload`; `calibrate --no-tun-offload` turns it off).
     public var tunOffload = true
     /// With `tunOffload`, the receiving stacks run in the TUNs' NAPI kernel threads, not inside the
-    /// loop's writes (`EmulatedNetwork.Options.tunNAPIThreads`; `calibrate --no-tun-napi` turns it off).
-    public var tunNAPIThreads = true
+    /// loop's writes (`EmulatedNetwork.Options.tunNAPIThreads`; opt in with `calibrate --tun-napi`).
+    public var tunNAPIThreads = false
 
     public init(
-        scheduling: Scheduling = .realtime, precise: Bool = false, tunOffload: Bool = true, tunNAPIThreads: Bool = true
+        scheduling: Scheduling = .realtime, precise: Bool = false, tunOffload: Bool = true, tunNAPIThreads: Bool = false
     ) {
         self.scheduling = scheduling
         self.precise = precise

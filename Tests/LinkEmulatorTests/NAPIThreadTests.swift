@@ -9,13 +9,15 @@ import SystemIO
 /// The TUNs' receive work in threaded NAPI kernel threads (`Options.tunNAPIThreads`), the loop's
 /// user/system split, and the bare veth path `calibrate` prints beside the emulated one.
 final class NAPIThreadTests: XCTestCase {
-    /// On by default with offload: one NAPI thread per TUN, TCP flows through them, their CPU is
+    /// Asked for, with offload: one NAPI thread per TUN, TCP flows through them, their CPU is
     /// measured apart from the loop's, and they go with the devices.
     func testReceivingStacksRunInNAPIThreads() throws {
         try requireEmulationPrivileges()
-        let network = try EmulatedNetwork.create(paths: [
-            .symmetric(name: "wifi", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: 1e9))
-        ])
+        var options = EmulatedNetwork.Options()
+        options.tunNAPIThreads = true
+        let network = try EmulatedNetwork.create(
+            paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: 1e9))],
+            options: options)
         var threads: [Int32] = []
         do {
             defer { network.teardown() }
@@ -48,7 +50,7 @@ final class NAPIThreadTests: XCTestCase {
         }
     }
 
-    /// `--no-tun-napi`: the receiving stacks run inside the loop's writes, as before.
+    /// Without `--tun-napi` (the default): the receiving stacks run inside the loop's writes.
     func testNoNAPIThreadsWhenOff() throws {
         try requireEmulationPrivileges()
         var options = EmulatedNetwork.Options()
@@ -103,7 +105,9 @@ final class NAPIThreadTests: XCTestCase {
         XCTAssertTrue(EmulatedNetwork.needsNAPIThreads([asymmetric]))
 
         try requireEmulationPrivileges()
-        let network = try EmulatedNetwork.create(paths: [slow])
+        var options = EmulatedNetwork.Options()
+        options.tunNAPIThreads = true
+        let network = try EmulatedNetwork.create(paths: [slow], options: options)
         defer { network.teardown() }
         XCTAssertEqual(network.napiThreads, [])
         XCTAssertEqual(network.napiFallback, "not needed: no link reaches 500 Mbit/s")
