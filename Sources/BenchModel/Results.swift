@@ -152,7 +152,7 @@ public struct RunRecord: Codable, Sendable {
     public var frames: [FilmstripRecord.Frame]?
     /// Competing flows on the bottleneck during the run (profiles with `crossTraffic`).
     public var crossTraffic: CrossTrafficRecord?
-    /// A browser on a real page (recorded root document): the scenario's resources the page never
+    /// A browser on a real page (every resource recorded): the scenario's resources the page never
     /// requested, by id; its `requests` hold only those it loaded. nil: none (or a synthetic page).
     public var notRequested: [String]?
     /// `run --cpu-slowdown`: how the browser's CPU was slowed down.

@@ -19,7 +19,7 @@ public final class FirefoxLoadFactory: PageLoadFactory {
         // the Chromium client handles so far: refused rather than timed out run after run.
         if let real = scenarios.first(where: { PageCompletion.rule(for: $0).isRealPage }) {
             throw BenchError.usage(
-                "--client firefox: \(real.name) is a recorded page (its root document has recorded bytes); "
+                "--client firefox: \(real.name) is a recorded page (every resource has recorded bytes); "
                     + "recorded pages run in --client chromium only")
         }
         guard let executable = FirefoxBrowser.locate() else {

@@ -6,7 +6,8 @@ import Runner
 ///
 /// A synthetic page (`PageRenderer`'s HTML) references every resource of its scenario, so the load
 /// is over when the load event fired and every resource arrived; a resource missing is an error.
-/// A real page (its root document's recorded bytes) decides itself what it loads: a recording holds
+/// A real page (every resource's recorded bytes, as `netbench record` writes) decides itself what it
+/// loads: a recording holds
 /// responses that this load's HTML may never ask for (a script that picks one of two images, a
 /// request made after the load event while recording). Its load is over at the load event plus
 /// network quiet: no request in flight for `quietPeriod`. Resources never requested are listed in
@@ -21,9 +22,13 @@ enum PageCompletion: Equatable, CustomStringConvertible {
     /// How long the network must stay quiet after the load event on a real page.
     static let quietPeriod: Nanoseconds = .milliseconds(500)
 
-    /// The rule of a scenario: network quiet when its root document's body was recorded.
+    /// The rule of a scenario: network quiet when every resource's body was recorded. A page whose
+    /// own document is written by hand but whose other resources are synthesized (a test page, a HAR
+    /// with only some contents) references them all, as a synthetic page does, and keeps that rule.
     static func rule(for scenario: Scenario) -> PageCompletion {
-        guard let root = scenario.root, root.body != nil else { return .everyResource }
+        guard scenario.root?.body != nil, scenario.resources.allSatisfy({ $0.body != nil }) else {
+            return .everyResource
+        }
         return .networkQuiet(quietPeriod)
     }
 
@@ -40,7 +45,7 @@ enum PageCompletion: Equatable, CustomStringConvertible {
     /// The sentence `run --help` shows.
     static let helpText = """
         A browser run (--client chromium|firefox) of a synthetic page ends at the load event once every \
-        scenario resource has arrived (a missing one fails the run). A page whose root document has recorded \
+        scenario resource has arrived (a missing one fails the run). A page whose resources all have recorded \
         bytes ('netbench record', import-har with content) runs its real HTML, which decides what it loads: its \
         run ends at the load event plus network quiet (no request in flight for 500 ms); scenario resources it \
         never requested are listed in the run (runs[].notRequested), requests outside the recording are answered \

@@ -103,6 +103,10 @@ final class RecordingConversionTests: XCTestCase {
         XCTAssertEqual(PageCompletion.rule(for: s), .networkQuiet(PageCompletion.quietPeriod))
         let synthetic = try Scenario.load(from: Fixture.path("small-page.json"))
         XCTAssertEqual(PageCompletion.rule(for: synthetic), .everyResource)
+        // A hand-written document over synthesized resources references them all: the synthetic rule.
+        var partial = s
+        partial.resources[2].body = nil
+        XCTAssertEqual(PageCompletion.rule(for: partial), .everyResource)
     }
 
     func testISO8601IsUTCWithMilliseconds() {
