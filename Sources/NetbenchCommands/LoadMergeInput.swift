@@ -76,7 +76,8 @@ enum LoadMergeInput {
         let log: HistogramLog
         do {
             log = try HistogramLog.merged(
-                logs, comment: "netbench merge of \(shards.count) load shards, \(t), latency in µs, Interval_Max in ms")
+                logs,
+                comment: "netbench merge of \(shards.count) load shards, \(t), latency in µs, Interval_Max in ms")
         } catch { throw BenchError.data("the shards' \(t) interval logs do not add: \(error)") }
         try AtomicFile.write(Data(log.render().utf8), to: out + "/" + name)
         return name

@@ -46,8 +46,8 @@ enum HTMLPaint {
             + "95% "
             + "bootstrap CI, as for PLT; – where the runs carry none."
             + (milestones.count > Metric.browserMilestones.count
-                ? " Speed Index (SI): ∫ (1 − visual progress) dt over the frames the browser painted, WebPageTest's "
-                    + "histogram method." : "") + "</p>\n"
+                ? " Speed Index (SI): ∫ (1 − visual progress) dt over the frames the browser painted, "
+                    + "WebPageTest's histogram method." : "") + "</p>\n"
     }
 
     static func cell(_ s: Summary?) -> String {
