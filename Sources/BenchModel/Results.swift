@@ -474,6 +474,14 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     /// CPU time those polls took (ms), capped at 2% of a core.
     public var releaseSpinWindowUs: Double?
     public var releaseSpinMs: Double?
+    /// Arrivals: `kernel` (stamped as packets entered the TUNs, from a packet tap on each) or `read`
+    /// (when the loop read them), with why not `kernel` when it was asked for; how many arrivals had
+    /// no tapped copy (stamped when read) and how long after entering the loop read them (µs).
+    public var arrivalStamps: String?
+    public var arrivalStampsFallback: String?
+    public var arrivalsUnstamped: Int64?
+    public var readLatencyP50Us: Double?
+    public var readLatencyP99Us: Double?
     /// `run --pcap`: the run's pcap files (per path and direction, packets into and out of the link model).
     public var pcapFiles: [String]?
     /// Whether the links emptied and fell quiet before the emulator stopped (the run's closing

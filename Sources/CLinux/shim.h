@@ -247,4 +247,61 @@ static inline int netbench_unsent_bytes(int fd) {
     return ioctl(fd, SIOCOUTQNSD, &n) == 0 ? n : -1;
 }
 
+// A packet tap on one device (AF_PACKET, SOCK_DGRAM: the network-layer packet, as a TUN carries it)
+// that keeps only what the host sends into the device (PACKET_OUTGOING), cut to `snaplen` bytes, each
+// stamped by the kernel as it went to the device (SO_TIMESTAMPNS). A classic BPF filter does both the
+// selection and the cut, in the kernel, before anything is queued; the socket is created listening to
+// no protocol and bound to ETH_P_ALL on the device only after the filter is in place, so nothing
+// unfiltered is ever queued. Non-blocking. Returns the descriptor, or -1 with errno set.
+#include <netpacket/packet.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
+static inline int netbench_packet_tap_open(int ifindex, int snaplen, int receive_buffer) {
+    int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct sock_filter code[] = {
+        { BPF_LD | BPF_W | BPF_ABS, 0, 0, (unsigned int)(SKF_AD_OFF + SKF_AD_PKTTYPE) },
+        { BPF_JMP | BPF_JEQ | BPF_K, 0, 1, PACKET_OUTGOING },
+        { BPF_RET | BPF_K, 0, 0, (unsigned int)snaplen },
+        { BPF_RET | BPF_K, 0, 0, 0 },
+    };
+    struct sock_fprog program = { .len = 4, .filter = code };
+    int on = 1;
+    struct sockaddr_ll address;
+    memset(&address, 0, sizeof(address));
+    address.sll_family = AF_PACKET;
+    address.sll_protocol = htons(ETH_P_ALL);
+    address.sll_ifindex = ifindex;
+    if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof(program)) != 0
+        || setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) != 0
+        || setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer)) != 0
+        || bind(fd, (struct sockaddr *)&address, sizeof(address)) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+// One packet from a tap: copies at most `len` bytes, sets `*length` to the length the tap kept
+// (MSG_TRUNC) and `*stamp` to the kernel's time (CLOCK_REALTIME ns, 0 when none). Returns the bytes
+// copied, or -1 with errno set (EAGAIN: nothing waiting).
+static inline long netbench_packet_tap_read(int fd, void *buf, size_t len, long *length, int64_t *stamp) {
+    struct iovec iov = { .iov_base = buf, .iov_len = len };
+    union { char bytes[NETBENCH_CMSG_CAPACITY]; struct cmsghdr align; } control;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.bytes;
+    msg.msg_controllen = sizeof(control.bytes);
+    long n = recvmsg(fd, &msg, MSG_TRUNC | MSG_DONTWAIT);
+    if (n < 0) return n;
+    int segment, tos;
+    netbench_cmsg_decode(control.bytes, msg.msg_controllen, &segment, stamp, &tos);
+    *length = n;
+    return n < (long)len ? n : (long)len;
+}
+
 #endif

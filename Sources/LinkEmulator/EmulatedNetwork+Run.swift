@@ -31,6 +31,8 @@ extension EmulatedNetwork {
             spinMargin: options.preciseSpinMargin, warmWindow: options.warmWindow,
             spinWindow: options.releaseSpinWindow)
         if tunOffload { f.offloadIO = OffloadIO(devices: [serverFD] + clientFDs, napiThreads: napiThreads) }
+        let (taps, tapFallback) = openTaps()
+        f.useTaps(taps)
         var captureFailure: String?
         if let capture {
             do {
@@ -52,12 +54,36 @@ extension EmulatedNetwork {
             dropsAtStart = before
             stealAtStart = steal
             captureFailureAtStart = captureFailure
+            arrivalStampsFallback = tapFallback
             linkLogFailureAtStart = linkLogFailure
             forwarder = f
             activators = a.map { [$0] } ?? []
         }
         f.startThread()
         a?.startThread()
+    }
+
+    /// A packet tap on every TUN (the server's first, as the loop numbers them) when
+    /// `kernelArrivalStamps` asks for them and no link reaches `napiThreadRate`; else none, and why
+    /// not when they were asked for. A tap that cannot be opened closes the others: stamps come from
+    /// every TUN or from none.
+    func openTaps() -> ([FileDescriptor?], String?) {
+        let none = [FileDescriptor?](repeating: nil, count: 1 + clientFDs.count)
+        guard options.kernelArrivalStamps else { return (none, nil) }
+        if Self.needsNAPIThreads(paths.map(\.configuration)) {
+            return (none, "not used: a link reaches \(Int(Self.napiThreadRate / 1e6)) Mbit/s or has no rate limit")
+        }
+        var taps: [FileDescriptor] = []
+        do {
+            taps.append(try NetworkNamespace.with(serverNamespace) { try PacketTap.open(device: serverDevice) })
+            for p in paths {
+                taps.append(try NetworkNamespace.with(clientNamespace) { try PacketTap.open(device: p.device) })
+            }
+            return (taps, nil)
+        } catch {
+            for t in taps { Socket.close(t) }
+            return (none, "\(error)")
+        }
     }
 
     /// Stops the loop (joining its thread) and reports what it did since `start`. With `drain`,
@@ -79,6 +105,7 @@ extension EmulatedNetwork {
             return f.awaitDrain(quiet: d.quiet, timeout: max(d.quiet, deadline.since(Instant.now()))) && closed
         }
         f.stopAndJoin()
+        for case let tap? in f.taps { Socket.close(tap) }
         f.capture?.finish()
         let end = Instant.now()
         let queueing = f.finishMonitors(at: end)
@@ -119,6 +146,13 @@ extension EmulatedNetwork {
         report.napiThreads = napiThreads.count
         report.napiFallback = napiFallback
         report.napiCPUTime = f.offloadIO?.napiCPUSinceStart()
+        report.kernelArrivalStamps = f.taps.contains { $0 != nil }
+        report.arrivalStampsFallback = lock.withLock { arrivalStampsFallback }
+        report.arrivalsStamped = f.arrivalStamps.reduce(0) { $0 + $1.matched }
+        report.arrivalsUnstamped = f.arrivalStamps.reduce(0) { $0 + $1.unmatched }
+        report.readLatencyP50 = f.readLatency.percentile(0.5)
+        report.readLatencyP99 = f.readLatency.percentile(0.99)
+        report.readLatencyMax = f.readLatency.maximum
         report.loopUserTime = f.threadTimes?.user
         report.loopSystemTime = f.threadTimes?.system
         report.drained = drained

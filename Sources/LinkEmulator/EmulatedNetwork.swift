@@ -69,6 +69,13 @@ public final class EmulatedNetwork: @unchecked Sendable {
         /// goodput with the threads against 90.4–93.0% without (same session); they helped only
         /// when other processes kept both vCPUs busy.
         public var tunNAPIThreads = false
+        /// Stamp each packet's arrival with the kernel's time of sending it into its TUN (a
+        /// `PacketTap` per TUN, matched by `ArrivalStamps`) instead of the time the loop read it, so
+        /// that the loop's own wake-up and read take nothing from the link's delay. Only below
+        /// `EmulatedNetwork.napiThreadRate` on every link (a second copy of every packet's headers
+        /// costs a few % of a core per 10,000 packets a second); above it, or when a tap cannot be
+        /// opened (`arrivalStampsFallback` says why), arrivals are stamped when read.
+        public var kernelArrivalStamps = true
 
         public init(
             congestionControl: String = "cubic", seed: UInt64 = 1, activePath: String? = nil,
@@ -131,6 +138,8 @@ public final class EmulatedNetwork: @unchecked Sendable {
     var stealAtStart: Nanoseconds?
     var captureFailureAtStart: String?
     var linkLogFailureAtStart: String?
+    /// Why the current `start()` stamps arrivals when read although `kernelArrivalStamps` asked otherwise.
+    var arrivalStampsFallback: String?
     var activeIndex: Int
     var isTornDown = false
     /// The host access of `netbench shell` (`openHostAccess`), removed by `teardown`.

@@ -77,6 +77,16 @@ public struct EmulatorReport: Sendable {
     public var napiFallback: String?
     /// The loop thread's user and system CPU time (`getrusage(RUSAGE_THREAD)`, tick-sampled here);
     /// without NAPI threads, system time includes the receiving stacks' work inside its writes.
+    /// Arrivals stamped by the kernel as packets entered the TUNs (`Options.kernelArrivalStamps`):
+    /// whether they were, why not when asked for, how many reads matched a tapped copy and how many
+    /// kept their read time, and how long after entering the loop read them (p50, p99, max).
+    public var kernelArrivalStamps = false
+    public var arrivalStampsFallback: String?
+    public var arrivalsStamped: Int64 = 0
+    public var arrivalsUnstamped: Int64 = 0
+    public var readLatencyP50: Nanoseconds = 0
+    public var readLatencyP99: Nanoseconds = 0
+    public var readLatencyMax: Nanoseconds = 0
     public var loopUserTime: Nanoseconds?
     public var loopSystemTime: Nanoseconds?
     public var pathEvents: [AppliedPathEvent]

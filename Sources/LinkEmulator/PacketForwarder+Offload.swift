@@ -82,7 +82,8 @@ extension PacketForwarder {
             lastPacket = now
             let header = VirtioNetHeader(UnsafeRawBufferPointer(io.readBuffer))
             let packet = UnsafeMutableRawBufferPointer(rebasing: io.readBuffer[VirtioNetHeader.size..<n])
-            admitted += admitSuperPacket(packet, header: header, port: port, at: now)
+            let at = arrival(port: port, UnsafeRawBufferPointer(packet), readAt: now)
+            admitted += admitSuperPacket(packet, header: header, port: port, at: at)
         }
         return true
     }

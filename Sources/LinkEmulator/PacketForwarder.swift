@@ -71,6 +71,15 @@ final class PacketForwarder: @unchecked Sendable {
     var capture: PacketCapture?
     /// The TUNs' offload I/O (`TUNDevice.openWithOffload`); nil for plain TUNs. Set before `startThread`.
     var offloadIO: OffloadIO?
+    /// A packet tap per TUN (index 0 the server's, then the client paths'), or nil where arrivals are
+    /// stamped when read (see `ArrivalStamps`). Set before `startThread`; closed by the owner after
+    /// `stopAndJoin`.
+    private(set) var taps: [FileDescriptor?] = []
+    private(set) var arrivalStamps: [ArrivalStamps] = []
+    /// How long after the kernel sent a packet into a TUN the loop read it (tapped TUNs only): time
+    /// the packet spent in the emulator before its link saw it, which no longer delays it.
+    private(set) var readLatency = LatenessHistogram()
+    private let tapBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: PacketTap.snapLength, alignment: 16)
     /// Each link's observer: sojourn histogram, time series and (`--link-log`) link log.
     private(set) var uplinkMonitors: [LinkMonitor] = []
     private(set) var downlinkMonitors: [LinkMonitor] = []
@@ -158,7 +167,16 @@ final class PacketForwarder: @unchecked Sendable {
         }
     }
 
-    deinit { scratch.deallocate() }
+    deinit {
+        scratch.deallocate()
+        tapBuffer.deallocate()
+    }
+
+    /// Stamps arrivals from these taps (see `taps`); before `startThread`.
+    func useTaps(_ taps: [FileDescriptor?]) {
+        self.taps = taps
+        arrivalStamps = taps.map { _ in ArrivalStamps() }
+    }
 
     func startThread() {
         let thread = Thread { [self] in
@@ -291,15 +309,15 @@ final class PacketForwarder: @unchecked Sendable {
             let now = Instant.now()
             lastArrival = now
             lastPacket = now
-            admit(slot: slot, length: n, port: port, at: now)
+            admit(slot: slot, length: n, port: port, at: arrival(port: port, pool.bytes(slot, length: n), readAt: now))
         }
         return true
     }
 
     /// One packet in a pool buffer into the link its route gives, or back to the pool.
     @inline(__always)
-    func admit(slot: Int32, length n: Int, port: Int, at now: Instant) {
-        if let link = route(slot: slot, length: n, fromPort: port, at: now) {
+    func admit(slot: Int32, length n: Int, port: Int, at stamp: Instant) {
+        if let (link, now) = route(slot: slot, length: n, fromPort: port, at: stamp) {
             // What the queue disciplines classify on, read once (after any NAT rewrite).
             let header = pool.bytes(slot, length: n)
             let packet = Packet(
@@ -310,10 +328,32 @@ final class PacketForwarder: @unchecked Sendable {
         pool.put(slot)
     }
 
-    /// The link a packet read from `port` goes through: uplink of the client path it came from,
-    /// or downlink of the client path its destination address belongs to.
+    /// When the packet just read from `port` (at `read`) entered its TUN: the kernel's time from
+    /// the port's tap when a copy matches, else `read`.
     @inline(__always)
-    private func route(slot: Int32, length: Int, fromPort port: Int, at now: Instant) -> Link? {
+    func arrival(port: Int, _ packet: UnsafeRawBufferPointer, readAt read: Instant) -> Instant {
+        guard port < taps.count, let tap = taps[port] else { return read }
+        let offset = Socket.realtimeMinusMonotonic()
+        while let copy = try? PacketTap.read(tap, into: tapBuffer), copy.captured > 0 {
+            let sent = copy.realtime.map { Instant(nanoseconds: UInt64(max(0, $0 - offset))) } ?? read
+            let fingerprint = ArrivalStamps.fingerprint(UnsafeRawBufferPointer(rebasing: tapBuffer[0..<copy.captured]))
+            arrivalStamps[port].add(length: copy.captured, fingerprint: fingerprint, sent: sent)
+        }
+        guard
+            let sent = arrivalStamps[port].match(
+                length: min(packet.count, PacketTap.snapLength),
+                fingerprint: ArrivalStamps.fingerprint(packet, limit: PacketTap.snapLength))
+        else { return read }
+        let stamp = min(sent, read)
+        readLatency.record(read.since(stamp))
+        return stamp
+    }
+
+    /// The link a packet read from `port` goes through (uplink of the client path it came from, or
+    /// downlink of the client path its destination address belongs to) and its arrival there: the
+    /// stamp, or the link's clock when that is later.
+    @inline(__always)
+    private func route(slot: Int32, length: Int, fromPort port: Int, at stamp: Instant) -> (Link, Instant)? {
         let bytes = pool.bytes(slot, length: length)
         guard length >= 20, bytes[0] >> 4 == 4 else {
             counters.nonIPv4 += 1
@@ -321,8 +361,9 @@ final class PacketForwarder: @unchecked Sendable {
         }
         if port > 0 {
             if nat[port - 1].isActive { nat[port - 1].rewriteOutbound(pool.slot(slot)) }
+            let link = uplinks[port - 1], now = max(stamp, link.clock)
             capture?.entering(path: port - 1, up: true, bytes, at: now)
-            return uplinks[port - 1]
+            return (link, now)
         }
         let destination = UInt32(bytes[16]) << 24 | UInt32(bytes[17]) << 16 | UInt32(bytes[18]) << 8 | UInt32(bytes[19])
         guard let i = NetworkAddressing.pathIndex(ofClientAddress: destination), i < downlinks.count else {
@@ -330,8 +371,9 @@ final class PacketForwarder: @unchecked Sendable {
             return nil
         }
         if nat[i].isActive { nat[i].rewriteInbound(pool.slot(slot)) }
+        let link = downlinks[i], now = max(stamp, link.clock)
         capture?.entering(path: i, up: false, bytes, at: now)
-        return downlinks[i]
+        return (link, now)
     }
 
     private func releaseDue() {
@@ -345,9 +387,11 @@ final class PacketForwarder: @unchecked Sendable {
 
     @inline(__always)
     private func release(_ link: Link, to fd: FileDescriptor, now: Instant, path: Int, up: Bool) {
-        // Packets that fall due while earlier ones are written go out in the same pass.
+        // Packets that fall due while earlier ones are written go out in the same pass. The link is
+        // advanced past the pass's start only for them: a reply the host sent while this pass wrote
+        // into its TUN (an echo answered inside the write) keeps the kernel's stamp (`arrival`).
         var now = now
-        while let p = link.dequeue(now: now) ?? link.dequeue(now: Instant.now()) {
+        while let p = link.dequeue(now: now) ?? dueSince(link) {
             now = Instant.now()
             let lateness = now.since(p.release)
             histogram.record(lateness)
@@ -374,6 +418,15 @@ final class PacketForwarder: @unchecked Sendable {
         }
         if let offloadIO { endOffloadedPass(link, to: fd, now: now, io: offloadIO) }
         while let d = link.takeDiscarded() { pool.put(d.handle) }
+    }
+
+    /// The next packet of `link` when one fell due after the pass began, else nil (the link is
+    /// then left where the pass put it).
+    @inline(__always)
+    private func dueSince(_ link: Link) -> Packet? {
+        let fresh = Instant.now()
+        guard let due = link.nextWakeup(now: fresh), due <= fresh else { return nil }
+        return link.dequeue(now: fresh)
     }
 
     private func applyCommands() {

@@ -24,6 +24,10 @@ public final class Link: DisciplineSink {
     private var scheduledDown = false
     private var forcedDown = false
     private var discarded = PacketRing(capacity: 16)
+    /// The latest instant the link has been advanced to (by `enqueue` or `dequeue`). An owner that
+    /// stamps arrivals earlier than it reads them takes no stamp earlier than this, so the link's
+    /// time never runs backwards.
+    public private(set) var clock: Instant
     /// Sees every arrival, bottleneck departure and drop, in time order (nil: nobody looks).
     public var observer: (any LinkObserver)?
 
@@ -35,6 +39,7 @@ public final class Link: DisciplineSink {
         self.configuration = configuration
         let limit = configuration.effectiveQueueLimit(roundTrip: roundTrip ?? 2 * configuration.delay)
         self.queueLimit = limit
+        clock = start
         loss = LossProcess(model: configuration.loss, seed: seed)
         let server: any LinkServer
         switch configuration.rate {
@@ -129,6 +134,7 @@ public final class Link: DisciplineSink {
     /// Applies scheduled transitions up to `now` in time order, moving packets that left the
     /// bottleneck into the delay line, stamped with their own departure time.
     private func advance(to now: Instant) {
+        if now > clock { clock = now }
         while let t = schedule.takeTransition(dueBy: now) {
             moveDeparted(before: t.at)
             let wasDown = isDown

@@ -308,6 +308,10 @@ struct CalibrateCommand: ParsableCommand {
                 : r.idle.napiFallback.map { ", threaded NAPI not used or not measured: \($0)" }
                     ?? ", received inside the loop's writes"
         }
+        mode +=
+            r.idle.kernelArrivalStamps
+            ? ", arrivals stamped by the kernel"
+            : ", arrivals stamped when read" + (r.idle.arrivalStampsFallback.map { " (\($0))" } ?? "")
         lines.append(
             "  emulator \(mode); "
                 + "target lateness p99 ≤ \(precise ? "0.3 ms" : "floor p99 + 0.3 = \(ms(latenessTarget)) ms")")

@@ -45,7 +45,10 @@ struct ShellCommand: ParsableCommand {
                 against the timer floor measured before, and whether the emulator's timing can be trusted. \
                 For a second after each packet the emulator's loop sleeps in hops of at most 200 µs, so that a \
                 lone packet (a ping every 50 ms) is read and released as punctually as a busy link's (about 5% of \
-                a core while it lasts; nothing when no packet flows). \
+                a core while it lasts; nothing when no packet flows). A packet's arrival is when COMMAND's \
+                kernel sent it into the emulator, stamped by the kernel (a packet tap on each TUN), not when the \
+                loop woke to read it; the summary prints how long after that the loop read packets (links below \
+                500 Mbit/s; above, arrivals are stamped when read). \
                 Namespaces, devices and the host's NAT table go with netbench; after a kill -9 the next \
                 netbench command that emulates (run, shell, doctor --cleanup) removes them and kills the programs \
                 left inside. Without root netbench runs itself again in a user namespace where the kernel allows \

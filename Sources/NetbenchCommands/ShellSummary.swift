@@ -27,6 +27,7 @@ enum ShellSummary {
             "  release lateness p50 \(us(report.latenessP50)), p99 \(us(report.latenessP99)), "
                 + "max \(us(report.latenessMax)) (timer floor p50 \(us(floor.p50)), p99 \(us(floor.p99)); "
                 + "own part p99 \(us(report.ownLatenessP99)))")
+        lines.append("  " + arrivalLine(report))
         if !report.pathEvents.isEmpty {
             let ms = { (ns: Nanoseconds) in Units.format(Double(ns) / 1e6, 1) + " ms" }
             let events = report.pathEvents.map { "\($0.path) \($0.action) at \(ms($0.appliedAt))" }
@@ -41,6 +42,18 @@ enum ShellSummary {
                 ? "  emulator FLAGGED: " + report.flagReasons.joined(separator: "; ")
                 : "  emulator: no packet lost outside the link model, loop healthy")
         return lines.joined(separator: "\n")
+    }
+
+    /// How arrivals were stamped: by the kernel as packets entered the TUNs (with how long the loop
+    /// took to read them, which no longer delays them), or when read, and why.
+    static func arrivalLine(_ report: EmulatorReport) -> String {
+        let us = { (ns: Nanoseconds) in Units.format(Double(ns) / 1000, 0) + " µs" }
+        guard report.kernelArrivalStamps else {
+            return "arrivals stamped when read" + (report.arrivalStampsFallback.map { " (kernel stamps \($0))" } ?? "")
+        }
+        return "arrivals stamped by the kernel: \(report.arrivalsStamped) packets (\(report.arrivalsUnstamped) "
+            + "without a tapped copy, stamped when read); the loop read them p50 \(us(report.readLatencyP50)), "
+            + "p99 \(us(report.readLatencyP99)), max \(us(report.readLatencyMax)) after they entered"
     }
 
     /// Queueing delay per path and direction: each packet's sojourn in the bottleneck (departure −

@@ -42,6 +42,13 @@ extension EmulatorRecord {
         releaseSpinMs = ms(report.releaseSpinTime)
         wakeLatenessP99Us = us(report.wakeLatenessP99)
         ownLatenessP99Us = us(report.ownLatenessP99)
+        arrivalStamps = report.kernelArrivalStamps ? "kernel" : "read"
+        arrivalStampsFallback = report.arrivalStampsFallback
+        if report.kernelArrivalStamps {
+            arrivalsUnstamped = report.arrivalsUnstamped
+            readLatencyP50Us = us(report.readLatencyP50)
+            readLatencyP99Us = us(report.readLatencyP99)
+        }
         linkDirections = report.paths.flatMap { p in
             [
                 LinkDirectionRecord(measured: p.uplinkDelay, counters: p.uplink, path: p.name, direction: "up"),
