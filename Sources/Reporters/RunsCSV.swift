@@ -3,8 +3,15 @@ import BenchModel
 /// `runs.csv`: one row per run as recorded (failed and warm-up runs included), with its metrics,
 /// status and error, so a spreadsheet can redo any figure. Runs of another client than the built-in
 /// one add last columns: `client` and the browser's `loadEventMs`, `firstContentfulPaintMs`,
-/// `largestContentfulPaintMs`.
+/// `largestContentfulPaintMs`. Runs with visual metrics (`run --visual-metrics`) add
+/// `speedIndexMs`, `firstVisualChangeMs`, `visuallyComplete85Ms`, `visuallyComplete95Ms`,
+/// `visuallyComplete99Ms` and `visuallyCompleteMs` after those.
 public enum RunsCSV {
+    public static let visualHeader = [
+        "speedIndexMs", "firstVisualChangeMs", "visuallyComplete85Ms", "visuallyComplete95Ms",
+        "visuallyComplete99Ms", "visuallyCompleteMs",
+    ]
+
     public static let header = [
         "scenario", "profile", "transport", "index", "warmup", "status", "error", "startedAt",
         "pltMs", "ttfbMs", "handshakeMs", "idealPltMs", "idealTtfbMs", "goodputMbps", "bytes",
@@ -14,9 +21,11 @@ public enum RunsCSV {
 
     public static func render(_ results: ResultsFile) -> String {
         let withClient = results.runs.contains { ($0.client ?? .builtin) != .builtin }
+        let withVisual = results.runs.contains { $0.metrics.speedIndexMs != nil }
         var out = CSV.record(
             header
-                + (withClient ? ["client", "loadEventMs", "firstContentfulPaintMs", "largestContentfulPaintMs"] : []))
+                + (withClient ? ["client", "loadEventMs", "firstContentfulPaintMs", "largestContentfulPaintMs"] : [])
+                + (withVisual ? visualHeader : []))
         for run in results.runs {
             let m = run.metrics
             func num(_ v: Double?) -> String { v.map(Format.number) ?? "" }
@@ -35,6 +44,11 @@ public enum RunsCSV {
                         ? [
                             (run.client ?? .builtin).rawValue, num(m.loadEventMs), num(m.firstContentfulPaintMs),
                             num(m.largestContentfulPaintMs),
+                        ] : [])
+                    + (withVisual
+                        ? [
+                            num(m.speedIndexMs), num(m.firstVisualChangeMs), num(m.visuallyComplete85Ms),
+                            num(m.visuallyComplete95Ms), num(m.visuallyComplete99Ms), num(m.visuallyCompleteMs),
                         ] : []))
         }
         return out

@@ -35,6 +35,28 @@ final class CSVTests: XCTestCase {
             text.contains("failed,\"connection to static.example reset by peer after 3 retries, \"\"ECONNRESET\"\"\""))
     }
 
+    /// Visual metrics get their columns only when a run has them, after the browser's.
+    func testRunsCSVCarriesVisualMetrics() {
+        var rng = SeededRandom(seed: 5)
+        var runs = (0..<2).map {
+            SampleResults.pageRun(&rng, scenario: "s", profile: "4G", transport: .h2, index: $0, rtt: 10)
+        }
+        XCTAssertFalse(RunsCSV.render(SampleResults.file(runs: runs)).contains("speedIndexMs"))
+        runs[1].client = .chromium
+        runs[1].metrics.speedIndexMs = 712.5
+        runs[1].metrics.firstVisualChangeMs = 401
+        runs[1].metrics.visuallyComplete85Ms = 1000
+        runs[1].metrics.visuallyCompleteMs = 1001
+        let text = RunsCSV.render(SampleResults.file(runs: runs))
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let header = lines[0].split(separator: ",").map(String.init)
+        XCTAssertEqual(Array(header.suffix(6)), RunsCSV.visualHeader)
+        XCTAssertEqual(header.count, RunsCSV.header.count + 4 + 6)
+        let row = lines[2].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(Array(row.suffix(6)), ["712.5", "401", "1000", "", "", "1001"])
+        XCTAssertEqual(lines[1].split(separator: ",", omittingEmptySubsequences: false).suffix(6).joined(), "")
+    }
+
     func testNamesWithCommasAreQuotedInTheSummary() {
         var rng = SeededRandom(seed: 3)
         let runs = (0..<3).map {
