@@ -111,6 +111,14 @@ for label, mode in (("ping", ""), ("ping-precise", ", --emulator-precise")):
     rows.append(("ping, 10 Mbit/s, 25 ms each way%s (%d echoes)" % (mode, len(rtts)),
                  "p50 %.2f ms, p99 %.2f ms" % (p50, p99),
                  "50 ms; p99 within 0.5 ms: %s" % ("pass" if abs(p99 - 50) <= 0.5 else "FAIL")))
+    e = log(label)["emulator"]
+    if e.get("arrivalStamps") == "kernel":
+        rows.append(("  the loop read those packets after they entered", "p50 %.0f us, p99 %.0f us" %
+                     (e.get("readLatencyP50Us", 0), e.get("readLatencyP99Us", 0)),
+                     "not charged to the link (arrivals stamped by the kernel; %d unstamped)" %
+                     e.get("arrivalsUnstamped", 0)))
+    else:
+        rows.append(("  arrivals", "stamped when read", e.get("arrivalStampsFallback") or ""))
 # Trace capacity per second from COMMAND's start (opportunities of 1500 bytes), wrapping like the emulator.
 offs = [int(l) for l in open(trace) if l.strip()]
 period = offs[-1]
