@@ -21,6 +21,24 @@ public enum QUICPerf {
     }
 }
 
+/// What a perf server's connections did, all together.
+public struct QUICPerfServerCounters: Sendable, Equatable {
+    /// Request streams answered (their FIN and 8-byte size arrived).
+    public var streamsAnswered = 0
+    /// Upload bytes drained (past the sizes), on bidirectional and unidirectional streams.
+    public var bytesUploaded: Int64 = 0
+    /// Response bytes asked for by the answered streams.
+    public var bytesRequested: Int64 = 0
+
+    public init() {}
+
+    mutating func add(_ s: PerfServerStreams) {
+        streamsAnswered += s.streamsAnswered
+        bytesUploaded += s.uploadBytes
+        bytesRequested += s.requestedBytes
+    }
+}
+
 /// A perf client on one QUIC connection: each `request` becomes a stream as soon as the handshake
 /// is done and the server's stream limit allows. Driven like `HTTP3Client` (`receive`, `write`,
 /// `handleExpiry` at `expiry`), it does no I/O and keeps no received bytes, only their counts.

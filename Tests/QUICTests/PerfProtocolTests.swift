@@ -98,7 +98,8 @@ final class PerfProtocolTests: XCTestCase {
         try run(wire, client: { now, emit in client.write(now: now, emit: emit) }, clientRecord: record,
             clientReceive: { client.receive($0, local: self.clientAddress, remote: self.serverAddress, now: $1) },
             clientExpiry: { (client.expiry, { client.handleExpiry(now: $0) }) },
-            server: server, until: { short.map { resets[$0] != nil } == true && whole.map { fins.contains($0) } == true })
+            server: server,
+            until: { short.map { resets[$0] != nil } == true && whole.map { fins.contains($0) } == true })
         XCTAssertEqual(resets[short!], 1)
         XCTAssertEqual(received[whole!], 5000)
     }

@@ -9,6 +9,7 @@ final class PerfServerStreams {
     private var headers: [Int64: [UInt8]] = [:]
     private(set) var uploadBytes: Int64 = 0
     private(set) var streamsAnswered = 0
+    private(set) var requestedBytes: Int64 = 0
 
     /// What to do after `length` bytes (and FIN when `fin`) arrived on `stream`: nothing yet,
     /// answer with `count` bytes, or refuse a stream that ended before its 8-byte size.
@@ -36,8 +37,12 @@ final class PerfServerStreams {
         }
         headers[stream] = nil
         guard header.count == 8 else { return .refuse }
-        streamsAnswered += 1
-        return .respond(count: Int64(bitPattern: QUICPerf.decodeSize(header)))
+        let count = Int64(bitPattern: QUICPerf.decodeSize(header))
+        if count >= 0 {
+            streamsAnswered += 1
+            requestedBytes += count
+        }
+        return .respond(count: count)
     }
 
     func forget(_ stream: Int64) { headers[stream] = nil }
