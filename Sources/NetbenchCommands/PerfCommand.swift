@@ -7,6 +7,8 @@ import Transport
 import QUIC
 import RemoteExecution
 import CommandLineKit
+import BenchModel
+import Runner
 
 /// `netbench perf`: raw QUIC goodput through the QUIC performance protocol
 /// (draft-banks-quic-performance-00), as msquic's secnetperf and picoquic's quicperf speak it.
@@ -27,12 +29,18 @@ struct PerfCommand: ParsableCommand {
                 --cert/--key. --server HOST:PORT runs one connection with --streams streams at once, the \
                 --download and --upload totals split evenly between them, checks that every byte asked for came \
                 back, and prints the time and goodput (exit 2 when a byte is missing).
+
+                With neither, the client runs against an in-process perf server: on loopback, or with -p PROFILE \
+                behind that profile's emulated link (as load -p). --compare-h3 then also fetches the same bytes \
+                over HTTP/3 from an in-process replay server on the same link (one GET per stream, after the perf \
+                run) and prints both lines and their goodput ratio: what HTTP/3 costs over raw QUIC.
                 """,
             examples: [
                 "netbench perf --listen 127.0.0.1:4433 --ca-out /tmp/perf-ca.pem",
                 "netbench perf --server 127.0.0.1:4433 --ca /tmp/perf-ca.pem --download 100MB",
                 "netbench perf --server 127.0.0.1:4433 --ca /tmp/perf-ca.pem --download 10MB --upload 10MB "
                     + "--streams 4 --json",
+                "netbench perf -p Cable --download 2MB --compare-h3",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "server: stopped by Ctrl-C; client: every byte asked for arrived"),
@@ -85,19 +93,32 @@ struct PerfCommand: ParsableCommand {
     @Option("--key", value: "FILE", help: "server: the unencrypted private key (PEM) of --cert", parse: .file("pem"))
     var key: String?
 
+    @Option(
+        "--profile", "-p", value: "NAME",
+        help: "without --server: run against in-process servers behind this profile's emulated link (a profile "
+            + "name or file; needs root); default: loopback", parse: .nonEmpty) var profileName: String?
+    @Flag(
+        "--compare-h3",
+        help: "without --server: also fetch the same bytes over HTTP/3 on the same link, and print both goodputs")
+    var compareH3: Bool
+
+    var inProcess: Bool { listen == nil && server == nil }
+
     func validate() throws {
-        switch (listen, server) {
-        case (nil, nil): throw BenchError.usage("give --listen ADDR:PORT (server) or --server HOST:PORT (client)")
-        case (.some, .some): throw BenchError.usage("--listen and --server exclude each other")
-        default: break
+        if listen != nil && server != nil { throw BenchError.usage("--listen and --server exclude each other") }
+        if !inProcess && (profileName != nil || compareH3) {
+            throw BenchError.usage(
+                "-p and --compare-h3 use in-process servers: give neither --listen nor --server with them")
         }
+        if compareH3 && upload > 0 { throw BenchError.usage("--compare-h3 compares downloads: give --upload 0") }
         if download < 0 { throw BenchError.usage("--download \(download): a size is not negative") }
         if upload < 0 { throw BenchError.usage("--upload \(upload): a size is not negative") }
     }
 
     func run() throws -> ExitCode {
         if let listen { return try serve(listen) }
-        return try client(server!)
+        if let server { return try client(server) }
+        return try inProcessRun()
     }
 
     private var quicConfig: QUICConfiguration {
@@ -130,6 +151,97 @@ struct PerfCommand: ParsableCommand {
         let report = PerfReport(r, server: text)
         FileHandle.standardOutput.write(Data((json ? report.json() : report.text()).utf8))
         if !r.completed { throw BenchError.run(report.failure ?? "perf requests failed") }
+        return .success
+    }
+
+    // MARK: In-process servers
+
+    /// Perf (and with --compare-h3, HTTP/3) against servers in this process, on loopback or behind -p.
+    private func inProcessRun() throws -> ExitCode {
+        let profile = try profileName.map { try Library.locate().profile($0) }
+        if profile?.isEmulated == true { try PrivilegeGate.requireEmulation() }
+        let n = Int64(streams)
+        // The h3 server serves one resource: every stream asks for the same size, on both protocols.
+        let per = compareH3 ? download / n : download
+        let scenario = LoadTargets.generated(size: per)
+        let credentials = try RunCredentials(hosts: ["localhost"])
+        var testbed: LoadTestbed?
+        var quic = QUICConfiguration()
+        quic.initialRTT = .milliseconds(1)
+        let perfHost: ServerHost, h3Host: ServerHost?
+        var linkLine = "loopback"
+        do {
+            if let profile, profile.isEmulated {
+                let t = try LoadTestbed(
+                    profile: profile, scenarios: [scenario], credentials: credentials, withTCP: false, withQUIC: true)
+                testbed = t
+                quic = t.quic
+                var options = ServerHost.ServerOptions(quic: t.quic)
+                options.quic.alpn = QUICPerf.alpn
+                perfHost = try ServerHost(
+                    scenarios: [scenario], credentials: credentials, address: t.network.serverAddress,
+                    namespace: t.network.serverNamespace, withTCP: false, withQUIC: true, options: options)
+                h3Host = t.servers
+                let rate = t.downlinkBitsPerSecond.map { Units.format($0 / 1e6, 1) + " Mbit/s down" } ?? "unlimited"
+                linkLine = "profile \(profile.name): \(rate), RTT \(Units.format(t.rttMs, 1)) ms"
+            } else {
+                var options = ServerHost.ServerOptions(quic: quic)
+                options.quic.alpn = QUICPerf.alpn
+                perfHost = try ServerHost(
+                    scenarios: [scenario], credentials: credentials, address: Endpoint.loopbackAddress,
+                    namespace: nil, withTCP: false, withQUIC: true, options: options)
+                h3Host =
+                    compareH3
+                    ? try ServerHost(
+                        scenarios: [scenario], credentials: credentials, address: Endpoint.loopbackAddress,
+                        namespace: nil, withTCP: false, withQUIC: true, options: ServerHost.ServerOptions(quic: quic))
+                    : nil
+            }
+        } catch {
+            testbed?.close()
+            throw error
+        }
+        defer {
+            perfHost.stop()
+            if let testbed { testbed.close() } else { h3Host?.stop() }
+        }
+        if let cc = congestionControl { quic.congestionControl = cc }
+        let requests = (0..<n).map { i in
+            (
+                download: compareH3 ? per : download / n + (i < download % n ? 1 : 0),
+                upload: upload / n + (i < upload % n ? 1 : 0)
+            )
+        }
+        func onLink<T>(_ body: () throws -> T) throws -> T {
+            try testbed?.start()
+            defer { _ = try? testbed?.stop() }
+            return try NetworkNamespace.with(testbed?.clientNamespace, body)
+        }
+        let perf = try onLink {
+            try QUICPerfRun.run(
+                remote: perfHost.endpoints[0].udp!, serverName: "localhost", trustedRootsPEM: credentials.caPEM,
+                config: quic, requests: requests, timeout: timeout)
+        }
+        let perfReport = PerfReport(perf, server: "in-process perf server, \(linkLine)")
+        var results = [perfReport]
+        if compareH3, let h3Host {
+            let h3 = try onLink {
+                try QUICPerfRun.runHTTP3(
+                    remote: h3Host.endpoints[0].udp!, serverName: "localhost", trustedRootsPEM: credentials.caPEM,
+                    config: quic, path: "/obj", requests: requests.map(\.download), timeout: timeout)
+            }
+            results.append(PerfReport(h3, server: "in-process HTTP/3 server, \(linkLine)", protocolName: "h3"))
+        }
+        if json {
+            FileHandle.standardOutput.write(Data(results.map { $0.json() }.joined().utf8))
+        } else {
+            var text = results.map { $0.text() }.joined()
+            if results.count == 2, let a = results[0].downloadMbps, let b = results[1].downloadMbps, a > 0 {
+                text += "h3 / perf goodput: \(Units.format(b / a, 3)) (same link, same engine and settings)\n"
+            }
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+        if let f = results.compactMap(\.failure).first { throw BenchError.run(f) }
         return .success
     }
 
@@ -205,8 +317,14 @@ struct PerfCommand: ParsableCommand {
 struct PerfReport {
     let result: QUICPerfResult
     let server: String
+    /// "perf", or "h3" for the HTTP/3 comparison.
+    let protocolName: String
 
-    init(_ r: QUICPerfResult, server: String) { result = r; self.server = server }
+    init(_ r: QUICPerfResult, server: String, protocolName: String = "perf") {
+        result = r
+        self.server = server
+        self.protocolName = protocolName
+    }
 
     var seconds: Double { Double(result.end.since(result.start)) / 1e9 }
     /// From the handshake's end (the transfer alone), nil without a handshake.
@@ -220,10 +338,11 @@ struct PerfReport {
         return Double(result.bytesUploaded) * 8 / t / 1e6
     }
     var failure: String? {
-        if let e = result.error { return "perf to \(server): \(e)" }
+        if let e = result.error { return "\(protocolName) to \(server): \(e)" }
         let bad = result.requests.enumerated().first { $0.1.error != nil || $0.1.received != $0.1.download }
         if let (i, r) = bad {
-            return "perf to \(server): stream \(i): \(r.error ?? "received \(r.received) of \(r.download) bytes")"
+            let what = r.error ?? "received \(r.received) of \(r.download) bytes"
+            return "\(protocolName) to \(server): stream \(i): \(what)"
         }
         return nil
     }
@@ -232,7 +351,8 @@ struct PerfReport {
         func rate(_ v: Double?) -> String { v.map { Units.format($0, 1) + " Mbit/s" } ?? "unknown" }
         let hs = result.handshakeEnd.map { Units.format(Double($0.since(result.start)) / 1e6, 1) + " ms" } ?? "none"
         var lines = [
-            "perf \(server) (\(QUICPerf.draft)): \(result.requests.count) stream(s), handshake \(hs)",
+            (protocolName == "perf" ? "perf \(server) (\(QUICPerf.draft))" : "\(protocolName) \(server)")
+                + ": \(result.requests.count) stream(s), handshake \(hs)",
             "download: \(result.bytesReceived) bytes, \(rate(downloadMbps))",
             "upload:   \(result.bytesUploaded) bytes, \(rate(uploadMbps))",
             "time: \(Units.format(seconds, 3)) s (transfer "
@@ -247,7 +367,8 @@ struct PerfReport {
     }
 
     struct JSON: Encodable {
-        var draft: String
+        var protocolName: String
+        var draft: String?
         var server: String
         var streams: Int
         var completed: Bool
@@ -264,7 +385,8 @@ struct PerfReport {
 
     func json() -> String {
         let j = JSON(
-            draft: QUICPerf.draft, server: server, streams: result.requests.count, completed: result.completed,
+            protocolName: protocolName, draft: protocolName == "perf" ? QUICPerf.draft : nil, server: server,
+            streams: result.requests.count, completed: result.completed,
             bytesReceived: result.bytesReceived, bytesUploaded: result.bytesUploaded,
             bytesRequested: result.requests.reduce(0) { $0 + $1.download }, seconds: seconds,
             handshakeSeconds: result.handshakeEnd.map { Double($0.since(result.start)) / 1e9 },

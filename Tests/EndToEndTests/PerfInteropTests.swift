@@ -111,9 +111,11 @@ final class PerfInteropTests: XCTestCase {
 
     func testUsageErrors() throws {
         let bin = try NetbenchBinary.path
-        let none = try Self.execute(bin, ["perf"])
-        XCTAssertEqual(none.status, 64)
-        XCTAssertTrue(none.error.contains("--listen"), none.error)
+        let upload = try Self.execute(bin, ["perf", "--compare-h3", "--upload", "1"])
+        XCTAssertEqual(upload.status, 64, upload.error)
+        XCTAssertTrue(upload.error.contains("--upload 0"), upload.error)
+        let remote = try Self.execute(bin, ["perf", "--server", "127.0.0.1:1", "-p", "Cable"])
+        XCTAssertEqual(remote.status, 64, remote.error)
         let both = try Self.execute(bin, ["perf", "--listen", "127.0.0.1:0", "--server", "127.0.0.1:1"])
         XCTAssertEqual(both.status, 64, both.error)
         let size = try Self.execute(bin, ["perf", "--server", "127.0.0.1:1", "--download", "lots"])
