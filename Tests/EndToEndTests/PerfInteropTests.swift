@@ -109,6 +109,41 @@ final class PerfInteropTests: XCTestCase {
         XCTAssertEqual(Set(lines.compactMap { $0["uploaded"] as? Int }), [350_001, 350_000], log)
     }
 
+    /// Without a server: an in-process perf server and, with --compare-h3, an HTTP/3 one on loopback;
+    /// both bring every byte, 2 streams each.
+    func testInProcessCompareH3OnLoopback() throws {
+        let r = try Self.execute(
+            try NetbenchBinary.path, ["perf", "--download", "1000000", "--streams", "2", "--compare-h3", "--json"])
+        XCTAssertEqual(r.status, 0, r.output + r.error)
+        let lines = r.output.split(separator: "\n").compactMap { try? decode(String($0)) }
+        XCTAssertEqual(lines.map { $0["protocolName"] as? String }, ["perf", "h3"], r.output)
+        for line in lines {
+            XCTAssertEqual(line["bytesReceived"] as? Int, 1_000_000, r.output)
+            XCTAssertEqual(line["completed"] as? Bool, true, r.output)
+            XCTAssertEqual(line["streams"] as? Int, 2, r.output)
+        }
+    }
+
+    /// -p: both transfers cross the emulated link (5 Mbit/s, 28 ms): each takes at least the bytes'
+    /// serialization time, and the namespaces are gone afterwards.
+    func testThroughEmulatedProfile() throws {
+        try requireRoot()
+        let r = try Self.execute(
+            try NetbenchBinary.path, ["perf", "-p", "Cable", "--download", "300000", "--compare-h3", "--json"])
+        XCTAssertEqual(r.status, 0, r.output + r.error)
+        let lines = r.output.split(separator: "\n").compactMap { try? decode(String($0)) }
+        XCTAssertEqual(lines.count, 2, r.output)
+        for line in lines {
+            XCTAssertEqual(line["bytesReceived"] as? Int, 300_000, r.output)
+            // 300 kB at 5 Mbit/s: 0.48 s on the wire at least.
+            XCTAssertGreaterThan(line["transferSeconds"] as? Double ?? 0, 0.45, r.output)
+            XCTAssertLessThan(line["downloadMbps"] as? Double ?? 99, 5.01, r.output)
+        }
+        // netbench names its namespaces nb-PID-…; other processes' may come and go meanwhile.
+        let left = try Self.execute("/usr/sbin/ip", ["netns", "list"]).output
+        XCTAssertFalse(left.contains("nb-\(r.pid)-"), left)
+    }
+
     func testUsageErrors() throws {
         let bin = try NetbenchBinary.path
         let upload = try Self.execute(bin, ["perf", "--compare-h3", "--upload", "1"])
@@ -153,7 +188,9 @@ final class PerfInteropTests: XCTestCase {
             until: #"127\.0\.0\.1:(\d+) \(UDP\)"#, stopSignal: SIGINT)
     }
 
-    static func execute(_ path: String, _ args: [String]) throws -> (status: Int32, output: String, error: String) {
+    static func execute(_ path: String, _ args: [String]) throws -> (
+        status: Int32, output: String, error: String, pid: Int32
+    ) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
@@ -168,7 +205,10 @@ final class PerfInteropTests: XCTestCase {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         let errData = FileManager.default.contents(atPath: errPath) ?? Data()
-        return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        return (
+            p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self),
+            p.processIdentifier
+        )
     }
 
     /// A server process started by this test, stopped by its PID; `port` from its banner.
