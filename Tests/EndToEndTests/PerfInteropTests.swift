@@ -144,6 +144,19 @@ final class PerfInteropTests: XCTestCase {
         XCTAssertFalse(left.contains("nb-\(r.pid)-"), left)
     }
 
+    /// More streams than the server's initial stream limit (100): it hands the credit back as each
+    /// closes, and every stream's bytes arrive.
+    func testMoreStreamsThanTheServersStreamLimit() throws {
+        let r = try Self.execute(
+            try NetbenchBinary.path,
+            ["perf", "--streams", "250", "--download", "2500003", "--upload", "250001", "--json"])
+        XCTAssertEqual(r.status, 0, r.output + r.error)
+        let json = try decode(r.output)
+        XCTAssertEqual(json["bytesReceived"] as? Int, 2_500_003, r.output)
+        XCTAssertEqual(json["bytesUploaded"] as? Int, 250_001, r.output)
+        XCTAssertEqual(json["streams"] as? Int, 250, r.output)
+    }
+
     func testUsageErrors() throws {
         let bin = try NetbenchBinary.path
         let upload = try Self.execute(bin, ["perf", "--compare-h3", "--upload", "1"])
