@@ -163,48 +163,9 @@ struct PerfCommand: ParsableCommand {
         let n = Int64(streams)
         // The h3 server serves one resource: every stream asks for the same size, on both protocols.
         let per = compareH3 ? download / n : download
-        let scenario = LoadTargets.generated(size: per)
-        let credentials = try RunCredentials(hosts: ["localhost"])
-        var testbed: LoadTestbed?
-        var quic = QUICConfiguration()
-        quic.initialRTT = .milliseconds(1)
-        let perfHost: ServerHost, h3Host: ServerHost?
-        var linkLine = "loopback"
-        do {
-            if let profile, profile.isEmulated {
-                let t = try LoadTestbed(
-                    profile: profile, scenarios: [scenario], credentials: credentials, withTCP: false, withQUIC: true)
-                testbed = t
-                quic = t.quic
-                var options = ServerHost.ServerOptions(quic: t.quic)
-                options.quic.alpn = QUICPerf.alpn
-                perfHost = try ServerHost(
-                    scenarios: [scenario], credentials: credentials, address: t.network.serverAddress,
-                    namespace: t.network.serverNamespace, withTCP: false, withQUIC: true, options: options)
-                h3Host = t.servers
-                let rate = t.downlinkBitsPerSecond.map { Units.format($0 / 1e6, 1) + " Mbit/s down" } ?? "unlimited"
-                linkLine = "profile \(profile.name): \(rate), RTT \(Units.format(t.rttMs, 1)) ms"
-            } else {
-                var options = ServerHost.ServerOptions(quic: quic)
-                options.quic.alpn = QUICPerf.alpn
-                perfHost = try ServerHost(
-                    scenarios: [scenario], credentials: credentials, address: Endpoint.loopbackAddress,
-                    namespace: nil, withTCP: false, withQUIC: true, options: options)
-                h3Host =
-                    compareH3
-                    ? try ServerHost(
-                        scenarios: [scenario], credentials: credentials, address: Endpoint.loopbackAddress,
-                        namespace: nil, withTCP: false, withQUIC: true, options: ServerHost.ServerOptions(quic: quic))
-                    : nil
-            }
-        } catch {
-            testbed?.close()
-            throw error
-        }
-        defer {
-            perfHost.stop()
-            if let testbed { testbed.close() } else { h3Host?.stop() }
-        }
+        let servers = try InProcessPerfServers(profile: profile, size: per, withHTTP3: compareH3)
+        defer { servers.close() }
+        var quic = servers.quic
         if let cc = congestionControl { quic.congestionControl = cc }
         let requests = (0..<n).map { i in
             (
@@ -212,35 +173,22 @@ struct PerfCommand: ParsableCommand {
                 upload: upload / n + (i < upload % n ? 1 : 0)
             )
         }
-        func onLink<T>(_ body: () throws -> T) throws -> T {
-            try testbed?.start()
-            defer { _ = try? testbed?.stop() }
-            return try NetworkNamespace.with(testbed?.clientNamespace, body)
-        }
-        let perf = try onLink {
+        let roots = servers.credentials.caPEM
+        let perf = try servers.onLink {
             try QUICPerfRun.run(
-                remote: perfHost.endpoints[0].udp!, serverName: "localhost", trustedRootsPEM: credentials.caPEM,
+                remote: servers.perf.endpoints[0].udp!, serverName: "localhost", trustedRootsPEM: roots,
                 config: quic, requests: requests, timeout: timeout)
         }
-        let perfReport = PerfReport(perf, server: "in-process perf server, \(linkLine)")
-        var results = [perfReport]
-        if compareH3, let h3Host {
-            let h3 = try onLink {
+        var results = [PerfReport(perf, server: "in-process perf server, \(servers.linkLine)")]
+        if let h3Host = servers.h3 {
+            let h3 = try servers.onLink {
                 try QUICPerfRun.runHTTP3(
-                    remote: h3Host.endpoints[0].udp!, serverName: "localhost", trustedRootsPEM: credentials.caPEM,
+                    remote: h3Host.endpoints[0].udp!, serverName: "localhost", trustedRootsPEM: roots,
                     config: quic, path: "/obj", requests: requests.map(\.download), timeout: timeout)
             }
-            results.append(PerfReport(h3, server: "in-process HTTP/3 server, \(linkLine)", protocolName: "h3"))
+            results.append(PerfReport(h3, server: "in-process HTTP/3 server, \(servers.linkLine)", protocolName: "h3"))
         }
-        if json {
-            FileHandle.standardOutput.write(Data(results.map { $0.json() }.joined().utf8))
-        } else {
-            var text = results.map { $0.text() }.joined()
-            if results.count == 2, let a = results[0].downloadMbps, let b = results[1].downloadMbps, a > 0 {
-                text += "h3 / perf goodput: \(Units.format(b / a, 3)) (same link, same engine and settings)\n"
-            }
-            FileHandle.standardOutput.write(Data(text.utf8))
-        }
+        FileHandle.standardOutput.write(Data(PerfReport.render(results, json: json).utf8))
         if let f = results.compactMap(\.failure).first { throw BenchError.run(f) }
         return .success
     }
@@ -347,6 +295,16 @@ struct PerfReport {
         return nil
     }
 
+    /// Several results: JSON lines, or the text of each and, for a perf/h3 pair, h3's share of perf's goodput.
+    static func render(_ results: [PerfReport], json: Bool) -> String {
+        if json { return results.map { $0.json() }.joined() }
+        var text = results.map { $0.text() }.joined()
+        if results.count == 2, let a = results[0].downloadMbps, let b = results[1].downloadMbps, a > 0 {
+            text += "h3 / perf goodput: \(Units.format(b / a, 3)) (same link, same engine and settings)\n"
+        }
+        return text
+    }
+
     func text() -> String {
         func rate(_ v: Double?) -> String { v.map { Units.format($0, 1) + " Mbit/s" } ?? "unknown" }
         let hs = result.handshakeEnd.map { Units.format(Double($0.since(result.start)) / 1e6, 1) + " ms" } ?? "none"
@@ -394,5 +352,74 @@ struct PerfReport {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return String(decoding: (try? encoder.encode(j)) ?? Data(), as: UTF8.self) + "\n"
+    }
+}
+
+/// The in-process servers of `netbench perf` without --server: a perf server and, for --compare-h3, the
+/// replay server (HTTP/3) with one resource (/obj); on loopback, or in the server namespace of -p's link.
+struct InProcessPerfServers {
+    let perf: ServerHost
+    let h3: ServerHost?
+    let testbed: LoadTestbed?
+    let credentials: RunCredentials
+    /// Both ends' QUIC settings (the profile's initial RTT; 1 ms on loopback).
+    let quic: QUICConfiguration
+    let linkLine: String
+
+    init(profile: Profile?, size: Int64, withHTTP3: Bool) throws {
+        let scenario = LoadTargets.generated(size: size)
+        credentials = try RunCredentials(hosts: ["localhost"])
+        guard let profile, profile.isEmulated else {
+            var quic = QUICConfiguration()
+            quic.initialRTT = .milliseconds(1)
+            self.quic = quic
+            testbed = nil
+            linkLine = "loopback"
+            perf = try Self.perfServer(scenario, credentials, quic, address: Endpoint.loopbackAddress, namespace: nil)
+            h3 =
+                withHTTP3
+                ? try ServerHost(
+                    scenarios: [scenario], credentials: credentials, address: Endpoint.loopbackAddress,
+                    namespace: nil, withTCP: false, withQUIC: true, options: ServerHost.ServerOptions(quic: quic))
+                : nil
+            return
+        }
+        let t = try LoadTestbed(
+            profile: profile, scenarios: [scenario], credentials: credentials, withTCP: false, withQUIC: true)
+        do {
+            perf = try Self.perfServer(
+                scenario, credentials, t.quic, address: t.network.serverAddress, namespace: t.network.serverNamespace)
+        } catch {
+            t.close()
+            throw error
+        }
+        testbed = t
+        quic = t.quic
+        h3 = t.servers
+        let rate = t.downlinkBitsPerSecond.map { Units.format($0 / 1e6, 1) + " Mbit/s down" } ?? "unlimited"
+        linkLine = "profile \(profile.name): \(rate), RTT \(Units.format(t.rttMs, 1)) ms"
+    }
+
+    private static func perfServer(
+        _ scenario: Scenario, _ credentials: RunCredentials, _ quic: QUICConfiguration, address: UInt32,
+        namespace: String?
+    ) throws -> ServerHost {
+        var options = ServerHost.ServerOptions(quic: quic)
+        options.quic.alpn = QUICPerf.alpn
+        return try ServerHost(
+            scenarios: [scenario], credentials: credentials, address: address, namespace: namespace,
+            withTCP: false, withQUIC: true, options: options)
+    }
+
+    /// Runs `body` with the link's packet loop running, in the client namespace (or on loopback).
+    func onLink<T>(_ body: () throws -> T) throws -> T {
+        try testbed?.start()
+        defer { _ = try? testbed?.stop() }
+        return try NetworkNamespace.with(testbed?.clientNamespace, body)
+    }
+
+    func close() {
+        perf.stop()
+        if let testbed { testbed.close() } else { h3?.stop() }
     }
 }
