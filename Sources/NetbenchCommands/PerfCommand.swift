@@ -80,9 +80,14 @@ struct PerfCommand: ParsableCommand {
         "--timeout", value: "D", default: 60_000_000_000, defaultText: "60s",
         help: "client: give up after D", parse: .duration()) var timeout: Nanoseconds
     @Option(
-        "--cc", value: "ALGO", help: "congestion control: cubic (default), reno, bbr, bbr2",
+        "--cc", value: "ALGO",
+        help: "congestion control of the client, or of the --listen server: cubic (default), reno, bbr, bbr2 "
+            + "(in-process servers keep cubic)",
         parse: .choice()) var congestionControl: QUICCongestionControl?
-    @Flag("--json", help: "client: print the result as one JSON object (bytes, seconds, goodput) instead of text")
+    @Flag(
+        "--json",
+        help: "client: print one JSON object per transfer (bytes, seconds, goodput; with --compare-h3 two lines) "
+            + "instead of text")
     var json: Bool
     @Option(
         "--ca-out", value: "FILE", help: "server: where to write the generated CA certificate (PEM)",
