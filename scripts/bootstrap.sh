@@ -69,6 +69,7 @@ fi
 if [ "$want_test" = 1 ]; then
   # An independent HTTP/3 peer for the interoperability tests: aioquic in a venv of the project's own,
   # with the examples (http3_server.py, http3_client.py) that only its source distribution carries.
+  # Tests/Support/aioquic_perf.py (the perf-protocol peer of PerfInteropTests) needs aioquic alone.
   venv="$here/.build-venv"
   if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import aioquic, wsproto, starlette, jinja2' 2>/dev/null; then
     echo "bootstrap: creating $venv with aioquic"

@@ -11,7 +11,8 @@ public struct Netbench: ParsableCommand {
             name: "netbench",
             abstract: "page-load benchmarks over TCP+TLS (h1, h2) and QUIC (h3) through an emulated network",
             subcommands: [
-                RunCommand.self, ShellCommand.self, ServeCommand.self, LoadCommand.self, FairnessCommand.self,
+                RunCommand.self, ShellCommand.self, ServeCommand.self, LoadCommand.self, PerfCommand.self,
+                FairnessCommand.self,
                 ResponsivenessCommand.self,
                 ProfilesCommand.self, CalibrateCommand.self, ReportCommand.self,
                 CompareCommand.self, HistoryCommand.self, CheckCommand.self, StudyCommand.self, MergeCommand.self,

@@ -50,6 +50,13 @@ public final class HTTP3Server {
     }
 
     public var connectionCount: Int { connections.count }
+    /// Perf protocol totals (ALPN "perf"), closed connections included.
+    public var perfCounters: QUICPerfServerCounters {
+        var c = reapedPerf
+        for sc in live where !sc.reaped { if let p = sc.quic.raw?.perfServer { c.add(p) } }
+        return c
+    }
+    private var reapedPerf = QUICPerfServerCounters()
     /// Connections whose handshake has not completed.
     public var pendingHandshakeCount: Int { pendingHandshakes }
 
@@ -299,6 +306,7 @@ public final class HTTP3Server {
         if sc.quic.isClosed && !sc.reaped {
             for key in sc.keys where routes[key] === sc { routes[key] = nil }
             connections[sc.handle] = nil
+            if let p = sc.quic.raw?.perfServer { reapedPerf.add(p) }
             if !sc.handshakeDone { sc.handshakeDone = true; pendingHandshakes -= 1 }
             sc.reaped = true
             reapedSome = true

@@ -22,6 +22,8 @@ public final class QUICServerEndpoint {
     public private(set) var pathChanges: [(at: Instant, remote: Endpoint)] = []
     /// ECN codepoints of every datagram the socket received (all connections).
     public private(set) var ecnReceived = ECNCounts()
+    /// Perf protocol totals when the configuration's ALPN is "perf".
+    public var perfCounters: QUICPerfServerCounters { server.perfCounters }
 
     public init(
         loop: EventLoop, endpoint: Endpoint, credentials: [QUICServerCredentials], config: QUICConfiguration,

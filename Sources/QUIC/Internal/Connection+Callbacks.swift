@@ -110,6 +110,7 @@ func makeCallbacks(server: Bool) -> ngtcp2_callbacks {
         cb.recv_tx_key = { _, level, ud in
             guard level == NGTCP2_CRYPTO_LEVEL_APPLICATION else { return 0 }
             let c = QUICConnection.from(ud)
+            guard c.raw == nil else { return 0 }  // perf: no HTTP/3
             do { try c.setUpHTTP3() } catch { return NGTCP2_ERR_CALLBACK_FAILURE }
             return 0
         }
@@ -178,6 +179,7 @@ extension QUICConnection {
 
     func receivedStreamData(_ stream: Int64, _ data: UnsafePointer<UInt8>?, _ length: Int, fin: Bool) -> Int32 {
         if let raw {
+            if raw.perfServer != nil || raw.countOnly { return rawStreamData(raw, stream, data, length, fin: fin) }
             raw.received.append((stream, data.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? [], fin))
             consume(stream, length)
             return 0
@@ -233,6 +235,7 @@ extension QUICConnection {
         if streams.openBidi.remove(stream) != nil {
             statistics.streamFramesLost += UInt64(ngtcp2_conn_get_stream_loss_count(conn, stream))
         }
+        if let raw { rawStreamDidClose(raw, stream); return 0 }
         guard let h3 else { return 0 }
         let rv = nghttp3_conn_close_stream(h3, stream, code)
         switch rv {

@@ -191,6 +191,7 @@ final class QUICConnection {
             role: .server(ServerRole()), config: config, filler: filler, now: now,
             staticSecret: staticSecret)
         c.retained.append(tls)
+        if config.alpn == QUICPerf.alpn { c.raw = RawStreams(perfServer: PerfServerStreams()) }
         var scid = ngtcp2_cid()
         fillRandomCID(&scid, length: serverCIDLength)
         var settings = c.makeSettings(now: now, scid: scid, odcid: hd.dcid)
