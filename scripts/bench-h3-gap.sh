@@ -13,9 +13,10 @@
 #   --profile NAME    emulated profile (default Cable)
 #   --runs N          rounds (default 6); each round runs h2 once and h3 once per variant
 #   --variant N=OPTS  an h3 variant: its name and the `run` options it adds, e.g.
-#                     'full=--quic-udp-payload 1472'; repeatable. Default: cid17='--quic-client-cid 17'
-#                     (ngtcp2's example client, netbench's client before 2026-11-27), default='' and
-#                     full='--quic-udp-payload 1472'
+#                     'full=--quic-udp-payload 1472'; repeatable. Default: default='',
+#                     full='--quic-udp-payload 1472' and caoff='--quic-pacing 2,off' (no pacing after
+#                     slow start, as Linux TCP cubic sends here); cid17='--quic-client-cid 17' gives
+#                     ngtcp2's example client's connection IDs (netbench's client before 2026-11-27)
 #   --rows FILE       also keep the raw rows (one line per run) in FILE
 #   --notebook FILE   after a successful run, append an entry to FILE (here: results/notebook/h3-vs-h2.md)
 set -euo pipefail
@@ -43,7 +44,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$runs" in ''|*[!0-9]*) echo "bench-h3-gap.sh: --runs takes a whole number" >&2; exit 64 ;; esac
-[ ${#variants[@]} -gt 0 ] || variants=("cid17=--quic-client-cid 17" "default=" "full=--quic-udp-payload 1472")
+[ ${#variants[@]} -gt 0 ] || variants=("default=" "full=--quic-udp-payload 1472" "caoff=--quic-pacing 2,off")
 for v in "${variants[@]}"; do
   case "$v" in *=*) ;; *) echo "bench-h3-gap.sh: --variant '$v': expected NAME=OPTIONS" >&2; exit 64 ;; esac
 done

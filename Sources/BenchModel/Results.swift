@@ -540,6 +540,10 @@ public struct QUICSettingsRecord: Codable, Sendable, Hashable {
     public var ackThreshold: Int
     /// Built-in client runs: its source connection ID length, which every server packet carries.
     public var clientConnectionIDLength: Int?
+    /// Pacing under cubic and reno as `--quic-pacing` takes it: `SS,CA` gains × cwnd/smoothed RTT
+    /// in slow start and after it (`off`: not paced in that phase), or `off`. Absent in results
+    /// written before 2026-11-27 (they paced at 2,1.25).
+    public var pacing: String?
     public init(maxUDPPayload: Int, udpPayloadSizing: String, congestionControl: String, ackThreshold: Int) {
         self.maxUDPPayload = maxUDPPayload; self.udpPayloadSizing = udpPayloadSizing
         self.congestionControl = congestionControl; self.ackThreshold = ackThreshold

@@ -43,6 +43,12 @@ struct ServerOptionGroup: ParsableArguments {
         help: "length in bytes of the built-in client's QUIC connection IDs, which every packet the server sends "
             + "carries (default 0, as Chromium's and quic-go's clients; ngtcp2's example client uses 17)",
         parse: .int(0...20)) var quicClientCIDLength: Int?
+    @Option(
+        "--quic-pacing", value: "SS,CA",
+        help: "QUIC pacing under cubic and reno: the rate as a multiple of cwnd/smoothed RTT in slow start and "
+            + "after it, each a gain from 1 to 100 or off (no pacing: cwnd and ACKs alone, as Linux TCP cubic "
+            + "sends without the fq qdisc); off for both (default: 2,1.25, as Chromium's QUIC)",
+        parse: .quicPacing) var quicPacing: QUICPacing?
 }
 
 /// Files for looking inside connections: TLS secrets for Wireshark, qlog for qvis. Taken by `run`
@@ -57,7 +63,8 @@ struct DiagnosticOptionGroup: ParsableArguments {
         parse: .file()) var keylog: String?
     @Option(
         "--qlog", value: "DIR",
-        help: "write a qlog file per QUIC connection into DIR, which must exist (<client|server>-<scid>.sqlog)",
+        help: "write a qlog file per QUIC connection into DIR, which must exist (<client|server>-<scid>.sqlog; a "
+            + "client whose IDs are 0 bytes long, the default: its first destination ID)",
         parse: .directory) var qlog: String?
 
     /// `--keylog`, else `$SSLKEYLOGFILE`.

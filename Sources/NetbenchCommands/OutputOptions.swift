@@ -2,6 +2,7 @@ import Foundation
 import BenchCore
 import BenchModel
 import CommandLineKit
+import QUIC
 
 /// `--json` and `--quiet` for the commands that print tables: JSON for scripts, or only what needs
 /// attention (the exit status says the rest).
@@ -37,6 +38,16 @@ extension ValueParser where T == LateBinding {
         .init(expected: "off or a size from 1 KiB to 16 MiB (e.g. 16KiB)", completion: .choices(["off", "16KiB"])) {
             LateBinding($0)
         }
+    }
+}
+
+extension ValueParser where T == QUICPacing {
+    /// `--quic-pacing` on run and serve.
+    static var quicPacing: ValueParser<QUICPacing> {
+        .init(
+            expected: "off or SS,CA: two gains from 1 to 100 or off (e.g. 2,1.25)",
+            completion: .choices(["2,1.25", "2,off", "off"])
+        ) { QUICPacing(parsing: $0) }
     }
 }
 

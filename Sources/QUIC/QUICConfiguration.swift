@@ -42,8 +42,13 @@ public struct QUICConfiguration: Sendable {
     /// its own rate). ngtcp2 0.12 paces at 1.25 × cwnd/srtt in every phase; the senders HTTP/3 and
     /// HTTP/2 are compared against pace slow start at 2× (Chromium's QUIC `TcpCubicSenderBytes`,
     /// Linux TCP's `tcp_pacing_ss_ratio` = 200%) and 1.25× / 1.2× after it, as RFC 9002 §7.7
-    /// allows. 1.25 keeps ngtcp2's own pacing.
+    /// allows. 1.25 keeps ngtcp2's own pacing; `.infinity`: no pacing in slow start.
     public var slowStartPacingGain: Double = 2
+    /// Pacing rate after slow start (congestion avoidance and recovery), as a multiple of
+    /// cwnd/smoothed RTT, for cubic and reno: 1.25 is ngtcp2's (RFC 9002 §7.7's example, Chromium's
+    /// QUIC); `.infinity`: no pacing after slow start, so that cwnd and the ACK clock alone decide,
+    /// as for Linux TCP cubic without the fq qdisc (the emulator's namespaces use pfifo_fast).
+    public var congestionAvoidancePacingGain: Double = 1.25
     /// `max_idle_timeout` transport parameter; the connection closes after this much silence.
     public var idleTimeout: Nanoseconds = .seconds(30)
     /// Gives up a handshake that has not completed after this long (`nil`: ngtcp2's default).

@@ -22,6 +22,8 @@ public struct ServerSettings: Sendable, Equatable {
     /// `--quic-client-cid`: the built-in client's source connection ID length (bytes the server's
     /// every packet carries).
     public var quicClientCIDLength = QUICConfiguration().clientConnectionIDLength
+    /// `--quic-pacing`: the QUIC senders' pacing gains in slow start and after it (client and server).
+    public var quicPacing = QUICConfiguration().pacing
     /// ECN at the endpoints (`run --ecn`): QUIC sends ECT(0) as ngtcp2 asks, and in an emulated
     /// network TCP negotiates ECN (net.ipv4.tcp_ecn=1 in the namespaces). Received codepoints are
     /// counted either way.

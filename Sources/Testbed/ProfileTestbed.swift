@@ -119,6 +119,7 @@ final class ProfileTestbed {
         quic.initialRTT = firstPath.map { max($0.roundTrip, .milliseconds(1)) } ?? .milliseconds(1)
         quic.fixedUDPPayloadSize = server.quicUDPPayload
         quic.clientConnectionIDLength = server.quicClientCIDLength
+        quic.pacing = server.quicPacing
         return quic
     }
 
@@ -128,6 +129,7 @@ final class ProfileTestbed {
             maxUDPPayload: quic.effectiveMaxUDPPayloadSize, udpPayloadSizing: quic.udpPayloadSizing,
             congestionControl: quic.congestionControl.rawValue, ackThreshold: quic.ackThreshold)
         if client == .builtin { r.clientConnectionIDLength = quic.clientConnectionIDLength }
+        r.pacing = quic.pacing.description
         return r
     }
 

@@ -216,6 +216,7 @@ public final class ServerHost: @unchecked Sendable {
         var config = options.quic
         config.congestionControl = options.settings.quicCongestionControl
         if let size = options.settings.quicUDPPayload { config.fixedUDPPayloadSize = size }
+        config.pacing = options.settings.quicPacing
         config.maxConnections = options.limits.maxConnections
         config.maxPendingHandshakes = options.limits.maxPendingHandshakes
         config.maxHeaderListSize = options.limits.maxHeaderListSize

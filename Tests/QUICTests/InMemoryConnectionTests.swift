@@ -290,6 +290,27 @@ final class InMemoryConnectionTests: XCTestCase {
         XCTAssertEqual(net.server.connectionCount, 0, "closed connections are reaped after draining")
     }
 
+    /// Clients with 0-byte connection IDs (the default) still get one qlog each: named by their first
+    /// destination ID, not by the empty source ID (which made every client write `client-.sqlog`).
+    func testClientsWithZeroLengthIDsGetTheirOwnQlog() throws {
+        let sink = MemoryDiagnostics()
+        let config = QUICConfiguration().with { $0.diagnostics = sink }
+        XCTAssertEqual(config.clientConnectionIDLength, 0)
+        let net = try newNetwork(config)
+        let first = net.add(try makeClient(config, now: net.now), at: clientAddress)
+        let secondAddress = Endpoint(address: 0x0A00_0103, port: 50_001)
+        let second = net.add(try makeClient(config, local: secondAddress, now: net.now), at: secondAddress)
+        let a = try first.client.submitRequest(authority: "localhost", path: "/bytes/1000")
+        let b = try second.client.submitRequest(authority: "localhost", path: "/bytes/1000")
+        XCTAssertTrue(net.run(for: .seconds(5)) { first.finished.contains(a) && second.finished.contains(b) })
+        let clients = sink.names().filter { $0.hasPrefix("client-") }
+        XCTAssertEqual(Set(clients).count, 2, "\(clients)")
+        for name in clients {
+            XCTAssertEqual(name.count, "client-".count + 36, "named by the 18-byte first DCID: \(name)")
+            XCTAssertTrue(sink.qlog(name).contains("packet_sent"))
+        }
+    }
+
     /// The engine hands its qlog bytes and key-log lines to the sink it is given and opens no file.
     func testQlogAndKeyLogGoToTheSink() throws {
         let sink = MemoryDiagnostics()

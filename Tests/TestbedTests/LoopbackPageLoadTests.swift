@@ -72,7 +72,10 @@ final class LoopbackPageLoadTests: XCTestCase {
                         QUICSettingsRecord(
                             maxUDPPayload: 1452, udpPayloadSizing: "pmtud", congestionControl: "cubic",
                             ackThreshold: 2
-                        ).with { $0.clientConnectionIDLength = 0 }, "h3 runs record their QUIC settings")
+                        ).with {
+                            $0.clientConnectionIDLength = 0
+                            $0.pacing = "2,1.25"
+                        }, "h3 runs record their QUIC settings")
                     XCTAssertNil(c.connectEnd, "QUIC has no separate TCP connect")
                     XCTAssertNotNil(c.quic?.smoothedRttMs, "QUIC statistics recorded")
                     XCTAssertGreaterThan(c.quic?.packetsReceived ?? 0, 0)

@@ -14,7 +14,8 @@ extension QUICSettingsRecord {
     }
 }
 
-/// `--quic-udp-payload` and `--quic-client-cid` reach both QUIC ends, and an h3 run records what applied.
+/// `--quic-udp-payload`, `--quic-client-cid` and `--quic-pacing` reach both QUIC ends, and an h3 run records
+/// what applied.
 final class QUICSettingsRecordTests: XCTestCase {
     func testDefaultsAreDiscoveryAndZeroLengthClientIDs() {
         let quic = ProfileTestbed.quic(ServerSettings.benchmark, diagnostics: nil, firstPath: nil)
@@ -26,6 +27,19 @@ final class QUICSettingsRecordTests: XCTestCase {
         XCTAssertEqual(record.congestionControl, "cubic")
         XCTAssertEqual(record.ackThreshold, 2)
         XCTAssertEqual(record.clientConnectionIDLength, 0)
+        XCTAssertEqual(quic.pacing, .standard)
+        XCTAssertEqual(record.pacing, "2,1.25")
+    }
+
+    func testPacingReachesTheConfigurationAndTheRecord() {
+        var settings = ServerSettings.benchmark
+        settings.quicPacing = QUICPacing(slowStart: 2, congestionAvoidance: .infinity)
+        let quic = ProfileTestbed.quic(settings, diagnostics: nil, firstPath: nil)
+        XCTAssertEqual(quic.slowStartPacingGain, 2)
+        XCTAssertEqual(quic.congestionAvoidancePacingGain, .infinity)
+        XCTAssertEqual(ProfileTestbed.quicRecord(quic, client: .builtin).pacing, "2,off")
+        XCTAssertEqual(ProfileTestbed.quicRecord(quic, client: .chromium).pacing, "2,off",
+            "the server's pacing is recorded whichever client ran")
     }
 
     func testOptionsReachTheConfigurationAndTheRecord() {

@@ -142,21 +142,30 @@ extension QUICConnection {
     }
 
     /// Sets ngtcp2's pacer after `written` bytes left at `ts`: it waits written / (1.25 × cwnd/srtt)
-    /// before the next packet. In slow start, under cubic and reno, the wait is scaled to
-    /// `config.slowStartPacingGain` (2: Chromium's and Linux's slow-start pacing) by handing ngtcp2
-    /// an earlier `ts` for this computation only (it keeps nothing else of it).
+    /// before the next packet. Under cubic and reno the wait is scaled to the configured gain of the
+    /// phase (`slowStartPacingGain`, 2 as Chromium's and Linux's slow-start pacing;
+    /// `congestionAvoidancePacingGain` after it) by handing ngtcp2 an earlier `ts` for this
+    /// computation only (it keeps nothing else of it). BBR sets its own pacing rate: left alone.
     private func updatePacing(written: Int, ts: UInt64) {
         var cs = ngtcp2_conn_stat()
         netbench_ngtcp2_conn_get_conn_stat(conn, &cs)
-        let gain = config.slowStartPacingGain
-        guard gain > 0, gain != 1.25, cs.pacing_rate == 0, cs.cwnd < cs.ssthresh, cs.cwnd > 0, cs.smoothed_rtt > 0
-        else {
-            return ngtcp2_conn_update_pkt_tx_time(conn, ts)
-        }
-        let ngtcp2Wait = Double(written) * Double(cs.smoothed_rtt) / (Double(cs.cwnd) * 1.25)
-        let shift = ngtcp2Wait * (1 - 1.25 / gain)  // negative (a later ts) for a gain below 1.25
-        let adjusted = shift >= 0 ? ts - min(ts, UInt64(shift)) : ts + UInt64(-shift)
+        guard cs.pacing_rate == 0 else { return ngtcp2_conn_update_pkt_tx_time(conn, ts) }
+        let gain = cs.cwnd < cs.ssthresh ? config.slowStartPacingGain : config.congestionAvoidancePacingGain
+        let adjusted = Self.pacingTimestamp(
+            ts: ts, written: written, cwnd: cs.cwnd, smoothedRTT: cs.smoothed_rtt, gain: gain)
         ngtcp2_conn_update_pkt_tx_time(conn, adjusted)
+    }
+
+    /// The time to give `ngtcp2_conn_update_pkt_tx_time` after `written` bytes left at `ts` so that
+    /// ngtcp2's wait, written / (1.25 × cwnd/srtt) from the time given, ends written /
+    /// (gain × cwnd/srtt) after `ts`: earlier for a gain above 1.25, later below it, at `ts` itself
+    /// for an infinite gain (no pacing). `ts` unchanged when the gain is 1.25 or not positive, or
+    /// before cwnd and an RTT are known.
+    static func pacingTimestamp(ts: UInt64, written: Int, cwnd: UInt64, smoothedRTT: UInt64, gain: Double) -> UInt64 {
+        guard gain > 0, gain != 1.25, cwnd > 0, smoothedRTT > 0, written > 0 else { return ts }
+        let ngtcp2Wait = Double(written) * Double(smoothedRTT) / (Double(cwnd) * 1.25)
+        let shift = ngtcp2Wait * (1 - 1.25 / gain)  // negative (a later ts) for a gain below 1.25
+        return shift >= 0 ? ts - min(ts, UInt64(shift.rounded(.up))) : ts + UInt64(-shift)
     }
 
     /// The same, one datagram per call (tests and simple drivers).

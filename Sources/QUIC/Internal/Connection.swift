@@ -153,7 +153,8 @@ final class QUICConnection {
         var dcid = ngtcp2_cid(), scid = ngtcp2_cid()
         fillRandomCID(&dcid, length: 18)
         fillRandomCID(&scid, length: min(max(config.clientConnectionIDLength, 0), Int(NGTCP2_MAX_CIDLEN)))
-        var settings = c.makeSettings(now: now, scid: scid, odcid: nil)
+        // A client with 0-byte IDs (the default) names its qlog by its first DCID: unique per connection.
+        var settings = c.makeSettings(now: now, scid: scid, odcid: nil, qlogID: scid.datalen > 0 ? scid : dcid)
         var params = c.makeTransportParams()
         var callbacks = makeCallbacks(server: false)
         var raw: OpaquePointer?
@@ -194,7 +195,7 @@ final class QUICConnection {
         if config.alpn == QUICPerf.alpn { c.raw = RawStreams(perfServer: PerfServerStreams()) }
         var scid = ngtcp2_cid()
         fillRandomCID(&scid, length: serverCIDLength)
-        var settings = c.makeSettings(now: now, scid: scid, odcid: hd.dcid)
+        var settings = c.makeSettings(now: now, scid: scid, odcid: hd.dcid, qlogID: scid)
         var params = c.makeTransportParams()
         params.original_dcid = hd.dcid
         let token = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(retry?.token.count ?? 0, 1))
@@ -223,7 +224,9 @@ final class QUICConnection {
         return c
     }
 
-    private func makeSettings(now: Instant, scid: ngtcp2_cid, odcid: ngtcp2_cid?) -> ngtcp2_settings {
+    private func makeSettings(now: Instant, scid: ngtcp2_cid, odcid: ngtcp2_cid?, qlogID: ngtcp2_cid)
+        -> ngtcp2_settings
+    {
         var s = ngtcp2_settings()
         netbench_ngtcp2_settings_default(&s)
         s.initial_ts = now.nanoseconds
@@ -248,7 +251,7 @@ final class QUICConnection {
         s.ack_thresh = max(config.ackThreshold, 1)
         if config.debugLog { s.log_printf = netbench_ngtcp2_debug_logger() }
         if let sink = config.diagnostics {
-            var cid = scid
+            var cid = qlogID
             let name = withUnsafeBytes(of: &cid.data) { hex(UnsafeRawBufferPointer(rebasing: $0[0..<cid.datalen])) }
             if let stream = sink.qlogStream(name: "\(isServer ? "server" : "client")-\(name)") {
                 qlog = stream
