@@ -32,7 +32,9 @@ struct RecordCommand: ParsableCommand {
 
                 Replay: 'netbench run DIR/NAME.json --client chromium' (or builtin) serves the recorded bytes over \
                 h1, h2 or h3 under the recorded host names; 'netbench serve DIR/NAME.json' for another host. A body \
-                file missing from DIR/bodies exits 65 naming it.
+                file missing from DIR/bodies exits 65 naming it. The scenario keeps \
+                when the load started ("recordedAt"): Chromium's replay starts the page's Date there and seeds its \
+                Math.random (run --help, --no-deterministic-js).
 
                 Local sites (no DNS for their names): --resolve docs.test=127.0.0.1:8443 sends a name to an \
                 address (and port) of your choice, --insecure accepts the site's own certificate.
