@@ -2,6 +2,9 @@ import BenchCore
 import BenchModel
 import Browsers
 import SystemIO
+import LinkEmulator
+import Testbed
+import Runner
 import Foundation
 import CommandLineKit
 
@@ -39,6 +42,13 @@ struct RecordCommand: ParsableCommand {
                 Local sites (no DNS for their names): --resolve docs.test=127.0.0.1:8443 sends a name to an \
                 address (and port) of your choice, --insecure accepts the site's own certificate.
 
+                --profile PROFILE records through that profile's emulated network, as 'run' and 'shell' build it: \
+                Chromium runs in its client namespace, so the HAR's timings (connect, wait, receive) are those of \
+                the profile's link. The site is reached as 'shell' reaches NETBENCH_HOST: a --resolve target on \
+                127.0.0.1 (or localhost) goes to the host's loopback through the emulator (needs root and nft). \
+                Name the site by a host name (--resolve), not by 127.0.0.1 in the URL (that is the namespace's own). \
+                The recorded round trip is subtracted from the think times as always.
+
                 A URL that cannot be loaded (a name that does not resolve, a refused connection, a time-out) is \
                 one line on stderr and the other URLs are recorded; the exit status is then 2.
                 """,
@@ -46,12 +56,15 @@ struct RecordCommand: ParsableCommand {
                 "netbench record https://example.com/ -o recordings/",
                 "netbench record https://docs.test/ --resolve docs.test=127.0.0.1:8443 --insecure -o site/",
                 "netbench run site/docs.test.json --client chromium -t h1,h2,h3 -p 4G",
+                "netbench record https://docs.test:8443/ --resolve docs.test=127.0.0.1:8443 --insecure -p 4G -o 4g/",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "every URL recorded"),
                 ExitCodeDoc(.runFailed, "a URL could not be recorded (the others were), or DIR cannot be written"),
                 Netbench.usageExit,
-                ExitCodeDoc(.noPermission, "Chromium is not installed (the message says how to get it)"),
+                ExitCodeDoc(
+                    .noPermission,
+                    "Chromium is not installed (the message says how to get it), or --profile cannot emulate here"),
             ])
     }
 
@@ -73,6 +86,11 @@ struct RecordCommand: ParsableCommand {
         "--timeout", value: "DURATION", help: "how long one page may take to load and go quiet (default 30s)",
         parse: .duration(atLeast: .milliseconds(100))) var timeout: Nanoseconds?
 
+    @Option(
+        "--profile", "-p", value: "PROFILE",
+        help: "record through this emulated profile (e.g. 4G): Chromium in its client namespace, the site reached "
+            + "through the emulator; needs root and nft", parse: .nonEmpty) var profile: String?
+
     func run() throws -> ExitCode {
         var settings = ChromiumRecorder.Settings()
         settings.insecure = insecure
@@ -93,6 +111,13 @@ struct RecordCommand: ParsableCommand {
             return .noPermission
         }
         try Self.prepare(directory: output)
+        let network = try profile.map { try Self.emulate($0, &settings) }
+        defer {
+            if let network {
+                if network.network.isRunning { _ = try? network.stop() }
+                network.close()
+            }
+        }
         var failed = 0
         var names = Set<String>()
         for url in urls {
@@ -107,6 +132,36 @@ struct RecordCommand: ParsableCommand {
             }
         }
         return failed == 0 ? .success : .runFailed
+    }
+
+    /// Builds and starts `name`'s emulated network; Chromium will run in its client namespace and reach
+    /// --resolve targets on the host's loopback through its host gateway (as `shell`'s NETBENCH_HOST).
+    static func emulate(_ name: String, _ settings: inout ChromiumRecorder.Settings) throws -> ShellTestbed {
+        let library = try Library.locate()
+        let profile = try library.profile(name)
+        guard profile.isEmulated else {
+            throw BenchError.usage("--profile \(name): not emulated; record without --profile for this machine's own")
+        }
+        try PrivilegeGate.requireEmulation()
+        if getuid() == 0 { _ = EmulatedNetwork.cleanupStale() }
+        let testbed = try ShellTestbed(profile: profile, library: library, settings: EmulatorSettings(), seed: 1)
+        do { try testbed.start(loop: false, capture: nil) } catch {
+            testbed.close()
+            throw error
+        }
+        let host = testbed.environment["NETBENCH_HOST"] ?? "127.0.0.1"
+        settings.namespace = testbed.network.clientNamespace
+        settings.resolve = settings.resolve.map { (host: $0.host, target: Self.throughGateway($0.target, host)) }
+        print("recording through profile \(profile.name) (\(profile.summary)); the host's loopback is \(host)")
+        return testbed
+    }
+
+    /// A --resolve target on the host's loopback (`127.0.0.1[:PORT]`, `localhost[:PORT]`) as `gateway[:PORT]`.
+    static func throughGateway(_ target: String, _ gateway: String) -> String {
+        for loopback in ["127.0.0.1", "localhost"] where target == loopback || target.hasPrefix(loopback + ":") {
+            return gateway + target.dropFirst(loopback.count)
+        }
+        return target
     }
 
     /// The HAR, then the scenario `import-har` makes of it, with its bodies in DIR/bodies.
