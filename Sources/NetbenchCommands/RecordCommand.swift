@@ -29,9 +29,11 @@ struct RecordCommand: ParsableCommand {
                 wait less the recorded round trip, as import-har computes it; --no-think-time drops them (a site on \
                 this machine answers at once: what it recorded as waiting was the machine).
 
-                Bodies are stored as Chromium decoded them: a response that came compressed is replayed \
-                uncompressed (the import report counts them). Request bodies (POST) are not kept: the replay \
-                answers every method with the recorded response of its URL.
+                Chromium hands over bodies decoded, and they are replayed so (counted in the import report); with \
+                --gzip-as-recorded a response that came gzip-encoded is encoded again (deterministically, as nginx's \
+                gzip does by default: the same bytes for an nginx site) and stored and replayed with content-encoding \
+                gzip (see import-har --help for its limit over h2/h3); br and deflate stay decoded. Request bodies \
+                (POST) are not kept: the replay answers every method with the recorded response of its URL.
 
                 Replay: 'netbench run DIR/NAME.json --client chromium' (or builtin) serves the recorded bytes over \
                 h1, h2 or h3 under the recorded host names; 'netbench serve DIR/NAME.json' for another host. A body \
@@ -86,6 +88,10 @@ struct RecordCommand: ParsableCommand {
         "--timeout", value: "DURATION", help: "how long one page may take to load and go quiet (default 30s)",
         parse: .duration(atLeast: .milliseconds(100))) var timeout: Nanoseconds?
 
+    @Flag(
+        "--gzip-as-recorded",
+        help: "store and replay bodies that came gzip-encoded encoded again, as nginx's gzip writes them by default, "
+            + "with that header; default: decoded") var gzipAsRecorded: Bool
     @Option(
         "--profile", "-p", value: "PROFILE",
         help: "record through this emulated profile (e.g. 4G): Chromium in its client namespace, the site reached "
@@ -169,9 +175,9 @@ struct RecordCommand: ParsableCommand {
         let harPath = output + "/" + name + ".har"
         let scenarioPath = output + "/" + name + ".json"
         try Self.writing(harPath) { try AtomicFile.write(recording.har, to: harPath) }
-        let result = try HARImporter.importHAR(
-            recording.har, file: harPath,
-            options: .init(name: name, subtractRoundTrip: true, bodiesDirectory: "bodies"))
+        var options = HARImporter.Options(name: name, subtractRoundTrip: true, bodiesDirectory: "bodies")
+        options.gzipAsRecorded = gzipAsRecorded
+        let result = try HARImporter.importHAR(recording.har, file: harPath, options: options)
         try Self.writing(output + "/bodies") {
             try ImportHARCommand.writeBodies(result.bodies, to: "bodies", besideScenario: scenarioPath)
         }
