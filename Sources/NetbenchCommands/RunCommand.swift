@@ -248,7 +248,8 @@ struct RunCommand: ParsableCommand {
             + "page's own makes Date.now()/new Date() read the recording's start (the scenario's recordedAt) at "
             + "navigation and advance with real time from there, and Math.random() a generator (mulberry32) "
             + "seeded with --seed, so a replay makes the recording's choices; each run records "
-            + "runs[].deterministicJS (dateStart, randomSeed, mechanism) when applied")
+            + "runs[].deterministicJS (dateStart, randomSeed, mechanism) when applied (netbench's replay only, not "
+            + "--server)")
     var noDeterministicJS: Bool
     @Option(
         "--label", value: "TEXT",
