@@ -29,7 +29,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         .target(name: "BenchCore"),
-        .target(name: "BenchModel", dependencies: ["BenchCore"]),
+        .target(name: "BenchModel", dependencies: ["BenchCore", "CZlib"]),
         .target(name: "Statistics", dependencies: ["BenchCore", "CZlib"]),
         // The packet loop's per-packet path: release builds skip the runtime exclusivity checks
         // (swift_beginAccess was 7% of the loop's samples at 1 Gbit/s); debug builds and tests keep them.

@@ -157,6 +157,9 @@ public struct RunRecord: Codable, Sendable {
     public var notRequested: [String]?
     /// `run --cpu-slowdown`: how the browser's CPU was slowed down.
     public var cpuSlowdown: CPUSlowdownRecord?
+    /// A browser on a recorded page: its `Date` and `Math.random` made deterministic before any page
+    /// script ran (`run --no-deterministic-js` turns it off); nil: not applied.
+    public var deterministicJS: DeterministicJSRecord?
 
     public init(
         scenario: String, profile: String, transport: TransportKind, index: Int, status: RunStatus,
@@ -181,6 +184,20 @@ public struct CPUSlowdownRecord: Codable, Sendable, Hashable {
     /// nr_throttled; 0 means the quota never bit).
     public var throttledPeriods: Int?
     public init(factor: Double, mechanism: String) { self.factor = factor; self.mechanism = mechanism }
+}
+
+/// How a recorded page's JavaScript was made deterministic in one browser run (as Web Page Replay does).
+public struct DeterministicJSRecord: Codable, Sendable, Hashable {
+    /// Where the page's `Date` started (the scenario's `recordedAt`), advancing with real time from the
+    /// navigation on; nil: the scenario has no recording time and `Date` was left alone.
+    public var dateStart: String?
+    /// The seed of the `Math.random` generator (mulberry32, restarted in every document).
+    public var randomSeed: UInt32
+    /// What applied it.
+    public var mechanism: String
+    public init(dateStart: String?, randomSeed: UInt32, mechanism: String) {
+        self.dateStart = dateStart; self.randomSeed = randomSeed; self.mechanism = mechanism
+    }
 }
 
 public struct RunMetrics: Codable, Sendable, Hashable {

@@ -20,10 +20,16 @@ public struct Scenario: Codable, Hashable, Sendable {
     public var recordedBodies: RecordedBodies?
     /// How the replay server matches a request's query string (`QueryMatch`); nil: `exact`.
     public var queryMatch: QueryMatch?
+    /// When the recording's page load started (ISO 8601, as the HAR's `startedDateTime`): on replay in
+    /// a browser, the page's `Date` starts here (`netbench run --help`, deterministic JavaScript).
+    public var recordedAt: String?
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion, name, description, origins, resources, bulk, bodies, queryMatch
+        case schemaVersion, name, description, origins, resources, bulk, bodies, queryMatch, recordedAt
     }
+
+    /// `recordedAt` as milliseconds since the Unix epoch; nil when absent (or not a date-time).
+    public var recordedAtMs: Double? { recordedAt.flatMap(HARTime.milliseconds) }
 
     /// How a request whose path and query are not a resource's is matched (after the exact path, its
     /// percent-decoded form, and the path without its query when a resource has that bare path).

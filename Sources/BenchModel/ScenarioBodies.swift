@@ -59,6 +59,9 @@ extension Scenario {
 
     func validateBodiesDirectory(_ bad: (String, String) -> Void) {
         if let d = bodies, d.isEmpty { bad("bodies", "must not be empty") }
+        if let t = recordedAt, HARTime.milliseconds(t) == nil {
+            bad("recordedAt", "'\(t)' is not an ISO 8601 date-time (e.g. 2026-11-27T19:00:00.000Z)")
+        }
         if bodies == nil, let i = resources.firstIndex(where: { $0.body != nil }) {
             bad("bodies", "missing: resources[\(i)].body needs the directory of recorded bodies")
         }

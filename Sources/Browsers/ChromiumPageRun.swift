@@ -31,6 +31,12 @@ struct ChromiumPageRun: PageLoad {
     /// Capture the frames it paints as PNG during this measured run, for Speed Index (`--visual-metrics`).
     var visualMetrics: Bool { context.visualMetrics }
 
+    /// A recorded page's deterministic `Date` and `Math.random`; nil: a synthetic page or turned off.
+    var deterministicJS: DeterministicJS? {
+        DeterministicJS.forRun(
+            scenario: scenario, completion: PageCompletion.rule(for: scenario), seed: context.deterministicJSSeed)
+    }
+
     /// Startup (launch, first target, session) gets its own allowance, outside the page's limit.
     static let setupAllowance: Nanoseconds = .seconds(30)
 
@@ -93,6 +99,7 @@ struct ChromiumPageRun: PageLoad {
         if screencast, let origin = report.frames.first?.timeOrigin { outcome.frames = film.frames(timeOrigin: origin) }
         if visualMetrics { Self.recordVisualMetrics(film, report: report, into: &outcome.metrics) }
         if let n = context.cpuSlowdown { outcome.cpuSlowdown = Self.slowdownRecord(n) }
+        outcome.deterministicJS = deterministicJS?.record(dateStart: scenario.recordedAt)
         outcome.metrics.mainThreadTaskMs = report.mainThreadTaskMs
         return outcome
     }
@@ -128,6 +135,13 @@ struct ChromiumPageRun: PageLoad {
             do {
                 try devtools.run(until: Instant.now() + .seconds(5), "the blank tab's first frame") { film.count > 0 }
             } catch DevToolsPipe.Failure.timedOut {}
+        }
+        if let d = deterministicJS {
+            // Registered last, just before navigating: the page's clock reads the recording's start then.
+            _ = try devtools.call(
+                "Page.addScriptToEvaluateOnNewDocument",
+                ["source": d.source(navigationMs: Date().timeIntervalSince1970 * 1000)], session: session,
+                deadline: Instant.now() + Self.setupAllowance)
         }
         let deadline = Instant.now() + timeout
         let navigation = try devtools.call("Page.navigate", ["url": url], session: session, deadline: deadline)

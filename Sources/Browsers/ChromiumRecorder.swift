@@ -17,6 +17,8 @@ public enum ChromiumRecorder {
         public var timeout: Nanoseconds = .seconds(30)
         public var quiet: Nanoseconds = PageCompletion.quietPeriod
         public var version = "dev"
+        /// The network namespace Chromium runs in (`record --profile`: the emulated client's); nil: this one.
+        public var namespace: String?
         public init() {}
     }
 
@@ -54,7 +56,8 @@ public enum ChromiumRecorder {
     /// Loads `url` and returns its recording; throws `Unreachable` when the page itself failed.
     public static func record(url: String, executable: String, settings: Settings) throws -> Recording {
         let loop = try EventLoop()
-        let browser = try ChromiumBrowser(executable: executable, arguments: arguments(settings), namespace: nil)
+        let browser = try ChromiumBrowser(
+            executable: executable, arguments: arguments(settings), namespace: settings.namespace)
         var grace: Nanoseconds = 0
         defer { browser.stop(grace: grace) }
         let devtools = try DevToolsPipe(loop: loop, answers: browser.answers, commands: browser.commands)

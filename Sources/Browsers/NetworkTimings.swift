@@ -15,6 +15,10 @@ struct NetworkTimings {
         var receiveHeadersEnd: Double?
         var finished: Double?
         var bodyBytes: Int64 = 0
+        /// A content-encoded response: bytes received by the response's head (its `encodedDataLength`),
+        /// so that the body's encoded size is the total at the end less these (`dataReceived` counts
+        /// decoded bytes).
+        var encodedHeadBytes: Int64?
         var protocolName: String?
         var status: Int?
     }
@@ -45,11 +49,20 @@ struct NetworkTimings {
             byRequest[id]?.receiveHeadersEnd = ms("receiveHeadersEnd")
             byRequest[id]?.protocolName = r["protocol"] as? String
             byRequest[id]?.status = r["status"] as? Int
+            let headers = (r["headers"] as? [String: Any]) ?? [:]
+            if headers.contains(where: { $0.key.lowercased() == "content-encoding" }) {
+                byRequest[id]?.encodedHeadBytes = (r["encodedDataLength"] as? NSNumber)?.int64Value ?? 0
+            }
         case "Network.dataReceived":
             byRequest[id]?.bodyBytes += (p["dataLength"] as? NSNumber)?.int64Value ?? 0
         case "Network.loadingFinished":
             guard var e = byRequest[id] else { return }
             e.finished = p["timestamp"] as? Double
+            if let head = e.encodedHeadBytes, let total = (p["encodedDataLength"] as? NSNumber)?.int64Value,
+                total > head
+            {
+                e.bodyBytes = total - head
+            }
             let k = key(e.url)
             if finished[k] == nil { finished[k] = e }
         default:

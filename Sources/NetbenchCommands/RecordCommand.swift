@@ -2,6 +2,9 @@ import BenchCore
 import BenchModel
 import Browsers
 import SystemIO
+import LinkEmulator
+import Testbed
+import Runner
 import Foundation
 import CommandLineKit
 
@@ -26,16 +29,27 @@ struct RecordCommand: ParsableCommand {
                 wait less the recorded round trip, as import-har computes it; --no-think-time drops them (a site on \
                 this machine answers at once: what it recorded as waiting was the machine).
 
-                Bodies are stored as Chromium decoded them: a response that came compressed is replayed \
-                uncompressed (the import report counts them). Request bodies (POST) are not kept: the replay \
-                answers every method with the recorded response of its URL.
+                Chromium hands over bodies decoded, and they are replayed so (counted in the import report); with \
+                --gzip-as-recorded a response that came gzip-encoded is encoded again (deterministically, as nginx's \
+                gzip does by default: the same bytes for an nginx site) and stored and replayed with content-encoding \
+                gzip (see import-har --help for its limit over h2/h3); br and deflate stay decoded. Request bodies \
+                (POST) are not kept: the replay answers every method with the recorded response of its URL.
 
                 Replay: 'netbench run DIR/NAME.json --client chromium' (or builtin) serves the recorded bytes over \
                 h1, h2 or h3 under the recorded host names; 'netbench serve DIR/NAME.json' for another host. A body \
-                file missing from DIR/bodies exits 65 naming it.
+                file missing from DIR/bodies exits 65 naming it. The scenario keeps \
+                when the load started ("recordedAt"): Chromium's replay starts the page's Date there and seeds its \
+                Math.random (run --help, --no-deterministic-js).
 
                 Local sites (no DNS for their names): --resolve docs.test=127.0.0.1:8443 sends a name to an \
                 address (and port) of your choice, --insecure accepts the site's own certificate.
+
+                --profile PROFILE records through that profile's emulated network, as 'run' and 'shell' build it: \
+                Chromium runs in its client namespace, so the HAR's timings (connect, wait, receive) are those of \
+                the profile's link. The site is reached as 'shell' reaches NETBENCH_HOST: a --resolve target on \
+                127.0.0.1 (or localhost) goes to the host's loopback through the emulator (needs root and nft). \
+                Name the site by a host name (--resolve), not by 127.0.0.1 in the URL (that is the namespace's own). \
+                The recorded round trip is subtracted from the think times as always.
 
                 A URL that cannot be loaded (a name that does not resolve, a refused connection, a time-out) is \
                 one line on stderr and the other URLs are recorded; the exit status is then 2.
@@ -44,12 +58,15 @@ struct RecordCommand: ParsableCommand {
                 "netbench record https://example.com/ -o recordings/",
                 "netbench record https://docs.test/ --resolve docs.test=127.0.0.1:8443 --insecure -o site/",
                 "netbench run site/docs.test.json --client chromium -t h1,h2,h3 -p 4G",
+                "netbench record https://docs.test:8443/ --resolve docs.test=127.0.0.1:8443 --insecure -p 4G -o 4g/",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "every URL recorded"),
                 ExitCodeDoc(.runFailed, "a URL could not be recorded (the others were), or DIR cannot be written"),
                 Netbench.usageExit,
-                ExitCodeDoc(.noPermission, "Chromium is not installed (the message says how to get it)"),
+                ExitCodeDoc(
+                    .noPermission,
+                    "Chromium is not installed (the message says how to get it), or --profile cannot emulate here"),
             ])
     }
 
@@ -71,6 +88,15 @@ struct RecordCommand: ParsableCommand {
         "--timeout", value: "DURATION", help: "how long one page may take to load and go quiet (default 30s)",
         parse: .duration(atLeast: .milliseconds(100))) var timeout: Nanoseconds?
 
+    @Flag(
+        "--gzip-as-recorded",
+        help: "store and replay bodies that came gzip-encoded encoded again, as nginx's gzip writes them by default, "
+            + "with that header; default: decoded") var gzipAsRecorded: Bool
+    @Option(
+        "--profile", "-p", value: "PROFILE",
+        help: "record through this emulated profile (e.g. 4G): Chromium in its client namespace, the site reached "
+            + "through the emulator; needs root and nft", parse: .nonEmpty) var profile: String?
+
     func run() throws -> ExitCode {
         var settings = ChromiumRecorder.Settings()
         settings.insecure = insecure
@@ -91,6 +117,13 @@ struct RecordCommand: ParsableCommand {
             return .noPermission
         }
         try Self.prepare(directory: output)
+        let network = try profile.map { try Self.emulate($0, &settings) }
+        defer {
+            if let network {
+                if network.network.isRunning { _ = try? network.stop() }
+                network.close()
+            }
+        }
         var failed = 0
         var names = Set<String>()
         for url in urls {
@@ -107,14 +140,44 @@ struct RecordCommand: ParsableCommand {
         return failed == 0 ? .success : .runFailed
     }
 
+    /// Builds and starts `name`'s emulated network; Chromium will run in its client namespace and reach
+    /// --resolve targets on the host's loopback through its host gateway (as `shell`'s NETBENCH_HOST).
+    static func emulate(_ name: String, _ settings: inout ChromiumRecorder.Settings) throws -> ShellTestbed {
+        let library = try Library.locate()
+        let profile = try library.profile(name)
+        guard profile.isEmulated else {
+            throw BenchError.usage("--profile \(name): not emulated; record without --profile for this machine's own")
+        }
+        try PrivilegeGate.requireEmulation()
+        if getuid() == 0 { _ = EmulatedNetwork.cleanupStale() }
+        let testbed = try ShellTestbed(profile: profile, library: library, settings: EmulatorSettings(), seed: 1)
+        do { try testbed.start(loop: false, capture: nil) } catch {
+            testbed.close()
+            throw error
+        }
+        let host = testbed.environment["NETBENCH_HOST"] ?? "127.0.0.1"
+        settings.namespace = testbed.network.clientNamespace
+        settings.resolve = settings.resolve.map { (host: $0.host, target: Self.throughGateway($0.target, host)) }
+        print("recording through profile \(profile.name) (\(profile.summary)); the host's loopback is \(host)")
+        return testbed
+    }
+
+    /// A --resolve target on the host's loopback (`127.0.0.1[:PORT]`, `localhost[:PORT]`) as `gateway[:PORT]`.
+    static func throughGateway(_ target: String, _ gateway: String) -> String {
+        for loopback in ["127.0.0.1", "localhost"] where target == loopback || target.hasPrefix(loopback + ":") {
+            return gateway + target.dropFirst(loopback.count)
+        }
+        return target
+    }
+
     /// The HAR, then the scenario `import-har` makes of it, with its bodies in DIR/bodies.
     private func write(_ recording: ChromiumRecorder.Recording, url: String, name: String) throws {
         let harPath = output + "/" + name + ".har"
         let scenarioPath = output + "/" + name + ".json"
         try Self.writing(harPath) { try AtomicFile.write(recording.har, to: harPath) }
-        let result = try HARImporter.importHAR(
-            recording.har, file: harPath,
-            options: .init(name: name, subtractRoundTrip: true, bodiesDirectory: "bodies"))
+        var options = HARImporter.Options(name: name, subtractRoundTrip: true, bodiesDirectory: "bodies")
+        options.gzipAsRecorded = gzipAsRecorded
+        let result = try HARImporter.importHAR(recording.har, file: harPath, options: options)
         try Self.writing(output + "/bodies") {
             try ImportHARCommand.writeBodies(result.bodies, to: "bodies", besideScenario: scenarioPath)
         }

@@ -241,6 +241,16 @@ struct RunCommand: ParsableCommand {
             + "its process with the replay server and the emulator. Each run records runs[].cpuSlowdown (factor, "
             + "mechanism, and for the quota throttledPeriods)",
         parse: .slowdown) var cpuSlowdown: Double?
+    @Flag(
+        "--no-deterministic-js",
+        help: "with --client chromium on a recorded page (every body recorded): leave the page's Date and "
+            + "Math.random alone. By default, as Web Page Replay does, a script run in every document before the "
+            + "page's own makes Date.now()/new Date() read the recording's start (the scenario's recordedAt) at "
+            + "navigation and advance with real time from there, and Math.random() a generator (mulberry32) "
+            + "seeded with --seed, so a replay makes the recording's choices; each run records "
+            + "runs[].deterministicJS (dateStart, randomSeed, mechanism) when applied (netbench's replay only, not "
+            + "--server)")
+    var noDeterministicJS: Bool
     @Option(
         "--label", value: "TEXT",
         help:

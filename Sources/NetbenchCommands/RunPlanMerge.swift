@@ -135,6 +135,7 @@ extension RunCommand {
         p.repeatView = repeatView || base.repeatView
         p.timeout = timeout
         p.cpuSlowdown = cpuSlowdown ?? base.cpuSlowdown
+        p.deterministicJS = !noDeterministicJS
         return p
     }
 

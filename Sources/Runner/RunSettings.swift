@@ -98,6 +98,9 @@ public struct PageLoadSettings: Sendable, Equatable {
     /// Browser clients' CPU slowed down this many times (`run --cpu-slowdown`): Chromium by DevTools,
     /// Firefox by a cgroup CPU quota; nil: not slowed.
     public var cpuSlowdown: Double?
+    /// Browsers on recorded pages get a deterministic `Date` and `Math.random` (`run --no-deterministic-js`
+    /// turns it off); the generator's seed is the plan's `seed`.
+    public var deterministicJS = true
     /// Per-run limit; nil: derived from the profile (10 × the ideal page load + 30 s, at most 10 min).
     public var timeout: Nanoseconds?
 

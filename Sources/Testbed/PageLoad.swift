@@ -23,6 +23,9 @@ public struct PageLoadContext {
     public var visualMetrics = false
     /// `run --cpu-slowdown N`: the browser's CPU slowed down N times.
     public var cpuSlowdown: Double?
+    /// A browser on a recorded page makes its `Date` and `Math.random` deterministic with this
+    /// `Math.random` seed (`run --seed`); nil: `run --no-deterministic-js`.
+    public var deterministicJSSeed: UInt32?
 
     public init(
         scenario: Scenario, transport: TransportKind, serverEndpoints: ServerHost.Endpoints,
@@ -47,6 +50,8 @@ public struct PageLoadOutcome {
     public var frames: [FilmstripRecord.Frame]?
     /// How the client's CPU was slowed down (`run --cpu-slowdown`), when it was.
     public var cpuSlowdown: CPUSlowdownRecord?
+    /// A recorded page's deterministic JavaScript, when it was applied.
+    public var deterministicJS: DeterministicJSRecord?
     /// When the loader started (the origin of every time in the records).
     public var navigationStart: Instant?
     /// A browser on a real page: scenario resources the page never requested, by id (nil: none).

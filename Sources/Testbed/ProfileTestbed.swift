@@ -40,6 +40,8 @@ final class ProfileTestbed {
     let visualMetrics: Bool
     /// `run --cpu-slowdown N`: browser runs slow their CPU down N times.
     let cpuSlowdown: Double?
+    /// The `Math.random` seed of browsers on recorded pages; nil: `--no-deterministic-js`.
+    let deterministicJSSeed: UInt32?
     /// Competing flows on the bottleneck during every run (profiles with `crossTraffic`).
     var backgroundTraffic: BackgroundTraffic?
     /// The clients other than netbench's own, by kind.
@@ -64,6 +66,7 @@ final class ProfileTestbed {
         repeatView = request.pageLoads.repeatView
         visualMetrics = request.pageLoads.visualMetrics
         cpuSlowdown = request.pageLoads.cpuSlowdown
+        deterministicJSSeed = request.pageLoads.deterministicJS ? UInt32(truncatingIfNeeded: request.seed) : nil
         clients = parts.clients
         let paths = profile.isEmulated ? try ProfileLink.paths(of: profile, library: request.library) : []
         quic = Self.quic(request.server, diagnostics: parts.diagnostics, firstPath: paths.first)
@@ -205,6 +208,7 @@ final class ProfileTestbed {
         context.screencast = run.filmstrip
         context.visualMetrics = visualMetrics && !run.filmstrip
         context.cpuSlowdown = cpuSlowdown
+        context.deterministicJSSeed = deterministicJSSeed
         do {
             try load(context, run, into: &record, register: register)
         } catch {
@@ -477,6 +481,7 @@ extension RunRecord {
         pathEvents = outcome.pathEvents
         frames = outcome.frames
         cpuSlowdown = outcome.cpuSlowdown
+        deterministicJS = outcome.deterministicJS
         requests = outcome.requests
         notRequested = outcome.notRequested
         connections = outcome.connections.map { c in

@@ -14,7 +14,8 @@ public final class LocalDocSite {
     private let nginx: Process
 
     /// Starts the site, or throws (`missingPrerequisite` when nginx or the documentation is missing).
-    public init() throws {
+    /// `gzip`: nginx compresses HTML, CSS and JavaScript (its defaults otherwise: level 1).
+    public init(gzip: Bool = false) throws {
         guard let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: {
             FileManager.default.isExecutableFile(atPath: $0)
         }) else { try missingPrerequisite("nginx is not installed (scripts/bootstrap.sh --test installs it)") }
@@ -39,7 +40,8 @@ public final class LocalDocSite {
         var started: Process?
         for _ in 0..<5 where started == nil {
             let port = 20_000 + Int.random(in: 0..<20_000)
-            try Self.config(dir: dir, port: port).write(toFile: dir + "/nginx.conf", atomically: true, encoding: .utf8)
+            try Self.config(dir: dir, port: port, gzip: gzip)
+                .write(toFile: dir + "/nginx.conf", atomically: true, encoding: .utf8)
             let p = Process()
             p.executableURL = URL(fileURLWithPath: binary)
             p.arguments = ["-c", dir + "/nginx.conf", "-p", dir, "-g", "daemon off;"]
@@ -79,7 +81,7 @@ public final class LocalDocSite {
     /// `--resolve` values (and Chromium host resolver targets) for both names.
     public var resolve: [String] { Self.hosts.map { "\($0)=127.0.0.1" } }
 
-    static func config(dir: String, port: Int) -> String {
+    static func config(dir: String, port: Int, gzip: Bool = false) -> String {
         """
         worker_processes 1;
         pid \(dir)/nginx.pid;
@@ -88,7 +90,7 @@ public final class LocalDocSite {
         http {
           include /etc/nginx/mime.types;
           access_log off;
-          gzip off;
+          \(gzip ? "gzip on; gzip_types text/css application/javascript text/javascript;" : "gzip off;")
           client_body_temp_path \(dir); proxy_temp_path \(dir); fastcgi_temp_path \(dir);
           uwsgi_temp_path \(dir); scgi_temp_path \(dir);
           server {

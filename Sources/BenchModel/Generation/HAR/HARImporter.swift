@@ -30,6 +30,9 @@ public enum HARImporter {
         /// Where recorded bodies go, relative to the scenario (its `bodies` key); nil: content is not
         /// kept and every body is generated.
         public var bodiesDirectory: String?
+        /// Bodies recorded gzip-encoded are encoded again and replayed encoded (`HARCompression`);
+        /// false: every body is kept decoded, as HAR content is.
+        public var gzipAsRecorded = false
         public init(name: String? = nil, subtractRoundTrip: Bool = true, bodiesDirectory: String? = nil) {
             self.name = name; self.subtractRoundTrip = subtractRoundTrip; self.bodiesDirectory = bodiesDirectory
         }
@@ -42,8 +45,11 @@ public enum HARImporter {
         public var bytes: Int64 = 0
         /// Entries whose content was not kept because no bodies directory was given.
         public var notKept = 0
-        /// Bodies recorded with a `content-encoding` (HAR content is decoded): replayed uncompressed.
+        /// Bodies recorded with a `content-encoding` other than gzip (HAR content is decoded): replayed
+        /// uncompressed.
         public var decodedFromWire = 0
+        /// Bodies recorded gzip-encoded: encoded again (`HARCompression`) and replayed with that encoding.
+        public var reencoded = 0
         /// Bodies whose length differs from the HAR's `content.size` (kept as recorded).
         public var sizeMismatches: [Note] = []
         public init() {}

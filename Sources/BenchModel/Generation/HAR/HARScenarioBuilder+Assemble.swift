@@ -73,6 +73,9 @@ extension HARScenarioBuilder {
         if resources.contains(where: { $0.body != nil }) { scenario.bodies = options.bodiesDirectory }
         // A recorded site's scripts add cache busters and session ids: match queries as Web Page Replay does.
         scenario.queryMatch = .closest
+        // The recording's start: a browser's replay starts the page's clock there (deterministic JavaScript).
+        let started = har.log.pages?.first?.startedDateTime ?? kept.first?.entry.startedDateTime
+        if let t = started, HARTime.milliseconds(t) != nil { scenario.recordedAt = t }
         try scenario.validate(file: file + " (imported)")
         let report = HARImporter.Report(
             creator: creator.isEmpty ? nil : creator, entries: har.log.entries.count, imported: resources.count,

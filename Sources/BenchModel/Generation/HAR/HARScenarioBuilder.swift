@@ -97,7 +97,8 @@ struct HARScenarioBuilder {
                 Note(entry: i, "duplicate of log.entries[\(j)] (same URL \(url.prefix(80))); imported once"));
             return nil
         }
-        let recorded = try HARBodies.body(of: e, index: i, file: file)
+        let recorded = try HARBodies.body(
+            of: e, index: i, file: file, gzipAsRecorded: options.gzipAsRecorded && options.bodiesDirectory != nil)
         // Kept content sets the size; content not kept leaves the recorded size fields in charge.
         let bodySize = recorded.map { (bytes: Int64($0.bytes.count), source: HARClassification.SizeSource.contentSize) }
         guard
@@ -137,13 +138,13 @@ struct HARScenarioBuilder {
     mutating func keep(_ recorded: HARBodies.Recorded?, entry i: Int) -> Scenario.Resource.Body? {
         guard let r = recorded else { return nil }
         guard options.bodiesDirectory != nil else { bodies.notKept += 1; return nil }
-        if let d = r.declaredSize, d != Int64(r.bytes.count) {
+        if let d = r.declaredSize, d != Int64(r.decodedSize) {
             bodies.sizeMismatches.append(
                 Note(
                     entry: i,
-                    "content.size is \(d) but content.text holds \(r.bytes.count) bytes; the recorded bytes are kept"))
+                    "content.size is \(d) but content.text holds \(r.decodedSize) bytes; the recorded bytes are kept"))
         }
-        if r.wireEncoding != nil { bodies.decodedFromWire += 1 }
+        if r.reencoded { bodies.reencoded += 1 } else if r.wireEncoding != nil { bodies.decodedFromWire += 1 }
         bodies.real += 1
         bodies.bytes += Int64(r.bytes.count)
         bodyBytes[r.body.sha256] = r.bytes
