@@ -202,25 +202,7 @@ struct PerfCommand: ParsableCommand {
 
     /// A CA generated for localhost and 127.0.0.1, or the user's --cert/--key (checked, exit 65).
     private func makeCredentials() throws -> RunCredentials {
-        switch (cert, key) {
-        case (nil, nil): return try RunCredentials(hosts: [])
-        case (.some, nil): throw BenchError.usage("--cert needs --key (the certificate's private key)")
-        case (nil, .some): throw BenchError.usage("--key needs --cert")
-        case (.some(let cert), .some(let key)):
-            if caOut != nil { throw BenchError.usage("--ca-out writes the generated CA; with --cert/--key none is") }
-            func read(_ path: String) throws -> String {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw BenchError.data("\(path): does not exist or cannot be read")
-                }
-                return String(decoding: data, as: UTF8.self)
-            }
-            do {
-                return RunCredentials(
-                    identity: try PEMIdentity.checked(
-                        certificateChainPEM: try read(cert), certificateFile: cert,
-                        privateKeyPEM: try read(key), keyFile: key))
-            } catch let e as PEMIdentity.FileProblem { throw BenchError.data("\(e)") }
-        }
+        try ServeCommand.credentials(hosts: [], cert: cert, key: key, caOut: caOut)
     }
 
     private func serve(_ listen: Endpoint) throws -> ExitCode {

@@ -258,6 +258,12 @@ struct ServeCommand: ParsableCommand {
 
     /// The generated CA, or the user's --cert/--key (checked: errors name the file, exit 65).
     func makeCredentials(hosts: [String]) throws -> RunCredentials {
+        try Self.credentials(hosts: hosts, cert: cert, key: key, caOut: caOut)
+    }
+
+    /// A CA generated for `hosts`, or `cert` and `key` read and checked (errors name the file, exit
+    /// 65); `caOut` only goes with a generated CA. Shared by `serve` and `perf`.
+    static func credentials(hosts: [String], cert: String?, key: String?, caOut: String?) throws -> RunCredentials {
         switch (cert, key) {
         case (nil, nil): return try RunCredentials(hosts: hosts)
         case (.some, nil): throw BenchError.usage("--cert needs --key (the certificate's private key)")
