@@ -1,5 +1,5 @@
 /// One link direction of one path during a run, as measured by the emulator: the one-way delay
-/// every forwarded packet had (its write to the far TUN − its read from the near one: queueing,
+/// every forwarded packet had (its write to the far TUN − its arrival at the near one: queueing,
 /// serialization, the configured delay, jitter and the emulator's own lateness) and how many
 /// packets left out of arrival order. The configured delay model is in the results' `profiles`.
 public struct LinkDirectionRecord: Codable, Sendable, Hashable {

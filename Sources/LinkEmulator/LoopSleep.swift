@@ -12,9 +12,10 @@ import BenchCore
 ///   sleeps woke 9 µs late at p50, 25 ms sleeps 44 µs at p50 and 244 µs at p99; with the machine
 ///   idle, a lone ping's releases after 25 ms sleeps were 140 µs late at p50 and 275–300 µs at
 ///   p99, against 12 µs and 35–50 µs with 200 µs hops (a vCPU halted for long is descheduled by
-///   the hypervisor; one that halts briefly is still polled by it). A packet's arrival is stamped
-///   when the loop reads it, so a late wake on a readable TUN also delays it unseen; short hops
-///   keep both the release and the read punctual. Measured with ping every 50 ms (10 Mbit/s,
+///   the hypervisor; one that halts briefly is still polled by it). Where a packet's arrival is
+///   stamped when the loop reads it (links of 500 Mbit/s or more, see `ArrivalStamps`), a late
+///   wake on a readable TUN also delays it unseen; short hops keep both the release and the read
+///   punctual. Measured with ping every 50 ms (10 Mbit/s,
 ///   25 ms each way, idle VM): RTT p50/p99 50.7/51.0–51.5 ms without hops; 50.4/50.5–50.6 with
 ///   hops of 100 µs (9.3% of a core) or 200 µs (5.5–6.2%); 50.4/50.7–50.9 with 400 µs (4.5%),
 ///   whose releases were already 27 µs late at p50. After the window the loop sleeps until I/O or
