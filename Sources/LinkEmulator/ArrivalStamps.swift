@@ -64,6 +64,13 @@ public struct ArrivalStamps: Sendable {
     /// The kernel's send time of a packet just read (the length and fingerprint of its first
     /// `PacketTap.snapLength` bytes), or nil when no waiting copy matches.
     public mutating func match(length: Int, fingerprint: UInt64) -> Instant? {
+        if let sent = matchWaiting(length: length, fingerprint: fingerprint) { return sent }
+        unmatched += 1
+        return nil
+    }
+
+    /// `match` without counting a miss: for an owner that will fetch more copies and ask again.
+    public mutating func matchWaiting(length: Int, fingerprint: UInt64) -> Instant? {
         var i = head
         while i < copies.count {
             if copies[i].length == length && copies[i].fingerprint == fingerprint {
@@ -74,7 +81,6 @@ public struct ArrivalStamps: Sendable {
             }
             i += 1
         }
-        unmatched += 1
         return nil
     }
 }
