@@ -50,6 +50,10 @@ struct Scheduler {
     private var remaining: [Cell: Int] = [:]
     /// Wall time of each cell's runs (baseline included), seconds: sum and count.
     private var durations: [Cell: (sum: Double, count: Int)] = [:]
+    /// Per client, the wall time of its measured runs against their ideal page loads, seconds: a run
+    /// takes longer than its ideal (a browser starts, a testbed is set up), and a cell not yet run is
+    /// estimated at its ideal times that ratio.
+    private var idealScale: [RunClient: (wall: Double, ideal: Double)] = [:]
     private var position = 0
     /// Warm-up runs not yet made of each cell of the current block.
     private var warmupsLeft: [Cell: Int] = [:]
@@ -157,9 +161,16 @@ struct Scheduler {
         return total
     }
 
-    /// A cell's mean run time so far, or its ideal page load (twice with a migration baseline).
+    /// A cell's mean run time so far, or its ideal page load (twice with a migration baseline) times
+    /// what the same client's measured runs took against their ideals (never less than the ideal).
     private func secondsPerRun(_ cell: Cell) -> Double? {
         if let d = durations[cell], d.count > 0 { return d.sum / Double(d.count) }
+        guard let ideal = idealSeconds(cell) else { return nil }
+        guard let s = idealScale[cell.client], s.ideal > 0 else { return ideal }
+        return ideal * max(1, s.wall / s.ideal)
+    }
+
+    private func idealSeconds(_ cell: Cell) -> Double? {
         let profile = request.profiles[cell.profile]
         guard
             let ideal = factory.idealPltMs(
@@ -303,8 +314,12 @@ struct Scheduler {
         record.host = record.host ?? host
         if record.client == nil { record.client = cell.client }
         try emit(record)
-        let d = durations[cell] ?? (0, 0)
-        durations[cell] = (d.sum + Date().timeIntervalSince(t0), d.count + 1)
+        let d = durations[cell] ?? (0, 0), wall = Date().timeIntervalSince(t0)
+        durations[cell] = (d.sum + wall, d.count + 1)
+        if let ideal = idealSeconds(cell) {
+            let s = idealScale[cell.client] ?? (0, 0)
+            idealScale[cell.client] = (s.wall + wall, s.ideal + ideal)
+        }
         if index >= 0 {
             finished.insert(RunKey(cell: cell, index: index))
             count(cell, record)

@@ -138,7 +138,7 @@ final class ShippedFilesTests: XCTestCase {
             [
                 "default.json", "weak-network.json", "throughput.json", "ci-smoke.json", "migration.json",
                 "quic-claim.json", "quic-claim-repeat.json", "quic-claim-chromium.json", "interop-goodput.json",
-                "interop-crosstraffic.json", "wolsing2019.json",
+                "interop-crosstraffic.json", "wolsing2019.json", "cpu-slowdown.json",
             ])
         for path in paths {
             let s = try Suite.load(from: path)
@@ -153,6 +153,11 @@ final class ShippedFilesTests: XCTestCase {
         let throughput = try Suite.load(from: scenarios.appendingPathComponent("suites/throughput.json").path)
         XCTAssertEqual(throughput.profiles, ["interop"])
         XCTAssertTrue(try throughput.scenarios.map { try Scenario.load(from: $0) }.allSatisfy { $0.bulk != nil })
+        // #29: the phone-CPU suite slows only browsers (the built-in client refuses a slowdown).
+        let slow = try Suite.load(from: scenarios.appendingPathComponent("suites/cpu-slowdown.json").path)
+        XCTAssertEqual(slow.cpuSlowdown, 4)
+        XCTAssertEqual(RunClient.parseList(slow.client ?? ""), [.chromium, .firefox])
+        XCTAssertEqual(Set(slow.transports), [.h2, .h3])
     }
 
     /// The default suite is adaptive with a budget of about 10 minutes, and the ideal (lower-bound)

@@ -147,6 +147,19 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(observer.progress.map(\.total), [6, 6, 6, 6, 6, 6])
     }
 
+    /// A cell not yet run is estimated at its ideal times what the measured runs took against theirs:
+    /// runs of 100 ms against a 20 ms ideal make the unmeasured h2 cell 5 × 20 ms a run.
+    func testETAScalesTheIdealOfUnmeasuredCellsByWhatMeasuredRunsTook() throws {
+        let f = StandInFactory()
+        f.ideal = 20
+        f.onRun = { _ in Thread.sleep(forTimeInterval: 0.1) }
+        let observer = CollectingObserver()
+        try Plans.execute(try Plans.request(transports: [.h1, .h2], runs: 2), f, observer: observer)
+        // After h1's first run: h1's 1 left at its own 0.1 s, h2's 2 at 5 × 0.02 s: 0.3 s (the ideal
+        // alone would say 0.14 s).
+        XCTAssertEqual(observer.progress[0].etaSeconds ?? -1, 0.3, accuracy: 0.06)
+    }
+
     func testETACountsTheWarmupsStillToCome() throws {
         let f = StandInFactory()
         f.ideal = 1000
