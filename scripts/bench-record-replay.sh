@@ -7,8 +7,10 @@
 # the same bytes from both servers, and median PLT and LCP from each with their ratio.
 #
 #   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--no-think-time]
-#                                  [--notebook FILE]
+#                                  [--serve-args "ARGS"] [--notebook FILE]
 # --no-think-time records with `netbench record --no-think-time` (the replay waits no recorded server time).
+# --serve-args passes ARGS to the replay's `netbench serve` (e.g. "--tls-records 16k": nginx's default
+# ssl_buffer_size of 16 KB records, against the replay's default dynamic record sizing).
 #
 # nginx here (Debian's 1.22) has no HTTP/3, so only h1 and h2 compare. Needs root (the shell's
 # namespaces), nginx, Chromium and python-jinja2-doc (scripts/bootstrap.sh --test).
@@ -17,14 +19,16 @@ set -euo pipefail
 . "$(dirname "$0")/lib/notebook.sh"
 notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 cd "$(dirname "$0")/.."
-profile=4G runs=5 transports=h1,h2 think=""
+profile=4G runs=5 transports=h1,h2 think="" serve_args=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --transports) transports=$2; shift 2 ;;
     --no-think-time) think=--no-think-time; shift ;;
-    *) echo "usage: $0 [--profile P] [--runs N] [--transports h1,h2] [--no-think-time] [--notebook FILE]" >&2
+    --serve-args) serve_args=$2; shift 2 ;;
+    *) echo "usage: $0 [--profile P] [--runs N] [--transports h1,h2] [--no-think-time] [--serve-args ARGS]" \
+         "[--notebook FILE]" >&2
        exit 64 ;;
   esac
 done
@@ -72,8 +76,9 @@ wait_listening "$port" nginx
   --resolve static.test=127.0.0.1 --insecure $think -o "$work/rec" > "$work/record.out"
 scenario="$work/rec/docs.test-$port-index.html.json"
 replay=$(free_port)
+# shellcheck disable=SC2086 # --serve-args is a list of words
 "$netbench" serve "$scenario" -t h1,h2,h3 -l "127.0.0.1:$replay" --cert "$work/cert.pem" --key "$work/key.pem" \
-  > "$work/serve.out" 2>&1 &
+  $serve_args > "$work/serve.out" 2>&1 &
 pids+=($!)
 wait_listening "$replay" "netbench serve"
 
@@ -120,4 +125,5 @@ for t, d in sorted(rows.items()):
     print(f"| {t} | {req(o)} / {req(p)} | {same} | {cell('pltMs')} | {cell('largestContentfulPaintMs')} | {failed} |")
 print(f"\nload before: {before.strip()}\nload after: {after.strip()}")
 PY
+echo "replay server: netbench serve ${serve_args:-with its defaults}; original: nginx $(nginx -v 2>&1 | sed "s/.*nginx\///")"
 cat "$work/table.md"
