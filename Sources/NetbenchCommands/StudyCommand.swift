@@ -18,7 +18,10 @@ struct StudyCommand: ParsableCommand {
                 profile, the ratio of median load times (baseline / candidate; > 1: the candidate is faster); their \
                 geometric mean over pages and profiles; a 95% two-level percentile bootstrap interval (resample the \
                 pages, then the runs within each page and profile); and the verdict: confirmed if the whole interval \
-                lies above minSpeedup, refuted if it lies below, undecided otherwise. Several RESULTS are pooled \
+                lies above minSpeedup, refuted if it lies below, undecided otherwise. An undecided claim over \
+                several pages also gets the interval of the pages alone (each cell at its median ratio: where the \
+                interval goes as the runs grow): when that interval holds minSpeedup too, more runs cannot decide \
+                the claim on these pages, only more pages can. Several RESULTS are pooled \
                 (the runs of a study made in parts, e.g. light and heavy pages apart). Failed runs (timeouts) are \
                 counted and left out. For bulk transfers: goodput per transport in kbit/s, mean (± sample sd) over \
                 the runs, as the QUIC interop runner reports its goodput measurement.

@@ -58,6 +58,15 @@ public enum StudyReport {
         out += (format == .md ? "\n" : "") + "verdict: \(o.verdict.rawValue.uppercased())"
         out +=
             " (confirmed if the whole interval lies above \(String(format: "%.2f", c.minSpeedup)), refuted if below)\n"
+        if o.verdict == .undecided, let r = o.result, let p = r.pagesOnly {
+            out +=
+                (format == .md ? "\n" : "")
+                + "pages alone (each cell at its median ratio, as if its runs were endless): 95% CI "
+                + "[\(ratio(p.low)), \(ratio(p.high))]: "
+                + (r.runsCanDecide(minSpeedup: c.minSpeedup)
+                    ? "more runs per cell may decide the claim on these \(r.pages) pages\n"
+                    : "more runs cannot decide the claim on these \(r.pages) pages; more pages can\n")
+        }
         if o.resumedRuns > 0 {
             out +=
                 (format == .md ? "\n" : "")

@@ -48,6 +48,17 @@ public enum SpeedupClaim {
         public var cells: Int
         public var pages: Int
         public var resamples: Int
+        /// The interval with the pages resampled and every cell held at its median ratio: where the
+        /// two-level interval goes as each cell's runs grow without end (estimated from this study's
+        /// medians, which still carry their run noise). Nil with one page (nothing to resample).
+        public var pagesOnly: ConfidenceInterval?
+
+        /// Whether more runs per cell can still decide the claim on these pages: false when the
+        /// pages-only interval itself holds `minSpeedup` (then only more pages can narrow it).
+        public func runsCanDecide(minSpeedup: Double) -> Bool {
+            guard let p = pagesOnly else { return true }
+            return SpeedupClaim.verdict(p, minSpeedup: minSpeedup) != .undecided
+        }
     }
 
     /// The geometric mean of the cells' ratios and its two-level bootstrap interval (see the type).
@@ -70,27 +81,51 @@ public enum SpeedupClaim {
         var rng = SeededRandom(seed: seed)
         var baseline = usable.map { MedianResampler($0.baseline) }
         var candidate = usable.map { MedianResampler($0.candidate) }
+        let replicates = geometricMeans(pages: groups.count, resamples: resamples, rng: &rng) { page, rng in
+            var sum = 0.0
+            var n = 0
+            for i in groups[page] {
+                let b = baseline[i].next(&rng)
+                let c = candidate[i].next(&rng)
+                guard b > 0, c > 0 else { continue }
+                sum += log(b / c)
+                n += 1
+            }
+            return (sum, n)
+        }
+        guard !replicates.isEmpty else { return nil }
+        // The first level alone: each drawn page's cells at their measured log median ratios.
+        let pagesOnly =
+            groups.count < 2
+            ? nil
+            : geometricMeans(pages: groups.count, resamples: resamples, rng: &rng) { page, _ in
+                (groups[page].reduce(0) { $0 + logs[$1] }, groups[page].count)
+            }
+        return Result(
+            geometricMean: point, interval: Bootstrap.interval(of: replicates, level: level),
+            cells: usable.count, pages: groups.count, resamples: replicates.count,
+            pagesOnly: pagesOnly.map { Bootstrap.interval(of: $0, level: level) })
+    }
+
+    /// `resamples` replicates of a geometric mean over `pages` pages drawn with replacement: `draw`
+    /// gives a drawn page's sum of log ratios and their count; a replicate without any is left out.
+    static func geometricMeans(
+        pages: Int, resamples: Int, rng: inout SeededRandom,
+        draw: (Int, inout SeededRandom) -> (sum: Double, n: Int)
+    ) -> [Double] {
         var replicates: [Double] = []
         replicates.reserveCapacity(resamples)
         for _ in 0..<resamples {
             var sum = 0.0
             var n = 0
-            for _ in 0..<groups.count {
-                let g = groups[Int(rng.next().multipliedFullWidth(by: UInt64(groups.count)).high)]
-                for i in g {
-                    let b = baseline[i].next(&rng)
-                    let c = candidate[i].next(&rng)
-                    guard b > 0, c > 0 else { continue }
-                    sum += log(b / c)
-                    n += 1
-                }
+            for _ in 0..<pages {
+                let d = draw(Int(rng.next().multipliedFullWidth(by: UInt64(pages)).high), &rng)
+                sum += d.sum
+                n += d.n
             }
             if n > 0 { replicates.append(exp(sum / Double(n))) }
         }
-        guard !replicates.isEmpty else { return nil }
-        return Result(
-            geometricMean: point, interval: Bootstrap.interval(of: replicates, level: level),
-            cells: usable.count, pages: groups.count, resamples: replicates.count)
+        return replicates
     }
 
     /// Confirmed when the interval lies wholly above `minSpeedup`, refuted when wholly below.

@@ -66,4 +66,25 @@ final class StudyReportTests: XCTestCase {
         let empty = StudyAnalysis(results: SampleResults.file(runs: []), claims: [])
         XCTAssertTrue(StudyReport.render(empty, format: .text).contains("nothing to study"))
     }
+
+    /// Five pages whose exact speedups spread from 1.0 to 1.4: undecided against 1.15, and the report
+    /// says that more runs cannot change it on these pages.
+    func testAnUndecidedClaimSaysWhetherMoreRunsCanDecideIt() {
+        var runs: [RunRecord] = []
+        for p in 0..<5 {
+            for i in 0..<3 {
+                for (t, plt) in [(TransportKind.h2, 1000.0), (.h3, 1000 / (1 + 0.1 * Double(p)))] {
+                    var r = RunRecord(
+                        scenario: "page\(p)", profile: SampleResults.fourG.name, transport: t, index: i, status: .ok)
+                    r.metrics.pltMs = plt
+                    runs.append(r)
+                }
+            }
+        }
+        let results = SampleResults.file(runs: runs, scenarios: (0..<5).map { "page\($0)" })
+        let claim = StudyClaim(name: "spread", baseline: .h2, candidate: .h3, minSpeedup: 1.15)
+        let text = StudyReport.render(StudyAnalysis(results: results, claims: [claim], resamples: 500), format: .text)
+        XCTAssertTrue(text.contains("verdict: UNDECIDED"), text)
+        XCTAssertTrue(text.contains("more runs cannot decide the claim on these 5 pages; more pages can"), text)
+    }
 }

@@ -91,4 +91,40 @@ final class SpeedupClaimTests: XCTestCase {
         XCTAssertEqual(a, SpeedupClaim.estimate(c, seed: 42))
         XCTAssertNil(SpeedupClaim.estimate([.init(page: "x", network: "y", baseline: [], candidate: [1])], seed: 1))
     }
+
+    /// Pages whose speedups spread across the claim (1.0…1.4, exact runs): no run noise is left to
+    /// remove, so the pages-only interval equals the two-level one and holds 1.15: more runs cannot
+    /// decide the claim, only more pages.
+    func testPagesSpreadAcrossTheClaimCannotBeDecidedByMoreRuns() throws {
+        let c = (0..<5).map { p in
+            SpeedupClaim.Cell(
+                page: "p\(p)", network: "n", baseline: [1000, 1000, 1000],
+                candidate: Array(repeating: 1000 / (1.0 + 0.1 * Double(p)), count: 3))
+        }
+        let r = try XCTUnwrap(SpeedupClaim.estimate(c, seed: 3))
+        let pagesOnly = try XCTUnwrap(r.pagesOnly)
+        XCTAssertEqual(SpeedupClaim.verdict(r.interval, minSpeedup: 1.15), .undecided)
+        XCTAssertEqual(pagesOnly.low, r.interval.low, accuracy: 1e-9)
+        XCTAssertEqual(pagesOnly.high, r.interval.high, accuracy: 1e-9)
+        XCTAssertFalse(r.runsCanDecide(minSpeedup: 1.15))
+        XCTAssertTrue(r.runsCanDecide(minSpeedup: 1.5), "1.5 lies above every page's ratio")
+    }
+
+    /// Pages that agree (1.30…1.34) but whose runs scatter (one run in five 3× slow, one 2× fast): the
+    /// resampled medians wander, so the two-level interval holds 1.25, while the pages alone lie above
+    /// it: more runs may decide.
+    func testRunNoiseAloneLeavesTheClaimToMoreRuns() throws {
+        let c = (0..<5).map { p -> SpeedupClaim.Cell in
+            let s = 1.30 + 0.01 * Double(p)
+            return SpeedupClaim.Cell(
+                page: "p\(p)", network: "n", baseline: [1000, 1000, 1000, 3000, 500],
+                candidate: [1000 / s, 1000 / s, 1000 / s, 3000 / s, 500 / s].reversed())
+        }
+        let r = try XCTUnwrap(SpeedupClaim.estimate(c, seed: 9))
+        let pagesOnly = try XCTUnwrap(r.pagesOnly)
+        XCTAssertEqual(SpeedupClaim.verdict(r.interval, minSpeedup: 1.25), .undecided)
+        XCTAssertGreaterThan(pagesOnly.low, 1.25)
+        XCTAssertTrue(r.runsCanDecide(minSpeedup: 1.25))
+        XCTAssertNil(try XCTUnwrap(SpeedupClaim.estimate([c[0]], seed: 1)).pagesOnly, "one page: nothing to resample")
+    }
 }
