@@ -59,6 +59,10 @@ extension RunMetrics {
         Metric("visuallyComplete99Ms", "Visually complete 99% (browser)", "ms") { $0.visuallyComplete99Ms },
         Metric("visuallyCompleteMs", "Visually complete (browser)", "ms") { $0.visuallyCompleteMs },
         Metric("mainThreadTaskMs", "Main-thread task time (Chromium)", "ms") { $0.mainThreadTaskMs },
+        Metric("mainThreadScriptMs", "Main-thread script time (Chromium)", "ms") { $0.mainThreadScriptMs },
+        Metric("mainThreadStyleLayoutMs", "Main-thread style and layout time (Chromium)", "ms") {
+            $0.mainThreadStyleLayoutMs
+        },
         Metric("processCPUMs", "CPU per load (netbench process)", "ms") { $0.processCPUMs },
         Metric("clientCPUMs", "CPU per load (client thread)", "ms") { $0.clientCPUMs },
         Metric("serverCPUMs", "CPU per load (server thread)", "ms") { $0.serverCPUMs },

@@ -253,6 +253,11 @@ public struct RunMetrics: Codable, Sendable, Hashable {
     /// Chromium: the time the page's main thread spent in tasks during the run, ms (DevTools
     /// Performance.getMetrics TaskDuration after the load); it grows with `--cpu-slowdown`.
     public var mainThreadTaskMs: Double?
+    /// Chromium: the parts of those tasks spent running script (ScriptDuration) and in style and
+    /// layout (RecalcStyleDuration + LayoutDuration), ms: CPU work, which `--cpu-slowdown N`
+    /// stretches N times, where the rest of a task's time (waiting inside it) is not stretched.
+    public var mainThreadScriptMs: Double?
+    public var mainThreadStyleLayoutMs: Double?
     /// Why the visual metrics are missing from a run that asked for them (the run itself counts).
     public var visualMetricsError: String?
     /// CPU time spent during the run (thread CPU clocks): the built-in client's thread (nil for

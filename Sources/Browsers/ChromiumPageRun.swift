@@ -100,7 +100,9 @@ struct ChromiumPageRun: PageLoad {
         if visualMetrics { Self.recordVisualMetrics(film, report: report, into: &outcome.metrics) }
         if let n = context.cpuSlowdown { outcome.cpuSlowdown = Self.slowdownRecord(n) }
         outcome.deterministicJS = deterministicJS?.record(dateStart: scenario.recordedAt)
-        outcome.metrics.mainThreadTaskMs = report.mainThreadTaskMs
+        outcome.metrics.mainThreadTaskMs = report.mainThread?.taskMs
+        outcome.metrics.mainThreadScriptMs = report.mainThread?.scriptMs
+        outcome.metrics.mainThreadStyleLayoutMs = report.mainThread?.styleLayoutMs
         return outcome
     }
 
@@ -175,7 +177,7 @@ struct ChromiumPageRun: PageLoad {
             if !more.isEmpty { frames.append(.init(timeOrigin: top.timeOrigin, navigation: [], resources: more)) }
         }
         var report = BrowserReport(frames: frames, responses: tracker.responses)
-        report.mainThreadTaskMs = try? Self.taskDurationMs(devtools, session: session)
+        report.mainThread = try? Self.mainThreadTimes(devtools, session: session)
         return .loaded(report)
     }
 
@@ -302,13 +304,29 @@ struct ChromiumPageRun: PageLoad {
         return try PublicKeyPins.sha256Base64(everyCertificateIn: c.caPEM)
     }
 
-    /// Performance.getMetrics' TaskDuration (seconds of main-thread tasks since the page's process
-    /// started), in ms.
-    static func taskDurationMs(_ devtools: DevToolsPipe, session: String) throws -> Double? {
+    /// The page's main-thread time, ms: all its tasks, and the script and style-and-layout parts.
+    struct MainThreadTimes: Equatable {
+        var taskMs: Double?
+        var scriptMs: Double?
+        var styleLayoutMs: Double?
+    }
+
+    /// Performance.getMetrics' TaskDuration, ScriptDuration, RecalcStyleDuration + LayoutDuration
+    /// (seconds since the page's process started), in ms; nil when it reports none of them.
+    static func mainThreadTimes(_ devtools: DevToolsPipe, session: String) throws -> MainThreadTimes? {
         let r = try devtools.call("Performance.getMetrics", session: session, deadline: Instant.now() + .seconds(10))
-        let metrics = r["metrics"] as? [[String: Any]] ?? []
-        let task = metrics.first { $0["name"] as? String == "TaskDuration" }?["value"] as? NSNumber
-        return task.map { $0.doubleValue * 1000 }
+        return mainThreadTimes(metrics: r["metrics"] as? [[String: Any]] ?? [])
+    }
+
+    static func mainThreadTimes(metrics: [[String: Any]]) -> MainThreadTimes? {
+        func ms(_ name: String) -> Double? {
+            (metrics.first { $0["name"] as? String == name }?["value"] as? NSNumber).map { $0.doubleValue * 1000 }
+        }
+        let style = ms("RecalcStyleDuration"), layout = ms("LayoutDuration")
+        let t = MainThreadTimes(
+            taskMs: ms("TaskDuration"), scriptMs: ms("ScriptDuration"),
+            styleLayoutMs: style == nil && layout == nil ? nil : (style ?? 0) + (layout ?? 0))
+        return t == MainThreadTimes() ? nil : t
     }
 
     /// `--cpu-slowdown N` as Chromium applies it: the page's renderer main thread throttled N times.

@@ -57,8 +57,9 @@ struct BrowserReport {
     var frames: [FrameTimings]
     /// By `ChromiumResults.key(url:)`.
     var responses: [String: NetworkResponse]
-    /// Chromium: the page's main-thread task time at the end of the load, ms.
-    var mainThreadTaskMs: Double?
+    /// Chromium: the page's main-thread task time at the end of the load, and its script and its
+    /// style-and-layout parts, ms (`ChromiumPageRun.mainThreadTimes`).
+    var mainThread: ChromiumPageRun.MainThreadTimes?
 }
 
 /// Turns a browser's report into the run's records, in the same schema as the built-in client's:

@@ -212,4 +212,22 @@ final class ChromiumResultsTests: XCTestCase {
                 params: ["requestId": "2", "errorText": "net::ERR_QUIC_PROTOCOL_ERROR"], sessionID: nil))
         XCTAssertEqual(failing.failure, "css (https://a.test/x.css): net::ERR_QUIC_PROTOCOL_ERROR")
     }
+
+    /// Performance.getMetrics as DevTools answers it (seconds): task, script and style-plus-layout
+    /// times in ms; a style part alone still counts; no known metric at all: nil.
+    func testMainThreadTimesFromPerformanceMetrics() {
+        let metrics: [[String: Any]] = [
+            ["name": "Timestamp", "value": 12.5], ["name": "TaskDuration", "value": 0.4],
+            ["name": "ScriptDuration", "value": 0.15], ["name": "RecalcStyleDuration", "value": 0.02],
+            ["name": "LayoutDuration", "value": 0.03],
+        ]
+        let t = ChromiumPageRun.mainThreadTimes(metrics: metrics)
+        XCTAssertEqual(t?.taskMs ?? 0, 400, accuracy: 1e-9)
+        XCTAssertEqual(t?.scriptMs ?? 0, 150, accuracy: 1e-9)
+        XCTAssertEqual(t?.styleLayoutMs ?? 0, 50, accuracy: 1e-9)
+        XCTAssertEqual(
+            ChromiumPageRun.mainThreadTimes(metrics: [["name": "RecalcStyleDuration", "value": 0.01]])?.styleLayoutMs
+                ?? 0, 10, accuracy: 1e-9)
+        XCTAssertNil(ChromiumPageRun.mainThreadTimes(metrics: [["name": "Timestamp", "value": 1.0]]))
+    }
 }
