@@ -15,6 +15,8 @@ struct ReportCommand: ParsableCommand {
                 and writes its reports next to it, or into --out:
                   html   report.html              one self-contained page: charts, waterfalls, every figure
                   csv    summary.csv, runs.csv    one row per scenario/profile/transport/metric; one per run
+                         fidelity.csv             with the built-in client and a browser: per cell built-in \
+                median PLT ÷ the browser's, outside ±5% (mobile-median) or ±10% flagged (also in html and md)
                   md     summary.md               tables for a pull-request comment
                   json   results.json             the results re-saved with sorted keys
                   prometheus  metrics.prom        the summary in Prometheus' text format: per \

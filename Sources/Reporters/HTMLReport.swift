@@ -22,6 +22,7 @@ public enum HTMLReport {
                 }.joined(separator: " ") + "</nav>\n"
         }
         if !panels.isEmpty { body += findings(a) }
+        body += Fidelity.html(a)
         body += CorpusReport.html(a)
         body += setup(a)
         for (i, p) in panels.enumerated() {

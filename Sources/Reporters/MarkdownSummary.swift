@@ -16,6 +16,7 @@ public enum MarkdownSummary {
         out += "Δ is the change of the median against the baseline transport, with its 95% CI; a verdict needs the CI "
         out += "to exclude 0 and Mann-Whitney p < 0.05. RTT = round trip; each direction gets RTT/2.\n"
         out += CorpusReport.markdown(analysis)
+        out += Fidelity.markdown(analysis)
         for panel in CorpusReport.showsPanels(analysis) ? analysis.panels : [] {
             out += "\n" + table(analysis, scenario: panel.scenario, profile: panel.profile)
         }

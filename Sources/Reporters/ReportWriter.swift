@@ -7,7 +7,7 @@ import Statistics
 public enum ReportFormat: String, CaseIterable, Sendable {
     /// `results.json` (the raw results, sorted keys).
     case json
-    /// `summary.csv` and `runs.csv`.
+    /// `summary.csv` and `runs.csv` (and `corpus.csv`, `fidelity.csv` when there is something to say).
     case csv
     /// `summary.md`.
     case md
@@ -41,7 +41,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     public var reporters: [any Reporter] {
         switch self {
         case .json: return [ResultsJSONReporter()]
-        case .csv: return [SummaryCSV.reporter, RunsCSV.reporter, CorpusCSV.reporter]
+        case .csv: return [SummaryCSV.reporter, RunsCSV.reporter, CorpusCSV.reporter, FidelityCSV.reporter]
         case .md: return [MarkdownSummary.reporter]
         case .html: return [HTMLReport.reporter]
         case .prometheus: return [PrometheusExposition.reporter]

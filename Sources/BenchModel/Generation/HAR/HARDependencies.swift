@@ -4,8 +4,10 @@
 ///    that the HAR loaded (async parents after), else the initiator's `url` — if that resource
 ///    started earlier than this one.
 /// 2. Otherwise timing: the resource depends on the latest resource that finished before it
-///    started, among those that can reveal others (documents, stylesheets, scripts); the root
-///    document if none had finished.
+///    started, among those that can reveal it (documents and scripts reveal anything; a stylesheet
+///    only what CSS loads: stylesheets, fonts, images); the root document if none had finished.
+///    A script, XHR or frame under a stylesheet could only be fetched as an image: Chromium would
+///    never run it (and ORB cuts a cross-origin script fetched as an image short).
 /// A child of a document is revealed progressively: `revealAfterBytes` is the share of the
 /// document's body that had arrived when the child started (at first byte: 0; after the last
 /// byte: nil, "at the end"). Children of stylesheets and scripts are revealed at their end.
@@ -37,8 +39,7 @@ enum HARDependencies {
             }
             if parent == nil {
                 var best: Int?
-                for j in 0..<k
-                where [.document, .stylesheet, .script].contains(nodes[j].type) && nodes[j].end <= nodes[k].start {
+                for j in 0..<k where canReveal(nodes[j].type, nodes[k].type) && nodes[j].end <= nodes[k].start {
                     if best == nil || nodes[j].end >= nodes[best!].end { best = j }
                 }
                 parent = best ?? 0
@@ -50,6 +51,15 @@ enum HARDependencies {
                 ))
         }
         return links
+    }
+
+    /// Whether a resource of type `parent` can make the browser fetch one of type `child`.
+    static func canReveal(_ parent: Scenario.ResourceType, _ child: Scenario.ResourceType) -> Bool {
+        switch parent {
+        case .document, .script: return true
+        case .stylesheet: return child == .stylesheet || child == .font || child == .image
+        default: return false
+        }
     }
 
     static func reveal(child: Node, parent: Node) -> Int64? {
