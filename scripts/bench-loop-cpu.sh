@@ -3,7 +3,8 @@
 # the given netbench binaries and emulator settings in turn, alternating, --rounds times; per run the
 # TCP goodput, the loop thread's CPU (user and system), its CPU time per packet, the TUNs' NAPI threads'
 # CPU (the receiving stacks, when they run there), the release lateness p99 and the probes' RTT error
-# p99 against its target. With --perf, each run's loop thread is sampled by `perf record` for 4 s of the
+# p99 against its target, the loaded phase's packets per TUN write and per release pass (the batching
+# of --release-window). With --perf, each run's loop thread is sampled by `perf record` for 4 s of the
 # loaded phase and the share of its samples spent in the kernel's receive path inside its writes
 # (netif_receive_skb: the endpoints' IP and TCP input) and in its epoll waits is printed.
 #
@@ -11,7 +12,7 @@
 #                             [--config "LABEL=BINARY [calibrate flags]"]... [--notebook FILE]
 #   --config  a binary and its calibrate flags under a label, e.g. "before=/tmp/nb-old" or
 #             "napi=.build/release/netbench --tun-napi"; default: this tree's release build as it is,
-#             with --tun-napi and with --no-tun-offload
+#             with --release-window 0 (every release a pass of its own) and with --no-tun-offload
 #   --notebook FILE  append a dated entry (here: results/notebook/gigabit.md), see scripts/lib/notebook.sh
 #
 # Needs root; build first (swift build -c release). Measurements share the machine with whatever runs:
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
 done
 nb="$here/.build/release/netbench"
 if [ ${#configs[@]} -eq 0 ]; then
-  configs=("default=$nb" "napi-threads=$nb --tun-napi" "no-offload=$nb --no-tun-offload")
+  configs=("default=$nb" "no-window=$nb --release-window 0" "no-offload=$nb --no-tun-offload")
 fi
 if [ "$perf" = 1 ] && ! command -v perf >/dev/null; then
   echo "bench-loop-cpu: --perf needs perf (apt-get install linux-perf)" >&2; exit 2
@@ -84,8 +85,16 @@ split = field(r"of a core \((user [0-9.]+%, system [0-9.]+%); ")
 per = field(r"([0-9.]+ µs) per packet")
 late = field(r"p99 ([0-9.]+ ms) [✓✗]")
 napi = grab(r"receiving stacks \([^)]*\) ([0-9.]+%|unknown) of a core", "not used")
+m = re.search(r"TUN offload: [0-9]+ reads, ([0-9]+) writes for ([0-9]+) packets"
+              r"(?: in ([0-9]+) release passes \(window ([0-9.]+) µs)?", text)
+batching = "packets per write unknown"
+if m and int(m.group(1)) > 0:
+    packets = int(m.group(2))
+    batching = f"{packets / int(m.group(1)):.2f} packets per write"
+    if m.group(3) and int(m.group(3)) > 0:
+        batching += f", {packets / int(m.group(3)):.2f} per pass (window {m.group(4)} µs)"
 print(f"round {rnd} {label:<14} goodput {goodput:<24} loop CPU {cpu} ({split}), {per}/packet, "
-      f"NAPI threads {napi}, lateness p99 {late}, RTT error {rtt}; load {load}, steal {steal}")
+      f"NAPI threads {napi}, lateness p99 {late}, RTT error {rtt}; {batching}; load {load}, steal {steal}")
 if profile: print(f"               {profile}")
 PY
   done

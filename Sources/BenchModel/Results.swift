@@ -496,6 +496,8 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     /// CPU time those polls took (ms), capped at 2% of a core.
     public var releaseSpinWindowUs: Double?
     public var releaseSpinMs: Double?
+    /// The batching window of links of 500 Mbit/s or more (µs; 0: none), its wait part of the lateness.
+    public var releaseWindowUs: Double?
     /// Arrivals: `kernel` (stamped as packets entered the TUNs, from a packet tap on each) or `read`
     /// (when the loop read them), with why not `kernel` when it was asked for; how many arrivals had
     /// no tapped copy (stamped when read) and how long after entering the loop read them (µs).

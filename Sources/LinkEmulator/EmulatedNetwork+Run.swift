@@ -29,7 +29,7 @@ extension EmulatedNetwork {
             poolCapacity: options.packetPoolCapacity, batch: options.readBatch,
             nice: options.loopNice, realtimePriority: options.loopRealtimePriority,
             spinMargin: options.preciseSpinMargin, warmWindow: options.warmWindow,
-            spinWindow: options.releaseSpinWindow)
+            spinWindow: options.releaseSpinWindow, releaseWindow: options.releaseWindow)
         if tunOffload { f.offloadIO = OffloadIO(devices: [serverFD] + clientFDs, napiThreads: napiThreads) }
         let (taps, tapFallback) = openTaps()
         f.useTaps(taps)
@@ -136,6 +136,8 @@ extension EmulatedNetwork {
             spinMargin: f.spinMargin, loopFailure: f.failure.map { "\($0)" })
         report.wakeLatenessP99 = f.wakeHistogram.percentile(0.99)
         report.releaseSpinWindow = f.spinWindow
+        report.releaseWindow = f.releaseWindow
+        report.releasePasses = f.counters.releasePasses
         report.releaseSpinTime = f.spinBudget.total
         report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
         report.tunOffload = f.offloadIO != nil

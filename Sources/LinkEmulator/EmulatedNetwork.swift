@@ -49,6 +49,10 @@ public final class EmulatedNetwork: @unchecked Sendable {
         /// How long before each release the loop polls instead of sleeping, within 2% of a core
         /// (`LoopSleep.spinWindow`, `SpinBudget`); 0: releases are left to the timer.
         public var releaseSpinWindow: Nanoseconds = LoopSleep.spinWindow
+        /// How long past its release a packet of a streaming link of 500 Mbit/s or more may wait for
+        /// those due after it, to leave in one pass and one GSO write with them (`ReleaseWindow`; the
+        /// wait counts in the release lateness); 0: every release is a pass of its own.
+        public var releaseWindow: Nanoseconds = ReleaseWindow.defaultWindow
         /// TCP negotiates ECN in both namespaces (net.ipv4.tcp_ecn=1). The congestion control must
         /// react to CE for it to matter: cubic and reno do; BBR v1 ignores CE.
         public var tcpECN = false

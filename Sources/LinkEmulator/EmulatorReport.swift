@@ -63,7 +63,8 @@ public struct EmulatorReport: Sendable {
     public var tunOffload = false
     public var unsegmentablePackets: Int64 = 0
     /// With offload: TUN reads and writes made (packets per write shows the merging), and how long
-    /// segments held for merging waited past their release (p99; not part of the lateness above).
+    /// segments held for merging waited past their release in the writer (p99; not part of the
+    /// lateness above, unlike the wait of `releaseWindow`).
     public var offloadReads: Int64 = 0
     public var offloadWrites: Int64 = 0
     public var offloadHoldP99: Nanoseconds = 0
@@ -104,6 +105,11 @@ public struct EmulatorReport: Sendable {
     /// time those polls took in all (part of `loopCPUTime`, at most 2% of the run).
     public var releaseSpinWindow: Nanoseconds = 0
     public var releaseSpinTime: Nanoseconds = 0
+    /// The batching window of links of 500 Mbit/s or more (`ReleaseWindow`; 0: none; its wait is
+    /// part of the lateness above), and the loop's passes that released packets (released packets
+    /// per pass: how much it batched).
+    public var releaseWindow: Nanoseconds = 0
+    public var releasePasses: Int64 = 0
     /// The loop's fatal error, if it ended early.
     public var loopFailure: String?
     /// Whether the links drained before the stop (`stop(drain:)`); nil when not asked to.

@@ -11,7 +11,9 @@ import SystemIO
 /// the C prototype), then writes every packet whose release time has come, then sleeps in
 /// epoll_pwait2 until the next release (nanosecond timeout, timer slack 1 ns) or until a TUN
 /// becomes readable; for a second after the last packet, in hops of at most 200 µs (`LoopSleep`).
-/// Buffers come from a preallocated pool: nothing is allocated per packet.
+/// A link of 500 Mbit/s or more that streams is released in batches, once per `ReleaseWindow`,
+/// the wait counted in each packet's lateness. Buffers come from a preallocated pool: nothing is
+/// allocated per packet.
 ///
 /// Thread confinement: everything but `stopFlag`, `commands` and `wakeup` belongs to the loop
 /// thread from `start()` until `stop()` has joined it; only then are the results read.
@@ -25,6 +27,8 @@ final class PacketForwarder: @unchecked Sendable {
         var writeErrors: Int64 = 0
         /// Super-packets an offloading TUN handed over that the loop could not segment (dropped).
         var unsegmentable: Int64 = 0
+        /// Passes of the loop that released packets (packets / passes: the batching of `ReleaseWindow`).
+        var releasePasses: Int64 = 0
     }
 
     enum Command {
@@ -50,6 +54,10 @@ final class PacketForwarder: @unchecked Sendable {
     private let pathNames: [String]
     /// NAT rebinding state per client path (inactive until a rebinding event).
     private var nat: [NATState]
+    /// When each link releases (`ReleaseWindow`): path i's uplink at 2i, downlink at 2i + 1.
+    private var gates: [LinkReleaseGate]
+    /// The batching window of links fast enough for one (`ReleaseWindow.applies`); 0: none.
+    let releaseWindow: Nanoseconds
 
     private(set) var histogram = LatenessHistogram()
     /// The timer's part: how late the loop woke when it slept until a release (the floor's share).
@@ -102,9 +110,15 @@ final class PacketForwarder: @unchecked Sendable {
         serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?,
         spinMargin: Nanoseconds? = nil, warmWindow: Nanoseconds = LoopSleep.warmWindow,
-        spinWindow: Nanoseconds = LoopSleep.spinWindow
+        spinWindow: Nanoseconds = LoopSleep.spinWindow, releaseWindow: Nanoseconds = ReleaseWindow.defaultWindow
     ) throws {
         self.spinMargin = spinMargin
+        self.releaseWindow = max(0, releaseWindow)
+        gates = paths.flatMap { p in
+            [p.uplink, p.downlink].map {
+                LinkReleaseGate(window: ReleaseWindow(window: ReleaseWindow.applies(to: $0) ? releaseWindow : 0))
+            }
+        }
         self.spinWindow = spinWindow
         self.warmWindow = warmWindow
         self.serverFD = serverFD
@@ -280,11 +294,26 @@ final class PacketForwarder: @unchecked Sendable {
         return uplinks.allSatisfy { $0.inFlight == 0 } && downlinks.allSatisfy { $0.inFlight == 0 }
     }
 
+    /// The next pass: the earliest of the schedule's next event and the links' release times, a
+    /// windowed link's release that is not held waiting for a window ending soon after it
+    /// (`ReleaseWindow.nextPass`).
     private func nextWakeup(now: Instant) -> Instant? {
-        var next = schedule.nextDue
-        for link in uplinks { if let t = link.nextWakeup(now: now), next.map({ t < $0 }) ?? true { next = t } }
-        for link in downlinks { if let t = link.nextWakeup(now: now), next.map({ t < $0 }) ?? true { next = t } }
-        return next
+        var next = schedule.nextDue, held: Instant?, free: Instant?
+        for k in gates.indices {
+            let link = k & 1 == 0 ? uplinks[k >> 1] : downlinks[k >> 1]
+            guard let plan = gates[k].plan(link, now: now) else { continue }
+            let t = plan.at
+            if gates[k].window.window == 0 {
+                if next.map({ t < $0 }) ?? true { next = t }
+            } else if plan.held {
+                if held.map({ t < $0 }) ?? true { held = t }
+            } else if free.map({ t < $0 }) ?? true {
+                free = t
+            }
+        }
+        let windowed = ReleaseWindow(window: releaseWindow).nextPass(held: held, free: free)
+        guard let w = windowed else { return next }
+        return next.map { min($0, w) } ?? w
     }
 
     /// Reads up to `batch` packets from one TUN into its links; true when the batch filled
@@ -386,13 +415,30 @@ final class PacketForwarder: @unchecked Sendable {
         return (link, now)
     }
 
+    /// Releases each link whose time has come (`gates`: its next release, or the end of its window).
     private func releaseDue() {
         let now = Instant.now()
         if schedule.nextDue.map({ $0 <= now }) ?? false { applyDueEvents(now: now) }
+        var released = false
         for i in 0..<uplinks.count {
-            release(uplinks[i], to: serverFD, now: now, path: i, up: true)
-            release(downlinks[i], to: clientFDs[i], now: now, path: i, up: false)
+            if gates[2 * i].releaseAt(uplinks[i], now: now).map({ $0 <= now }) ?? false {
+                release(uplinks[i], to: serverFD, now: now, path: i, up: true)
+                released = true
+            }
+            if gates[2 * i + 1].releaseAt(downlinks[i], now: now).map({ $0 <= now }) ?? false {
+                release(downlinks[i], to: clientFDs[i], now: now, path: i, up: false)
+                released = true
+            }
+            recycleDiscarded(uplinks[i])
+            recycleDiscarded(downlinks[i])
         }
+        if released { counters.releasePasses += 1 }
+    }
+
+    /// Returns to the pool what a link dropped after admitting it (outage flush, AQM drop).
+    @inline(__always)
+    private func recycleDiscarded(_ link: Link) {
+        while let d = link.takeDiscarded() { pool.put(d.handle) }
     }
 
     @inline(__always)
@@ -406,6 +452,7 @@ final class PacketForwarder: @unchecked Sendable {
             let lateness = now.since(p.release)
             histogram.record(lateness)
             ownHistogram.record(lateness - passWakeLateness)
+            gates[2 * path + (up ? 0 : 1)].released(p)
             oneWayDelays[2 * path + (up ? 0 : 1)].record(now.since(p.arrival))
             // A discipline marked it Congestion Experienced: rewrite the ECN field (and checksum).
             if p.ceMarked { IPv4Header.markCE(pool.slot(p.handle)) }
@@ -427,7 +474,7 @@ final class PacketForwarder: @unchecked Sendable {
             pool.put(p.handle)
         }
         if let offloadIO { endOffloadedPass(link, to: fd, now: now, io: offloadIO) }
-        while let d = link.takeDiscarded() { pool.put(d.handle) }
+        recycleDiscarded(link)
     }
 
     /// The next packet of `link` when one fell due after the pass began, else nil (the link is

@@ -12,7 +12,8 @@ public struct VirtioNetHeader: Sendable, Equatable {
     public static let gsoTCPv4: UInt8 = 1
     public static let gsoUDP: UInt8 = 3
     public static let gsoTCPv6: UInt8 = 4
-    /// UDP segmentation offload (Linux 6.2; absent from Debian 12's headers): not enabled by netbench.
+    /// UDP segmentation offload (Linux 6.2; absent from Debian 12's headers): not asked of the TUNs
+    /// for reads (`TUN_F_USO4`); the packet loop writes merged datagrams with it (`OffloadWriter`).
     public static let gsoUDPL4: UInt8 = 5
     /// gso_type bit: the super-packet carries CWR, which only its first segment may keep.
     public static let gsoECN: UInt8 = 0x80

@@ -72,6 +72,9 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// With `tunOffload`, the receiving stacks run in the TUNs' NAPI kernel threads, not inside the
     /// loop's writes (`EmulatedNetwork.Options.tunNAPIThreads`; opt in with `calibrate --tun-napi`).
     public var tunNAPIThreads = false
+    /// The packet loop's batching window for fast streaming links (`EmulatedNetwork.Options.releaseWindow`,
+    /// `calibrate --release-window`); nil: the options' default.
+    public var releaseWindow: Nanoseconds?
 
     public init(
         scheduling: Scheduling = .realtime, precise: Bool = false, tunOffload: Bool = true, tunNAPIThreads: Bool = false

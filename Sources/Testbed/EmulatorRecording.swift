@@ -40,6 +40,7 @@ extension EmulatorRecord {
         preciseSpinMarginUs = report.spinMargin.map(us)
         releaseSpinWindowUs = us(report.releaseSpinWindow)
         releaseSpinMs = ms(report.releaseSpinTime)
+        releaseWindowUs = us(report.releaseWindow)
         wakeLatenessP99Us = us(report.wakeLatenessP99)
         ownLatenessP99Us = us(report.ownLatenessP99)
         arrivalStamps = report.kernelArrivalStamps ? "kernel" : "read"

@@ -515,6 +515,7 @@ extension EmulatorSettings {
         if scheduling == .normal { options.loopRealtimePriority = nil }
         options.tunOffload = tunOffload
         options.tunNAPIThreads = tunNAPIThreads
+        if let releaseWindow { options.releaseWindow = releaseWindow }
         if precise { PreciseMode.enable(&options, floor: floor) }
     }
 }

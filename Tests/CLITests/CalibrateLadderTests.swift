@@ -1,5 +1,6 @@
 import XCTest
 import BenchCore
+import CommandLineKit
 @testable import NetbenchCommands
 
 /// `calibrate` over several rates: the highest rate whose goodput held 90% of it.
@@ -14,5 +15,17 @@ final class CalibrateLadderTests: XCTestCase {
         // One rate (several queues or flows of it) is no ladder.
         XCTAssertNil(CalibrateCommand.ladderSummary([(1e9, 0.95), (1e9, 0.5)]))
         XCTAssertNil(CalibrateCommand.ladderSummary([]))
+    }
+
+    /// `--release-window` reaches the emulator's settings; 0 turns the window off, absent keeps the default.
+    func testReleaseWindowOption() throws {
+        XCTAssertNil(try ArgumentParser.parse(CalibrateCommand.self, ["-p", "4G"]).emulatorSettings.releaseWindow)
+        XCTAssertEqual(
+            try ArgumentParser.parse(CalibrateCommand.self, ["-p", "4G", "--release-window", "250us"])
+                .emulatorSettings.releaseWindow, 250_000)
+        XCTAssertEqual(
+            try ArgumentParser.parse(CalibrateCommand.self, ["-p", "4G", "--release-window", "0"])
+                .emulatorSettings.releaseWindow, 0)
+        XCTAssertThrowsError(try ArgumentParser.parse(CalibrateCommand.self, ["-p", "4G", "--release-window", "x"]))
     }
 }
