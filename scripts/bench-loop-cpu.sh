@@ -11,8 +11,8 @@
 #   scripts/bench-loop-cpu.sh [--rate 1000Mbit] [--rtt 10ms] [--rounds 2] [--perf]
 #                             [--config "LABEL=BINARY [calibrate flags]"]... [--notebook FILE]
 #   --config  a binary and its calibrate flags under a label, e.g. "before=/tmp/nb-old" or
-#             "napi=.build/release/netbench --tun-napi"; default: this tree's release build as it is,
-#             with --release-window 0 (every release a pass of its own) and with --no-tun-offload
+#             "napi=.build/release/netbench --tun-napi"; default: this tree's release build as it is
+#             (no release window), with --release-window 100us and with --no-tun-offload
 #   --notebook FILE  append a dated entry (here: results/notebook/gigabit.md), see scripts/lib/notebook.sh
 #
 # Needs root; build first (swift build -c release). Measurements share the machine with whatever runs:
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
 done
 nb="$here/.build/release/netbench"
 if [ ${#configs[@]} -eq 0 ]; then
-  configs=("default=$nb" "no-window=$nb --release-window 0" "no-offload=$nb --no-tun-offload")
+  configs=("default=$nb" "window=$nb --release-window 100us" "no-offload=$nb --no-tun-offload")
 fi
 if [ "$perf" = 1 ] && ! command -v perf >/dev/null; then
   echo "bench-loop-cpu: --perf needs perf (apt-get install linux-perf)" >&2; exit 2

@@ -110,7 +110,7 @@ final class PacketForwarder: @unchecked Sendable {
         serverFD: FileDescriptor, clientFDs: [FileDescriptor], paths: [PathConfiguration], seed: UInt64,
         start: Instant, schedule: [PathEvent], poolCapacity: Int, batch: Int, nice: Int32?, realtimePriority: Int32?,
         spinMargin: Nanoseconds? = nil, warmWindow: Nanoseconds = LoopSleep.warmWindow,
-        spinWindow: Nanoseconds = LoopSleep.spinWindow, releaseWindow: Nanoseconds = ReleaseWindow.defaultWindow
+        spinWindow: Nanoseconds = LoopSleep.spinWindow, releaseWindow: Nanoseconds = 0
     ) throws {
         self.spinMargin = spinMargin
         self.releaseWindow = max(0, releaseWindow)

@@ -25,7 +25,8 @@ public struct ReleaseWindow: Equatable, Sendable {
     public var window: Nanoseconds
 
     /// 100 µs: about 8 full-size segments per pass at 1 Gbit/s, 80 at 10 Gbit/s, well inside the
-    /// lateness target (timer floor p99 + 0.3 ms).
+    /// lateness target (timer floor p99 + 0.3 ms). The emulator's own default is no window
+    /// (`EmulatedNetwork.Options.releaseWindow`); this is the window asked for without a size.
     public static let defaultWindow: Nanoseconds = 100_000
     /// The link rate from which a window applies (as `EmulatedNetwork.napiThreadRate`).
     public static let minimumRate: Double = 500e6

@@ -123,13 +123,16 @@ final class ReleaseWindowTests: XCTestCase {
         XCTAssertEqual(batched.lateness.suffix(2), [0, 0])
     }
 
-    /// Through real namespaces at 1 Gbit/s with offload: the loop released in batches, every
-    /// segment counted once, nothing flagged.
+    /// Through real namespaces at 1 Gbit/s with offload and the window asked for: the loop released
+    /// in batches, every segment counted once, nothing flagged.
     func testGigabitLinkReleasesInBatches() throws {
         try requireEmulationPrivileges()
-        let network = try EmulatedNetwork.create(paths: [
-            .symmetric(name: "fibre", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: 1e9))
-        ])
+        var options = EmulatedNetwork.Options()
+        XCTAssertEqual(options.releaseWindow, 0, "off unless asked for")
+        options.releaseWindow = ReleaseWindow.defaultWindow
+        let network = try EmulatedNetwork.create(
+            paths: [.symmetric(name: "fibre", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: 1e9))],
+            options: options)
         defer { network.teardown() }
         try network.start()
         let g = try Calibration.measureGoodput(on: network, duration: .seconds(2), warmup: .seconds(1))
