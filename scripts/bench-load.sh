@@ -135,8 +135,8 @@ closed_pair() {  # $1 label, $2 netbench transport, $3 h2load options, $4 stream
   echo
 }
 
-# The generator's VmRSS in kB (empty once it has exited).
-rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null; }
+# The generator's VmRSS in kB (empty, not a failure, once it has exited: set -e).
+rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null || true; }
 
 # Part 4: netbench load at a fixed rate for $soak s, its RSS every $soak_every s.
 soak_run() {
