@@ -8,6 +8,10 @@ import PackageDescription
 let packetPathSettings: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
 ]
+/// The same for the per-request path of the HTTP/2 server and the load generator (HTTP/2 codec, TLS,
+/// transports, the replay catalog, HDR histograms, the generator): swift_beginAccess and its
+/// thread-local access set were ~5% of `netbench serve`'s samples under h2load.
+let requestPathSettings: [SwiftSetting] = packetPathSettings
 
 let package = Package(
     name: "netbench",
@@ -30,17 +34,19 @@ let package = Package(
 
         .target(name: "BenchCore"),
         .target(name: "BenchModel", dependencies: ["BenchCore", "CZlib"]),
-        .target(name: "Statistics", dependencies: ["BenchCore", "CZlib"]),
+        .target(name: "Statistics", dependencies: ["BenchCore", "CZlib"], swiftSettings: requestPathSettings),
         // The packet loop's per-packet path: release builds skip the runtime exclusivity checks
         // (swift_beginAccess was 7% of the loop's samples at 1 Gbit/s); debug builds and tests keep them.
         .target(name: "LinkModel", dependencies: ["BenchCore"], swiftSettings: packetPathSettings),
         .target(name: "SystemIO", dependencies: ["BenchCore", "CLinux"]),
         .target(name: "LinkEmulator", dependencies: ["LinkModel", "SystemIO"], swiftSettings: packetPathSettings),
-        .target(name: "TLS", dependencies: ["BenchCore", "COpenSSL"]),
-        .target(name: "HTTPCodec", dependencies: ["BenchCore", "CNghttp2"]),
+        .target(name: "TLS", dependencies: ["BenchCore", "COpenSSL"], swiftSettings: requestPathSettings),
+        .target(name: "HTTPCodec", dependencies: ["BenchCore", "CNghttp2"], swiftSettings: requestPathSettings),
         .target(name: "QUIC", dependencies: ["BenchCore", "CNgtcp2", "CNghttp3"]),
-        .target(name: "Transport", dependencies: ["SystemIO", "TLS", "HTTPCodec", "QUIC"]),
-        .target(name: "Replay", dependencies: ["Transport", "BenchModel"]),
+        .target(
+            name: "Transport", dependencies: ["SystemIO", "TLS", "HTTPCodec", "QUIC"],
+            swiftSettings: requestPathSettings),
+        .target(name: "Replay", dependencies: ["Transport", "BenchModel"], swiftSettings: requestPathSettings),
         .target(name: "Reporters", dependencies: ["BenchModel", "Statistics"]),
         // Orchestration: the plan, the scheduler (warm-ups, interleaving, shards, resume, adaptive
         // runs), the results sink, and the one step that finishes every run's record.
@@ -53,7 +59,7 @@ let package = Package(
         // Real browsers as testbed clients (Chromium over DevTools, Firefox over WebDriver BiDi).
         .target(name: "Browsers", dependencies: ["Testbed", "TLS", "Statistics", "CPNG"]),
         // What runs on a testbed besides page loads: cross traffic, fairness, responsiveness, calibration.
-        .target(name: "Workloads", dependencies: ["Testbed"]),
+        .target(name: "Workloads", dependencies: ["Testbed"], swiftSettings: requestPathSettings),
         // `run --server`: the same client against a real server, a second executor factory.
         .target(name: "RemoteExecution", dependencies: ["Testbed"]),
         // The command framework: declared options and arguments, parsing, generated help, man page

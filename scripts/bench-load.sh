@@ -12,10 +12,17 @@
 #      responses (capacity = 100 Mbit/s / body bits), each for --profile-duration seconds; its latency
 #      percentiles beside the link's ideal (RTT + the body's serialization at 100 Mbit/s), the downlink
 #      bytes per response the emulator forwarded. No other tool loads h3 through an emulated link: no peer.
+#   4. --soak SECONDS (this part alone): netbench load --rate --soak-rate/s over HTTP/2 against nghttpd
+#      for SECONDS; the generator's resident memory (VmRSS of /proc/PID/status) every --soak-every
+#      seconds, the first and last samples side by side (flat memory: HDR histograms, not samples).
 #
-#   scripts/bench-load.sh [--duration 5] [--clients 10] [--streams 10] [--body 1024]
+# --pairs N repeats part 1 N times, netbench first in odd pairs and h2load first in even ones, and
+# prints each pair and the medians (so drift on a shared machine hits both alike).
+#
+#   scripts/bench-load.sh [--duration 5] [--clients 10] [--streams 10] [--body 1024] [--pairs 1]
 #                         [--rate 1000] [--stall 1] [--stall-at 4] [--stall-duration 10]
 #                         [--profile-body 10000] [--profile-duration 10] [--profile-shares "50 90"]
+#                         [--soak SECONDS] [--soak-rate 20000] [--soak-every 30]
 #                         [--netbench .build/release/netbench] [--only closed|stall|profile] [--notebook FILE]
 #   --notebook FILE  after a successful run, append an entry to FILE (results/notebook/load.md):
 #                    UTC date, git describe, machine, this command line and the printed output
@@ -30,7 +37,7 @@ set -euo pipefail
 notebook_wrap "$0" "$@"
 
 duration=5 clients=10 streams=10 body=1024 rate=1000 stall=1 stall_at=4 stall_duration=10 only=""
-profile_body=10000 profile_duration=10 profile_shares="50 90"
+profile_body=10000 profile_duration=10 profile_shares="50 90" pairs=1 soak="" soak_rate=20000 soak_every=30
 here=$(cd "$(dirname "$0")/.." && pwd)
 netbench="$here/.build/release/netbench"
 while [ $# -gt 0 ]; do
@@ -48,12 +55,17 @@ while [ $# -gt 0 ]; do
     --profile-body) profile_body=$2; shift 2 ;;
     --profile-duration) profile_duration=$2; shift 2 ;;
     --profile-shares) profile_shares=$2; shift 2 ;;
+    --pairs) pairs=$2; shift 2 ;;
+    --soak) soak=$2; only=soak; shift 2 ;;
+    --soak-rate) soak_rate=$2; shift 2 ;;
+    --soak-every) soak_every=$2; shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench-load: unknown option '$1' (try --help)" >&2; exit 64 ;;
   esac
 done
 for tool in h2load nghttpd nginx openssl; do
   [ "$only" = profile ] && break
+  [ "$only" = soak ] && [ "$tool" != nghttpd ] && [ "$tool" != openssl ] && continue
   command -v "$tool" >/dev/null || { echo "bench-load: $tool is missing (scripts/bootstrap.sh --test)" >&2; exit 2; }
 done
 [ -x "$netbench" ] || { echo "bench-load: $netbench is not built (swift build -c release)" >&2; exit 2; }
@@ -98,15 +110,61 @@ netbench_closed() {
   nb_cpu=$cpu
   [ "${nb_ok:-0}" -gt 0 ] || { echo "bench-load: netbench load: no request succeeded" >&2; cat "$work/out" >&2; exit 2; }
 }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "unknown" }'; }
+
 closed_pair() {  # $1 label, $2 netbench transport, $3 h2load options, $4 streams
-  netbench_closed "$2" "$4"
-  h2load_closed "$3" "$4"
-  echo "$1: closed model, -c $clients -m $4, ${duration} s, $body-byte body"
-  printf '  %-10s %14s %12s %16s\n' tool "req/s" "requests" "CPU µs/request"
-  printf '  %-10s %14s %12s %16s\n' netbench "$nb_rate" "$nb_ok" "$(per_request_us "$nb_cpu" "$nb_ok")"
-  printf '  %-10s %14s %12s %16s\n' h2load "$h2_rate" "$h2_ok" "$(per_request_us "$h2_cpu" "$h2_ok")"
-  echo "  netbench / h2load req/s = $(awk -v a="$nb_rate" -v b="$h2_rate" 'BEGIN {printf "%.2f", a / b}')"
+  local i nb_rates=() h2_rates=() nb_us=() h2_us=()
+  echo "$1: closed model, -c $clients -m $4, ${duration} s, $body-byte body, $pairs alternating pair(s)"
+  printf '  %-5s %-10s %14s %12s %16s\n' pair tool "req/s" "requests" "CPU µs/request"
+  for i in $(seq "$pairs"); do
+    if [ $((i % 2)) = 1 ]; then netbench_closed "$2" "$4"; h2load_closed "$3" "$4"
+    else h2load_closed "$3" "$4"; netbench_closed "$2" "$4"; fi
+    nb_rates+=("$nb_rate"); h2_rates+=("$h2_rate")
+    nb_us+=("$(per_request_us "$nb_cpu" "$nb_ok")"); h2_us+=("$(per_request_us "$h2_cpu" "$h2_ok")")
+    printf '  %-5s %-10s %14s %12s %16s\n' "$i" netbench "$nb_rate" "$nb_ok" "${nb_us[-1]}"
+    printf '  %-5s %-10s %14s %12s %16s\n' "$i" h2load "$h2_rate" "$h2_ok" "${h2_us[-1]}"
+  done
+  local mn mh
+  mn=$(printf '%s\n' "${nb_rates[@]}" | median); mh=$(printf '%s\n' "${h2_rates[@]}" | median)
+  if [ "$pairs" -gt 1 ]; then
+    printf '  %-5s %-10s %14s %12s %16s\n' median netbench "$mn" "" "$(printf '%s\n' "${nb_us[@]}" | median)"
+    printf '  %-5s %-10s %14s %12s %16s\n' median h2load "$mh" "" "$(printf '%s\n' "${h2_us[@]}" | median)"
+  fi
+  echo "  netbench / h2load req/s = $(ratio "$mn" "$mh")"
   echo
+}
+
+# The generator's VmRSS in kB (empty, not a failure, once it has exited: set -e).
+rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null || true; }
+
+# Part 4: netbench load at a fixed rate for $soak s, its RSS every $soak_every s.
+soak_run() {
+  start_nghttpd
+  echo "Soak: netbench load -t h2 --rate $soak_rate/s for $soak s against nghttpd, -c $clients -m $streams,"
+  echo "$body-byte body; the generator's VmRSS every $soak_every s"
+  "$netbench" load "https://localhost:$port/body" --ca "$work/cert.pem" -t h2 --rate "$soak_rate/s" \
+    --duration "${soak}s" -c "$clients" -m "$streams" > "$work/out" 2>&1 &
+  local gen=$! started=$SECONDS next=$soak_every first="" last="" now kb
+  pids+=("$gen")
+  printf '  %8s %12s %14s\n' elapsed "VmRSS" "load average"
+  while kill -0 "$gen" 2>/dev/null; do
+    sleep 1
+    now=$((SECONDS - started))
+    [ "$now" -ge "$next" ] || continue
+    next=$((next + soak_every))
+    kb=$(rss_kb "$gen")
+    [ -n "$kb" ] || break
+    [ -n "$first" ] || first="$now $kb"
+    last="$now $kb"
+    printf '  %7ss %9s kB %14s\n' "$now" "$kb" "$(cut -d' ' -f1-3 /proc/loadavg)"
+  done
+  wait "$gen" || { echo "bench-load: netbench load (soak) failed" >&2; cat "$work/out" >&2; exit 2; }
+  sed -n 's/^  \(achieved\|latency\|BEHIND\|errors\)/  \1/p' "$work/out"
+  if [ -z "$first" ]; then echo "  VmRSS: unknown (the run ended before the first sample)"; return; fi
+  set -- $first $last
+  echo "  VmRSS first (at $1 s) $2 kB, last (at $3 s) $4 kB: $(awk -v a="$2" -v b="$4" \
+    'BEGIN { printf "%+d kB (%+.1f%%)", b - a, 100 * (b - a) / a }')"
 }
 
 # Stops the server for $stall s, $stall_at s from now (in the background).
@@ -169,3 +227,4 @@ JSON
     done
   fi
 fi
+if [ "$only" = soak ]; then soak_run; fi

@@ -4,7 +4,9 @@
 #   HTTP/1.1: h2load --h1 against `netbench serve --transport h1` and nginx
 # each serving the same body over TLS on loopback, in alternating pairs (netbench first in odd pairs,
 # the peer first in even ones), so drift on a shared machine hits both alike. Prints every pair's
-# req/s, the medians and netbench / peer.
+# req/s and each server's CPU per request (user + system time of the server process and its child
+# processes from /proc/PID/stat around each h2load run, clock ticks of 10 ms: use --requests to make
+# the ticks small against the run), the medians and netbench / peer.
 #
 #   scripts/bench-server.sh [--pairs 5] [--requests 50000] [--clients 10] [--streams 10]
 #                           [--body 1024] [--netbench .build/release/netbench] [--only h2|h1]
@@ -69,7 +71,7 @@ peers_certificate
 start_netbench() {
   # shellcheck disable=SC2086  # --serve-args is a list of options
   "$netbench" serve "$work/scenario.json" --transport "$1" --listen 127.0.0.1:0 $serve_args > "$work/netbench-$1.out" 2>&1 &
-  pids+=($!)
+  pids+=($!); server_pid=$!
   for _ in $(seq 100); do
     port=$(sed -n 's/.* on 127\.0\.0\.1:\([0-9]*\) (TCP).*/\1/p' "$work/netbench-$1.out")
     [ -n "$port" ] && return
@@ -81,40 +83,57 @@ start_netbench() {
 
 
 
-# One h2load run; prints req/s. $1: port, $2: extra h2load options.
+# CPU clock ticks (user + system) of process $1 and its children (nginx's worker).
+cpu_ticks() {
+  local p total=0
+  for p in "$1" $(pgrep -P "$1" 2>/dev/null); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+hz=$(getconf CLK_TCK)
+
+# One h2load run; prints "req/s µs-of-server-CPU-per-request". $1: port, $2: extra h2load options,
+# $3: streams, $4: the server's PID.
 measure() {
-  local out
+  local out t0 t1
+  t0=$(cpu_ticks "$4")
   out=$(h2load -n "$requests" -c "$clients" -m "$3" $2 "https://127.0.0.1:$1/body" 2>&1)
+  t1=$(cpu_ticks "$4")
   local ok; ok=$(echo "$out" | sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p')
   if [ "$ok" != "$requests" ]; then echo "bench-server: h2load on port $1: $ok of $requests succeeded" >&2; echo "$out" >&2; exit 2; fi
-  echo "$out" | sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p'
+  echo "$(echo "$out" | sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p')" \
+    "$(awk -v t=$((t1 - t0)) -v hz="$hz" -v n="$requests" 'BEGIN {printf "%.2f", t * 1e6 / hz / n}')"
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-# Alternating pairs; $1 label, $2 netbench port, $3 peer name, $4 peer port, $5 h2load options, $6 streams.
+# Alternating pairs; $1 label, $2 netbench port, $3 peer name, $4 peer port, $5 h2load options, $6 streams,
+# $7 netbench's PID, $8 the peer's.
 compare() {
-  local ours=() theirs=()
+  local ours=() theirs=() our_cpu=() their_cpu=()
   echo "$1: h2load -n $requests -c $clients -m $6 $5 https://127.0.0.1:PORT/body ($body-byte body), $pairs alternating pairs"
-  printf '  %-5s %14s %14s\n' pair "netbench" "$3"
+  printf '  %-6s %14s %14s   %s\n' pair "netbench" "$3" "server CPU µs/request (netbench, $3)"
   for i in $(seq "$pairs"); do
     local a b
-    if [ $((i % 2)) = 1 ]; then a=$(measure "$2" "$5" "$6"); b=$(measure "$4" "$5" "$6")
-    else b=$(measure "$4" "$5" "$6"); a=$(measure "$2" "$5" "$6"); fi
-    ours+=("$a"); theirs+=("$b")
-    printf '  %-5s %14s %14s\n' "$i" "$a req/s" "$b req/s"
+    if [ $((i % 2)) = 1 ]; then a=$(measure "$2" "$5" "$6" "$7"); b=$(measure "$4" "$5" "$6" "$8")
+    else b=$(measure "$4" "$5" "$6" "$8"); a=$(measure "$2" "$5" "$6" "$7"); fi
+    ours+=("${a% *}"); theirs+=("${b% *}"); our_cpu+=("${a#* }"); their_cpu+=("${b#* }")
+    printf '  %-6s %14s %14s   %s, %s\n' "$i" "${a% *} req/s" "${b% *} req/s" "${a#* }" "${b#* }"
   done
   local mo mt
   mo=$(printf '%s\n' "${ours[@]}" | median); mt=$(printf '%s\n' "${theirs[@]}" | median)
-  printf '  %-5s %14s %14s   netbench / %s = %s\n\n' median "$mo" "$mt" "$3" "$(awk -v a="$mo" -v b="$mt" 'BEGIN {printf "%.2f", a / b}')"
+  printf '  %-6s %14s %14s   %s, %s   netbench / %s = %s\n\n' median "$mo" "$mt" \
+    "$(printf '%s\n' "${our_cpu[@]}" | median)" "$(printf '%s\n' "${their_cpu[@]}" | median)" \
+    "$3" "$(awk -v a="$mo" -v b="$mt" 'BEGIN {printf "%.2f", a / b}')"
 }
 
 echo "netbench $("$netbench" --version 2>/dev/null | head -1) serve ${serve_args:-(defaults)}, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$only" != h1 ]; then
-  start_netbench h2; nb=$port; start_nghttpd; ng=$port
-  compare "HTTP/2" "$nb" nghttpd "$ng" "" "$streams"
+  start_netbench h2; nb=$port; nb_pid=$server_pid; start_nghttpd; ng=$port
+  compare "HTTP/2" "$nb" nghttpd "$ng" "" "$streams" "$nb_pid" "$server_pid"
 fi
 if [ "$only" != h2 ]; then
-  start_netbench h1; nb1=$port; start_nginx; nx=$port
-  compare "HTTP/1.1" "$nb1" nginx "$nx" "--h1" 1
+  start_netbench h1; nb1=$port; nb_pid=$server_pid; start_nginx; nx=$port
+  compare "HTTP/1.1" "$nb1" nginx "$nx" "--h1" 1 "$nb_pid" "$server_pid"
 fi

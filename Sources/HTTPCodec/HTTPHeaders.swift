@@ -7,12 +7,13 @@ public struct HTTPHeaders: Sendable, RandomAccessCollection, ExpressibleByDictio
 {
     public typealias Element = (name: String, value: String)
 
-    private var fields: [Element]
+    /// Unlabeled pairs: `pairs` hands them out as they are, with no copy per request.
+    private var fields: [(String, String)]
 
     public init() { fields = [] }
 
     public init(_ pairs: [(String, String)]) {
-        fields = pairs.map { (name: $0.0, value: $0.1) }
+        fields = pairs
     }
 
     /// Keeps the literal's order: `["host": "a", "range": "bytes=0-"]`.
@@ -22,20 +23,29 @@ public struct HTTPHeaders: Sendable, RandomAccessCollection, ExpressibleByDictio
 
     public var startIndex: Int { fields.startIndex }
     public var endIndex: Int { fields.endIndex }
-    public subscript(position: Int) -> Element { fields[position] }
+    public subscript(position: Int) -> Element {
+        let field = fields[position]
+        return (name: field.0, value: field.1)
+    }
+
+    /// The fields as name-value pairs (shares the storage: no copy).
+    public var pairs: [(String, String)] { fields }
+
+    /// Room for `count` fields without growing (a decoder filling a head one field at a time).
+    public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
 
     /// The first value of the field `name`, or nil.
     public subscript(name: String) -> String? {
-        fields.first { Self.namesEqual($0.name, name) }?.value
+        fields.first { Self.namesEqual($0.0, name) }?.1
     }
 
     /// Every value of the field `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { Self.namesEqual($0.name, name) }.map(\.value)
+        fields.filter { Self.namesEqual($0.0, name) }.map(\.1)
     }
 
     public func contains(_ name: String) -> Bool {
-        fields.contains { Self.namesEqual($0.name, name) }
+        fields.contains { Self.namesEqual($0.0, name) }
     }
 
     /// The comma-separated list elements of every `name` field, trimmed and lowercased
@@ -49,21 +59,21 @@ public struct HTTPHeaders: Sendable, RandomAccessCollection, ExpressibleByDictio
     }
 
     public mutating func add(name: String, value: String) {
-        fields.append((name: name, value: value))
+        fields.append((name, value))
     }
 
     /// Removes every `name` field.
     public mutating func remove(name: String) {
-        fields.removeAll { Self.namesEqual($0.name, name) }
+        fields.removeAll { Self.namesEqual($0.0, name) }
     }
 
     /// Replaces every `name` field with one field holding `value`, at the first one's place.
     public mutating func replaceOrAdd(name: String, value: String) {
-        if let first = fields.firstIndex(where: { Self.namesEqual($0.name, name) }) {
-            fields[first].value = value
+        if let first = fields.firstIndex(where: { Self.namesEqual($0.0, name) }) {
+            fields[first].1 = value
             var index = fields.index(after: first)
             while index < fields.endIndex {
-                if Self.namesEqual(fields[index].name, name) { fields.remove(at: index) } else { index += 1 }
+                if Self.namesEqual(fields[index].0, name) { fields.remove(at: index) } else { index += 1 }
             }
         } else {
             add(name: name, value: value)
@@ -71,7 +81,7 @@ public struct HTTPHeaders: Sendable, RandomAccessCollection, ExpressibleByDictio
     }
 
     public var description: String {
-        "[" + fields.map { "\($0.name): \($0.value)" }.joined(separator: ", ") + "]"
+        "[" + fields.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + "]"
     }
 
     /// ASCII case-insensitive equality of field names; no Unicode folding (names are tokens).
@@ -93,7 +103,7 @@ extension HTTPHeaders: Equatable {
     /// Same fields in the same order, names compared case-insensitively, values exactly.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.count == rhs.count
-            && zip(lhs.fields, rhs.fields).allSatisfy { namesEqual($0.name, $1.name) && $0.value == $1.value }
+            && zip(lhs.fields, rhs.fields).allSatisfy { namesEqual($0.0, $1.0) && $0.1 == $1.1 }
     }
 }
 

@@ -93,7 +93,7 @@ final class H1ClientConnection: ClientConnection {
         for e in out {
             switch e {
             case .informational: break
-            case .head(let h): events(.head(status: h.status, headers: h.headers.map { ($0.name, $0.value) }, t))
+            case .head(let h): events(.head(status: h.status, headers: h.headers.pairs, t))
             case .body(let n): events(.data(count: n, t))
             case .end(let keepAlive):
                 current = nil

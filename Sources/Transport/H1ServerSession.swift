@@ -63,7 +63,7 @@ final class H1ServerSession: ServerSession {
                 counters { $0.requests += 1 }
                 let req = ServerRequest(
                     method: head.method, path: head.target, authority: hostOnly(head.host ?? ""),
-                    headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "http/1.1",
+                    headers: head.headers.pairs, httpProtocol: "http/1.1",
                     bodyBytes: bodyBytes)
                 let p = Pending(response: handler(req), keepAlive: head.keepAlive)
                 queue.append(p)

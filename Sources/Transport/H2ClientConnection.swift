@@ -45,10 +45,21 @@ final class H2ClientConnection: ClientConnection {
     /// HTTP/2 multiplexes: nghttp2 itself holds requests beyond the peer's stream limit.
     var freeSlots: Int { closed ? 0 : 1000 }
 
+    /// Requests sent in one event-loop turn are submitted together at its end (`runAfterIO`), so
+    /// their HEADERS frames leave in one TLS record and one write, as a browser's network stack
+    /// batches the requests one task discovers (h2load does the same), not one record each.
     func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
         queued.append((request, events))
-        if info.handshakeEnd != nil { submitQueued() }
+        guard info.handshakeEnd != nil, !submitScheduled else { return }
+        submitScheduled = true
+        stream.loop.runAfterIO { [weak self] in
+            guard let self else { return }
+            self.submitScheduled = false
+            if !self.closed { self.submitQueued() }
+        }
     }
+
+    private var submitScheduled = false
 
     func networkChanged(_ change: NetworkChange) {
         guard change.abortTCP, !closed else { return }
@@ -73,8 +84,9 @@ final class H2ClientConnection: ClientConnection {
     }
 
     private func submitQueued() {
-        let batch = queued
-        queued.removeAll()
+        var batch: [(ClientRequest, (ClientEvent) -> Void)] = []
+        swap(&batch, &queued)
+        submitted.removeAll(keepingCapacity: true)
         for (req, events) in batch {
             do {
                 // nghttp2 numbers streams at submission, so the chain takes the next id first.
@@ -85,6 +97,7 @@ final class H2ClientConnection: ClientConnection {
                     headers: HTTPHeaders(req.headers), priority: priority, bodyLength: req.bodyLength)
                 precondition(priority == nil || id == next, "nghttp2 numbered stream \(id), expected \(next)")
                 active[id] = events
+                submitted.append(id)
             } catch {
                 events(.failed("HTTP/2 submit: \(error)", Instant.now()))
             }
@@ -92,10 +105,13 @@ final class H2ClientConnection: ClientConnection {
         pump()
         // Requests count as sent once their HEADERS frames are handed to TLS.
         let now = Instant.now()
-        for id in active.keys where sentMarked.insert(id).inserted { active[id]?(.sent(now)) }
+        for id in submitted { active[id]?(.sent(now)) }
+        batch.removeAll(keepingCapacity: true)
+        if queued.isEmpty { swap(&batch, &queued) }  // keep the storage for the next batch
     }
 
-    private var sentMarked = Set<Int32>()
+    /// The streams of the batch being submitted (reused).
+    private var submitted: [Int32] = []
 
     private func received(_ bytes: UnsafeRawBufferPointer, _ t: Instant) {
         let events: [HTTP2Event]
@@ -112,7 +128,7 @@ final class H2ClientConnection: ClientConnection {
         for e in events {
             switch e {
             case .response(let id, let status, let headers, let endStream):
-                active[id]?(.head(status: status, headers: headers.map { ($0.name, $0.value) }, t))
+                active[id]?(.head(status: status, headers: headers.pairs, t))
                 if endStream { finish(id, t) }
             case .data(let id, let count, let endStream):
                 if count > 0 { active[id]?(.data(count: count, t)) }

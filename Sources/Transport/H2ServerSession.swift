@@ -56,13 +56,29 @@ final class H2ServerSession: ServerSession {
                     answer(id, head, bodyBytes: bytes)
                 }
             case .streamClosed(let id, _):
-                receiving[id] = nil
+                if !receiving.isEmpty { receiving[id] = nil }
                 streamEnded(id)
             default:
                 break
             }
         }
+        flushCounts()
         pump()
+    }
+
+    /// Counts not yet added to the server's: one update per batch of requests, not two per request.
+    private var uncountedRequests = 0
+    private var uncountedBodyBytes: Int64 = 0
+
+    private func flushCounts() {
+        guard uncountedRequests > 0 || uncountedBodyBytes > 0 else { return }
+        let (requests, bytes) = (uncountedRequests, uncountedBodyBytes)
+        uncountedRequests = 0
+        uncountedBodyBytes = 0
+        counters {
+            $0.requests += requests
+            $0.bodyBytesSent += bytes
+        }
     }
 
     private func streamEnded(_ id: Int32) {
@@ -73,14 +89,15 @@ final class H2ServerSession: ServerSession {
 
     private func answer(_ id: Int32, _ head: HTTPRequestHead, bodyBytes: Int64) {
         do {
-            counters { $0.requests += 1 }
+            uncountedRequests += 1
             let req = ServerRequest(
                 method: head.method, path: head.target, authority: hostOnly(head.authority ?? head.host ?? ""),
-                headers: head.headers.map { ($0.name, $0.value) }, httpProtocol: "h2", bodyBytes: bodyBytes)
+                headers: head.headers.pairs, httpProtocol: "h2", bodyBytes: bodyBytes)
             let response = handler(req)
             guard response.delay > 0 else { return submit(id, response) }  // received() pumps after the batch
             loop.schedule(after: response.delay) { [weak self] in
                 self?.submit(id, response)
+                self?.flushCounts()
                 self?.pump()
             }
         }
@@ -90,7 +107,7 @@ final class H2ServerSession: ServerSession {
         try? h2.submitResponse(
             stream: id, status: response.status, fields: response.headers,
             bodyLength: response.bodyLength, prefix: response.prefix, suffix: response.suffix)
-        counters { $0.bodyBytesSent += response.bodyLength }
+        uncountedBodyBytes += response.bodyLength
     }
 
     /// Whether a response's head goes out at the end of its TLS record (each `write` ends one), or
@@ -107,13 +124,15 @@ final class H2ServerSession: ServerSession {
         // A batch stops at the limit; once flushed (outside an event-loop turn) the kernel may have
         // room again at once, and nothing else would wake this pump: go on until nghttp2 has nothing
         // ready or the kernel holds the limit (then `waitForRoom`). Each round writes ≥ the limit.
-        while full && stream.phase == .open && h2.wantsWrite && stream.acceptsMore {
+        while full && stream.phase == .open && h2.wantsWrite {
+            // `stream.acceptsMore`, with the limit read once (an ioctl with late binding) for the round.
+            let limit = stream.acceptanceLimit()
+            guard stream.backlog < limit else { break }
             full = false
             let room =
                 stream.lateBindingChunk.map {
                     UnsafeMutableRawBufferPointer(rebasing: outbound[0..<min(outbound.count, $0)])
                 } ?? outbound
-            let limit = stream.acceptanceLimit()
             stream.batched {
                 while stream.phase == .open && h2.wantsWrite {
                     if stream.backlog >= limit { full = true; break }
@@ -139,6 +158,9 @@ final class H2ServerSession: ServerSession {
     /// Streams that closed as their last frame went out end their time in flight now, not at the
     /// client's next frame (a client that goes quiet would otherwise never count as idle).
     private func settleSentStreams() {
-        for case .streamClosed(let id, _) in h2.takeEvents() { receiving[id] = nil; streamEnded(id) }
+        for case .streamClosed(let id, _) in h2.takeEvents() {
+            if !receiving.isEmpty { receiving[id] = nil }
+            streamEnded(id)
+        }
     }
 }

@@ -218,6 +218,10 @@ final class SecureStream {
                 if phase == .handshaking { advanceHandshake() }
                 if phase == .open { drainPlaintext() }
                 if !inTurn { flush() }
+                // A short read emptied the socket: the next read would only say EAGAIN (a system
+                // call per turn for nothing). epoll is level-triggered: bytes arriving meanwhile,
+                // or the peer's FIN, wake the next turn.
+                if n < readBuffer.count { return }
             }
         }
     }

@@ -225,42 +225,60 @@ public final class LoadGenerator {
         }
     }
 
-    func send(on c: ClientConnection, slot: Slot, intended: Instant, step: Int) {
-        let group = groups[slot.group]
-        let target = group[nextInGroup[slot.group]]
-        nextInGroup[slot.group] = (nextInGroup[slot.group] + 1) % group.count
-        slot.inFlight += 1
-        outstanding += 1
-        record.sent += 1
+    /// One request's progress: one object per request (its closure captures nothing else that
+    /// changes), instead of a box per captured variable.
+    final class Exchange {
+        let slot: Slot
+        let target: Int
+        let intended: Instant
+        let step: Int
         var status = 0
         var bytes: Int64 = 0
         var done = false
-        c.send(ClientRequest(authority: target.serverName, path: target.path)) { [unowned self] event in
-            guard !done, !self.isFinished else { return }
-            switch event {
-            case .sent(let t): self.record.sendLag(t.since(intended))
-            case .head(let s, _, _): status = s
-            case .data(let n, _): bytes += Int64(n)
-            case .end(let t):
-                done = true
-                slot.answered += 1
-                self.record.bytes += bytes
-                if status != 200 {
-                    self.record.count("status", 1, example: "\(target.path): status \(status), expected 200")
-                } else if let want = target.expectedBytes, want != bytes {
-                    self.record.count(
-                        "length", 1, example: "\(target.path): \(bytes) body bytes, expected exactly \(want)")
-                } else {
-                    self.record.ok(latency: t.since(intended), step: step, at: t)
-                }
-                self.ended(slot)
-            case .failed(let why, _):
-                done = true
-                self.record.bytes += bytes
-                let kind = c.info.handshakeEnd == nil ? "connect" : "closed"
-                self.record.count(kind, 1, example: "\(target.path): \(why)")
-                self.ended(slot)
+        init(slot: Slot, target: Int, intended: Instant, step: Int) {
+            self.slot = slot; self.target = target; self.intended = intended; self.step = step
+        }
+    }
+
+    func send(on c: ClientConnection, slot: Slot, intended: Instant, step: Int) {
+        let group = groups[slot.group]
+        let index = nextInGroup[slot.group]
+        nextInGroup[slot.group] = (index + 1) % group.count
+        slot.inFlight += 1
+        outstanding += 1
+        record.sent += 1
+        let exchange = Exchange(slot: slot, target: index, intended: intended, step: step)
+        c.send(ClientRequest(authority: group[index].serverName, path: group[index].path)) {
+            [unowned self] event in
+            self.handle(event, of: exchange, on: c)
+        }
+    }
+
+    func handle(_ event: ClientEvent, of x: Exchange, on c: ClientConnection) {
+        guard !x.done, !isFinished else { return }
+        switch event {
+        case .sent(let t): record.sendLag(t.since(x.intended))
+        case .head(let s, _, _): x.status = s
+        case .data(let n, _): x.bytes += Int64(n)
+        case .end(let t):
+            x.done = true
+            x.slot.answered += 1
+            record.bytes += x.bytes
+            let target = groups[x.slot.group][x.target]
+            if x.status != 200 {
+                record.count("status", 1, example: "\(target.path): status \(x.status), expected 200")
+            } else if let want = target.expectedBytes, want != x.bytes {
+                record.count("length", 1, example: "\(target.path): \(x.bytes) body bytes, expected exactly \(want)")
+            } else {
+                record.ok(latency: t.since(x.intended), step: x.step, at: t)
             }
+            ended(x.slot)
+        case .failed(let why, _):
+            x.done = true
+            record.bytes += x.bytes
+            let kind = c.info.handshakeEnd == nil ? "connect" : "closed"
+            record.count(kind, 1, example: "\(groups[x.slot.group][x.target].path): \(why)")
+            ended(x.slot)
         }
     }
 

@@ -261,6 +261,7 @@ public final class HTTP2Connection {
         bodyLength: Int64 = 0
     ) throws(HTTP2Error) -> Int32 {
         precondition(role == .client, "submitRequest on a server connection")
+        lastHead = nil
         fields.removeAll()
         fields.add(":method", method)  // Chrome's pseudo-header order
         fields.add(":authority", authority)
@@ -303,17 +304,39 @@ public final class HTTP2Connection {
     }
 
     /// `submitResponse` with the fields as name-value pairs (the replay server's, which keeps no
-    /// `HTTPHeaders` of its own per response).
+    /// `HTTPHeaders` of its own per response). A server answering many requests for one resource
+    /// passes the same array each time: while the array (its storage, not only its contents), the
+    /// status and the length repeat, the field list built for the last response is sent again as it is.
     public func submitResponse(
         stream: Int32, status: Int, fields pairs: [(String, String)],
         bodyLength: Int64, prefix: [UInt8] = [], suffix: [UInt8] = []
     ) throws(HTTP2Error) {
-        let hasContentLength = pairs.contains {
-            $0.0.utf8.count == 14 && HTTPHeaders.namesEqual($0.0, "content-length")
+        precondition(role == .server, "submitResponse on a client connection")
+        guard isOpen(stream) else { throw .streamNotOpen(stream) }
+        let repeated =
+            lastHead.map { $0.status == status && $0.bodyLength == bodyLength && Self.sameStorage($0.pairs, pairs) }
+            ?? false
+        if !repeated {
+            let hasContentLength = pairs.contains {
+                $0.0.utf8.count == 14 && HTTPHeaders.namesEqual($0.0, "content-length")
+            }
+            buildResponseFields(status: status, hasContentLength: hasContentLength, bodyLength: bodyLength) {
+                $0.addRegular(pairs)
+            }
+            lastHead = (pairs, status, bodyLength)
         }
-        try submitResponse(
-            stream: stream, status: status, hasContentLength: hasContentLength,
-            addFields: { $0.addRegular(pairs) }, bodyLength: bodyLength, prefix: prefix, suffix: suffix)
+        try submitBuiltResponse(stream: stream, bodyLength: bodyLength, prefix: prefix, suffix: suffix)
+    }
+
+    /// The fields, status and length `fields` was last built from for a response (see above); nil
+    /// once `fields` holds anything else. Holding the array keeps its storage from being reused.
+    private var lastHead: (pairs: [(String, String)], status: Int, bodyLength: Int64)?
+
+    /// Whether `a` and `b` share their storage (then they are equal: an array written to while
+    /// another holds its storage gets storage of its own).
+    private static func sameStorage(_ a: [(String, String)], _ b: [(String, String)]) -> Bool {
+        a.count == b.count
+            && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
     }
 
     private func submitResponse(
@@ -322,12 +345,26 @@ public final class HTTP2Connection {
     ) throws(HTTP2Error) {
         precondition(role == .server, "submitResponse on a client connection")
         guard isOpen(stream) else { throw .streamNotOpen(stream) }
+        buildResponseFields(status: status, hasContentLength: hasContentLength, bodyLength: bodyLength, addFields)
+        lastHead = nil
+        try submitBuiltResponse(stream: stream, bodyLength: bodyLength, prefix: prefix, suffix: suffix)
+    }
+
+    private func buildResponseFields(
+        status: Int, hasContentLength: Bool, bodyLength: Int64, _ addFields: (inout NameValueList) -> Void
+    ) {
         fields.removeAll()
         fields.add(":status", String(status))
         if !HTTPStatus.forbidsBody(status) && !hasContentLength {
             fields.add("content-length", String(bodyLength))
         }
         addFields(&fields)
+    }
+
+    /// Submits the response whose head is in `fields`.
+    private func submitBuiltResponse(
+        stream: Int32, bodyLength: Int64, prefix: [UInt8], suffix: [UInt8]
+    ) throws(HTTP2Error) {
         var provider = Self.bodyProvider
         let session = self.session
         let result = fields.withNameValues { nva, count in

@@ -103,6 +103,8 @@ final class HTTP2SessionState {
             events.append(.data(stream: stream, count: count, endStream: false))
         }
         partialData.removeAll(keepingCapacity: true)
+        // Nothing to hand out: keep the buffer (emptying a shared one would allocate a new one).
+        if events.isEmpty { return [] }
         defer { events.removeAll(keepingCapacity: true) }
         return events
     }
@@ -111,7 +113,8 @@ final class HTTP2SessionState {
 
     func beginHeaders(stream: Int32) {
         endBlock()
-        var state = inbound.removeValue(forKey: stream) ?? InboundStream()
+        // A server's requests without bodies keep no state: `inbound` is mostly empty (no lookup then).
+        var state = inbound.isEmpty ? InboundStream() : inbound.removeValue(forKey: stream) ?? InboundStream()
         state.method = nil; state.path = nil; state.authority = nil; state.scheme = nil; state.status = nil
         state.headers = HTTPHeaders()
         state.headerListBytes = 0
@@ -137,16 +140,37 @@ final class HTTP2SessionState {
                 return false
             }
         }
-        let name = String(decoding: name, as: UTF8.self), value = String(decoding: value, as: UTF8.self)
-        switch name {
-        case ":method": block!.state.method = value
-        case ":path": block!.state.path = value
-        case ":authority": block!.state.authority = value
-        case ":scheme": block!.state.scheme = value
-        case ":status": block!.state.status = Int(value)
-        default: block!.state.headers.add(name: name, value: value)
+        let text = String(decoding: value, as: UTF8.self)
+        // Pseudo-fields are told apart by their bytes: no String is made for their names.
+        switch Self.pseudoField(name) {
+        case .method: block!.state.method = text
+        case .path: block!.state.path = text
+        case .authority: block!.state.authority = text
+        case .scheme: block!.state.scheme = text
+        case .status: block!.state.status = Int(text)
+        case nil:
+            // One allocation for a typical head, not one per doubling (1, 2, 4, 8 fields).
+            if block!.state.headers.isEmpty { block!.state.headers.reserveCapacity(8) }
+            block!.state.headers.add(name: String(decoding: name, as: UTF8.self), value: text)
         }
         return true
+    }
+
+    enum PseudoField { case method, path, authority, scheme, status }
+
+    /// The pseudo-field `name` spells, nil for any other name (regular fields, unknown pseudo-fields).
+    static func pseudoField(_ name: UnsafeBufferPointer<UInt8>) -> PseudoField? {
+        guard name.count >= 5, name[0] == UInt8(ascii: ":") else { return nil }
+        func spells(_ s: StaticString) -> Bool {
+            s.utf8CodeUnitCount == name.count
+                && name.elementsEqual(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        }
+        switch name.count {
+        case 5: return spells(":path") ? .path : nil
+        case 7: return spells(":method") ? .method : spells(":scheme") ? .scheme : spells(":status") ? .status : nil
+        case 10: return spells(":authority") ? .authority : nil
+        default: return nil
+        }
     }
 
     /// Counts a frame about to be received against the per-second limits; false once one is
@@ -172,16 +196,35 @@ final class HTTP2SessionState {
     }
 
     func headersComplete(stream: Int32, isRequest: Bool, endStream: Bool) {
-        if block?.stream == stream { endBlock() }
-        guard var state = inbound[stream] else { return }
-        defer { inbound[stream] = state }
+        var state: InboundStream
+        let inInbound: Bool
+        if let current = block, current.stream == stream {
+            // The usual case: the block just received, taken without a round trip through `inbound`.
+            block = nil
+            state = current.state
+            inInbound = false
+        } else {
+            guard let known = inbound[stream] else { return }
+            state = known
+            inInbound = true
+        }
         if isServer && isRequest {
             state.sawFinalHead = true
             let head = HTTPRequestHead(
                 method: state.method ?? "", target: state.path ?? "", version: .http2,
                 headers: state.headers, authority: state.authority, scheme: state.scheme)
             events.append(.request(stream: stream, head: head, endStream: endStream))
-        } else if !isServer, let status = state.status, !state.sawFinalHead {
+            // A request without a body needs nothing more from this stream's state (no DATA or
+            // trailers may follow END_STREAM): keep none (a dictionary insert and removal per request).
+            if endStream {
+                if inInbound { inbound[stream] = nil }
+                return
+            }
+            inbound[stream] = state
+            return
+        }
+        defer { inbound[stream] = state }
+        if !isServer, let status = state.status, !state.sawFinalHead {
             if (100..<200).contains(status) { return }  // interim response: wait for the final one
             state.sawFinalHead = true
             events.append(.response(stream: stream, status: status, headers: state.headers, endStream: endStream))
@@ -190,16 +233,17 @@ final class HTTP2SessionState {
         }
     }
 
+    // One hash lookup per call (`index(forKey:)`, then the value in place): these run per DATA frame.
     func dataChunk(stream: Int32, count: Int) {
-        guard inbound[stream] != nil else { return }
-        if inbound[stream]!.unreportedData == 0 { partialData.append(stream) }
-        inbound[stream]!.unreportedData += count
+        guard let i = inbound.index(forKey: stream) else { return }
+        if inbound.values[i].unreportedData == 0 { partialData.append(stream) }
+        inbound.values[i].unreportedData += count
     }
 
     func dataFrameComplete(stream: Int32, endStream: Bool) {
-        guard inbound[stream] != nil else { return }
-        let count = inbound[stream]!.unreportedData
-        inbound[stream]!.unreportedData = 0
+        guard let i = inbound.index(forKey: stream) else { return }
+        let count = inbound.values[i].unreportedData
+        inbound.values[i].unreportedData = 0
         if count > 0 || endStream {
             events.append(.data(stream: stream, count: count, endStream: endStream))
         }
@@ -207,10 +251,10 @@ final class HTTP2SessionState {
 
     func streamClosed(stream: Int32, errorCode: UInt32) {
         if block?.stream == stream { endBlock() }
-        if let count = inbound.removeValue(forKey: stream)?.unreportedData, count > 0 {
+        if !inbound.isEmpty, let count = inbound.removeValue(forKey: stream)?.unreportedData, count > 0 {
             events.append(.data(stream: stream, count: count, endStream: false))
         }
-        outbound.removeValue(forKey: stream)
+        if !outbound.isEmpty { outbound.removeValue(forKey: stream) }
         events.append(.streamClosed(stream: stream, errorCode: HTTP2ErrorCode(rawValue: errorCode)))
     }
 
@@ -219,15 +263,15 @@ final class HTTP2SessionState {
     /// Fills `buffer` with the next bytes of `stream`'s generated body.
     /// - Returns: bytes written and whether that was the end of the body.
     func readBody(stream: Int32, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, eof: Bool)? {
-        guard var body = outbound[stream] else { return nil }
-        let n = Int(min(Int64(buffer.count), body.length - body.offset))
-        body.fill(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]))
-        body.offset += Int64(n)
-        if body.offset == body.length {
-            outbound.removeValue(forKey: stream)
+        // One hash lookup per DATA frame; the body is updated in place.
+        guard let i = outbound.index(forKey: stream) else { return nil }
+        let n = Int(min(Int64(buffer.count), outbound.values[i].length - outbound.values[i].offset))
+        outbound.values[i].fill(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]))
+        outbound.values[i].offset += Int64(n)
+        if outbound.values[i].offset == outbound.values[i].length {
+            outbound.remove(at: i)
             return (n, true)
         }
-        outbound[stream] = body
         return (n, false)
     }
 }
