@@ -9,8 +9,8 @@
 #   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--no-think-time]
 #                                  [--serve-args "ARGS"] [--notebook FILE]
 # --no-think-time records with `netbench record --no-think-time` (the replay waits no recorded server time).
-# --serve-args passes ARGS to the replay's `netbench serve` (e.g. "--tls-records 16k": nginx's default
-# ssl_buffer_size of 16 KB records, against the replay's default dynamic record sizing).
+# --serve-args passes ARGS to the replay's `netbench serve` (default "--tls-records 16k": nginx's default
+# ssl_buffer_size of 16 KB records, as the original server writes them; "" for serve's own dynamic records).
 #
 # nginx here (Debian's 1.22) has no HTTP/3, so only h1 and h2 compare. Needs root (the shell's
 # namespaces), nginx, Chromium and python-jinja2-doc (scripts/bootstrap.sh --test).
@@ -19,7 +19,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib/notebook.sh"
 notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 cd "$(dirname "$0")/.."
-profile=4G runs=5 transports=h1,h2 think="" serve_args=""
+# nginx writes 16 KB TLS records (its ssl_buffer_size default): the replay does the same unless told otherwise.
+profile=4G runs=5 transports=h1,h2 think="" serve_args="--tls-records 16k"
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
