@@ -82,7 +82,7 @@ let package = Package(
         // What the tests share: prerequisites (skipped with a reason outside CI, failed under CI), the
         // checkout's root, the built binary, the pages several targets load (Fixtures), a quiet observer.
         .target(name: "TestSupport", dependencies: ["Runner", "BenchModel"], path: "Tests/Support",
-                resources: [.copy("Fixtures")]),
+                exclude: ["aioquic_perf.py"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BenchCoreTests", dependencies: ["BenchCore"]),
         .testTarget(name: "BenchModelTests", dependencies: ["BenchModel", "TestSupport"],
                     resources: [.copy("Fixtures")]),

@@ -143,7 +143,7 @@ struct RecordCommand: ParsableCommand {
     /// Builds and starts `name`'s emulated network; Chromium will run in its client namespace and reach
     /// --resolve targets on the host's loopback through its host gateway (as `shell`'s NETBENCH_HOST).
     static func emulate(_ name: String, _ settings: inout ChromiumRecorder.Settings) throws -> ShellTestbed {
-        let library = try Library.locate()
+        let library = Library.locate()
         let profile = try library.profile(name)
         guard profile.isEmulated else {
             throw BenchError.usage("--profile \(name): not emulated; record without --profile for this machine's own")
