@@ -17,20 +17,31 @@ final class HTTP2ClientBatchingTests: XCTestCase {
         var sentBeforeHead = true
     }
 
-    func testRequestsOfOneTurnLeaveTogetherAndEachIsSentOnce() throws {
+    /// A TLS HTTP/2 server on loopback answering every request with `bodyLength` bytes, and an
+    /// HTTP/2 client connection to it (handshake not yet made).
+    private static func open(bodyLength: Int64) throws -> (EventLoop, TCPServer, ClientConnection) {
         let ca = try CertificateAuthority(commonName: "h2 batching test CA")
         let serverTLS = try TLSServerContext(
             TLSServerConfiguration(identities: [try ca.issue(hostNames: ["origin.test"])], alpn: ["h2"]))
         let loop = try EventLoop()
         let server = try TCPServer(
             loop: loop, endpoint: Endpoint(address: Endpoint.loopbackAddress, port: 0), tls: serverTLS
-        ) { _ in ServerResponse(status: 200, bodyLength: 100) }
-        defer { server.close() }
-        let settings = ClientSettings(
-            tls: try TLSClientContext(TLSClientConfiguration(trustedRootsPEM: ca.certificatePEM, alpn: ["h2"])))
-        let connection = try ClientConnector.open(
-            .h2, loop: loop, remote: server.endpoint, local: nil, serverName: "origin.test", settings: settings)
-        defer { connection.close() }
+        ) { _ in ServerResponse(status: 200, bodyLength: bodyLength) }
+        do {
+            let settings = ClientSettings(
+                tls: try TLSClientContext(TLSClientConfiguration(trustedRootsPEM: ca.certificatePEM, alpn: ["h2"])))
+            let connection = try ClientConnector.open(
+                .h2, loop: loop, remote: server.endpoint, local: nil, serverName: "origin.test", settings: settings)
+            return (loop, server, connection)
+        } catch {
+            server.close()
+            throw error
+        }
+    }
+
+    func testRequestsOfOneTurnLeaveTogetherAndEachIsSentOnce() throws {
+        let (loop, server, connection) = try Self.open(bodyLength: 100)
+        defer { connection.close(); server.close() }  // the client first, as it may still write
 
         let first = 30, second = 5
         var traces = Array(repeating: Trace(), count: first + second)
@@ -72,19 +83,8 @@ final class HTTP2ClientBatchingTests: XCTestCase {
     /// Requests sent on an open connection within one turn (not only those waiting for the
     /// handshake) leave together too.
     func testRequestsSentAfterTheHandshakeInOneTurnLeaveTogether() throws {
-        let ca = try CertificateAuthority(commonName: "h2 batching test CA")
-        let serverTLS = try TLSServerContext(
-            TLSServerConfiguration(identities: [try ca.issue(hostNames: ["origin.test"])], alpn: ["h2"]))
-        let loop = try EventLoop()
-        let server = try TCPServer(
-            loop: loop, endpoint: Endpoint(address: Endpoint.loopbackAddress, port: 0), tls: serverTLS
-        ) { _ in ServerResponse(status: 200, bodyLength: 10) }
-        defer { server.close() }
-        let settings = ClientSettings(
-            tls: try TLSClientContext(TLSClientConfiguration(trustedRootsPEM: ca.certificatePEM, alpn: ["h2"])))
-        let connection = try ClientConnector.open(
-            .h2, loop: loop, remote: server.endpoint, local: nil, serverName: "origin.test", settings: settings)
-        defer { connection.close() }
+        let (loop, server, connection) = try Self.open(bodyLength: 10)
+        defer { connection.close(); server.close() }  // the client first, as it may still write
         var ready = false
         connection.onStateChange = { ready = ready || connection.info.handshakeEnd != nil }
         try loop.run(until: Instant.now() + .seconds(10)) { ready }
