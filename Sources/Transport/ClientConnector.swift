@@ -21,6 +21,9 @@ public struct ClientSettings {
     /// behind the upload's backlog in the socket (what the responsiveness draft asks of its test
     /// clients). nil: the client writes what flow control allows.
     public var h2UnsentLimit: Int?
+    /// false: HTTP/2 responses are handed over with their status and no header fields (the
+    /// client skips decoding them; `netbench load` reads only the status and counts the body).
+    public var responseFields = true
     public init(
         tls: TLSClientContext?, tcp: Socket.TCPOptions = .init(), quic: QUICConfiguration = QUICConfiguration(),
         trustedRootsPEM: String = ""
@@ -49,7 +52,7 @@ public enum ClientConnector {
             }
             return try H2ClientConnection(
                 loop: loop, remote: remote, local: local, serverName: serverName, tls: tls, tcp: settings.tcp,
-                unsentLimit: settings.h2UnsentLimit)
+                unsentLimit: settings.h2UnsentLimit, responseFields: settings.responseFields)
         case .h3:
             return try H3ClientConnection(
                 loop: loop, remote: remote, local: local, serverName: serverName,

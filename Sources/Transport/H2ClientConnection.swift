@@ -19,10 +19,11 @@ final class H2ClientConnection: ClientConnection {
 
     init(
         loop: EventLoop, remote: Endpoint, local: Endpoint?, serverName: String, tls: TLSClientContext,
-        tcp: Socket.TCPOptions, unsentLimit: Int? = nil
+        tcp: Socket.TCPOptions, unsentLimit: Int? = nil, responseFields: Bool = true
     ) throws {
         info = ConnectionInfo(kind: .h2, connectStart: Instant.now(), remote: remote)
         h2 = try HTTP2Connection(role: .client, settings: .chromeClient)
+        h2.decodesRegularFields = responseFields
         outbound = .allocate(byteCount: 64 * 1024, alignment: 16)
         stream = try SecureStream.connectClient(
             loop: loop, remote: remote, local: local, serverName: serverName,

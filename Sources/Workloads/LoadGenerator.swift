@@ -72,7 +72,11 @@ public final class LoadGenerator {
 
     public init(settings: LoadSettings, targets: [LoadTarget], remote: Endpoint, client: ClientSettings) throws {
         precondition(!targets.isEmpty && settings.connections > 0 && settings.streams > 0)
-        self.settings = settings; self.targets = targets; self.remote = remote; self.client = client
+        self.settings = settings; self.targets = targets; self.remote = remote
+        // Only a response's status and body length are checked: its header fields are not decoded.
+        var client = client
+        client.responseFields = false
+        self.client = client
         loop = try EventLoop()
         var names: [String] = []
         for t in targets where !names.contains(t.serverName) { names.append(t.serverName) }
@@ -180,7 +184,9 @@ public final class LoadGenerator {
         while idle < slots.count, let (intended, step) = nextRequest(now) {
             let slot = slots[cursor]
             cursor = (cursor + 1) % slots.count
-            guard let c = usableConnection(slot, now), slot.inFlight < cap, c.freeSlots > 0 else {
+            // The stream count first: a full slot's connection is not even looked at (each look
+            // retains and releases it).
+            guard slot.inFlight < cap, let c = usableConnection(slot, now), c.freeSlots > 0 else {
                 idle += 1
                 continue
             }

@@ -75,6 +75,8 @@ final class HTTP2SessionState {
     var lastLibraryMessage: String?
     /// A server's limits on its peer (nil: none beyond nghttp2's own).
     var limits: HTTP2Limits?
+    /// See `HTTP2Connection.decodesRegularFields`.
+    var decodesRegularFields = true
     /// The time of the bytes being received, for the per-second frame counts.
     var now: UInt64 = 0
     private var windowStart: UInt64 = 0
@@ -140,20 +142,33 @@ final class HTTP2SessionState {
                 return false
             }
         }
-        let text = String(decoding: value, as: UTF8.self)
         // Pseudo-fields are told apart by their bytes: no String is made for their names.
         switch Self.pseudoField(name) {
-        case .method: block!.state.method = text
-        case .path: block!.state.path = text
-        case .authority: block!.state.authority = text
-        case .scheme: block!.state.scheme = text
-        case .status: block!.state.status = Int(text)
+        case .method: block!.state.method = String(decoding: value, as: UTF8.self)
+        case .path: block!.state.path = String(decoding: value, as: UTF8.self)
+        case .authority: block!.state.authority = String(decoding: value, as: UTF8.self)
+        case .scheme: block!.state.scheme = String(decoding: value, as: UTF8.self)
+        case .status: block!.state.status = Self.status(value)
         case nil:
+            guard decodesRegularFields else { return true }
             // One allocation for a typical head, not one per doubling (1, 2, 4, 8 fields).
             if block!.state.headers.isEmpty { block!.state.headers.reserveCapacity(8) }
-            block!.state.headers.add(name: String(decoding: name, as: UTF8.self), value: text)
+            block!.state.headers.add(
+                name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
         }
         return true
+    }
+
+    /// A `:status` value's number: three ASCII digits (RFC 9110 §15), nil for anything else (as
+    /// `Int(String)` of a malformed value was; nghttp2 itself rejects a non-numeric status).
+    static func status(_ value: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard value.count == 3 else { return nil }
+        var n = 0
+        for byte in value {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            n = n * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return n
     }
 
     enum PseudoField { case method, path, authority, scheme, status }
@@ -234,16 +249,29 @@ final class HTTP2SessionState {
     }
 
     // One hash lookup per call (`index(forKey:)`, then the value in place): these run per DATA frame.
+    // The stream's state is read and changed through `inout` (the values' modify accessor): reading
+    // `inbound.values[i].unreportedData` would copy the whole state out (its strings and fields
+    // retained and released) for one integer.
     func dataChunk(stream: Int32, count: Int) {
         guard let i = inbound.index(forKey: stream) else { return }
-        if inbound.values[i].unreportedData == 0 { partialData.append(stream) }
-        inbound.values[i].unreportedData += count
+        if Self.add(count, to: &inbound.values[i]) { partialData.append(stream) }
+    }
+
+    /// Adds `count` unreported bytes; whether there were none before.
+    private static func add(_ count: Int, to state: inout InboundStream) -> Bool {
+        defer { state.unreportedData += count }
+        return state.unreportedData == 0
+    }
+
+    /// The unreported bytes, now reported.
+    private static func takeUnreported(_ state: inout InboundStream) -> Int {
+        defer { state.unreportedData = 0 }
+        return state.unreportedData
     }
 
     func dataFrameComplete(stream: Int32, endStream: Bool) {
         guard let i = inbound.index(forKey: stream) else { return }
-        let count = inbound.values[i].unreportedData
-        inbound.values[i].unreportedData = 0
+        let count = Self.takeUnreported(&inbound.values[i])
         if count > 0 || endStream {
             events.append(.data(stream: stream, count: count, endStream: endStream))
         }
