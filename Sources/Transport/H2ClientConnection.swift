@@ -10,7 +10,7 @@ final class H2ClientConnection: ClientConnection {
     private let stream: SecureStream
     private let h2: HTTP2Connection
     private var queued: [(ClientRequest, (ClientEvent) -> Void)] = []
-    private var active: [Int32: (ClientEvent) -> Void] = [:]
+    private var active = StreamTable<(ClientEvent) -> Void>()
     private var closed = false
     private var chain = PriorityChain()
     private var outbound: UnsafeMutableRawBufferPointer
@@ -180,7 +180,7 @@ final class H2ClientConnection: ClientConnection {
         closed = true
         info.closedAt = t
         if let reason, info.error == nil { info.error = reason }
-        let pending = active.values.map { $0 } + queued.map { $0.1 }
+        let pending = active.entries.map { $0.value } + queued.map { $0.1 }
         active.removeAll()
         queued.removeAll()
         for cb in pending { cb(.failed(reason ?? "connection closed with the response incomplete", t)) }

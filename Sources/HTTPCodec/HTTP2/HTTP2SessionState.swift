@@ -60,12 +60,12 @@ final class HTTP2SessionState {
 
     let isServer: Bool
     var events: [HTTP2Event] = []
-    var inbound: [Int32: InboundStream] = [:]
+    var inbound = StreamTable<InboundStream>()
     /// The header block being received, out of `inbound` until it ends, so that a field costs no
     /// dictionary lookup (RFC 9113 §6.10: a block's frames are never interleaved with other frames,
     /// so one block at a time is all nghttp2 can be in).
     private var block: (stream: Int32, state: InboundStream)?
-    var outbound: [Int32: OutboundBody] = [:]
+    var outbound = StreamTable<OutboundBody>()
     /// Streams with DATA bytes received in a frame that has not ended yet.
     private var partialData: [Int32] = []
     /// Set when the application itself submits GOAWAY, so that only the library's own
@@ -100,8 +100,7 @@ final class HTTP2SessionState {
             block!.state.unreportedData = 0
         }
         for stream in partialData {
-            guard let count = inbound[stream]?.unreportedData, count > 0 else { continue }
-            inbound[stream]!.unreportedData = 0
+            guard let count = inbound.modify(stream, Self.takeUnreported), count > 0 else { continue }
             events.append(.data(stream: stream, count: count, endStream: false))
         }
         partialData.removeAll(keepingCapacity: true)
@@ -248,13 +247,11 @@ final class HTTP2SessionState {
         }
     }
 
-    // One hash lookup per call (`index(forKey:)`, then the value in place): these run per DATA frame.
-    // The stream's state is read and changed through `inout` (the values' modify accessor): reading
-    // `inbound.values[i].unreportedData` would copy the whole state out (its strings and fields
+    // One lookup per call, the value changed in place: these run per DATA frame. Reading
+    // `inbound[stream]?.unreportedData` would copy the whole state out (its strings and fields
     // retained and released) for one integer.
     func dataChunk(stream: Int32, count: Int) {
-        guard let i = inbound.index(forKey: stream) else { return }
-        if Self.add(count, to: &inbound.values[i]) { partialData.append(stream) }
+        if inbound.modify(stream, { Self.add(count, to: &$0) }) == true { partialData.append(stream) }
     }
 
     /// Adds `count` unreported bytes; whether there were none before.
@@ -270,8 +267,7 @@ final class HTTP2SessionState {
     }
 
     func dataFrameComplete(stream: Int32, endStream: Bool) {
-        guard let i = inbound.index(forKey: stream) else { return }
-        let count = Self.takeUnreported(&inbound.values[i])
+        guard let count = inbound.modify(stream, Self.takeUnreported) else { return }
         if count > 0 || endStream {
             events.append(.data(stream: stream, count: count, endStream: endStream))
         }
@@ -291,15 +287,16 @@ final class HTTP2SessionState {
     /// Fills `buffer` with the next bytes of `stream`'s generated body.
     /// - Returns: bytes written and whether that was the end of the body.
     func readBody(stream: Int32, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, eof: Bool)? {
-        // One hash lookup per DATA frame; the body is updated in place.
-        guard let i = outbound.index(forKey: stream) else { return nil }
-        let n = Int(min(Int64(buffer.count), outbound.values[i].length - outbound.values[i].offset))
-        outbound.values[i].fill(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]))
-        outbound.values[i].offset += Int64(n)
-        if outbound.values[i].offset == outbound.values[i].length {
-            outbound.remove(at: i)
-            return (n, true)
-        }
-        return (n, false)
+        // One lookup per DATA frame; the body is updated in place.
+        guard
+            let (n, eof) = outbound.modify(stream, { body -> (Int, Bool) in
+                let n = Int(min(Int64(buffer.count), body.length - body.offset))
+                body.fill(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]))
+                body.offset += Int64(n)
+                return (n, body.offset == body.length)
+            })
+        else { return nil }
+        if eof { outbound.removeValue(forKey: stream) }
+        return (n, eof)
     }
 }
