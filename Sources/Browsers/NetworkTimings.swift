@@ -14,11 +14,15 @@ struct NetworkTimings {
         var sendStart: Double?
         var receiveHeadersEnd: Double?
         var finished: Double?
+        /// Body bytes as `Network.dataReceived` counts them (`dataLength`): decoded bytes.
         var bodyBytes: Int64 = 0
-        /// A content-encoded response: bytes received by the response's head (its `encodedDataLength`),
-        /// so that the body's encoded size is the total at the end less these (`dataReceived` counts
-        /// decoded bytes).
+        /// A content-encoded response: bytes received by the response's head (its `encodedDataLength`).
+        /// Over HTTP/1.1 the body's encoded size is the total at the end less these; over HTTP/2 and
+        /// HTTP/3 that difference also counts every DATA frame's header (Chromium adds 9 bytes an h2
+        /// frame, 2 or more an h3 one), so there only the decoded size is the body's own.
         var encodedHeadBytes: Int64?
+        /// `encodedHeadBytes`' counterpart at `loadingFinished`: the body's wire bytes, framing included.
+        var encodedBodyAndFraming: Int64?
         var protocolName: String?
         var status: Int?
     }
@@ -61,13 +65,19 @@ struct NetworkTimings {
             if let head = e.encodedHeadBytes, let total = (p["encodedDataLength"] as? NSNumber)?.int64Value,
                 total > head
             {
-                e.bodyBytes = total - head
+                e.encodedBodyAndFraming = total - head
             }
             let k = key(e.url)
             if finished[k] == nil { finished[k] = e }
         default:
             break
         }
+    }
+
+    /// Whether Chromium's byte counts for `protocolName` include frame headers between body bytes.
+    static func framesBody(_ protocolName: String?) -> Bool {
+        guard let p = protocolName?.lowercased() else { return false }
+        return p == "h2" || p.hasPrefix("h3") || p.hasPrefix("quic")
     }
 
     /// Entries for `keys` (those that finished), in ms from `timeOrigin` (epoch ms).
@@ -83,7 +93,15 @@ struct NetworkTimings {
             t.requestStart = e.sendStart.map { page(base) + $0 }
             t.responseStart = e.receiveHeadersEnd.map { page(base) + $0 }
             t.responseEnd = page(end)
-            t.encodedBodySize = e.bodyBytes
+            if e.encodedHeadBytes == nil {
+                t.encodedBodySize = e.bodyBytes
+            } else if Self.framesBody(e.protocolName) {
+                // Encoded over h2/h3: the encoded size cannot be told apart from the frame headers.
+                t.decodedBodySize = e.bodyBytes
+                t.encodedSizeUnobserved = true
+            } else {
+                t.encodedBodySize = e.encodedBodyAndFraming ?? 0
+            }
             t.nextHopProtocol = e.protocolName
             t.responseStatus = e.status
             return t
