@@ -26,8 +26,8 @@ struct BrowserReport {
         var responseStatus: Int?
         var loadEventEnd: Double?
         var decodedBodySize: Int64?
-        /// An entry made from the Network domain (`NetworkTimings`) for a content-encoded response over
-        /// h2 or h3: `encodedBodySize` is not known, only `decodedBodySize`.
+        /// An entry made from the Network domain (`NetworkTimings`) for a content-encoded response:
+        /// `encodedBodySize` is not known, only `decodedBodySize`.
         var encodedSizeUnobserved: Bool?
     }
 

@@ -16,13 +16,11 @@ struct NetworkTimings {
         var finished: Double?
         /// Body bytes as `Network.dataReceived` counts them (`dataLength`): decoded bytes.
         var bodyBytes: Int64 = 0
-        /// A content-encoded response: bytes received by the response's head (its `encodedDataLength`).
-        /// Over HTTP/1.1 the body's encoded size is the total at the end less these; over HTTP/2 and
-        /// HTTP/3 that difference also counts every DATA frame's header (Chromium adds 9 bytes an h2
-        /// frame, 2 or more an h3 one), so there only the decoded size is the body's own.
-        var encodedHeadBytes: Int64?
-        /// `encodedHeadBytes`' counterpart at `loadingFinished`: the body's wire bytes, framing included.
-        var encodedBodyAndFraming: Int64?
+        /// A content-encoded response. Its `encodedDataLength` at the end less the head's is not the
+        /// body's encoded size: it also counts every HTTP/2 DATA frame's header (Chromium adds 9 bytes a
+        /// frame), HTTP/3's frame headers, and HTTP/1.1's chunk sizes (nginx sends gzip responses
+        /// chunked), so only the decoded size (`bodyBytes`) is the body's own.
+        var contentEncoded = false
         var protocolName: String?
         var status: Int?
     }
@@ -55,29 +53,18 @@ struct NetworkTimings {
             byRequest[id]?.status = r["status"] as? Int
             let headers = (r["headers"] as? [String: Any]) ?? [:]
             if headers.contains(where: { $0.key.lowercased() == "content-encoding" }) {
-                byRequest[id]?.encodedHeadBytes = (r["encodedDataLength"] as? NSNumber)?.int64Value ?? 0
+                byRequest[id]?.contentEncoded = true
             }
         case "Network.dataReceived":
             byRequest[id]?.bodyBytes += (p["dataLength"] as? NSNumber)?.int64Value ?? 0
         case "Network.loadingFinished":
             guard var e = byRequest[id] else { return }
             e.finished = p["timestamp"] as? Double
-            if let head = e.encodedHeadBytes, let total = (p["encodedDataLength"] as? NSNumber)?.int64Value,
-                total > head
-            {
-                e.encodedBodyAndFraming = total - head
-            }
             let k = key(e.url)
             if finished[k] == nil { finished[k] = e }
         default:
             break
         }
-    }
-
-    /// Whether Chromium's byte counts for `protocolName` include frame headers between body bytes.
-    static func framesBody(_ protocolName: String?) -> Bool {
-        guard let p = protocolName?.lowercased() else { return false }
-        return p == "h2" || p.hasPrefix("h3") || p.hasPrefix("quic")
     }
 
     /// Entries for `keys` (those that finished), in ms from `timeOrigin` (epoch ms).
@@ -93,14 +80,12 @@ struct NetworkTimings {
             t.requestStart = e.sendStart.map { page(base) + $0 }
             t.responseStart = e.receiveHeadersEnd.map { page(base) + $0 }
             t.responseEnd = page(end)
-            if e.encodedHeadBytes == nil {
+            if !e.contentEncoded {
                 t.encodedBodySize = e.bodyBytes
-            } else if Self.framesBody(e.protocolName) {
-                // Encoded over h2/h3: the encoded size cannot be told apart from the frame headers.
+            } else {
+                // Encoded: the encoded size cannot be told apart from the framing around it.
                 t.decodedBodySize = e.bodyBytes
                 t.encodedSizeUnobserved = true
-            } else {
-                t.encodedBodySize = e.encodedBodyAndFraming ?? 0
             }
             t.nextHopProtocol = e.protocolName
             t.responseStatus = e.status
