@@ -7,10 +7,12 @@
 # the same bytes from both servers, and median PLT and LCP from each with their ratio.
 #
 #   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--no-think-time]
-#                                  [--serve-args "ARGS"] [--notebook FILE]
+#                                  [--serve-args "ARGS"] [--gzip] [--notebook FILE]
 # --no-think-time records with `netbench record --no-think-time` (the replay waits no recorded server time).
 # --serve-args passes ARGS to the replay's `netbench serve` (default "--tls-records 16k": nginx's default
 # ssl_buffer_size of 16 KB records, as the original server writes them; "" for serve's own dynamic records).
+# --gzip turns nginx's gzip on for HTML, CSS and JavaScript (level 1, its default): the recording replays
+# those bodies gzip-encoded, as recorded (record's default), so "same bytes" compares compressed bodies.
 #
 # nginx here (Debian's 1.22) has no HTTP/3, so only h1 and h2 compare. Needs root (the shell's
 # namespaces), nginx, Chromium and python-jinja2-doc (scripts/bootstrap.sh --test).
@@ -20,7 +22,7 @@ set -euo pipefail
 notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 cd "$(dirname "$0")/.."
 # nginx writes 16 KB TLS records (its ssl_buffer_size default): the replay does the same unless told otherwise.
-profile=4G runs=5 transports=h1,h2 think="" serve_args="--tls-records 16k"
+profile=4G runs=5 transports=h1,h2 think="" serve_args="--tls-records 16k" gzip="gzip off;"
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
@@ -28,8 +30,9 @@ while [ $# -gt 0 ]; do
     --transports) transports=$2; shift 2 ;;
     --no-think-time) think=--no-think-time; shift ;;
     --serve-args) serve_args=$2; shift 2 ;;
+    --gzip) gzip="gzip on; gzip_types text/css application/javascript text/javascript;"; shift ;;
     *) echo "usage: $0 [--profile P] [--runs N] [--transports h1,h2] [--no-think-time] [--serve-args ARGS]" \
-         "[--notebook FILE]" >&2
+         "[--gzip] [--notebook FILE]" >&2
        exit 64 ;;
   esac
 done
@@ -56,6 +59,7 @@ events { worker_connections 1024; }
 http {
   include /etc/nginx/mime.types;
   access_log off;
+  $gzip
   client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work; uwsgi_temp_path $work;
   scgi_temp_path $work;
   server {
@@ -126,5 +130,7 @@ for t, d in sorted(rows.items()):
     print(f"| {t} | {req(o)} / {req(p)} | {same} | {cell('pltMs')} | {cell('largestContentfulPaintMs')} | {failed} |")
 print(f"\nload before: {before.strip()}\nload after: {after.strip()}")
 PY
-echo "replay server: netbench serve ${serve_args:-with its defaults}; original: nginx $(nginx -v 2>&1 | sed "s/.*nginx\///")"
+echo "replay server: netbench serve ${serve_args:-with its defaults}; original: nginx $(nginx -v 2>&1 | sed "s/.*nginx\///")" \
+  "($gzip)"
+grep -E "bodies|gzip" "$work/record.out" || true
 cat "$work/table.md"

@@ -539,6 +539,9 @@ public struct ServerRecord: Codable, Sendable, Hashable {
     /// Requests the replay server answered 404 during the run (not in the scenario: a recorded
     /// page's script asking for a URL the recording lacks), as `HOST PATH`, in order, at most 1,000.
     public var notFound: [String]?
+    /// Requests that came with a body (a recorded POST's), as `METHOD HOST PATH: N bytes` with the body
+    /// bytes the replay server received, in order, at most 1,000 (bulk uploads are not listed).
+    public var requestBodies: [String]?
     /// h3 runs of `run`'s own servers: how the QUIC endpoints sized packets, controlled congestion and
     /// acknowledged (what sets QUIC's bytes per payload byte on the wire).
     public var quic: QUICSettingsRecord?

@@ -46,10 +46,15 @@ struct ChromiumPageRun: PageLoad {
         }
         guard let root = scenario.root else { return Self.failed("scenario has no root document") }
         let renderer = PageRenderer(scenario: scenario, port: server.port)
-        var urls: [String: String] = [:], served: [String: Int64] = [:]
+        var urls: [String: String] = [:], served: [String: Int64] = [:], decoded: [String: Int64] = [:]
         for r in scenario.resources {
             urls[r.id] = renderer.url(of: r)
             served[r.id] = scenario.recordedBody(of: r) != nil ? r.bytes : renderer.servedBytes(of: r)
+            if let encoding = r.body?.contentEncoding, let body = scenario.recordedBody(of: r),
+                let n = ContentDecoding.decodedLength(of: body, encoding: encoding)
+            {
+                decoded[r.id] = Int64(n)
+            }
         }
         let completion = PageCompletion.rule(for: scenario)
         var flags = ChromiumFlags(
@@ -91,6 +96,7 @@ struct ChromiumPageRun: PageLoad {
             return Self.failed("Chromium: \(f)" + (tail.isEmpty ? "" : " — \(tail)"))
         }
         var results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
+        results.servedDecodedBytes = decoded
         results.completion = completion
         let r = results.records(report)
         var outcome = PageLoadOutcome(

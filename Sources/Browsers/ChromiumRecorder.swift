@@ -99,6 +99,12 @@ public enum ChromiumRecorder {
             try waitQuiet(devtools, deadline: deadline, settings.quiet) {
                 loadEvent && quiet.isQuiet(for: settings.quiet, at: .now())
             }
+            for id in recording.postDataRequests {
+                let posted = try? devtools.call(
+                    "Network.getRequestPostData", ["requestId": id], session: session,
+                    deadline: Instant.now() + .seconds(10))
+                if let text = posted?["postData"] as? String { recording.setPostData(requestID: id, text: text) }
+            }
             for id in recording.bodyRequests {
                 let body = try? devtools.call(
                     "Network.getResponseBody", ["requestId": id], session: session,

@@ -25,6 +25,10 @@ struct BrowserReport {
         var nextHopProtocol: String?
         var responseStatus: Int?
         var loadEventEnd: Double?
+        var decodedBodySize: Int64?
+        /// An entry made from the Network domain (`NetworkTimings`) for a content-encoded response:
+        /// `encodedBodySize` is not known, only `decodedBodySize`.
+        var encodedSizeUnobserved: Bool?
     }
 
     /// One frame's entries; `timeOrigin` (ms since the epoch) places them against the top frame's.
@@ -75,6 +79,8 @@ struct ChromiumResults {
     var urls: [String: String]
     /// Resource id → the body size the server sends browsers (rendered pages may exceed the scenario's).
     var servedBytes: [String: Int64]
+    /// Resource id → the decoded length of a body the server sends content-encoded (a recorded gzip body).
+    var servedDecodedBytes: [String: Int64] = [:]
     /// A real page (`PageCompletion.networkQuiet`) need not fetch every resource: those it did not
     /// are listed in `Records.notRequested`, not failures.
     var completion = PageCompletion.everyResource
@@ -113,7 +119,7 @@ struct ChromiumResults {
     /// Whether `e` is the entry to keep for its URL over `kept` (the one found before, if any).
     static func replaces(_ e: BrowserReport.TimingEntry, _ kept: BrowserReport.TimingEntry?) -> Bool {
         guard let kept else { return true }
-        return (kept.encodedBodySize ?? 0) == 0 && (e.encodedBodySize ?? 0) > 0
+        return (kept.encodedBodySize ?? 0) == 0 && ((e.encodedBodySize ?? 0) > 0 || e.encodedSizeUnobserved == true)
     }
 
     func records(_ report: BrowserReport) -> Records {
@@ -161,6 +167,16 @@ struct ChromiumResults {
             rec.firstByte = t(e.responseStart)
             rec.lastByte = t(e.responseEnd)
             rec.bytes = e.encodedBodySize ?? 0
+            var decodedMismatch: String?
+            if e.encodedSizeUnobserved == true, let decoded = e.decodedBodySize {
+                // The browser decoded exactly the served body's decoded length: it received that body.
+                if let want = servedDecodedBytes[r.id], decoded == want, let sent = servedBytes[r.id] {
+                    rec.bytes = sent
+                } else {
+                    let want = servedDecodedBytes[r.id].map { "\($0)" } ?? "unknown"
+                    decodedMismatch = "received a body decoding to \(decoded) bytes, expected \(want)"
+                }
+            }
             rec.status = e.responseStatus ?? net?.status
             rec.protocol = e.nextHopProtocol ?? net?.protocolName
             if let id = net?.connectionID {
@@ -176,7 +192,7 @@ struct ChromiumResults {
                 rec.connectEnd = ce + o
                 rec.tlsEnd = ce + o
             }
-            if let problem = check(rec, resource: r, url: url, want: want) {
+            if let problem = check(rec, resource: r, url: url, want: want, decodedMismatch: decodedMismatch) {
                 problems.append("\(r.id) (\(url))" + problem.text)
                 rec.error = problem.error
             }
@@ -193,13 +209,14 @@ struct ChromiumResults {
     /// served; as the run's problem (after the resource's name) and the request's error.
     private func check(
         _ rec: RequestRecord, resource r: Scenario.Resource, url: String,
-        want: String
+        want: String, decodedMismatch: String? = nil
     ) -> (text: String, error: String)? {
         if rec.protocol != want {
             let p = (rec.protocol ?? "").isEmpty ? "an unreported protocol" : rec.protocol!
             return (" was fetched over \(p), not \(want)", "protocol \(p)")
         }
         if let status = rec.status, status >= 400 { return (": HTTP \(status)", "HTTP \(status)") }
+        if let what = decodedMismatch { return (": " + what, what) }
         if let expected = servedBytes[r.id], rec.bytes != expected {
             let what = "received \(rec.bytes) bytes, expected \(expected)"
             return (": " + what, what)

@@ -29,6 +29,10 @@ struct DevToolsRecording {
         var encodedDataLength: Double?
         var failed: String?
         var body: [UInt8]?
+        /// What the request posted (`request.postData`, or `Network.getRequestPostData` when DevTools
+        /// only said `hasPostData`).
+        var postData: String?
+        var hasPostData = false
     }
 
     private(set) var exchanges: [Exchange] = []
@@ -51,6 +55,8 @@ struct DevToolsRecording {
                 requestID: id, url: url, method: request["method"] as? String ?? "GET",
                 wallTime: p["wallTime"] as? Double ?? 0, timestamp: p["timestamp"] as? Double ?? 0)
             e.requestHeaders = Self.headers(request["headers"])
+            e.postData = request["postData"] as? String
+            e.hasPostData = request["hasPostData"] as? Bool ?? (e.postData != nil)
             e.initiator = p["initiator"] as? [String: Any]
             e.resourceType = p["type"] as? String
             e.priority = request["initialPriority"] as? String
@@ -78,6 +84,18 @@ struct DevToolsRecording {
     var bodyRequests: [String] {
         exchanges.filter { $0.finishedAt != nil && $0.response != nil && $0.redirectURL == nil && $0.failed == nil }
             .map(\.requestID)
+    }
+
+    /// Requests that posted a body DevTools did not put in the event (a large one): ask for it.
+    var postDataRequests: [String] {
+        exchanges.filter { $0.hasPostData && $0.postData == nil }.map(\.requestID)
+    }
+
+    /// `Network.getRequestPostData`'s answer.
+    mutating func setPostData(requestID: String, text: String) {
+        for i in exchanges.indices where exchanges[i].requestID == requestID && exchanges[i].hasPostData {
+            exchanges[i].postData = text
+        }
     }
 
     /// `Network.getResponseBody`'s answer for the request's final response.
@@ -128,13 +146,18 @@ struct DevToolsRecording {
             "headersSize": -1,
         ]
         if let n = e.encodedDataLength { response["_transferSize"] = n }
+        var request: [String: Any] = [
+            "method": e.method, "url": e.url, "httpVersion": protocolName,
+            "headers": Self.harHeaders(e.requestHeaders), "queryString": Self.queryString(e.url),
+            "cookies": [Any](), "headersSize": -1, "bodySize": e.postData?.utf8.count ?? 0,
+        ]
+        if let text = e.postData {
+            let type = e.requestHeaders.first { $0.0.lowercased() == "content-type" }?.1 ?? ""
+            request["postData"] = ["mimeType": type, "text": text]
+        }
         var entry: [String: Any] = [
             "pageref": "page_1", "startedDateTime": Self.iso8601(e.wallTime), "time": total,
-            "request": [
-                "method": e.method, "url": e.url, "httpVersion": protocolName,
-                "headers": Self.harHeaders(e.requestHeaders), "queryString": Self.queryString(e.url),
-                "cookies": [Any](), "headersSize": -1, "bodySize": 0,
-            ] as [String: Any],
+            "request": request,
             "response": response, "cache": [String: Any](), "timings": timings,
         ]
         if let i = e.initiator { entry["_initiator"] = i }

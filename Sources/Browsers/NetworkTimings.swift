@@ -14,11 +14,13 @@ struct NetworkTimings {
         var sendStart: Double?
         var receiveHeadersEnd: Double?
         var finished: Double?
+        /// Body bytes as `Network.dataReceived` counts them (`dataLength`): decoded bytes.
         var bodyBytes: Int64 = 0
-        /// A content-encoded response: bytes received by the response's head (its `encodedDataLength`),
-        /// so that the body's encoded size is the total at the end less these (`dataReceived` counts
-        /// decoded bytes).
-        var encodedHeadBytes: Int64?
+        /// A content-encoded response. Its `encodedDataLength` at the end less the head's is not the
+        /// body's encoded size: it also counts every HTTP/2 DATA frame's header (Chromium adds 9 bytes a
+        /// frame), HTTP/3's frame headers, and HTTP/1.1's chunk sizes (nginx sends gzip responses
+        /// chunked), so only the decoded size (`bodyBytes`) is the body's own.
+        var contentEncoded = false
         var protocolName: String?
         var status: Int?
     }
@@ -51,18 +53,13 @@ struct NetworkTimings {
             byRequest[id]?.status = r["status"] as? Int
             let headers = (r["headers"] as? [String: Any]) ?? [:]
             if headers.contains(where: { $0.key.lowercased() == "content-encoding" }) {
-                byRequest[id]?.encodedHeadBytes = (r["encodedDataLength"] as? NSNumber)?.int64Value ?? 0
+                byRequest[id]?.contentEncoded = true
             }
         case "Network.dataReceived":
             byRequest[id]?.bodyBytes += (p["dataLength"] as? NSNumber)?.int64Value ?? 0
         case "Network.loadingFinished":
             guard var e = byRequest[id] else { return }
             e.finished = p["timestamp"] as? Double
-            if let head = e.encodedHeadBytes, let total = (p["encodedDataLength"] as? NSNumber)?.int64Value,
-                total > head
-            {
-                e.bodyBytes = total - head
-            }
             let k = key(e.url)
             if finished[k] == nil { finished[k] = e }
         default:
@@ -83,7 +80,13 @@ struct NetworkTimings {
             t.requestStart = e.sendStart.map { page(base) + $0 }
             t.responseStart = e.receiveHeadersEnd.map { page(base) + $0 }
             t.responseEnd = page(end)
-            t.encodedBodySize = e.bodyBytes
+            if !e.contentEncoded {
+                t.encodedBodySize = e.bodyBytes
+            } else {
+                // Encoded: the encoded size cannot be told apart from the framing around it.
+                t.decodedBodySize = e.bodyBytes
+                t.encodedSizeUnobserved = true
+            }
             t.nextHopProtocol = e.protocolName
             t.responseStatus = e.status
             return t

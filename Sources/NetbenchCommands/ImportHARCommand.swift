@@ -17,8 +17,12 @@ struct ImportHARCommand: ParsableCommand {
                 handshake in the file; --raw-wait keeps wait as is); dependencies from Chrome's _initiator (URL or \
                 script stack) when present, otherwise from timing (a resource depends on the latest document, \
                 stylesheet or script that finished before it started; the first document is the root). Redirects \
-                are followed and listed, data: URLs skipped, duplicate URLs imported once, non-GET requests \
-                imported as GETs and noted. Multi-page HARs: the first page.
+                are followed and listed, data: URLs skipped, duplicate requests (same method and URL) imported \
+                once. Request methods are kept: a POST, PUT, PATCH or DELETE becomes a resource with that "method" \
+                and, when the HAR has request.postData.text, that "requestBody" (with postData.mimeType as its \
+                content-type); the replay answers a request only when its method and URL match a resource's, so a \
+                GET of a URL recorded only as a POST is a 404 (listed per run). HEAD and other methods are skipped \
+                and listed. Multi-page HARs: the first page.
 
                 Shapes of recorded pages, counted per kind in the report: cache hits (_fromCache) and 304s, CORS \
                 preflights (OPTIONS) and requests started after the page's onLoad are not imported; service-worker \
@@ -31,13 +35,13 @@ struct ImportHARCommand: ParsableCommand {
                 becomes their length) and the replay server sends them over h1, h2 and h3 with the recorded \
                 content-type. They are written beside the scenario, one file per body named by its SHA-256, in one \
                 directory (default: the scenario's name with .bodies, e.g. shop.bodies/ for shop.json; the scenario's \
-                'bodies' key names it relative to the scenario, so the two move together). HAR content is the \
-                decoded body: it is replayed uncompressed (counted); with --gzip-as-recorded a response recorded \
-                with content-encoding gzip is encoded again as nginx's gzip does by default (level 1; for a body \
-                nginx sent, the same bytes) and stored and replayed encoded, with that header (the resource's size \
-                is the encoded length); other encodings (br, deflate) stay uncompressed. A Chromium replay over h2 or \
-                h3 of an encoded stylesheet pulled in by @import (no Resource Timing entry) counts its HTTP/2 or \
-                HTTP/3 framing in the bytes received and fails the run's byte check: use h1 there. \
+                'bodies' key names it relative to the scenario, so the two move together). Compression is replayed \
+                as recorded: HAR content is the decoded body, so a response recorded with content-encoding gzip is \
+                encoded again as nginx's gzip does by default (level 1; for a body nginx sent, the same bytes) and \
+                stored and replayed encoded, with that header (the resource's size is the encoded length; \
+                --gzip-as-recorded, the default, is still accepted); with --decompress-bodies every body is stored \
+                and replayed decoded, without content-encoding (counted in the report). Other encodings (br, \
+                deflate) are always stored decoded. \
                 Entries without content keep generated bodies of their recorded size. A body whose length differs \
                 from content.size is kept as recorded and listed. Without -o, or with --no-bodies, no content is \
                 kept. Content that is not valid base64 exits 65 naming the entry and field. The scenario gets \
@@ -72,9 +76,11 @@ struct ImportHARCommand: ParsableCommand {
         help: "directory for recorded bodies, relative to the scenario (default: the scenario's name + .bodies)",
         parse: .nonEmpty) var bodiesDirectory: String?
     @Flag(
-        "--gzip-as-recorded",
-        help: "store and replay bodies recorded with content-encoding gzip encoded again, as nginx's gzip writes "
-            + "them by default (level 1: the same bytes for an nginx site), with that header; default: decoded")
+        "--decompress-bodies",
+        help: "store and replay every body decoded, without content-encoding; default: a body recorded gzip-encoded "
+            + "is stored and replayed gzip-encoded, as nginx's gzip writes it by default (level 1)")
+    var decompressBodies: Bool
+    @Flag("--gzip-as-recorded", help: "compression replayed as recorded: the default (accepted for older scripts)")
     var gzipAsRecorded: Bool
     @Flag("--no-bodies", help: "keep no recorded content: every body is generated at its recorded size")
     var noBodies: Bool
@@ -90,7 +96,10 @@ struct ImportHARCommand: ParsableCommand {
                 bodiesDirectory ?? URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent + ".bodies"
         }
         var options = HARImporter.Options(name: name, subtractRoundTrip: !rawWait, bodiesDirectory: directory)
-        options.gzipAsRecorded = gzipAsRecorded
+        if decompressBodies && gzipAsRecorded {
+            throw BenchError.usage("--decompress-bodies and --gzip-as-recorded exclude each other")
+        }
+        options.gzipAsRecorded = !decompressBodies
         let result = try HARImporter.load(path: file, options: options)
         let data = try JSONFile.encode(result.scenario)
         let report = Self.reportText(result, source: file, output: output)
@@ -151,6 +160,12 @@ struct ImportHARCommand: ParsableCommand {
             out +=
                 "  \(b.decodedFromWire) bodies were sent compressed when recorded; HAR content is decoded, so they are "
             out += "replayed uncompressed\n"
+        }
+        let methods = Dictionary(grouping: s.resources.compactMap(\.method), by: { $0 }).mapValues(\.count)
+        if !methods.isEmpty {
+            let listed = methods.keys.sorted().map { "\(methods[$0]!) \($0)" }.joined(separator: ", ")
+            let bodies = s.resources.filter { $0.requestBody != nil }.count
+            out += "  methods other than GET, kept: \(listed) (\(bodies) with a recorded request body)\n"
         }
         if b.reencoded > 0 {
             out += "  \(b.reencoded) bodies were sent gzip-encoded when recorded: encoded again, replayed encoded\n"

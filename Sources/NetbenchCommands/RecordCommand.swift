@@ -29,11 +29,13 @@ struct RecordCommand: ParsableCommand {
                 wait less the recorded round trip, as import-har computes it; --no-think-time drops them (a site on \
                 this machine answers at once: what it recorded as waiting was the machine).
 
-                Chromium hands over bodies decoded, and they are replayed so (counted in the import report); with \
-                --gzip-as-recorded a response that came gzip-encoded is encoded again (deterministically, as nginx's \
-                gzip does by default: the same bytes for an nginx site) and stored and replayed with content-encoding \
-                gzip (see import-har --help for its limit over h2/h3); br and deflate stay decoded. Request bodies \
-                (POST) are not kept: the replay answers every method with the recorded response of its URL.
+                Compression is replayed as recorded: Chromium hands over bodies decoded, so a response that came \
+                gzip-encoded is encoded again (deterministically, as nginx's gzip does by default: the same bytes \
+                for an nginx site) and stored and replayed with content-encoding gzip (--gzip-as-recorded, the \
+                default, is still accepted); --decompress-bodies stores and replays every body decoded instead. br \
+                and deflate are stored decoded. Each request keeps its method and, for POST and the like, its body \
+                (DevTools' postData; the scenario's "method" and "requestBody"): the replay answers a request only \
+                when its method and URL were recorded together, anything else is a 404 listed in the run's record.
 
                 Replay: 'netbench run DIR/NAME.json --client chromium' (or builtin) serves the recorded bytes over \
                 h1, h2 or h3 under the recorded host names; 'netbench serve DIR/NAME.json' for another host. A body \
@@ -89,9 +91,12 @@ struct RecordCommand: ParsableCommand {
         parse: .duration(atLeast: .milliseconds(100))) var timeout: Nanoseconds?
 
     @Flag(
-        "--gzip-as-recorded",
-        help: "store and replay bodies that came gzip-encoded encoded again, as nginx's gzip writes them by default, "
-            + "with that header; default: decoded") var gzipAsRecorded: Bool
+        "--decompress-bodies",
+        help: "store and replay every body decoded, without content-encoding; default: a body that came "
+            + "gzip-encoded is stored and replayed gzip-encoded, as nginx's gzip writes it by default")
+    var decompressBodies: Bool
+    @Flag("--gzip-as-recorded", help: "compression replayed as recorded: the default (accepted for older scripts)")
+    var gzipAsRecorded: Bool
     @Option(
         "--profile", "-p", value: "PROFILE",
         help: "record through this emulated profile (e.g. 4G): Chromium in its client namespace, the site reached "
@@ -100,6 +105,9 @@ struct RecordCommand: ParsableCommand {
     func run() throws -> ExitCode {
         var settings = ChromiumRecorder.Settings()
         settings.insecure = insecure
+        if decompressBodies && gzipAsRecorded {
+            throw BenchError.usage("--decompress-bodies and --gzip-as-recorded exclude each other")
+        }
         settings.version = netbenchVersion
         if let timeout { settings.timeout = timeout }
         for r in resolve {
@@ -176,7 +184,7 @@ struct RecordCommand: ParsableCommand {
         let scenarioPath = output + "/" + name + ".json"
         try Self.writing(harPath) { try AtomicFile.write(recording.har, to: harPath) }
         var options = HARImporter.Options(name: name, subtractRoundTrip: true, bodiesDirectory: "bodies")
-        options.gzipAsRecorded = gzipAsRecorded
+        options.gzipAsRecorded = !decompressBodies
         let result = try HARImporter.importHAR(recording.har, file: harPath, options: options)
         try Self.writing(output + "/bodies") {
             try ImportHARCommand.writeBodies(result.bodies, to: "bodies", besideScenario: scenarioPath)

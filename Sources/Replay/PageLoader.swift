@@ -135,7 +135,12 @@ public final class PageLoader {
         guard let p = log[id] else { return }
         let r = p.resource
         let host = scenario.origin(id: r.origin)?.host ?? r.origin
-        var request = ClientRequest(authority: host, path: r.path, priority: policy.priority(of: id))
+        var request = ClientRequest(
+            method: r.httpMethod, authority: host, path: r.path, priority: policy.priority(of: id))
+        if let b = r.requestBody {
+            request.setBody(b.bytes)
+            if let t = b.contentType { request.headers.append(("content-type", t)) }
+        }
         if p.bytes > 0 { request.headers.append(("Range", "bytes=\(p.bytes)-")) }
         if let bulk = scenario.bulk, bulk.direction == .upload, r.path == Scenario.bulkPath {
             request.method = "POST"

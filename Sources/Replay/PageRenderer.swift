@@ -235,8 +235,44 @@ public struct PageRenderer: Sendable {
         case .font:
             return ("<link rel=\"preload\" href=\"\(u)\" as=\"font\" type=\"font/woff2\" crossorigin>", "\n")
         case .xhr, .other:
+            if ref.resource.method != nil {
+                // A preload can only GET: a POST (or PUT, …) is a fetch() with its method and body.
+                let call = Self.fetchCall(u, ref.resource)
+                return ("<script>(window.__nb||(window.__nb=[])).push(" + call + ")", "</script>\n")
+            }
             return ("<link rel=\"preload\" href=\"\(u)\" as=\"fetch\" crossorigin>", "\n")
         }
+    }
+
+    /// `fetch(url, {method, body, headers})` for a resource requested with another method than GET.
+    static func fetchCall(_ url: String, _ r: Scenario.Resource) -> String {
+        var options = "method:" + jsString(r.httpMethod)
+        if let b = r.requestBody {
+            options += ",body:" + jsString(b.text)
+            if let t = b.contentType { options += ",headers:{\"content-type\":" + jsString(t) + "}" }
+        }
+        return "fetch(\"\(url)\",{\(options)}).then(function(r){return r.arrayBuffer()}).catch(function(){})"
+    }
+
+    /// `s` as a JavaScript string literal that is also safe inside a `<script>` element and an HTML page:
+    /// quotes, backslashes, `<`, `>`, `&`, line terminators and control characters escaped.
+    static func jsString(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "<", ">", "&", "\u{2028}", "\u{2029}":
+                out += "\\u" + String(u.value, radix: 16).leftPadded(to: 4)
+            default:
+                if u.value < 0x20 || u.value == 0x7F {
+                    out += "\\u" + String(u.value, radix: 16).leftPadded(to: 4)
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
     }
 
     /// The elements the rules of this document's stylesheets style (a background image or a font
@@ -285,6 +321,10 @@ public struct PageRenderer: Sendable {
         var used = Set<Character>()
         var calls = ""
         for ref in refs {
+            if ref.resource.method != nil, ref.resource.type == .xhr || ref.resource.type == .other {
+                calls += "k.push(" + Self.fetchCall(url(of: ref.resource), ref.resource) + ");\n"
+                continue
+            }
             let f = Self.jsHelperName(ref.resource.type)
             used.insert(f)
             calls += "\(f)(\"\(url(of: ref.resource))\");\n"

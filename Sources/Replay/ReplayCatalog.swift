@@ -2,14 +2,15 @@ import BenchCore
 import BenchModel
 import Transport
 
-/// What the replay server serves: each origin's resources by path, chosen by Host/:authority, with a
-/// path-only fallback when the host is not one of the scenario's (an IP address, say).
+/// What the replay server serves: each origin's resources by method and path, chosen by Host/:authority,
+/// with a path-only fallback when the host is not one of the scenario's (an IP address, say).
 public struct ReplayCatalog: Sendable {
     public let scenario: Scenario
-    /// Indices into `scenario.resources` by origin id, then by path.
+    /// Indices into `scenario.resources` by `scope` (origin id, with the method when not GET), then by path.
     private let byOriginPath: [String: [String: Int]]
-    private let byPath: [String: Int]
-    /// `queryMatch: closest`: resources whose path has a query, by origin id ("" for all), then bare path.
+    /// By `scope(method, "")`, then path: the first resource with that method and path on any origin.
+    private let byPath: [String: [String: Int]]
+    /// `queryMatch: closest`: resources whose path has a query, by `scope` (of "" for all origins), then bare path.
     private let withQuery: [String: [String: [Int]]]
     private let originByHost: [String: String]
     /// Pages for browsers (see `PageRenderer`), by resource index (nil where a resource has none);
@@ -33,10 +34,12 @@ public struct ReplayCatalog: Sendable {
     public init(scenario: Scenario, renderingPagesFor port: UInt16? = nil) {
         self.scenario = scenario
         var op: [String: [String: Int]] = [:]
-        var p: [String: Int] = [:]
+        var p: [String: [String: Int]] = [:]
         for (i, r) in scenario.resources.enumerated() {
-            op[r.origin, default: [:]][r.path] = i
-            if p[r.path] == nil { p[r.path] = i }
+            op[Self.scope(r.httpMethod, r.origin), default: [:]][r.path] = i
+            if p[Self.scope(r.httpMethod, ""), default: [:]][r.path] == nil {
+                p[Self.scope(r.httpMethod, ""), default: [:]][r.path] = i
+            }
         }
         byOriginPath = op
         byPath = p
@@ -45,8 +48,8 @@ public struct ReplayCatalog: Sendable {
             for (i, r) in scenario.resources.enumerated() {
                 guard let mark = r.path.firstIndex(of: "?") else { continue }
                 let bare = String(r.path[..<mark])
-                q[r.origin, default: [:]][bare, default: []].append(i)
-                q["", default: [:]][bare, default: []].append(i)
+                q[Self.scope(r.httpMethod, r.origin), default: [:]][bare, default: []].append(i)
+                q[Self.scope(r.httpMethod, ""), default: [:]][bare, default: []].append(i)
             }
         }
         withQuery = q
@@ -82,31 +85,38 @@ public struct ReplayCatalog: Sendable {
     /// HAR has them). The request's path is tried as sent, then percent-decoded (a browser asks for
     /// the encoded form `PageRenderer` wrote), then without its query for scenarios whose paths
     /// have none (a cache-busting parameter).
-    public func resource(host: String, path: String) -> Scenario.Resource? {
-        resourceIndex(host: host, path: path).map { scenario.resources[$0] }
+    /// A resource answers only its own method (HEAD: GET's).
+    public func resource(host: String, path: String, method: String = "GET") -> Scenario.Resource? {
+        resourceIndex(host: host, path: path, method: method).map { scenario.resources[$0] }
     }
 
-    private func resourceIndex(host: String, path: String) -> Int? {
+    /// The key of a table of one method's resources on one origin ("": any origin); GET's is the origin id.
+    static func scope(_ method: String, _ origin: String) -> String {
+        method == "GET" || method == "HEAD" ? origin : method + "\u{0}" + origin
+    }
+
+    private func resourceIndex(host: String, path: String, method: String = "GET") -> Int? {
         let plain = !host.utf8.contains { $0 == UInt8(ascii: ":") || ($0 >= 0x41 && $0 <= 0x5A) }
-        let origin = plain ? originByHost[host] : originByHost[Self.hostKey(host)]
-        let lookup: (String) -> Int? = { key in origin.map { byOriginPath[$0]?[key] } ?? byPath[key] }
+        let origin = (plain ? originByHost[host] : originByHost[Self.hostKey(host)]).map { Self.scope(method, $0) }
+        let any = Self.scope(method, "")
+        let lookup: (String) -> Int? = { key in origin.map { byOriginPath[$0]?[key] } ?? byPath[any]?[key] }
         if !path.utf8.contains(where: { $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?") })
         {
-            return lookup(path) ?? (withQuery.isEmpty ? nil : closestQuery(origin: origin, path: path))
+            return lookup(path) ?? (withQuery.isEmpty ? nil : closestQuery(scope: origin ?? any, path: path))
         }
         for key in Self.lookupKeys(path) {
             if let r = lookup(key) { return r }
         }
-        return withQuery.isEmpty ? nil : closestQuery(origin: origin, path: path)
+        return withQuery.isEmpty ? nil : closestQuery(scope: origin ?? any, path: path)
     }
 
     /// `queryMatch: closest` (`Scenario.QueryMatch`): the resource with the same path whose query shares
     /// the most `name=value` parameters with the request's, then the most names, then the first.
-    private func closestQuery(origin: String?, path: String) -> Int? {
+    private func closestQuery(scope: String, path: String) -> Int? {
         let noFragment = path.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let parts = noFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let bare = String(parts[0])
-        let table = withQuery[origin ?? ""]
+        let table = withQuery[scope]
         guard let candidates = table?[bare] ?? table?[Self.percentDecoded(bare)] else { return nil }
         let asked = Self.parameters(parts.count > 1 ? String(parts[1]) : "")
         var best: (index: Int, pairs: Int, names: Int)?
@@ -171,7 +181,9 @@ public struct ReplayCatalog: Sendable {
     }
 
     /// The replay server's answer to a request: the resource's exact size after its think time;
-    /// a satisfiable `Range: bytes=N-` gets 206 with the rest; unknown paths 404; other methods 405.
+    /// a satisfiable `Range: bytes=N-` gets 206 with the rest; a method and path that are no resource's
+    /// 404 (a GET of a URL recorded only as a POST too); a CORS preflight (OPTIONS) of a resource 204;
+    /// methods no resource can have 405.
     public func respond(to request: ServerRequest) -> ServerResponse {
         if request.method == "POST", request.path == Scenario.bulkPath, let bulk = scenario.bulk,
             bulk.direction == .upload
@@ -182,11 +194,17 @@ public struct ReplayCatalog: Sendable {
             }
             return ServerResponse(status: 200, headers: [("content-type", "text/plain")], bodyLength: 0)
         }
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return ServerResponse(
-                status: 405, headers: [("allow", "GET, HEAD"), ("content-type", "text/plain")], bodyLength: 0)
+        let get = request.method == "GET" || request.method == "HEAD"
+        if !get {
+            if request.method == "OPTIONS" { return preflight(request) }
+            guard Scenario.Resource.methods.contains(request.method) else {
+                return ServerResponse(
+                    status: 405,
+                    headers: [("allow", (["HEAD", "OPTIONS"] + Scenario.Resource.methods).joined(separator: ", "))],
+                    bodyLength: 0)
+            }
         }
-        if let d = serverDescription, ServerDescription.isDescriptionPath(request.path) {
+        if get, let d = serverDescription, ServerDescription.isDescriptionPath(request.path) {
             let body = d.jsonBody()
             var response = ServerResponse(
                 status: 200,
@@ -195,7 +213,7 @@ public struct ReplayCatalog: Sendable {
             if request.method != "HEAD" { response.prefix = body }
             return response
         }
-        guard let index = resourceIndex(host: request.authority, path: request.path) else {
+        guard let index = resourceIndex(host: request.authority, path: request.path, method: request.method) else {
             return ServerResponse(status: 404, headers: [("content-type", "text/plain")], bodyLength: 0)
         }
         let length = scenario.resources[index].bytes, thinkTime = scenario.resources[index].thinkTime
@@ -213,6 +231,23 @@ public struct ReplayCatalog: Sendable {
         }
         return rangeResponse(length: length, thinkTime: thinkTime, request: request, headers: heads[index].client)
             .response
+    }
+
+    /// A CORS preflight: allowed (204) when the method it asks about is a resource's at that path, as the
+    /// recording's server allowed it (preflights are not recorded); else 404.
+    private func preflight(_ request: ServerRequest) -> ServerResponse {
+        let asked = request.header("access-control-request-method") ?? "GET"
+        guard resourceIndex(host: request.authority, path: request.path, method: asked) != nil else {
+            return ServerResponse(status: 404, headers: [("content-type", "text/plain")], bodyLength: 0)
+        }
+        var headers = [
+            ("access-control-allow-origin", "*"), ("access-control-allow-methods", asked),
+            ("access-control-max-age", "600"),
+        ]
+        if let h = request.header("access-control-request-headers") {
+            headers.append(("access-control-allow-headers", h))
+        }
+        return ServerResponse(status: 204, headers: headers, bodyLength: 0)
     }
 
     /// 200 with the whole body, 206 from the start a `Range: bytes=N-` asks for, or 416 past the end;

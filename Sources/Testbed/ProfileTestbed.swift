@@ -198,6 +198,7 @@ final class ProfileTestbed {
         if run.transport == .h3 { record.server?.quic = Self.quicRecord(quic, client: run.client) }
         _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
         _ = servers.takeNotFound()
+        _ = servers.takeRequestBodies()
         record.startedAt = BenchmarkRunner.utcTimestamp()
         var context = PageLoadContext(
             scenario: scenario, transport: run.transport,
@@ -221,6 +222,8 @@ final class ProfileTestbed {
         if !serverCC.isEmpty { record.server?.congestionControl = serverCC.joined(separator: ",") }
         let missing = servers.takeNotFound()
         if !missing.isEmpty { record.server?.notFound = missing }
+        let posted = servers.takeRequestBodies()
+        if !posted.isEmpty { record.server?.requestBodies = posted }
         finishing.finish(&record, scenario: scenario)
         if record.metrics.rttMs != nil { record.metrics.rttSource = rttSource }
         return record

@@ -30,8 +30,11 @@ public final class ServerHost: @unchecked Sendable {
     public private(set) var tcpCongestionControl: String?
     /// Congestion control read back from each connection accepted since the last `takeAcceptedCongestionControls`.
     private let accepted = Mutex<Set<String>>([])
-    /// Requests answered 404 (not in the scenario) since the last `takeNotFound`, as `host path`.
+    /// Requests answered 404 (not in the scenario) since the last `takeNotFound`, as `host path`
+    /// (`METHOD host path` for methods other than GET and HEAD).
     private let notFound = Mutex<[String]>([])
+    /// Requests with a body since the last `takeRequestBodies`, as `METHOD host path: N bytes`.
+    private let requestBodies = Mutex<[String]>([])
     /// The listeners' counters summed, once the server has stopped (nil before).
     public private(set) var finalCounters: ServerCounters?
     /// What the kernel's TCP sender counted on each connection that closed since the last
@@ -58,11 +61,26 @@ public final class ServerHost: @unchecked Sendable {
         }
     }
 
-    /// Answers from the catalog, noting each request that is not in the scenario.
+    /// The requests that came with a body since the last call (bulk uploads left out), in order; the
+    /// list starts empty again.
+    public func takeRequestBodies() -> [String] {
+        requestBodies.withLock { s in
+            defer { s.removeAll() }; return s
+        }
+    }
+
+    /// Answers from the catalog, noting each request that is not in the scenario and each that sent a body.
     private func respond(_ catalog: CatalogBox, _ request: ServerRequest) -> ServerResponse {
         let response = catalog.value.respond(to: request)
+        if request.bodyBytes > 0, request.path != Scenario.bulkPath {
+            let line = "\(request.method) \(request.authority) \(request.path): \(request.bodyBytes) bytes"
+            requestBodies.withLock { if $0.count < Self.notFoundKept { $0.append(line) } }
+        }
         if response.status == 404 {
-            notFound.withLock { if $0.count < Self.notFoundKept { $0.append(request.authority + " " + request.path) } }
+            let method = request.method == "GET" || request.method == "HEAD" ? "" : request.method + " "
+            notFound.withLock {
+                if $0.count < Self.notFoundKept { $0.append(method + request.authority + " " + request.path) }
+            }
         }
         return response
     }

@@ -10,6 +10,8 @@ public struct ClientRequest: Sendable {
     public var headers: [(String, String)]
     /// A generated (filler) request body of this length, for uploads; 0 for none.
     public var bodyLength: Int64
+    /// Bytes the body starts with (a recorded POST's body); `bodyLength` counts them.
+    public var body: [UInt8] = []
     /// How urgent the request is, as a browser would say it (HTTP/2: Chromium's dependency chain
     /// and weight; HTTP/3: a `priority: u=N` header); nil sends none.
     public var priority: RequestPriority?
@@ -21,6 +23,12 @@ public struct ClientRequest: Sendable {
         self.method = method; self.authority = authority; self.path = path; self.headers = headers;
         self.bodyLength = bodyLength
         self.priority = priority
+    }
+
+    /// Sends exactly `bytes` as the request body.
+    public mutating func setBody(_ bytes: [UInt8]) {
+        body = bytes
+        bodyLength = Int64(bytes.count)
     }
 }
 

@@ -11,6 +11,8 @@ final class H1ClientConnection: ClientConnection {
     private var current: (ClientRequest, (ClientEvent) -> Void)?
     private var inFlight = false
     private var bodyRemaining: Int64 = 0
+    /// The request body's given bytes (`ClientRequest.body`), sent before any filler.
+    private var bodyPrefix: [UInt8] = []
     private var closed = false
     var onStateChange: (() -> Void)?
     var bytesAcknowledged: Int64? { stream.bytesAcknowledged }
@@ -70,12 +72,23 @@ final class H1ClientConnection: ClientConnection {
         stream.write(head)
         events(.sent(Instant.now()))
         bodyRemaining = req.bodyLength
+        bodyPrefix = req.body
         sendBody()
     }
 
     /// Streams the request body as filler while the socket keeps up.
     private func sendBody() {
         while bodyRemaining > 0 && stream.phase == .open && stream.backlog < 256 * 1024 {
+            let at = Int(current.map { $0.0.bodyLength } ?? 0) - Int(bodyRemaining)
+            if at < bodyPrefix.count {
+                let n = min(Int(bodyRemaining), bodyPrefix.count - at)
+                let sent = bodyPrefix.withUnsafeBytes {
+                    stream.write(UnsafeRawBufferPointer(rebasing: $0[at..<(at + n)]))
+                }
+                if sent <= 0 { return }
+                bodyRemaining -= Int64(sent)
+                continue
+            }
             let n = Int(min(bodyRemaining, Int64(Filler.chunk.count)))
             let sent = Filler.chunk.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             if sent <= 0 { return }

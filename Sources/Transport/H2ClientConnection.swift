@@ -95,7 +95,8 @@ final class H2ClientConnection: ClientConnection {
                 let priority = req.priority.map { chain.opening(next, priority: $0) }
                 let id = try h2.submitRequest(
                     method: req.method, authority: req.authority, path: req.path,
-                    headers: HTTPHeaders(req.headers), priority: priority, bodyLength: req.bodyLength)
+                    headers: HTTPHeaders(req.headers), priority: priority, bodyLength: req.bodyLength,
+                    prefix: req.body)
                 precondition(priority == nil || id == next, "nghttp2 numbered stream \(id), expected \(next)")
                 active[id] = events
                 submitted.append(id)

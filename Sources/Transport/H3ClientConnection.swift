@@ -116,7 +116,7 @@ final class H3ClientConnection: ClientConnection {
             if let p = request.priority, p.urgency != 3 { headers.append(("priority", "u=\(p.urgency)")) }
             let id = try client.submitRequest(
                 method: request.method, authority: request.authority, path: request.path,
-                headers: headers, bodyLength: request.bodyLength)
+                headers: headers, bodyLength: request.bodyLength, prefix: request.body)
             streams[id] = events
             if state.handshakeEnd != nil || client.earlyDataAttempted {
                 events(.sent(Instant.now()))

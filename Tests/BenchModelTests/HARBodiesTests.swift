@@ -43,7 +43,9 @@ final class HARBodiesTests: XCTestCase {
     }
 
     func testBodiesKeptWithTypeSizeAndDigest() throws {
-        let r = try HARImporter.importHAR(Self.sample(), file: "s.har", options: .init(bodiesDirectory: "s.bodies"))
+        var options = HARImporter.Options(bodiesDirectory: "s.bodies")
+        options.gzipAsRecorded = false  // --decompress-bodies
+        let r = try HARImporter.importHAR(Self.sample(), file: "s.har", options: options)
         let s = r.scenario
         XCTAssertEqual(s.bodies, "s.bodies")
         let doc = try XCTUnwrap(s.root), css = s.resources[1], img = s.resources[2]
@@ -52,7 +54,7 @@ final class HARBodiesTests: XCTestCase {
         XCTAssertEqual(doc.body?.contentType, "text/html")
         XCTAssertEqual(css.bytes, 256)
         XCTAssertEqual(css.body?.contentType, "text/css")
-        XCTAssertNil(css.body?.contentEncoding)  // HAR content is decoded: served uncompressed
+        XCTAssertNil(css.body?.contentEncoding)  // decoded on request: served uncompressed
         XCTAssertNil(img.body)
         XCTAssertEqual(img.bytes, 100)  // no content: bodySize as before
         XCTAssertEqual(r.bodies[SHA256.hex(Self.binary)], Self.binary)
@@ -93,10 +95,16 @@ final class HARBodiesTests: XCTestCase {
         }
     }
 
+    /// The sample's stylesheet was recorded gzip-encoded: these tests keep bodies decoded (`--decompress-bodies`).
+    static func decoded(_ directory: String) -> HARImporter.Options {
+        var o = HARImporter.Options(bodiesDirectory: directory)
+        o.gzipAsRecorded = false
+        return o
+    }
+
     func testSizeMismatchIsKeptAsRecordedAndReported() throws {
         let css = #"{"size": 999, "text": "body{}"}"#
-        let r = try HARImporter.importHAR(
-            Self.sample(cssContent: css), file: "m.har", options: .init(bodiesDirectory: "b"))
+        let r = try HARImporter.importHAR(Self.sample(cssContent: css), file: "m.har", options: Self.decoded("b"))
         XCTAssertEqual(r.scenario.resources[1].bytes, 6)
         XCTAssertEqual(r.report.bodies.sizeMismatches.map(\.entry), [1])
         XCTAssertTrue(r.report.bodies.sizeMismatches[0].description.contains("content.size is 999"))
@@ -117,7 +125,7 @@ final class HARBodiesTests: XCTestCase {
     }
 
     func testLoadReadsBodiesAndRefusesAMissingFile() throws {
-        let r = try HARImporter.importHAR(Self.sample(), file: "s.har", options: .init(bodiesDirectory: "s.bodies"))
+        let r = try HARImporter.importHAR(Self.sample(), file: "s.har", options: Self.decoded("s.bodies"))
         let loaded = try Scenario.load(from: try write(r))
         XCTAssertEqual(loaded.recordedBody(of: loaded.resources[1]), Self.binary)
         XCTAssertEqual(loaded.recordedBody(of: loaded.resources[0]), Array(Self.page.utf8))

@@ -2,10 +2,11 @@ import Foundation
 import XCTest
 @testable import BenchModel
 
-/// `gzipAsRecorded`: a body the HAR says came gzip-encoded is stored encoded again (decoding back to
-/// the HAR's content, nginx's default framing) with `contentEncoding: gzip`; without it, decoded.
+/// `gzipAsRecorded` (the default): a body the HAR says came gzip-encoded is stored encoded again (decoding
+/// back to the HAR's content, nginx's default framing) with `contentEncoding: gzip`; with
+/// `--decompress-bodies`, decoded.
 final class HARCompressionTests: XCTestCase {
-    func testGzipBodiesAreEncodedAgainOnlyWhenAsked() throws {
+    func testGzipBodiesAreEncodedAgainUnlessDecompressionIsAsked() throws {
         let text = String(repeating: "body { color: #123456; } ", count: 200)
         let entry: [String: Any] = [
             "startedDateTime": "2026-11-27T12:00:00.000Z", "time": 10,
@@ -28,6 +29,8 @@ final class HARCompressionTests: XCTestCase {
         ]
         let har = try JSONSerialization.data(withJSONObject: ["log": ["version": "1.2", "entries": [page, entry]]])
         var options = HARImporter.Options(name: "gz", bodiesDirectory: "bodies")
+        XCTAssertTrue(options.gzipAsRecorded, "compression is replayed as recorded by default")
+        options.gzipAsRecorded = false
         let plain = try HARImporter.importHAR(har, file: "gz.har", options: options)
         XCTAssertNil(plain.scenario.resources[1].body?.contentEncoding)
         XCTAssertEqual(plain.scenario.resources[1].bytes, Int64(text.utf8.count))
@@ -49,5 +52,9 @@ final class HARCompressionTests: XCTestCase {
         XCTAssertEqual(isize, text.utf8.count)
         // Deterministic: the same content gives the same bytes.
         XCTAssertEqual(HARCompression.gzip(Array(text.utf8)), bytes)
+        // What a browser's decoder hands the page: the HAR's content length (the Network-domain byte check).
+        XCTAssertEqual(ContentDecoding.decodedLength(of: bytes, encoding: "gzip"), text.utf8.count)
+        XCTAssertNil(ContentDecoding.decodedLength(of: Array(bytes.dropLast(6)), encoding: "gzip"), "truncated")
+        XCTAssertNil(ContentDecoding.decodedLength(of: bytes, encoding: "br"))
     }
 }

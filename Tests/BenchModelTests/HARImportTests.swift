@@ -65,7 +65,9 @@ final class HARImportTests: XCTestCase {
         assertContains(r.report.skipped[1].description, "log.entries[8]: duplicate of log.entries[6]")
         XCTAssertEqual(
             r.report.notes.map(\.description),
-            ["log.entries[5]: POST request imported as a GET (its 256-byte request body is not replayed)"])
+            ["log.entries[5]: POST request: its 256-byte body was not recorded; sent without one"])
+        XCTAssertEqual(try resource(r.scenario, path: "/api/cart").method, "POST")
+        XCTAssertNil(try resource(r.scenario, path: "/api/cart").requestBody)
         // Nothing about the redirect or the duplicate leaks into the scenario.
         XCTAssertEqual(r.scenario.resources.filter { $0.path == "/hero.jpg" }.count, 1)
         XCTAssertFalse(r.scenario.resources.contains { $0.path.hasPrefix("data:") })
@@ -108,8 +110,9 @@ final class HARImportTests: XCTestCase {
         XCTAssertEqual(try resource(s, path: "/tile/1/2/3.png").parent, "app.js")  // no initiator: timing
         XCTAssertEqual(r.report.parentsFromInitiator, 4)
         XCTAssertEqual(r.report.skipped.map(\.entry), [7])  // the repeat view
-        XCTAssertEqual(r.report.notes.map(\.entry), [6])  // POST
+        XCTAssertEqual(r.report.notes.map(\.entry), [])  // the POST is kept as one (bodySize -1: no body to note)
         let search = try resource(s, path: "/api/search")
+        XCTAssertEqual(search.method, "POST")
         XCTAssertEqual(search.thinkTimeMs, 103)  // wait 120 − RTT 17
     }
 

@@ -5,7 +5,7 @@ import TestSupport
 /// `netbench record --profile 4G` with the built binary: Chromium records the local nginx site from
 /// the emulated client namespace, through the emulator to the host's loopback, so the HAR's timings
 /// carry 4G's 170 ms round trip (a loopback recording's connections take about a millisecond); with
-/// nginx's gzip on and --gzip-as-recorded, its CSS and JavaScript are stored gzip-encoded.
+/// nginx's gzip on, its CSS and JavaScript are stored gzip-encoded (compression as recorded: the default).
 final class RecordProfileEndToEndTests: XCTestCase {
     func testARecordingThroughAProfileHasItsRoundTrip() throws {
         try requireRoot("needs root (network namespaces, TUN devices, nftables in the root namespace)")
@@ -23,7 +23,7 @@ final class RecordProfileEndToEndTests: XCTestCase {
         let resolve = site.resolve.flatMap { ["--resolve", $0] }
         let r = try execute(
             NetbenchBinary.path,
-            ["record", site.url("index.html")] + resolve + ["--insecure", "-p", "4G", "--gzip-as-recorded", "-o", dir],
+            ["record", site.url("index.html")] + resolve + ["--insecure", "-p", "4G", "-o", dir],
             timeout: 240)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("recording through profile 4G"), r.stdout)

@@ -27,6 +27,13 @@ final class ServerRobustnessTests: XCTestCase {
 
     /// Sends `request` over TLS (ALPN http/1.1) and returns everything received until close or timeout.
     func exchange(_ request: String, serverName: String = "www.shop.test") throws -> String {
+        try Self.exchange(request, host: host, credentials: credentials, serverName: serverName)
+    }
+
+    /// `exchange` with any server host (RequestMethodLoadTests uses it too).
+    static func exchange(
+        _ request: String, host: ServerHost, credentials: RunCredentials, serverName: String
+    ) throws -> String {
         let ctx = try TLSClientContext(TLSClientConfiguration(trustedRootsPEM: credentials.caPEM, alpn: ["http/1.1"]))
         let tls = try TLSConnection(client: ctx, serverName: serverName)
         let fd = try Socket.connectTCP(to: host.endpoints[0].tcp!)

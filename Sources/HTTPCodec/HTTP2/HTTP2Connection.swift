@@ -254,11 +254,12 @@ public final class HTTP2Connection {
     // MARK: submitting
 
     /// Client: queues a request and returns its stream id. The request opens when the peer's
-    /// stream limit allows; `bodyLength` > 0 sends a generated body (with Content-Length).
+    /// stream limit allows; `bodyLength` > 0 sends a generated body (with Content-Length) that starts
+    /// with `prefix` (counted in `bodyLength`).
     public func submitRequest(
         method: String = "GET", scheme: String = "https", authority: String, path: String,
         headers: HTTPHeaders = [:], priority: HTTP2Priority? = nil,
-        bodyLength: Int64 = 0
+        bodyLength: Int64 = 0, prefix: [UInt8] = []
     ) throws(HTTP2Error) -> Int32 {
         precondition(role == .client, "submitRequest on a server connection")
         lastHead = nil
@@ -296,7 +297,7 @@ public final class HTTP2Connection {
             }
         }
         try Self.check(stream, "nghttp2_submit_request")
-        if bodyLength > 0 { state.outbound[stream] = .init(length: bodyLength) }
+        if bodyLength > 0 { state.outbound[stream] = .init(length: bodyLength, prefix: prefix) }
         return stream
     }
 

@@ -44,10 +44,11 @@ extension QUICConnection {
 
     /// Queues a request and opens its stream as soon as HTTP/3 is up and stream credit allows.
     /// Streams open in submission order, so the n-th request gets stream 4n (RFC 9000 §2.1).
-    /// A `bodyLength` > 0 sends that many filler bytes as the body, paced by flow control.
+    /// A `bodyLength` > 0 sends that many filler bytes as the body (starting with `prefix`), paced by
+    /// flow control.
     func submitRequest(
         method: String, authority: String, path: String, headers: [(String, String)],
-        bodyLength: Int64
+        bodyLength: Int64, prefix: [UInt8] = []
     ) throws -> Int64 {
         guard isOpen else { throw QUICError.invalidState("connection is closed") }
         guard bodyLength >= 0 else { throw QUICError.invalidState("negative request body length \(bodyLength)") }
@@ -62,7 +63,7 @@ extension QUICConnection {
             fields.append((lower, value))
         }
         if bodyLength > 0 && !hasLength { fields.append(("content-length", String(bodyLength))) }
-        let id = client.requests.enqueue(fields: fields, bodyLength: bodyLength)
+        let id = client.requests.enqueue(fields: fields, bodyLength: bodyLength, prefix: prefix)
         let rv = openPendingRequests()
         if rv != 0 { throw http3Error(rv, "nghttp3_conn_submit_request") }
         return id
@@ -81,7 +82,7 @@ extension QUICConnection {
                 QUICConnection.from(ud).bodies.fill(stream, vec!, count, flags!)
             })
             // Set before submitting: nghttp3 may ask for body bytes at once.
-            if request.bodyLength > 0 { bodies.start(stream, length: request.bodyLength) }
+            if request.bodyLength > 0 { bodies.start(stream, length: request.bodyLength, prefix: request.prefix) }
             let rv = withHeaderFields(request.fields) { nva, count in
                 request.bodyLength > 0
                     ? nghttp3_conn_submit_request(h3, stream, nva, count, &reader, nil)

@@ -55,6 +55,8 @@ struct PendingRequest {
     let fields: [(String, String)]
     /// Filler bytes sent as the request body (an upload); 0 for none.
     let bodyLength: Int64
+    /// The bytes the body starts with (counted in `bodyLength`).
+    var prefix: [UInt8] = []
 }
 
 /// One QUIC connection (ngtcp2) with its TLS session (GnuTLS) and HTTP/3 session (nghttp3).

@@ -33,10 +33,10 @@ struct RequestQueue {
     var early: [PendingRequest] = []
     var nextStreamID: Int64 = 0
 
-    mutating func enqueue(fields: [(String, String)], bodyLength: Int64) -> Int64 {
+    mutating func enqueue(fields: [(String, String)], bodyLength: Int64, prefix: [UInt8] = []) -> Int64 {
         let id = nextStreamID
         nextStreamID += 4
-        pending.append(PendingRequest(streamID: id, fields: fields, bodyLength: bodyLength))
+        pending.append(PendingRequest(streamID: id, fields: fields, bodyLength: bodyLength, prefix: prefix))
         return id
     }
 

@@ -103,8 +103,15 @@ struct HARArchive: Decodable {
         var url: String
         var bodySize: Double?
         var headers: [Header]?
+        var postData: PostData?
 
-        enum CodingKeys: String, CodingKey { case method, url, bodySize, headers }
+        /// HAR 1.2 `postData`: the posted text and its MIME type (`params` are the same text, parsed).
+        struct PostData: Decodable {
+            var mimeType: String?
+            var text: String?
+        }
+
+        enum CodingKeys: String, CodingKey { case method, url, bodySize, headers, postData }
 
         init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -112,6 +119,7 @@ struct HARArchive: Decodable {
             url = try c.decode(String.self, forKey: .url)
             bodySize = c.lenientDouble(.bodySize)
             headers = try? c.decodeIfPresent([Header].self, forKey: .headers)
+            postData = try? c.decodeIfPresent(PostData.self, forKey: .postData)
         }
     }
 

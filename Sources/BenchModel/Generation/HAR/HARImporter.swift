@@ -30,9 +30,9 @@ public enum HARImporter {
         /// Where recorded bodies go, relative to the scenario (its `bodies` key); nil: content is not
         /// kept and every body is generated.
         public var bodiesDirectory: String?
-        /// Bodies recorded gzip-encoded are encoded again and replayed encoded (`HARCompression`);
-        /// false: every body is kept decoded, as HAR content is.
-        public var gzipAsRecorded = false
+        /// Bodies recorded gzip-encoded are encoded again and replayed encoded (`HARCompression`), the
+        /// default; false: every body is kept decoded, as HAR content is (`--decompress-bodies`).
+        public var gzipAsRecorded = true
         public init(name: String? = nil, subtractRoundTrip: Bool = true, bodiesDirectory: String? = nil) {
             self.name = name; self.subtractRoundTrip = subtractRoundTrip; self.bodiesDirectory = bodiesDirectory
         }

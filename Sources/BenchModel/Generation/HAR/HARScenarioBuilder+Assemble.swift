@@ -5,7 +5,7 @@ extension HARScenarioBuilder {
     /// Sorts by start, picks the root (the first document), links, names and validates.
     mutating func assemble(_ all: [Candidate], alias: [String: String]) throws -> HARImporter.Result {
         let sorted = all.sorted { ($0.start, $0.index) < ($1.start, $1.index) }
-        guard let rootAt = sorted.firstIndex(where: { $0.type == .document }) else {
+        guard let rootAt = sorted.firstIndex(where: { $0.type == .document && $0.method == nil }) else {
             throw BenchError.data(
                 "\(file): no HTML document among the \(har.log.entries.count) entries (the first document is the "
                     + "page's root)"
@@ -22,7 +22,7 @@ extension HARScenarioBuilder {
         }
         let kept = Array(sorted[rootAt...])
         var positionByKey: [String: Int] = [:]
-        for (p, c) in kept.enumerated() { positionByKey[c.key] = p }
+        for (p, c) in kept.enumerated() where positionByKey[c.key] == nil { positionByKey[c.key] = p }
         for i in redirects.indices {
             if let k = Self.key(redirects[i].to), let p = positionByKey[Self.resolve(k, alias)] {
                 redirects[i].targetEntry = kept[p].index
@@ -60,7 +60,8 @@ extension HARScenarioBuilder {
                 Scenario.Resource(
                     id: ids[p], origin: c.host, path: c.path, bytes: c.bytes, type: c.type,
                     parent: link.parent.map { ids[$0] }, revealAfterBytes: link.revealAfterBytes,
-                    thinkTimeMs: think, renderBlocking: blocking, body: c.body))
+                    thinkTimeMs: think, renderBlocking: blocking, body: c.body, method: c.method,
+                    requestBody: c.requestBody))
         }
         let creator = [har.log.creator?.name, har.log.creator?.version].compactMap { $0 }.joined(separator: " ")
         let title = har.log.pages?.first?.title.map { " '\($0)'" } ?? ""

@@ -29,6 +29,9 @@ struct HARScenarioBuilder {
         var start, firstByte, end: Double
         var entry: HARArchive.Entry
         var body: Scenario.Resource.Body?
+        /// The request's method when not GET, and what it posted.
+        var method: String?
+        var requestBody: Scenario.Resource.RequestBody?
     }
 
     /// `host/path?query`, lowercased host, no scheme, port or fragment: how URLs are matched.
@@ -92,9 +95,23 @@ struct HARScenarioBuilder {
             if let t = Self.key(absolute), t != key { alias[key] = t }
             return nil
         }
-        if let j = firstByKey[key] {
+        let method = e.request.method.uppercased()
+        guard Scenario.Resource.methods.contains(method) else {
             skipped.append(
-                Note(entry: i, "duplicate of log.entries[\(j)] (same URL \(url.prefix(80))); imported once"));
+                Note(
+                    entry: i,
+                    "\(method.escapingControlCharacters) request: netbench replays "
+                        + Scenario.Resource.methods.joined(separator: ", ")))
+            return nil
+        }
+        // A GET and a POST of one URL are two resources; the same method twice is a duplicate.
+        let methodKey = method == "GET" ? key : method + " " + key
+        if let j = firstByKey[methodKey] {
+            skipped.append(
+                Note(
+                    entry: i,
+                    "duplicate of log.entries[\(j)] (same \(method == "GET" ? "" : method + " and ")URL "
+                        + "\(url.prefix(80))); imported once"));
             return nil
         }
         let recorded = try HARBodies.body(
@@ -111,19 +128,13 @@ struct HARScenarioBuilder {
                     "no response size (bodySize, content.size and _transferSize all missing, -1 or above 1 TB)"));
             return nil
         }
-        firstByKey[key] = i
+        firstByKey[methodKey] = i
         let body = keep(recorded, entry: i)
         noteShapes(i, e, url: c, encoded: encoded != url, sizeSource: body == nil ? source : .bodySize)
         if let port = c.port, port != (scheme == "http" ? 80 : 443) {
             notes.append(Note(entry: i, "port \(port) dropped: netbench serves every origin on one port"))
         }
-        if e.request.method.uppercased() != "GET" {
-            let body =
-                e.request.bodySize.flatMap {
-                    $0 > 0 && $0 < 1e15 ? " (its \(Int64($0))-byte request body is not replayed)" : nil
-                } ?? ""
-            notes.append(Note(entry: i, "\(e.request.method.uppercased()) request imported as a GET\(body)"))
-        }
+        let requestBody = self.requestBody(of: e, method: method, entry: i)
         let path =
             (c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath) + (c.percentEncodedQuery.map { "?" + $0 } ?? "")
         let t = e.timings
@@ -131,7 +142,31 @@ struct HARScenarioBuilder {
         let untilFirstByte = min(total, t?.untilFirstByte ?? max(0, total - (t?.receive ?? 0)))
         return Candidate(
             index: i, key: key, host: host, path: path, type: HARClassification.type(of: e, path: path),
-            bytes: bytes, start: start, firstByte: start + untilFirstByte, end: start + total, entry: e, body: body)
+            bytes: bytes, start: start, firstByte: start + untilFirstByte, end: start + total, entry: e, body: body,
+            method: method == "GET" ? nil : method, requestBody: requestBody)
+    }
+
+    /// What a non-GET entry posted (`postData.text`, its `mimeType`); a body the HAR counts but does
+    /// not hold, or one above `Scenario.largestRequestBody`, is noted and not sent.
+    mutating func requestBody(
+        of e: HARArchive.Entry, method: String, entry i: Int
+    ) -> Scenario.Resource.RequestBody? {
+        guard method != "GET" else { return nil }
+        let declared = e.request.bodySize.flatMap { $0 > 0 && $0 < 1e15 ? Int64($0) : nil }
+        guard let text = e.request.postData?.text, !text.isEmpty else {
+            if let n = declared {
+                notes.append(Note(entry: i, "\(method) request: its \(n)-byte body was not recorded; sent without one"))
+            }
+            return nil
+        }
+        guard text.utf8.count <= Scenario.largestRequestBody else {
+            notes.append(
+                Note(entry: i, "\(method) request: its \(text.utf8.count)-byte body is above 16 MiB; not sent"))
+            return nil
+        }
+        let type = e.request.postData?.mimeType.flatMap { $0.isEmpty ? nil : $0 }
+            ?? e.request.headers?.first { $0.name.lowercased() == "content-type" }?.value
+        return .init(text: text, contentType: type)
     }
 
     /// Keeps entry `i`'s recorded body when bodies are stored (`Options.bodiesDirectory`) and counts it.
