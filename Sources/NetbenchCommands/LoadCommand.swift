@@ -18,7 +18,7 @@ struct LoadCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             name: "load",
-            abstract: "request rate and latency under load, open or closed model, h1/h2/h3 and raw QUIC",
+            abstract: "request rate and latency under load, open or closed, h1/h2/h3/quic-perf",
             discussion: """
                 Sends requests to netbench's own replay server, started in this process on 127.0.0.1 (the \
                 scenarios' resources; without a target, one generated resource of --size at /obj), or to \
