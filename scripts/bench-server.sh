@@ -7,9 +7,17 @@
 # req/s and each server's CPU per request (user + system time of the server process and its child
 # processes from /proc/PID/stat around each h2load run, clock ticks of 10 ms: use --requests to make
 # the ticks small against the run), the medians and netbench / peer.
+#   HTTP/3 (issue 28; no nghttpd for it, and Debian's h2load has no HTTP/3): netbench's own generator,
+#   `netbench load` in the closed model (-c/-m as above, --load-duration seconds, the same body), for
+#   three rows measured alike: `netbench serve --transport h2`, `netbench serve --transport h3` and
+#   `netbench perf --listen` (raw QUIC, `load -t quic-perf`: one stream per request asking for the
+#   body's size), --pairs rounds in rotating order; req/s (ok responses / load duration), server CPU
+#   per request (/proc, as above) and the generator's CPU per request (its thread clock). These rows are
+#   netbench load's figures, not h2load's: compare them with each other, not with the parts above.
 #
 #   scripts/bench-server.sh [--pairs 5] [--requests 50000] [--clients 10] [--streams 10]
-#                           [--body 1024] [--netbench .build/release/netbench] [--only h2|h1]
+#                           [--body 1024] [--netbench .build/release/netbench] [--only h2|h1|h3]
+#                           [--load-duration 5]
 #                           [--serve-args "--tls-records 16k --late-binding off"] [--notebook FILE]
 #   --notebook FILE  after a successful run, append an entry to FILE (here: results/notebook/server-request-rate.md):
 #                    UTC date, git describe, machine, this command line and the printed output
@@ -26,7 +34,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/peers.sh"
 notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 
-pairs=5 requests=50000 clients=10 streams=10 body=1024 only="" serve_args=""
+pairs=5 requests=50000 clients=10 streams=10 body=1024 only="" serve_args="" load_duration=5
 here=$(cd "$(dirname "$0")/.." && pwd)
 netbench="$here/.build/release/netbench"
 while [ $# -gt 0 ]; do
@@ -39,6 +47,7 @@ while [ $# -gt 0 ]; do
     --netbench) netbench=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --serve-args) serve_args=$2; shift 2 ;;
+    --load-duration) load_duration=$2; shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench-server: unknown option '$1' (try --help)" >&2; exit 64 ;;
   esac
@@ -129,11 +138,96 @@ compare() {
 }
 
 echo "netbench $("$netbench" --version 2>/dev/null | head -1) serve ${serve_args:-(defaults)}, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-if [ "$only" != h1 ]; then
+if [ -z "$only" ] || [ "$only" = h2 ]; then
   start_netbench h2; nb=$port; nb_pid=$server_pid; start_nghttpd; ng=$port
   compare "HTTP/2" "$nb" nghttpd "$ng" "" "$streams" "$nb_pid" "$server_pid"
 fi
-if [ "$only" != h2 ]; then
+if [ -z "$only" ] || [ "$only" = h1 ]; then
   start_netbench h1; nb1=$port; nb_pid=$server_pid; start_nginx; nx=$port
   compare "HTTP/1.1" "$nb1" nginx "$nx" "--h1" 1 "$nb_pid" "$server_pid"
+fi
+
+# HTTP/3 beside HTTP/2 and raw QUIC, netbench load as the generator of all three rows.
+# start_quic_server NAME COMMAND...: starts a server whose banner names "127.0.0.1:PORT (TCP|UDP)".
+start_quic_server() {
+  local name=$1; shift
+  "$@" > "$work/$name.out" 2>&1 &
+  pids+=($!); server_pid=$!
+  for _ in $(seq 100); do
+    port=$(sed -n 's/.* on 127\.0\.0\.1:\([0-9]*\) (\(TCP\|UDP\)).*/\1/p' "$work/$name.out" | head -1)
+    [ -n "$port" ] && return
+    sleep 0.1
+  done
+  echo "bench-server: $name did not start: $(cat "$work/$name.out")" >&2; exit 2
+}
+
+# One closed-model load; prints "req/s server-CPU-µs/request generator-CPU-µs/request".
+# $1: transport, $2: the server's PID, then netbench load's target and server options.
+load_measure() {
+  local transport=$1 spid=$2 t0 t1 out; shift 2
+  out="$work/load-$transport"
+  rm -rf "$out"
+  t0=$(cpu_ticks "$spid")
+  "$netbench" load "$@" -t "$transport" -c "$clients" -m "$streams" --duration "${load_duration}s" -o "$out" \
+    > "$out.txt" 2>&1 || true
+  t1=$(cpu_ticks "$spid")
+  python3 - "$out/load.json" $((t1 - t0)) "$hz" "$transport" "$out.txt" <<'PY'
+import json, sys
+path, ticks, hz, transport, log = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+try:
+    load = json.load(open(path))["loads"][0]
+except (OSError, ValueError, KeyError, IndexError):
+    sys.exit("bench-server: netbench load -t %s wrote no results:\n%s" % (transport, open(log).read()))
+if load["ok"] == 0 or load["errors"]:
+    sys.exit("bench-server: netbench load -t %s: %d ok, errors %s %s" % (
+        transport, load["ok"], load["errors"], load.get("errorExamples")))
+n = load["ok"]
+gen = load.get("generatorCpuMs")
+print("%.0f %.2f %s" % (load["achievedRate"], ticks * 1e6 / hz / n, "%.2f" % (gen * 1000 / n) if gen else "unknown"))
+PY
+  [ $? = 0 ] || exit 2
+}
+
+if [ -z "$only" ] || [ "$only" = h3 ]; then
+  # shellcheck disable=SC2086  # --serve-args is a list of options
+  start_quic_server serve-h2 "$netbench" serve "$work/scenario.json" --transport h2 --listen 127.0.0.1:0 \
+    --ca-out "$work/ca-h2.pem" $serve_args
+  q_h2=$port; q_h2_pid=$server_pid
+  # shellcheck disable=SC2086
+  start_quic_server serve-h3 "$netbench" serve "$work/scenario.json" --transport h3 --listen 127.0.0.1:0 \
+    --ca-out "$work/ca-h3.pem" $serve_args
+  q_h3=$port; q_h3_pid=$server_pid
+  start_quic_server perf "$netbench" perf --listen 127.0.0.1:0 --ca-out "$work/ca-perf.pem"
+  q_perf=$port; q_perf_pid=$server_pid
+  echo "HTTP/3 beside HTTP/2 and raw QUIC, all measured with netbench's own generator (netbench load, closed model;"
+  echo "not h2load, which has no HTTP/3 here): -c $clients -m $streams, ${load_duration} s per load, $body-byte"
+  echo "bodies, $pairs rounds in rotating order; servers: netbench serve --transport h2, --transport h3, netbench perf"
+  printf '  %-6s %16s %16s %16s   %s\n' round "h2" "h3" "quic-perf" "CPU µs/request server (h2, h3, quic-perf); generator (same)"
+  declare -A rate=() scpu=() gcpu=() now=()
+  kinds=(h2 h3 quic-perf)
+  for i in $(seq "$pairs"); do
+    for k in 0 1 2; do
+      kind=${kinds[$(((i - 1 + k) % 3))]}
+      case "$kind" in
+        h2) r=$(load_measure h2 "$q_h2_pid" "$work/scenario.json" --server "127.0.0.1:$q_h2" --ca "$work/ca-h2.pem") ;;
+        h3) r=$(load_measure h3 "$q_h3_pid" "$work/scenario.json" --server "127.0.0.1:$q_h3" --ca "$work/ca-h3.pem") ;;
+        quic-perf) r=$(load_measure quic-perf "$q_perf_pid" --server "localhost:$q_perf" --ca "$work/ca-perf.pem" \
+          --size "$body") ;;
+      esac
+      read -r a b c <<< "$r"
+      rate[$kind]+="$a "; scpu[$kind]+="$b "; gcpu[$kind]+="$c "; now[$kind]="$a $b $c"
+    done
+    read -r h2r h2s h2g <<< "${now[h2]}"; read -r h3r h3s h3g <<< "${now[h3]}"; read -r qr qs qg <<< "${now[quic-perf]}"
+    printf '  %-6s %16s %16s %16s   %s, %s, %s; %s, %s, %s\n' "$i" "$h2r req/s" "$h3r req/s" "$qr req/s" \
+      "$h2s" "$h3s" "$qs" "$h2g" "$h3g" "$qg"
+  done
+  med() { printf '%s\n' $1 | median; }
+  mh2=$(med "${rate[h2]}"); mh3=$(med "${rate[h3]}"); mq=$(med "${rate[quic-perf]}")
+  sh2=$(med "${scpu[h2]}"); sh3=$(med "${scpu[h3]}"); sq=$(med "${scpu[quic-perf]}")
+  gmed() { if printf '%s\n' $1 | grep -q unknown; then echo unknown; else med "$1"; fi; }
+  printf '  %-6s %16s %16s %16s   %s, %s, %s; %s, %s, %s\n' median "$mh2 req/s" "$mh3 req/s" "$mq req/s" \
+    "$sh2" "$sh3" "$sq" "$(gmed "${gcpu[h2]}")" "$(gmed "${gcpu[h3]}")" "$(gmed "${gcpu[quic-perf]}")"
+  awk -v a="$mh2" -v b="$mh3" -v c="$mq" -v x="$sh2" -v y="$sh3" -v z="$sq" 'BEGIN {
+    printf "  req/s: h3 / h2 = %.2f, quic-perf / h2 = %.2f, h3 / quic-perf = %.2f; server CPU per request: h3 / h2 = %.2f, quic-perf / h2 = %.2f\n",
+      b / a, c / a, b / c, y / x, z / x }'
 fi

@@ -18,7 +18,7 @@ struct LoadCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             name: "load",
-            abstract: "request rate and latency under load, open or closed model, h1/h2/h3",
+            abstract: "request rate and latency under load, open or closed, h1/h2/h3/quic-perf",
             discussion: """
                 Sends requests to netbench's own replay server, started in this process on 127.0.0.1 (the \
                 scenarios' resources; without a target, one generated resource of --size at /obj), or to \
@@ -45,6 +45,18 @@ struct LoadCommand: ParsableCommand {
                 the downlink rate: a lower bound, headers and packet overhead left out), each percentile as a \
                 multiple of the ideal, and the downlink bytes per response the emulator forwarded; --rate 50% \
                 asks for a share of that capacity.
+
+                -t quic-perf measures raw QUIC without HTTP/3: requests per second over streams of the QUIC \
+                performance protocol (\(QUICPerf.draft), ALPN perf, as netbench perf speaks it). Each request is \
+                one bidirectional stream carrying the 8-byte size it asks for (a scenario resource's size, else \
+                --size) and FIN; the server answers that many bytes and FIN. A stream answered with exactly its \
+                size is ok (fewer or more bytes: length; a reset stream: closed); --connections and --streams mean \
+                what they mean for h3 (QUIC connections, streams in flight on each), and the latency, histograms, \
+                shards and merge are as for HTTP. Without --server an in-process perf server answers (beside the \
+                replay server, through -p too); --server HOST:PORT is any server of the draft (netbench perf \
+                --listen; the tests use one written on aioquic), its certificate checked for HOST (or the \
+                scenario's names) as for h3. Beside -t h3 on the same link and sizes it shows what HTTP/3 costs \
+                over QUIC.
                 """,
             examples: [
                 "netbench load --rate 1000/s --duration 10s",
@@ -54,6 +66,8 @@ struct LoadCommand: ParsableCommand {
                 "netbench load --rate 1000..5000/s --step 5s",
                 "netbench load -t h3 -p link.json --size 10KB --rate 90% --duration 10s",
                 "netbench load page.json --server 10.0.0.2:443 --ca ca.pem --rate 5000/s --shard 2/4",
+                "netbench load -t h3,quic-perf --connections 4 --streams 16 --duration 5s",
+                "netbench load -t quic-perf --server 127.0.0.1:4433 --ca perf-ca.pem --size 10KB --rate 2000/s",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "the load ran and some requests succeeded (errors and shortfalls are reported)"),
@@ -66,9 +80,10 @@ struct LoadCommand: ParsableCommand {
         "TARGET", help: "scenario files (their resources) or https:// URLs; none: one generated resource",
         completion: .file(extensions: ["json"])) var targetTexts: [String]
     @Option(
-        "--transport", "-t", value: "LIST", default: [TransportKind.h2], defaultText: "h2",
-        help: "transports, loaded one after another (h1, h2: TCP+TLS; h3: QUIC)", parse: .list(of: .choice()))
-    var transports: [TransportKind]
+        "--transport", "-t", value: "LIST", default: [LoadTransport.h2], defaultText: "h2",
+        help: "transports, loaded one after another (h1, h2: TCP+TLS; h3: QUIC; quic-perf: raw QUIC streams of "
+            + "the perf protocol)", parse: .list(of: .choice()))
+    var transports: [LoadTransport]
     @Option(
         "--rate", "-r", value: "R/s",
         help: "open model: requests per second (e.g. 5000/s), or a ramp A..B/s in steps of --step; with -p, "
@@ -169,9 +184,9 @@ struct LoadCommand: ParsableCommand {
                 transport: t, model: model.map { .open($0) } ?? .closed(duration: duration),
                 connections: connections, streams: streams)
             settings.grace = grace
-            let cpuBefore = plan.host?.cpuMs
+            let cpuBefore = plan.server(t)?.cpuMs
             let generator = try LoadGenerator(
-                settings: settings, targets: plan.targets, remote: plan.remote(t), client: try plan.client(t))
+                settings: settings, targets: plan.targets(for: t), remote: plan.remote(t), client: try plan.client(t))
             generator.local = plan.local
             try plan.testbed?.start()
             let outcome: LoadOutcome
@@ -181,7 +196,7 @@ struct LoadCommand: ParsableCommand {
             }
             let report = try plan.testbed?.stop()
             var record = try LoadRecord(outcome, settings: settings)
-            if let a = cpuBefore, let b = plan.host?.cpuMs { record.serverCpuMs = b - a }
+            if let a = cpuBefore, let b = plan.server(t)?.cpuMs { record.serverCpuMs = b - a }
             if var link, let report {
                 link.measured(
                     downlinkBytes: report.paths.first?.downlink.forwarded.bytes ?? 0, ok: record.ok,

@@ -66,6 +66,8 @@ struct LoadRate: CustomStringConvertible {
 struct LoadTargets {
     var targets: [LoadTarget]
     var host: ServerHost?
+    /// `-t quic-perf` in process: a perf server beside the replay server (same address or namespace).
+    var perfHost: ServerHost?
     /// `-p PROFILE`: the emulated network the in-process server sits behind.
     var testbed: LoadTestbed?
     var endpoints: ServerHost.Endpoints
@@ -81,18 +83,25 @@ struct LoadTargets {
 
     static func isURL(_ text: String) -> Bool { text.hasPrefix("https://") || text.hasPrefix("http://") }
 
-    func remote(_ t: TransportKind) throws -> Endpoint {
-        guard let e = t == .h3 ? endpoints.udp : endpoints.tcp else {
-            throw BenchError.run("no \(t == .h3 ? "QUIC" : "TCP") listener for \(t.rawValue)")
+    /// What a load over `t` requests: quic-perf asks for each target's size on a stream of its own.
+    func targets(for t: LoadTransport) -> [LoadTarget] { t == .quicPerf ? targets.compactMap(\.perf) : targets }
+
+    func remote(_ t: LoadTransport) throws -> Endpoint {
+        if t == .quicPerf, let perf = perfHost?.endpoints.first?.udp { return perf }
+        guard let e = t.overQUIC ? endpoints.udp : endpoints.tcp else {
+            throw BenchError.run("no \(t.overQUIC ? "QUIC" : "TCP") listener for \(t.rawValue)")
         }
         return e
     }
 
-    func client(_ t: TransportKind) throws -> ClientSettings {
+    /// The in-process server that answers `t` (its thread's CPU is the load's server CPU).
+    func server(_ t: LoadTransport) -> ServerHost? { t == .quicPerf ? perfHost : host }
+
+    func client(_ t: LoadTransport) throws -> ClientSettings {
         var tls: TLSClientContext?
-        if t != .h3 {
+        if let http = t.http, http != .h3 {
             var cfg = TLSClientConfiguration(
-                trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [t.alpn])
+                trustedRootsPEM: credentials.systemRoots ? "" : credentials.caPEM, alpn: [http.alpn])
             cfg.systemRoots = credentials.systemRoots
             tls = try TLSClientContext(cfg)
         }
@@ -108,6 +117,7 @@ struct LoadTargets {
 
     /// Stops the in-process server and removes the emulated network, if any.
     func close() {
+        perfHost?.stop()
         if let testbed { testbed.close() } else { host?.stop() }
     }
 
@@ -122,10 +132,9 @@ struct LoadTargets {
     }
 
     static func resolve(
-        _ texts: [String], server: String?, ca: String?, size: Int64, transports: [TransportKind],
+        _ texts: [String], server: String?, ca: String?, size: Int64, transports: [LoadTransport],
         profile: Profile? = nil
     ) throws -> LoadTargets {
-        let withQUIC = transports.contains(.h3)
         var scenarios: [Scenario] = []
         var targets: [LoadTarget] = []
         var urlAuthorities: [String] = []
@@ -149,16 +158,27 @@ struct LoadTargets {
                 "-p \(profile.name): the emulated link is between this process and its in-process server; "
                     + "it cannot be used with --server or URL targets")
         }
+        if transports.contains(.quicPerf), !urlAuthorities.isEmpty {
+            throw BenchError.usage(
+                "-t quic-perf asks a perf server for sizes, not URLs: give --server HOST:PORT with a scenario "
+                    + "(its resources' sizes) or --size, or no target (the in-process perf server)")
+        }
         if let server {
             let endpoint: RemoteEndpoint
             do { endpoint = try RemoteEndpoint(parsing: server) } catch { throw BenchError.usage("\(error)") }
+            if targets.isEmpty, transports == [.quicPerf] {
+                targets = [LoadTarget(serverName: endpoint.host, path: "/obj", expectedBytes: size)]
+            }
             guard !targets.isEmpty else {
-                throw BenchError.usage("--server \(server) needs a scenario file or URL target (what to request)")
+                throw BenchError.usage(
+                    "--server \(server) needs a scenario file or URL target (what to request), "
+                        + "unless -t quic-perf alone (streams of --size bytes)")
             }
             let address = Endpoint(address: try resolve(endpoint.host, what: "--server \(server)"), port: endpoint.port)
+            // A server on loopback gets QUIC's loopback initial RTT, as a URL's does (no 333 ms pacing).
             return LoadTargets(
                 targets: targets, host: nil, endpoints: .init(tcp: address, udp: address),
-                credentials: try trust(ca), serverLine: "\(endpoint)", loopback: false)
+                credentials: try trust(ca), serverLine: "\(endpoint)", loopback: address.address >> 24 == 127)
         }
         if !urlAuthorities.isEmpty {
             guard scenarios.isEmpty, Set(urlAuthorities).count == 1 else {
@@ -180,32 +200,73 @@ struct LoadTargets {
         guard scenarios.count == 1 else {
             throw BenchError.usage("the in-process server takes one scenario file (or use --server)")
         }
-        let hosts = scenarios.flatMap { $0.origins.map(\.host) }
-        let credentials = try RunCredentials(hosts: hosts)
+        return try inProcess(scenarios[0], targets: targets, transports: transports, profile: profile)
+    }
+
+    /// The replay server (for the HTTP transports) and, for quic-perf, a perf server, in this process: on
+    /// loopback, or behind `profile`'s emulated link in its server namespace.
+    static func inProcess(
+        _ scenario: Scenario, targets: [LoadTarget], transports: [LoadTransport], profile: Profile?
+    ) throws -> LoadTargets {
+        let withQUIC = transports.contains(.h3), withPerf = transports.contains(.quicPerf)
+        let withHTTP = transports.contains { $0.http != nil }
+        let credentials = try RunCredentials(hosts: scenario.origins.map(\.host))
         if let profile, profile.isEmulated {
             let testbed = try LoadTestbed(
-                profile: profile, scenarios: scenarios, credentials: credentials,
-                withTCP: transports.contains { $0 != .h3 }, withQUIC: withQUIC)
+                profile: profile, scenarios: [scenario], credentials: credentials,
+                withTCP: transports.contains { !$0.overQUIC }, withQUIC: withQUIC)
+            var perf: ServerHost?
+            do {
+                if withPerf {
+                    perf = try InProcessPerfServers.perfServer(
+                        scenario, credentials, testbed.quic, address: testbed.network.serverAddress,
+                        namespace: testbed.network.serverNamespace)
+                }
+            } catch {
+                testbed.close()
+                throw error
+            }
             let endpoints = testbed.servers.endpoints[0]
-            let listeners: [String] = [endpoints.tcp.map { "TCP \($0)" }, endpoints.udp.map { "QUIC \($0)" }]
-                .compactMap { $0 }
+            let listeners: [String] = [
+                endpoints.tcp.map { "TCP \($0)" }, endpoints.udp.map { "QUIC \($0)" },
+                perf?.endpoints.first?.udp.map { "perf QUIC \($0)" },
+            ].compactMap { $0 }
             let line =
                 "netbench serve in process behind profile \(profile.name) (\(profile.summary); "
                 + listeners.joined(separator: ", ") + ")"
             return LoadTargets(
-                targets: targets, host: testbed.servers, testbed: testbed, endpoints: endpoints,
+                targets: targets, host: testbed.servers, perfHost: perf, testbed: testbed, endpoints: endpoints,
                 credentials: credentials, serverLine: line, loopback: false)
         }
-        let host = try ServerHost(
-            scenarios: scenarios, credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
-            withQUIC: withQUIC)
-        let endpoints = host.endpoints[0]
-        let line =
-            "netbench serve in process (\(endpoints.tcp.map { "\($0)" } ?? "")"
-            + (endpoints.udp.map { ", QUIC \($0)" } ?? "") + ")"
+        var host: ServerHost?
+        if withHTTP {
+            host = try ServerHost(
+                scenarios: [scenario], credentials: credentials, address: Endpoint.loopbackAddress, namespace: nil,
+                withQUIC: withQUIC)
+        }
+        var quic = QUICConfiguration()
+        quic.initialRTT = .milliseconds(1)
+        var perf: ServerHost?
+        do {
+            if withPerf {
+                perf = try InProcessPerfServers.perfServer(
+                    scenario, credentials, quic, address: Endpoint.loopbackAddress, namespace: nil)
+            }
+        } catch {
+            host?.stop()
+            throw error
+        }
+        let endpoints = host?.endpoints[0] ?? .init(tcp: nil, udp: nil)
+        var parts: [String] = []
+        if host != nil {
+            parts.append(
+                "netbench serve in process (\(endpoints.tcp.map { "\($0)" } ?? "")"
+                    + (endpoints.udp.map { ", QUIC \($0)" } ?? "") + ")")
+        }
+        if let udp = perf?.endpoints.first?.udp { parts.append("netbench perf server in process (QUIC \(udp))") }
         return LoadTargets(
-            targets: targets, host: host, endpoints: endpoints, credentials: credentials, serverLine: line,
-            loopback: true)
+            targets: targets, host: host, perfHost: perf, endpoints: endpoints, credentials: credentials,
+            serverLine: parts.joined(separator: ", "), loopback: true)
     }
 
     /// One resource at /obj of `size` bytes, no think time.

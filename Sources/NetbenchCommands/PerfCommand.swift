@@ -387,7 +387,7 @@ struct InProcessPerfServers {
         linkLine = "profile \(profile.name): \(rate), RTT \(Units.format(t.rttMs, 1)) ms"
     }
 
-    private static func perfServer(
+    static func perfServer(
         _ scenario: Scenario, _ credentials: RunCredentials, _ quic: QUICConfiguration, address: UInt32,
         namespace: String?
     ) throws -> ServerHost {

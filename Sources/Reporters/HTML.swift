@@ -139,6 +139,8 @@ enum Palette {
         case .h3: return "#009E73"
         }
     }
+    /// A load's transport: HTTP's colours, and quic-perf in reddish purple (Okabe-Ito).
+    static func transport(_ t: LoadTransport) -> String { t.http.map { transport($0) } ?? "#CC79A7" }
     static let better = "#1a7f37"
     static let worse = "#cf222e"
     static let neutral = "#6e7781"

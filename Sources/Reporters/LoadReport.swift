@@ -24,12 +24,12 @@ public enum LoadReport {
 
     /// One load (one transport): its steps and its whole histogram's percentile curve.
     public struct Series: Sendable, Equatable {
-        public var transport: TransportKind
+        public var transport: LoadTransport
         public var label: String
         public var points: [Point]
         /// (percentile, latency ms), ascending percentiles up to 100 (the max).
         public var curve: [(percentile: Double, ms: Double)]
-        public init(transport: TransportKind, label: String, points: [Point], curve: [(percentile: Double, ms: Double)])
+        public init(transport: LoadTransport, label: String, points: [Point], curve: [(percentile: Double, ms: Double)])
         {
             self.transport = transport; self.label = label; self.points = points; self.curve = curve
         }

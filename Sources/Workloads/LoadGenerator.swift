@@ -19,7 +19,7 @@ public struct LoadTarget: Sendable, Equatable {
 /// sends its next request as soon as its last one ends, as h2load does).
 public struct LoadSettings: Sendable {
     public enum Model: Sendable { case open([LoadSchedule.Step]), closed(duration: Nanoseconds) }
-    public var transport: TransportKind
+    public var transport: LoadTransport
     public var model: Model
     /// Connections kept open, and requests in flight on each at most (HTTP/1.1: one).
     public var connections: Int
@@ -28,7 +28,7 @@ public struct LoadSettings: Sendable {
     public var grace: Nanoseconds = .seconds(5)
     /// The length of the `.hlog` intervals.
     public var interval: Nanoseconds = .seconds(1)
-    public init(transport: TransportKind, model: Model, connections: Int, streams: Int) {
+    public init(transport: LoadTransport, model: Model, connections: Int, streams: Int) {
         self.transport = transport; self.model = model; self.connections = connections; self.streams = streams
     }
     var streamsPerConnection: Int { transport == .h1 ? 1 : streams }
@@ -215,7 +215,7 @@ public final class LoadGenerator {
         slot.answered = 0; slot.reopenAt = nil
         do {
             let c = try NetworkNamespace.with(client.namespace) {
-                try ClientConnector.open(
+                try LoadConnector.open(
                     settings.transport, loop: loop, remote: remote, local: local,
                     serverName: groups[slot.group][0].serverName, settings: client)
             }

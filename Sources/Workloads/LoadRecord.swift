@@ -61,7 +61,7 @@ public struct LoadRecord: Codable, Sendable {
         public var latencyMs: LatencySummary
         public var histogram: EncodedHistogram
     }
-    public var transport: TransportKind
+    public var transport: LoadTransport
     /// "open" (a rate) or "closed" (as fast as the streams go).
     public var model: String
     public var connections: Int

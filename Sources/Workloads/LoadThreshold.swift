@@ -29,14 +29,14 @@ public struct LoadThreshold: Sendable, Equatable {
     public var quantity: Quantity
     public var op: String
     public var target: Target
-    public var transport: TransportKind?
+    public var transport: LoadTransport?
     /// The step's asked rate (req/s) this threshold is about; nil: the whole load.
     public var rate: Double?
 
     static let operators = ["<=", ">=", "==", "<", ">"]
     static let latencyStats = ["p50", "p90", "p99", "p999", "p9999", "max", "mean"]
 
-    public init(parsing expression: String, transport: TransportKind? = nil, rate: Double? = nil) throws {
+    public init(parsing expression: String, transport: LoadTransport? = nil, rate: Double? = nil) throws {
         self.expression = expression; self.transport = transport; self.rate = rate
         func fail(_ why: String) -> BenchError { .usage("threshold '\(expression)': \(why)") }
         guard let op = Self.operators.first(where: { expression.contains($0) }) else {
@@ -133,10 +133,11 @@ public enum LoadThresholdFile {
                 switch entry {
                 case .text(let s): return try LoadThreshold(parsing: s)
                 case .scoped(let s):
-                    var kind: TransportKind?
+                    var kind: LoadTransport?
                     if let t = s.transport {
-                        guard let k = TransportKind(rawValue: t) else {
-                            throw BenchError.usage("threshold '\(s.expr)': transport '\(t)' is not one of h1, h2, h3")
+                        guard let k = LoadTransport(rawValue: t) else {
+                            let known = LoadTransport.allCases.map(\.rawValue).joined(separator: ", ")
+                            throw BenchError.usage("threshold '\(s.expr)': transport '\(t)' is not one of \(known)")
                         }
                         kind = k
                     }

@@ -7,7 +7,7 @@ import Statistics
 final class LoadThresholdTests: XCTestCase {
     /// A load of `steps` (rate, latencies in µs) through the recorder, as the generator records it.
     func record(
-        transport: TransportKind = .h3, steps: [(rate: Double, latenciesUs: [Int64])], errors: [String: Int] = [:]
+        transport: LoadTransport = .h3, steps: [(rate: Double, latenciesUs: [Int64])], errors: [String: Int] = [:]
     ) throws -> LoadRecord {
         var r = try LoadRecorder(steps: steps.count, interval: .seconds(1))
         let start = Instant(nanoseconds: 1_000_000_000)
