@@ -11,9 +11,10 @@ public struct CommandOutput: Sendable {
         self.err = err
     }
 
+    /// A stream whose reader went away takes nothing more and the command goes on (`StandardError`).
     public static let standard = CommandOutput(
-        out: { FileHandle.standardOutput.write(Data($0.utf8)) },
-        err: { FileHandle.standardError.write(Data($0.utf8)) })
+        out: { StandardOutput.write(Data($0.utf8)) },
+        err: { StandardError.write(Data($0.utf8)) })
 }
 
 /// Finds the command a command line names (walking subcommands), answers `--help`, `help CMD` and

@@ -195,7 +195,7 @@ struct CalibrateCommand: ParsableCommand {
         }
         try PrivilegeGate.requireEmulation()
 
-        FileHandle.standardError.write("measuring the timer floor (2 s)…\n".data(using: .utf8)!)
+        StandardError.write(Data("measuring the timer floor (2 s)…\n".utf8))
         let floor = TimerFloor.measure(
             duration: .seconds(2),
             realtimePriority: emulator.scheduling == .realtime ? 10 : nil)
@@ -203,7 +203,7 @@ struct CalibrateCommand: ParsableCommand {
         var worst: ExitCode = .success
         var ladder: [(rate: Double, share: Double)] = []
         for p in profiles where p.isEmulated {
-            FileHandle.standardError.write("calibrating \(p.name) (\(p.summary))…\n".data(using: .utf8)!)
+            StandardError.write("calibrating \(p.name) (\(p.summary))…\n".data(using: .utf8)!)
             let down = (try? ProfileLink.path(named: "wifi", from: p))?.downlink.rate.meanBitsPerSecond
             let r = try CalibrationRun.measure(
                 profile: p, samples: samples, goodputDuration: noGoodput ? nil : duration, flows: flows,
@@ -213,7 +213,7 @@ struct CalibrateCommand: ParsableCommand {
             }
             var loads: [PageLoadLateness] = []
             if pageLoads > 0 {
-                FileHandle.standardError.write(
+                StandardError.write(
                     "loading \(page) through \(p.name) (\(pageLoads)× h2, h3)…\n".data(using: .utf8)!)
                 loads = try CalibrationPageLoad.measure(
                     profile: p, scenarioPath: pageFile!.path, scenario: pageFile!.scenario,
@@ -224,7 +224,7 @@ struct CalibrateCommand: ParsableCommand {
             print(text)
             if missed { worst = .runFailed }
             if delayProbes > 0, DelayCalibration.applies(to: try ProfileLink.path(named: "wifi", from: p)) {
-                FileHandle.standardError.write(
+                StandardError.write(
                     "probing \(p.name)'s one-way delays (\(delayProbes) probes each way)…\n".data(using: .utf8)!)
                 if let d = try DelayCalibration.measure(
                     profile: p, samples: delayProbes, interval: delayInterval, emulator: emulator, timerFloor: floor)

@@ -110,7 +110,7 @@ struct ImportHARCommand: ParsableCommand {
             try AtomicFile.write(data, to: output)
             print(report, terminator: "")
         } else {
-            FileHandle.standardOutput.write(data)
+            StandardOutput.write(data)
             writeError(report)
         }
         return .success

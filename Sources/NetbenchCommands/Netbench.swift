@@ -36,5 +36,5 @@ public struct Netbench: ParsableCommand {
 
 /// Messages on standard error (progress, reports that must not mix with data on stdout).
 func writeError(_ text: String) {
-    FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    StandardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
 }

@@ -154,7 +154,7 @@ struct PerfCommand: ParsableCommand {
             throw BenchError.run("cannot connect to \(text): \(error)")
         }
         let report = PerfReport(r, server: text)
-        FileHandle.standardOutput.write(Data((json ? report.json() : report.text()).utf8))
+        StandardOutput.write(Data((json ? report.json() : report.text()).utf8))
         if !r.completed { throw BenchError.run(report.failure ?? "perf requests failed") }
         return .success
     }
@@ -193,7 +193,7 @@ struct PerfCommand: ParsableCommand {
             }
             results.append(PerfReport(h3, server: "in-process HTTP/3 server, \(servers.linkLine)", protocolName: "h3"))
         }
-        FileHandle.standardOutput.write(Data(PerfReport.render(results, json: json).utf8))
+        StandardOutput.write(Data(PerfReport.render(results, json: json).utf8))
         if let f = results.compactMap(\.failure).first { throw BenchError.run(f) }
         return .success
     }
@@ -232,7 +232,7 @@ struct PerfCommand: ParsableCommand {
             Ctrl-C stops.
 
             """
-        FileHandle.standardOutput.write(Data(banner.utf8))
+        StandardOutput.write(Data(banner.utf8))
         let stop = loop.stopper
         let interrupt = InterruptHandler(message: "stopping the perf server") { stop.set() }
         try loop.run()
@@ -243,7 +243,7 @@ struct PerfCommand: ParsableCommand {
         let line =
             "netbench perf: \(c.connectionsAccepted) connections, \(p.streamsAnswered) streams answered, "
             + "\(p.bytesRequested) bytes requested, \(p.bytesUploaded) bytes uploaded\n"
-        FileHandle.standardOutput.write(Data(line.utf8))
+        StandardOutput.write(Data(line.utf8))
         return .success
     }
 }

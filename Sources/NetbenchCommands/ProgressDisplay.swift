@@ -21,7 +21,7 @@ final class ProgressDisplay: RunObserver {
 
     func line(_ text: String) {
         if silent { return }
-        FileHandle.standardError.write((text + "\n").data(using: .utf8)!)
+        StandardError.write((text + "\n").data(using: .utf8)!)
     }
 
     func blockStarting(profile: Profile, runs: Int) {
@@ -85,7 +85,7 @@ final class InterruptHandler: @unchecked Sendable {
                 guard let self else { return }
                 self.count += 1
                 if self.count > 1 { _exit(130) }
-                FileHandle.standardError.write(
+                StandardError.write(
                     "\nnetbench: interrupted; \(message) (Ctrl-C again to quit at once)\n".data(using: .utf8)!)
                 onInterrupt()
             }

@@ -128,7 +128,7 @@ struct ScenarioGenerate: ParsableCommand {
                 )
             }
         } else {
-            FileHandle.standardOutput.write(data)
+            StandardOutput.write(data)
         }
         return .success
     }

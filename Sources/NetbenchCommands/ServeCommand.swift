@@ -188,7 +188,7 @@ struct ServeCommand: ParsableCommand {
             \(browserHint)Ctrl-C stops.
 
             """
-        FileHandle.standardOutput.write(banner.data(using: .utf8)!)
+        StandardOutput.write(banner.data(using: .utf8)!)
         let stop = DispatchSemaphore(value: 0)
         let interrupt = InterruptHandler(message: "stopping the server") { stop.signal() }
         stop.wait()
@@ -196,7 +196,7 @@ struct ServeCommand: ParsableCommand {
         host.stop()
         // A --keylog the disk could not take: said once, at the end (the server kept serving).
         if let failure = DiagnosticWriteFailure.message {
-            FileHandle.standardError.write(Data("netbench serve: warning: \(failure)\n".utf8))
+            StandardError.write(Data("netbench serve: warning: \(failure)\n".utf8))
         }
         if let c = host.finalCounters {
             // Scripts and tests read this line to see what the limits did.
@@ -207,7 +207,7 @@ struct ServeCommand: ParsableCommand {
                 + "\(c.connectionsEvicted) evicted, \(c.connectionsRefused) refused; QUIC Retry: \(c.retriesSent) "
                 + "sent, "
                 + "\(c.retriesValidated) validated\n"
-            FileHandle.standardOutput.write(line.data(using: .utf8)!)
+            StandardOutput.write(line.data(using: .utf8)!)
         }
         return .success
     }
@@ -247,7 +247,7 @@ struct ServeCommand: ParsableCommand {
         let descriptors = OpenFileLimit.raiseToHard()
         let usable = max(descriptors - 64, 16)
         if l.maxConnections > usable {
-            FileHandle.standardError.write(
+            StandardError.write(
                 ("netbench serve: --max-connections \(l.maxConnections) lowered to \(usable): the descriptor limit "
                     + "(RLIMIT_NOFILE) is \(descriptors)\n")
                     .data(using: .utf8)!)

@@ -244,7 +244,7 @@ struct ShellOutcome {
 /// A line on stderr that never stops the session: with stderr a closed pipe (`| head`) the write
 /// fails quietly (writeError's FileHandle.write would trap, leaving the network behind).
 func shellMessage(_ text: String) {
-    try? FileHandle.standardError.write(contentsOf: Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    StandardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
 }
 
 /// COMMAND's process group as a value another thread may signal (the packet loop's capture

@@ -455,12 +455,12 @@ extension ProfileTestbed {
     func takeCapture(_ report: EmulatorReport, into record: inout RunRecord) {
         if let failure = report.linkLogFailure, linkLogDirectory != nil {
             linkLogDirectory = nil
-            FileHandle.standardError.write(Data("netbench: --link-log: \(failure); later runs are not logged\n".utf8))
+            StandardError.write(Data("netbench: --link-log: \(failure); later runs are not logged\n".utf8))
         }
         if !report.pcapFiles.isEmpty { record.emulator?.pcapFiles = report.pcapFiles }
         guard let failure = report.captureFailure, pcapDirectory != nil else { return }
         pcapDirectory = nil
-        FileHandle.standardError.write(Data("netbench: --pcap: \(failure); later runs are not captured\n".utf8))
+        StandardError.write(Data("netbench: --pcap: \(failure); later runs are not captured\n".utf8))
     }
 }
 

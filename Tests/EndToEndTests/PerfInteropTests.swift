@@ -210,7 +210,7 @@ final class PerfInteropTests: XCTestCase {
         let out = Pipe()
         // Standard error to a file: two pipes read one after the other could block the child.
         let errPath = NSTemporaryDirectory() + "netbench-perf-err-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: errPath) }
         p.standardOutput = out
         p.standardError = FileHandle(forWritingAtPath: errPath)
