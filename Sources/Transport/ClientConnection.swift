@@ -1,4 +1,5 @@
 import BenchCore
+import QUIC
 
 /// The HTTP version a client connection speaks.
 
@@ -124,4 +125,21 @@ public protocol ClientConnection: AnyObject {
     /// included; QUIC: STREAM bytes acknowledged); nil if unknown. Upload goodput.
     var bytesAcknowledged: Int64? { get }
     func close()
+}
+
+extension QUICSnapshot {
+    /// The engine's counters of one connection (the per-connection fields, such as path validations
+    /// and what ECN sent, are the caller's to add).
+    init(_ s: QUICStatistics, congestionControl: String?, localPaths: [Endpoint]) {
+        self.init()
+        smoothedRTT = s.smoothedRTT
+        minRTT = s.minRTT
+        cwnd = Int64(s.congestionWindow)
+        packetsSent = Int64(s.datagramsSent)
+        packetsReceived = Int64(s.datagramsReceived)
+        streamFramesLost = Int64(s.streamFramesLost)
+        self.congestionControl = congestionControl
+        self.localPaths = localPaths
+        ecnReceived = s.ecnReceived
+    }
 }

@@ -250,17 +250,8 @@ final class H3ClientConnection: ClientConnection {
 
     private func snapshot() {
         let s = client.statistics
-        var q = QUICSnapshot()
-        q.smoothedRTT = s.smoothedRTT
-        q.minRTT = s.minRTT
-        q.cwnd = Int64(s.congestionWindow)
-        q.packetsSent = Int64(s.datagramsSent)
-        q.packetsReceived = Int64(s.datagramsReceived)
-        q.streamFramesLost = Int64(s.streamFramesLost)
-        q.congestionControl = congestionControl
+        var q = QUICSnapshot(s, congestionControl: congestionControl, localPaths: localPaths)
         q.pathValidations = validations
-        q.localPaths = localPaths
-        q.ecnReceived = s.ecnReceived
         if io.marksECN {
             q.ecnSentECT0 = s.ecnRequested.ect0
             q.ecnValidated = s.lastRequestedECN.map { $0 != .notECT }

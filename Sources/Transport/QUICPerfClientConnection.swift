@@ -189,17 +189,6 @@ public final class QUICPerfClientConnection: ClientConnection {
     }
 
     private func snapshot() {
-        let s = client.statistics
-        var q = QUICSnapshot()
-        q.smoothedRTT = s.smoothedRTT
-        q.minRTT = s.minRTT
-        q.cwnd = Int64(s.congestionWindow)
-        q.packetsSent = Int64(s.datagramsSent)
-        q.packetsReceived = Int64(s.datagramsReceived)
-        q.streamFramesLost = Int64(s.streamFramesLost)
-        q.congestionControl = congestionControl
-        q.localPaths = [local]
-        q.ecnReceived = s.ecnReceived
-        state.quic = q
+        state.quic = QUICSnapshot(client.statistics, congestionControl: congestionControl, localPaths: [local])
     }
 }
