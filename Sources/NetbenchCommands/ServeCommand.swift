@@ -144,7 +144,8 @@ struct ServeCommand: ParsableCommand {
         "--pages",
         help:
             "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's "
-                + "resources, at their exact sizes; prints the Chromium flags that trust this server"
+                + "resources, at their exact sizes, advertising h3 (Alt-Svc) when it is served; prints the Chromium "
+                + "flags that trust this server"
     ) var pages: Bool
 
     func run() throws -> ExitCode {
@@ -223,6 +224,7 @@ struct ServeCommand: ParsableCommand {
             alpn: transports.contains(.h2) ? ["h2", "http/1.1"] : ["http/1.1"])
         options.advertiseHTTP3 = withTCP && withQUIC
         options.renderPages = pages
+        options.advertiseHTTP3ToBrowsers = pages && withQUIC
         // A key log alone is opened by the listeners (a file they cannot open: "cannot listen", exit 2).
         if diagnostics.qlogDirectory != nil { options.quic.diagnostics = try diagnostics.open() }
         options.limits = try limits()

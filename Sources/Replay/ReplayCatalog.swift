@@ -21,7 +21,14 @@ public struct ReplayCatalog: Sendable {
     /// An `Alt-Svc` value sent with every resource (e.g. `h3=":8443"; ma=86400` when the same port
     /// also serves HTTP/3), so browsers switch to h3 as they do with real sites; nil: none.
     public var altSvc: String? {
-        didSet { heads = Self.heads(scenario.resources, altSvc: altSvc) }
+        didSet { heads = Self.heads(scenario.resources, altSvc: altSvc, browserAltSvc: browserAltSvc) }
+    }
+    /// An `Alt-Svc` value sent to browsers only (requests with a User-Agent), over every protocol: a
+    /// browser held to h3 by a command-line flag then also knows each origin from an h3 advertisement,
+    /// as one that reached a real site over h3 does (Chromium throttles low-priority requests to an
+    /// origin it knows neither from h2 nor from Alt-Svc). nil: none beyond `altSvc`.
+    public var browserAltSvc: String? {
+        didSet { heads = Self.heads(scenario.resources, altSvc: altSvc, browserAltSvc: browserAltSvc) }
     }
     /// What `GET /.well-known/netbench` answers (`netbench serve`); nil: that path is a 404 as any other.
     public var serverDescription: ServerDescription?
@@ -61,11 +68,11 @@ public struct ReplayCatalog: Sendable {
         } else {
             rendered = nil
         }
-        heads = Self.heads(scenario.resources, altSvc: nil)
+        heads = Self.heads(scenario.resources, altSvc: nil, browserAltSvc: nil)
         recordedBodies = scenario.resources.map { scenario.recordedBody(of: $0) }
     }
 
-    private static func heads(_ resources: [Scenario.Resource], altSvc: String?) -> [(
+    private static func heads(_ resources: [Scenario.Resource], altSvc: String?, browserAltSvc: String?) -> [(
         client: [(String, String)], browser: [(String, String)]
     )] {
         resources.map { r in
@@ -75,7 +82,9 @@ public struct ReplayCatalog: Sendable {
             ]
             if let encoding = r.body?.contentEncoding { client.append(("content-encoding", encoding)) }
             if let altSvc { client.append(("alt-svc", altSvc)) }
-            return (client, client + [("access-control-allow-origin", "*"), ("timing-allow-origin", "*")])
+            var browser = client + [("access-control-allow-origin", "*"), ("timing-allow-origin", "*")]
+            if altSvc == nil, let browserAltSvc { browser.append(("alt-svc", browserAltSvc)) }
+            return (client, browser)
         }
     }
 

@@ -73,6 +73,7 @@ final class ProfileTestbed {
         var serverOptions = ServerHost.ServerOptions(settings: server, keyLogFile: keyLogFile, quic: quic)
         serverOptions.renderPages = request.pageLoads.clients.contains { parts.clients[$0]?.needsRenderedPages == true }
         let withQUIC = request.transports.contains(.h3), tls12 = server.tlsVersion == .tls12
+        serverOptions.advertiseHTTP3ToBrowsers = serverOptions.renderPages && withQUIC
         // An h3-only plan of the built-in client opens no TCP socket: no listener, no TCP_CONGESTION.
         let withTCP = request.serversNeedTCP
         guard profile.isEmulated else {
@@ -131,7 +132,11 @@ final class ProfileTestbed {
         var r = QUICSettingsRecord(
             maxUDPPayload: quic.effectiveMaxUDPPayloadSize, udpPayloadSizing: quic.udpPayloadSizing,
             congestionControl: quic.congestionControl.rawValue, ackThreshold: quic.ackThreshold)
-        if client == .builtin { r.clientConnectionIDLength = quic.clientConnectionIDLength }
+        if client == .builtin {
+            r.clientConnectionIDLength = quic.clientConnectionIDLength
+        } else {
+            r.altSvcToBrowser = true
+        }
         r.pacing = quic.pacing.description
         return r
     }

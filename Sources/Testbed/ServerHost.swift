@@ -138,6 +138,10 @@ public final class ServerHost: @unchecked Sendable {
         public var renderPages = false
         /// With TCP and QUIC on one port: advertise h3 on the TCP responses (`Alt-Svc`).
         public var advertiseHTTP3 = false
+        /// Advertise h3 to browsers (`ReplayCatalog.browserAltSvc`) on whatever protocol they use: they
+        /// are held to one protocol by their flags, and an h3 browser then knows its origins as
+        /// QUIC-capable, as it would have learned them from a real site (runs with browsers and h3).
+        public var advertiseHTTP3ToBrowsers = false
         /// What one client may cost (connections, timeouts, HTTP/2 floods); the QUIC listener
         /// takes its connection, handshake and header-list limits (its timeouts stay `quic`'s).
         public var limits = ServerLimits()
@@ -201,6 +205,9 @@ public final class ServerHost: @unchecked Sendable {
                     }
                     if options.renderPages, tcpEndpoint == nil, let udp = udpEndpoint {
                         catalog.value = ReplayCatalog(scenario: s, renderingPagesFor: udp.port)
+                    }
+                    if options.advertiseHTTP3ToBrowsers, let udp = udpEndpoint {
+                        catalog.value.browserAltSvc = "h3=\":\(udp.port)\"; ma=86400"
                     }
                 }
                 if let d = options.descriptions, i < d.count { catalog.value.serverDescription = d[i] }

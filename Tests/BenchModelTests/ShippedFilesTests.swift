@@ -137,8 +137,8 @@ final class ShippedFilesTests: XCTestCase {
             Set(paths.map { URL(fileURLWithPath: $0).lastPathComponent }),
             [
                 "default.json", "weak-network.json", "throughput.json", "ci-smoke.json", "migration.json",
-                "quic-claim.json", "quic-claim-repeat.json", "quic-claim-chromium.json", "interop-goodput.json",
-                "interop-crosstraffic.json", "wolsing2019.json", "cpu-slowdown.json",
+                "quic-claim.json", "quic-claim-repeat.json", "quic-claim-chromium.json", "quic-claim-firefox.json",
+                "interop-goodput.json", "interop-crosstraffic.json", "wolsing2019.json", "cpu-slowdown.json",
             ])
         for path in paths {
             let s = try Suite.load(from: path)
