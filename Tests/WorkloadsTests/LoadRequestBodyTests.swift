@@ -158,6 +158,49 @@ final class LoadRequestBodyTests: XCTestCase {
     }
 }
 
+/// Shards' uploads merge: bytes uploaded summed (a file written before they were counted adds
+/// nothing), and shards that uploaded different sizes per stream are not one load.
+final class LoadUploadMergeTests: XCTestCase {
+    func results(uploaded: Int64?, upload: Int64?) throws -> LoadResults {
+        let t0 = Instant(nanoseconds: 5_000_000_000)
+        var recorder = try LoadRecorder(steps: 1, interval: .seconds(1))
+        recorder.begin(at: t0, wallClock: 0)
+        recorder.scheduled = 2
+        recorder.sent = 2
+        for l: Int64 in [100, 200] { recorder.ok(latency: l * 1000, step: 0, at: t0 + .milliseconds(10)) }
+        var o = recorder.finish(at: t0 + .seconds(1), loadEnd: t0 + .seconds(1))
+        o.steps = [.init(rate: 2, duration: .seconds(1), scheduled: 2, ok: 2, latency: o.latency)]
+        let settings = LoadSettings(
+            transport: .quicPerf, model: .open([.init(rate: 2, duration: .seconds(1))]), connections: 1, streams: 1)
+        var r = try LoadRecord(o, settings: settings)
+        r.bytesUploaded = uploaded
+        r.upload = upload
+        return LoadResults(
+            netbenchVersion: "t", startedAt: "2026-01-01T00:00:00Z", server: "s", targets: [], loads: [r])
+    }
+
+    func testBytesUploadedAddAndUploadSizesMustAgree() throws {
+        let merged = try LoadResults.merged([
+            ("a", try results(uploaded: 2000, upload: 1000)), ("b", try results(uploaded: 3000, upload: 1000)),
+        ])
+        XCTAssertEqual(merged.loads[0].bytesUploaded, 5000)
+        XCTAssertEqual(merged.loads[0].upload, 1000)
+        let old = try LoadResults.merged([
+            ("a", try results(uploaded: 70, upload: nil)), ("b", try results(uploaded: nil, upload: nil)),
+        ])
+        XCTAssertEqual(old.loads[0].bytesUploaded, 70)
+        let none = try LoadResults.merged([
+            ("a", try results(uploaded: nil, upload: nil)), ("b", try results(uploaded: nil, upload: nil)),
+        ])
+        XCTAssertNil(none.loads[0].bytesUploaded)
+        XCTAssertThrowsError(
+            try LoadResults.merged([
+                ("a", try results(uploaded: 2000, upload: 1000)), ("b", try results(uploaded: 4000, upload: 2000)),
+            ])
+        ) { XCTAssertTrue("\($0)".contains("upload 2000"), "\($0)") }
+    }
+}
+
 /// netbench's perf server (`QUICServerEndpoint` with ALPN perf, as `netbench perf --listen` runs it)
 /// on an event loop of its own thread; `stop` ends the thread and returns the server's counters.
 final class PerfServerThread: @unchecked Sendable {
