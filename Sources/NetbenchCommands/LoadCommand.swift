@@ -23,6 +23,10 @@ struct LoadCommand: ParsableCommand {
                 Sends requests to netbench's own replay server, started in this process on 127.0.0.1 (the \
                 scenarios' resources; without a target, one generated resource of --size at /obj), or to \
                 --server HOST:PORT (the scenarios' resources, names as SNI and :authority) or to the URLs given. \
+                Each scenario resource is requested with its own method (GET, POST, PUT, PATCH, DELETE) and, when \
+                it has a requestBody, that body with content-length and its content-type, over h1, h2 and h3 \
+                alike (the replay server answers a request only when its method and URL are a resource's); \
+                URLs are requested with GET, or with --method and --body-file (the same for every URL). \
                 Every scenario resource's response must be status 200 with exactly its size in body bytes \
                 (a URL's: status 200); anything else counts as an error by kind: connect (no connection or \
                 handshake), closed (the connection or stream failed mid-request), status, length, timeout (no \
@@ -49,8 +53,10 @@ struct LoadCommand: ParsableCommand {
                 -t quic-perf measures raw QUIC without HTTP/3: requests per second over streams of the QUIC \
                 performance protocol (\(QUICPerf.draft), ALPN perf, as netbench perf speaks it). Each request is \
                 one bidirectional stream carrying the 8-byte size it asks for (a scenario resource's size, else \
-                --size) and FIN; the server answers that many bytes and FIN. A stream answered with exactly its \
-                size is ok (fewer or more bytes: length; a reset stream: closed); --connections and --streams mean \
+                --size) and FIN; the server answers that many bytes and FIN. With --upload SIZE each stream \
+                uploads SIZE bytes after its size (without it, a scenario resource's request body size, else \
+                nothing), and load.json records the size and the bytes uploaded. A stream answered with exactly \
+                its size is ok (fewer or more bytes: length; a reset stream: closed); --connections and --streams mean \
                 what they mean for h3 (QUIC connections, streams in flight on each), and the latency, histograms, \
                 shards and merge are as for HTTP. Without --server an in-process perf server answers (beside the \
                 replay server, through -p too); --server HOST:PORT is any server of the draft (netbench perf \
@@ -68,6 +74,8 @@ struct LoadCommand: ParsableCommand {
                 "netbench load page.json --server 10.0.0.2:443 --ca ca.pem --rate 5000/s --shard 2/4",
                 "netbench load -t h3,quic-perf --connections 4 --streams 16 --duration 5s",
                 "netbench load -t quic-perf --server 127.0.0.1:4433 --ca perf-ca.pem --size 10KB --rate 2000/s",
+                "netbench load https://api.example.test/v1/cart --body-file cart.json --content-type application/json",
+                "netbench load -t quic-perf --size 1KB --upload 100KB --connections 4 --streams 8 --duration 5s",
             ],
             exitCodes: [
                 ExitCodeDoc(.success, "the load ran and some requests succeeded (errors and shortfalls are reported)"),
@@ -112,6 +120,27 @@ struct LoadCommand: ParsableCommand {
         help: "without a target: the size of the generated resource the in-process server serves", parse: .size)
     var size: Int64
     @Option(
+        "--upload", value: "SIZE",
+        help: "-t quic-perf only: each perf stream uploads SIZE bytes (after its 8-byte size, before its FIN; "
+            + "default: a scenario resource's request body size, else 0); h1/h2/h3 send each scenario "
+            + "resource's own method and request body instead", parse: .size)
+    var upload: Int64?
+    @Option(
+        "--method", value: "METHOD",
+        help: "URL targets: the request method (GET, POST, PUT, PATCH, DELETE; default GET, or POST with "
+            + "--body-file); a scenario's resources carry their own",
+        parse: .init(expected: "GET, POST, PUT, PATCH or DELETE") {
+            Scenario.Resource.methods.contains($0.uppercased()) ? $0.uppercased() : nil
+        }) var method: String?
+    @Option(
+        "--body-file", value: "FILE",
+        help: "URL targets: send this file's bytes as every request's body (with content-length; at most "
+            + "16 MiB)", parse: .file()) var bodyFile: String?
+    @Option(
+        "--content-type", value: "TYPE",
+        help: "with --body-file: the body's content-type (default: none sent)", parse: .nonEmpty)
+    var contentType: String?
+    @Option(
         "--server", value: "HOST:PORT",
         help: "send the scenarios' requests to this server (as run --server does) instead of an in-process one",
         parse: .nonEmpty) var server: String?
@@ -144,7 +173,44 @@ struct LoadCommand: ParsableCommand {
         if ca != nil, server == nil, !targetTexts.contains(where: LoadTargets.isURL) {
             throw BenchError.usage("--ca needs --server or a URL target")
         }
+        let urlOption = method.map { _ in "--method" } ?? bodyFile.map { _ in "--body-file" }
+            ?? contentType.map { _ in "--content-type" }
+        if let urlOption, !targetTexts.contains(where: LoadTargets.isURL) {
+            throw BenchError.usage(
+                "\(urlOption) applies to URL targets; a scenario's resources are sent with their own method and "
+                    + "requestBody")
+        }
+        if method == "GET", bodyFile != nil {
+            throw BenchError.usage("--method GET --body-file \(bodyFile!): a GET request has no body")
+        }
+        if contentType != nil, bodyFile == nil {
+            throw BenchError.usage("--content-type \(contentType!) needs --body-file FILE (the body it describes)")
+        }
+        if let contentType, contentType.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value > 0x7E }) {
+            throw BenchError.usage("--content-type '\(contentType)': not a printable ASCII header value")
+        }
+        if let upload, let other = transports.first(where: { $0 != .quicPerf }) {
+            throw BenchError.usage(
+                "--upload \(upload): only for -t quic-perf (a perf stream's upload), not \(other.rawValue); "
+                    + "HTTP requests send their scenario resource's requestBody")
+        }
         _ = try shard()
+    }
+
+    /// What URL targets send: --method, --body-file's bytes (read here: a missing or too large file
+    /// exits 65 naming it), --content-type.
+    func urlRequest() throws -> URLRequestSpec {
+        var spec = URLRequestSpec(method: method ?? (bodyFile == nil ? "GET" : "POST"), contentType: contentType)
+        if let bodyFile {
+            guard let data = FileManager.default.contents(atPath: bodyFile) else {
+                throw BenchError.data("--body-file \(bodyFile): cannot read the file")
+            }
+            guard data.count <= Scenario.largestRequestBody else {
+                throw BenchError.data("--body-file \(bodyFile): \(data.count) bytes is above 16 MiB")
+            }
+            spec.body = [UInt8](data)
+        }
+        return spec
     }
 
     func shard() throws -> ShardSpec? {
@@ -161,7 +227,8 @@ struct LoadCommand: ParsableCommand {
         let profile = try profileName.map { try Library.locate().profile($0) }
         if profile?.isEmulated == true { try PrivilegeGate.requireEmulation() }
         let plan = try LoadTargets.resolve(
-            targetTexts, server: server, ca: ca, size: size, transports: transports, profile: profile)
+            targetTexts, server: server, ca: ca, size: size, transports: transports, profile: profile,
+            urlRequest: try urlRequest())
         defer { plan.close() }
         var model: [LoadSchedule.Step]?
         let link = plan.linkRecord()
@@ -186,7 +253,8 @@ struct LoadCommand: ParsableCommand {
             settings.grace = grace
             let cpuBefore = plan.server(t)?.cpuMs
             let generator = try LoadGenerator(
-                settings: settings, targets: plan.targets(for: t), remote: plan.remote(t), client: try plan.client(t))
+                settings: settings, targets: plan.targets(for: t, upload: upload), remote: plan.remote(t),
+                client: try plan.client(t))
             generator.local = plan.local
             try plan.testbed?.start()
             let outcome: LoadOutcome
@@ -196,6 +264,7 @@ struct LoadCommand: ParsableCommand {
             }
             let report = try plan.testbed?.stop()
             var record = try LoadRecord(outcome, settings: settings)
+            record.upload = t == .quicPerf ? upload : nil
             if let a = cpuBefore, let b = plan.server(t)?.cpuMs { record.serverCpuMs = b - a }
             if var link, let report {
                 link.measured(
@@ -217,7 +286,9 @@ struct LoadCommand: ParsableCommand {
         if let out {
             var results = LoadResults(
                 netbenchVersion: netbenchVersion, startedAt: started, server: plan.serverLine,
-                targets: plan.targets.map { "https://\($0.serverName)\($0.path)" }, loads: records)
+                targets: plan.targets.map {
+                    ($0.method == "GET" ? "" : $0.method + " ") + "https://\($0.serverName)\($0.path)"
+                }, loads: records)
             results.shard = try shard()?.description
             try AtomicFile.write(try JSONFile.encode(results), to: out + "/load.json")
             print("wrote \(out)/load.json" + records.compactMap { $0.hlog.map { ", \(out)/\($0)" } }.joined())

@@ -61,6 +61,13 @@ struct LoadRate: CustomStringConvertible {
     }
 }
 
+/// What URL targets send (`--method`, `--body-file`, `--content-type`): GET without a body by default.
+struct URLRequestSpec {
+    var method = "GET"
+    var body: [UInt8] = []
+    var contentType: String?
+}
+
 /// Where a load's requests go and who checks the answers: the in-process replay server, `--server`,
 /// or the URLs' own host.
 struct LoadTargets {
@@ -84,7 +91,12 @@ struct LoadTargets {
     static func isURL(_ text: String) -> Bool { text.hasPrefix("https://") || text.hasPrefix("http://") }
 
     /// What a load over `t` requests: quic-perf asks for each target's size on a stream of its own.
-    func targets(for t: LoadTransport) -> [LoadTarget] { t == .quicPerf ? targets.compactMap(\.perf) : targets }
+    /// With `upload`, every perf stream uploads that many bytes (else a resource's request body size).
+    func targets(for t: LoadTransport, upload: Int64? = nil) -> [LoadTarget] {
+        guard t == .quicPerf else { return targets }
+        let perf = targets.compactMap(\.perf)
+        return upload.map { n in perf.map { $0.uploading(n) } } ?? perf
+    }
 
     func remote(_ t: LoadTransport) throws -> Endpoint {
         if t == .quicPerf, let perf = perfHost?.endpoints.first?.udp { return perf }
@@ -133,14 +145,18 @@ struct LoadTargets {
 
     static func resolve(
         _ texts: [String], server: String?, ca: String?, size: Int64, transports: [LoadTransport],
-        profile: Profile? = nil
+        profile: Profile? = nil, urlRequest: URLRequestSpec = .init()
     ) throws -> LoadTargets {
         var scenarios: [Scenario] = []
         var targets: [LoadTarget] = []
         var urlAuthorities: [String] = []
         for text in texts {
             if isURL(text) {
-                let (target, authority) = try parseURL(text)
+                var (target, authority) = try parseURL(text)
+                target.method = urlRequest.method
+                target.body = urlRequest.body
+                target.bodyLength = Int64(urlRequest.body.count)
+                target.contentType = urlRequest.contentType
                 targets.append(target)
                 urlAuthorities.append(authority)
             } else {
@@ -149,7 +165,8 @@ struct LoadTargets {
                 targets += s.resources.map { r in
                     LoadTarget(
                         serverName: s.origins.first { $0.id == r.origin }?.host ?? r.origin, path: r.path,
-                        expectedBytes: r.bytes)
+                        expectedBytes: r.bytes, method: r.httpMethod, body: r.requestBody?.bytes ?? [],
+                        contentType: r.requestBody?.contentType)
                 }
             }
         }
@@ -329,7 +346,10 @@ enum LoadSummary {
         lines.append(
             "  achieved \(rate(r.achievedRate)) req/s (\(r.ok) ok of \(r.sent) sent"
                 + (r.model == "open" ? ", \(r.scheduled) due" : "") + "), "
-                + "\(Units.formatBytes(r.bytes)) received, \(r.connectionsOpened) connections opened")
+                + "\(Units.formatBytes(r.bytes)) received, "
+                + (r.bytesUploaded.map { $0 > 0 ? "\(Units.formatBytes($0)) uploaded, " : "" } ?? "")
+                + (r.upload.map { "\(Units.formatBytes($0)) upload per stream, " } ?? "")
+                + "\(r.connectionsOpened) connections opened")
         lines.append("  latency " + latencyLine(r.latencyMs))
         if let link = r.link { lines += linkLines(link, r) }
         if r.steps.count > 1 {

@@ -5,13 +5,40 @@ import Transport
 import Statistics
 
 /// What `netbench load` asks for: one URL path under a server name, its body checked when the
-/// size is known (a scenario's resource: exactly `expectedBytes`, status 200).
+/// size is known (a scenario's resource: exactly `expectedBytes`, status 200). A request with a
+/// body (a scenario's POST, PUT… resource; a quic-perf stream's upload) sends `body` and then filler
+/// up to `bodyLength` bytes, with `content-length` (and `content-type` when given) over HTTP.
 public struct LoadTarget: Sendable, Equatable {
     public var serverName: String
     public var path: String
     public var expectedBytes: Int64?
-    public init(serverName: String, path: String, expectedBytes: Int64? = nil) {
+    public var method: String
+    /// The bytes the request body starts with; `bodyLength` counts them.
+    public var body: [UInt8]
+    /// The request body's length: `body`, then generated filler; 0 for none.
+    public var bodyLength: Int64
+    public var contentType: String?
+    public init(
+        serverName: String, path: String, expectedBytes: Int64? = nil, method: String = "GET", body: [UInt8] = [],
+        contentType: String? = nil
+    ) {
         self.serverName = serverName; self.path = path; self.expectedBytes = expectedBytes
+        self.method = method; self.body = body; self.contentType = contentType
+        bodyLength = Int64(body.count)
+    }
+
+    /// The path, after its method when not GET (error messages).
+    var label: String { method == "GET" ? path : method + " " + path }
+
+    /// The request sent for this target (built once per target, not per request).
+    var request: ClientRequest {
+        var r = ClientRequest(method: method, authority: serverName, path: path)
+        if bodyLength > 0 {
+            r.setBody(body)
+            r.bodyLength = bodyLength
+            if let contentType { r.headers.append(("content-type", contentType)) }
+        }
+        return r
     }
 }
 
@@ -50,6 +77,8 @@ public final class LoadGenerator {
     var backlogHead = 0
     /// The targets by server name: each connection serves one name (its SNI), round robin.
     var groups: [[LoadTarget]] = []
+    /// Each group's requests, built once (a request's send copies one, allocating nothing).
+    var requests: [[ClientRequest]] = []
     var nextInGroup: [Int] = []
     var outstanding = 0
     var cursor = 0
@@ -81,6 +110,7 @@ public final class LoadGenerator {
         var names: [String] = []
         for t in targets where !names.contains(t.serverName) { names.append(t.serverName) }
         groups = names.map { n in targets.filter { $0.serverName == n } }
+        requests = groups.map { $0.map(\.request) }
         nextInGroup = Array(repeating: 0, count: groups.count)
         precondition(settings.connections >= groups.count, "fewer connections than server names")
         let stepCount: Int
@@ -247,14 +277,13 @@ public final class LoadGenerator {
     }
 
     func send(on c: ClientConnection, slot: Slot, intended: Instant, step: Int) {
-        let group = groups[slot.group]
         let index = nextInGroup[slot.group]
-        nextInGroup[slot.group] = (index + 1) % group.count
+        nextInGroup[slot.group] = (index + 1) % requests[slot.group].count
         slot.inFlight += 1
         outstanding += 1
         record.sent += 1
         let exchange = Exchange(slot: slot, target: index, intended: intended, step: step)
-        c.send(ClientRequest(authority: group[index].serverName, path: group[index].path)) {
+        c.send(requests[slot.group][index]) {
             [unowned self] event in
             self.handle(event, of: exchange, on: c)
         }
@@ -271,10 +300,12 @@ public final class LoadGenerator {
             x.slot.answered += 1
             record.bytes += x.bytes
             let target = groups[x.slot.group][x.target]
+            // Answered: the request left whole (a perf server drains the upload before its FIN).
+            record.bytesUploaded += target.bodyLength
             if x.status != 200 {
-                record.count("status", 1, example: "\(target.path): status \(x.status), expected 200")
+                record.count("status", 1, example: "\(target.label): status \(x.status), expected 200")
             } else if let want = target.expectedBytes, want != x.bytes {
-                record.count("length", 1, example: "\(target.path): \(x.bytes) body bytes, expected exactly \(want)")
+                record.count("length", 1, example: "\(target.label): \(x.bytes) body bytes, expected exactly \(want)")
             } else {
                 record.ok(latency: t.since(x.intended), step: x.step, at: t)
             }
@@ -283,7 +314,7 @@ public final class LoadGenerator {
             x.done = true
             record.bytes += x.bytes
             let kind = c.info.handshakeEnd == nil ? "connect" : "closed"
-            record.count(kind, 1, example: "\(groups[x.slot.group][x.target].path): \(why)")
+            record.count(kind, 1, example: "\(groups[x.slot.group][x.target].label): \(why)")
             ended(x.slot)
         }
     }

@@ -33,6 +33,7 @@ extension LoadRecord {
     /// What must agree for two shards' loads to add.
     var shape: String {
         "\(transport.rawValue) \(model) c\(connections) m\(streams) steps \(steps.count)"
+            + (upload.map { " upload \($0)" } ?? "")
     }
 
     /// Adds another shard's load of the same shape (the durations are the longer one's).
@@ -44,6 +45,9 @@ extension LoadRecord {
         durationMs = max(durationMs, o.durationMs)
         scheduled += o.scheduled; sent += o.sent; ok += o.ok; unsent += o.unsent
         bytes += o.bytes; connectionsOpened += o.connectionsOpened
+        if bytesUploaded != nil || o.bytesUploaded != nil {
+            bytesUploaded = (bytesUploaded ?? 0) + (o.bytesUploaded ?? 0)
+        }
         for (k, v) in o.errors { errors[k, default: 0] += v }
         for (k, v) in o.errorExamples where errorExamples[k] == nil { errorExamples[k] = v }
         achievedRate = durationMs > 0 ? Double(ok) / (durationMs / 1000) : 0

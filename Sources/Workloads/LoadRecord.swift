@@ -78,6 +78,11 @@ public struct LoadRecord: Codable, Sendable {
     public var errors: [String: Int]
     public var errorExamples: [String: String]
     public var bytes: Int64
+    /// Request body bytes sent by the requests that were answered: scenario resources' request bodies
+    /// (POST, PUT…) and quic-perf uploads (nil in files written before netbench counted them).
+    public var bytesUploaded: Int64?
+    /// quic-perf: the bytes each stream uploaded (`--upload`); nil: none given.
+    public var upload: Int64?
     public var connectionsOpened: Int
     public var latencyMs: LatencySummary
     public var histogram: EncodedHistogram
@@ -99,6 +104,7 @@ public struct LoadRecord: Codable, Sendable {
         achievedRate = o.achievedRate
         behind = Self.isBehind(o, open: model == "open")
         errors = o.errors; errorExamples = o.errorExamples; bytes = o.bytes; connectionsOpened = o.connectionsOpened
+        bytesUploaded = o.bytesUploaded
         latencyMs = LatencySummary(o.latency)
         histogram = try EncodedHistogram(o.latency)
         sendLagMs = model == "open" ? LatencySummary(o.sendLag) : nil

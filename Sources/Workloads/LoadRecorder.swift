@@ -35,6 +35,8 @@ public struct LoadOutcome: Sendable {
     public var errorExamples: [String: String]
     /// Response body bytes received.
     public var bytes: Int64
+    /// Request body bytes (HTTP bodies, perf uploads) of the requests answered.
+    public var bytesUploaded: Int64 = 0
     public var connectionsOpened: Int
     /// Open model: how late requests left after their intended time (µs).
     public var sendLag: HDRHistogram
@@ -54,6 +56,7 @@ struct LoadRecorder {
     /// Due requests never queued (the backlog was full).
     var skipped = 0
     var bytes: Int64 = 0
+    var bytesUploaded: Int64 = 0
     var connectionsOpened = 0
     var errors: [String: Int] = [:]
     var examples: [String: String] = [:]
@@ -130,6 +133,6 @@ struct LoadRecorder {
         return LoadOutcome(
             startedAt: wallClock, duration: loadEnd.since(start), steps: [], latency: total, intervals: intervals,
             scheduled: scheduled, sent: sent, ok: okCount, unsent: unsent, errors: errors, errorExamples: examples,
-            bytes: bytes, connectionsOpened: connectionsOpened, sendLag: sendLags)
+            bytes: bytes, bytesUploaded: bytesUploaded, connectionsOpened: connectionsOpened, sendLag: sendLags)
     }
 }
