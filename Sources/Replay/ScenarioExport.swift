@@ -17,6 +17,21 @@ public struct ScenarioExport: Sendable {
         public var bytes: Int64
         /// The scenario resource it serves (`bulk` for a bulk download).
         public var resource: String
+        /// The request method the resource is recorded with (GET, POST, PUT, PATCH, DELETE): a static
+        /// server answers other methods than GET with 405 unless its configuration says otherwise
+        /// (`methodRequests`).
+        public var method = "GET"
+        /// The URL path the file answers (percent-decoded, no query), as a server's location matches it.
+        public var urlPath = "/"
+    }
+
+    /// A request with another method than GET that the export's nginx.conf and Caddyfile answer with
+    /// its file's bytes (a static server would answer 405): the method, host and URL path.
+    public struct MethodRequest: Sendable, Equatable {
+        public var method: String
+        public var host: String
+        public var urlPath: String
+        public var resource: String
     }
 
     public let files: [File]
@@ -40,12 +55,26 @@ public struct ScenarioExport: Sendable {
             }
             let file = Self.filePath(forURLPath: path)
             if let other = seen[host + "/" + file] {
+                // One file per path: a GET and a POST of one URL (with bodies of their own) cannot both be it.
+                let method = r.method == nil ? "" : " (\(r.httpMethod))"
                 notes.append(
-                    "\(r.id): \(host)/\(file) is already \(other)'s file; \(r.id) is not exported (\(r.bytes) B)")
+                    "\(r.id)\(method): \(host)/\(file) is already \(other)'s file; \(r.id) is not exported "
+                        + "(\(r.bytes) B)")
                 continue
             }
             seen[host + "/" + file] = r.id
-            files.append(File(host: host, relativePath: file, bytes: r.bytes, resource: r.id))
+            var f = File(host: host, relativePath: file, bytes: r.bytes, resource: r.id)
+            f.method = r.httpMethod.uppercased()
+            f.urlPath = ReplayCatalog.percentDecoded(path)
+            files.append(f)
+        }
+        let methods = files.filter { $0.method != "GET" }
+        if !methods.isEmpty {
+            notes.append(
+                "\(methods.count) request(s) with another method than GET (\(methods[0].method) \(methods[0].urlPath)"
+                    + (methods.count > 1 ? ", …" : "") + ") are answered with their files by nginx.conf and the "
+                    + "Caddyfile only: their request bodies are not checked, and a server with one root (gtlsserver) "
+                    + "answers them 405")
         }
         let thinking = scenario.resources.filter { ($0.thinkTimeMs ?? 0) > 0 }
         if !thinking.isEmpty {
@@ -78,6 +107,41 @@ public struct ScenarioExport: Sendable {
         self.files = files
         self.notes = notes
     }
+
+    /// The exported resources requested with another method than GET, in the scenario's order.
+    public var methodRequests: [MethodRequest] {
+        files.filter { $0.method != "GET" }.map {
+            MethodRequest(method: $0.method, host: $0.host, urlPath: $0.urlPath, resource: $0.resource)
+        }
+    }
+
+    /// nginx `location`s (indented for a `server { }` block; empty without such requests) that answer
+    /// `host`'s requests with other methods than GET with their file: nginx's static module answers
+    /// them 405, and `error_page 405 =200 $uri` redirects them internally, as a GET, to the file, 200.
+    public func nginxMethodLocations(host: String) -> String {
+        var s = ""
+        for m in methodRequests where m.host == host {
+            s += "        # \(m.method) \(m.urlPath) (\(m.resource)): the stored body, not 405\n"
+            s += "        location = \(Self.nginxToken(m.urlPath)) { error_page 405 =200 $uri; }\n"
+        }
+        return s
+    }
+
+    /// Caddyfile lines (indented for a site block; empty without such requests) that make `host`'s
+    /// requests with other methods than GET GETs of their file, one named matcher per resource (`method`
+    /// runs before `file_server`). Debian's caddy 2.6.2 file_server answers any method with the file anyway;
+    /// the rewrite says which requests are meant to be answered, whatever a file_server does with others.
+    public func caddyMethodRewrites(host: String) -> String {
+        var s = ""
+        for (i, m) in methodRequests.enumerated() where m.host == host {
+            s += "\t@netbench_method\(i) {\n\t\tmethod \(m.method)\n\t\tpath \(Self.caddyToken(m.urlPath))\n\t}\n"
+            s += "\tmethod @netbench_method\(i) GET\n"
+        }
+        return s
+    }
+
+    /// A string as one nginx token: quoted, quotes and backslashes escaped.
+    static func nginxToken(_ s: String) -> String { caddyToken(s) }
 
     /// Relative paths that two or more origins export: a server with one document root for every
     /// host (ngtcp2's gtlsserver, for h3) cannot serve both; empty when the merged tree is faithful.
@@ -131,7 +195,7 @@ public struct ScenarioExport: Sendable {
                         ssl_protocols TLSv1.2 TLSv1.3;
                         root \(root)/\(host);
                         add_header cache-control no-store;
-                    }
+                \(nginxMethodLocations(host: host))    }
 
                 """
         }
@@ -169,7 +233,7 @@ public struct ScenarioExport: Sendable {
                 https://\(host):\(port) {
                 \ttls \(Self.caddyToken(certificate)) \(Self.caddyToken(key))
                 \troot * \(Self.caddyToken(root + "/" + host))
-                \tfile_server
+                \(caddyMethodRewrites(host: host))\tfile_server
                 \theader cache-control no-store
                 }
 
