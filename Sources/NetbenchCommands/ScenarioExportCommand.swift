@@ -28,8 +28,10 @@ struct ScenarioExportCommand: ParsableCommand {
                 the Caddyfile a `method` rewrite to GET before file_server (Debian's caddy 2.6.2 answers any \
                 method with the file anyway). The report and EXPORT.txt list them \
                 by method, host and path, with those lines to paste into a configuration of your own. The \
-                request body is not checked, and a GET and a POST of one URL are one file (the second is not \
-                exported, and EXPORT.txt says so). Then:
+                request body is not checked. A path requested with several methods (a GET and a POST of /api/x, \
+                each with its own body) keeps the GET's file at the path and the others' at \
+                .netbench-methods/METHOD/PATH, where nginx.conf (`if ($request_method = POST) { rewrite ... }`) \
+                and the Caddyfile (a `route` with `rewrite` and `method GET`) send each method. Then:
                   nginx -c DIR/nginx.conf -p DIR
                   caddy run --config DIR/Caddyfile --adapter caddyfile                      (h1, h2, h3; Debian caddy)
                   gtlsserver -q -d DIR/merged ADDR PORT DIR/tls/key.pem DIR/tls/cert.pem    (h3, Debian ngtcp2-server)

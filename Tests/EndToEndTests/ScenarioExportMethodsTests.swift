@@ -10,7 +10,8 @@ import TestSupport
 final class ScenarioExportMethodsTests: XCTestCase {
     static let host = "www.methods.test"
 
-    /// doc, a GET, a POST with a query and a body, a PUT and a DELETE of a percent-encoded path.
+    /// doc, a GET, a POST with a query and a body, a PUT, a DELETE of a percent-encoded path, and a GET and a
+    /// POST of one path with bodies of their own.
     func writeScenario(_ dir: String) throws -> String {
         let json = """
             {"schemaVersion": 1, "name": "methods-export", "origins": [{"id": "m", "host": "\(Self.host)"}],
@@ -22,7 +23,10 @@ final class ScenarioExportMethodsTests: XCTestCase {
               {"id": "put", "origin": "m", "path": "/api/put", "bytes": 321, "type": "xhr", "parent": "doc",
                "method": "PUT", "requestBody": {"text": "{}", "contentType": "application/json"}},
               {"id": "del", "origin": "m", "path": "/api/item%201", "bytes": 55, "type": "other", "parent": "doc",
-               "method": "DELETE"}
+               "method": "DELETE"},
+              {"id": "xget", "origin": "m", "path": "/api/x", "bytes": 1500, "type": "xhr", "parent": "doc"},
+              {"id": "xpost", "origin": "m", "path": "/api/x", "bytes": 5300, "type": "xhr", "parent": "doc",
+               "method": "POST", "requestBody": {"text": "q=2"}}
              ]}
             """
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -37,7 +41,8 @@ final class ScenarioExportMethodsTests: XCTestCase {
         XCTAssertEqual(e.status, 0, e.stderr)
         XCTAssertTrue(
             e.stdout.contains(
-                "POST \(Self.host)/api/save, PUT \(Self.host)/api/put, DELETE \(Self.host)/api/item 1"), e.stdout)
+                "POST \(Self.host)/api/save, PUT \(Self.host)/api/put, DELETE \(Self.host)/api/item 1, "
+                    + "POST \(Self.host)/api/x"), e.stdout)
         let notes = try String(contentsOfFile: dir + "/export/EXPORT.txt", encoding: .utf8)
         XCTAssertTrue(notes.contains("location = \"/api/save\" { error_page 405 =200 $uri; }"), notes)
         XCTAssertTrue(notes.contains("method @netbench_method"), notes)
@@ -52,6 +57,7 @@ final class ScenarioExportMethodsTests: XCTestCase {
         var cases: [(String, String, String?)] = [
             ("POST", "/api/save?x=1", "api/save"), ("PUT", "/api/put", "api/put"),
             ("DELETE", "/api/item%201", "api/item 1"), ("GET", "/api/list", "api/list"),
+            ("GET", "/api/x", "api/x"), ("POST", "/api/x", ".netbench-methods/POST/api/x"),
         ]
         if unrecordedIs405 { cases.append(("POST", "/api/list", nil)) }
         for (method, path, file) in cases {
@@ -93,11 +99,12 @@ final class ScenarioExportMethodsTests: XCTestCase {
             let t = run["transport"] as? String ?? "?"
             XCTAssertEqual(run["status"] as? String, "ok", "\(t): \(run["error"] ?? "")")
             let requests = (run["requests"] as? [[String: Any]]) ?? []
-            XCTAssertEqual(requests.count, 5, t)
+            XCTAssertEqual(requests.count, 7, t)
             for q in requests {
                 XCTAssertEqual(q["status"] as? Int, 200, "\(t) \(q["id"] ?? "")")
             }
-            XCTAssertEqual(bodyBytes(run), 4000 + 1200 + 7777 + 321 + 55, t)
+            XCTAssertEqual(bodyBytes(run), 4000 + 1200 + 7777 + 321 + 55 + 1500 + 5300, t)
+            XCTAssertEqual(requests.first { $0["id"] as? String == "xpost" }?["bytes"] as? Int, 5300, t)
         }
     }
 
