@@ -72,9 +72,9 @@ struct ChromiumPageRun: PageLoad {
         let devtools = try DevToolsPipe(loop: loop, answers: browser.answers, commands: browser.commands)
         defer { devtools.close() }
         let tracker = NetworkTracker(
-            expected: Dictionary(
-                urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }),
-            completion: completion, rootKey: ChromiumResults.key(url: urls[root.id]!))
+            expected: ChromiumResults.expectedKeys(scenario, urls: urls), completion: completion,
+            rootKey: ChromiumResults.key(url: urls[root.id]!))
+        tracker.byMethod = ChromiumResults.ambiguousURLKeys(scenario, urls: urls)
         let film = ScreencastFrames()
         devtools.onEvent = { e in
             tracker.handle(e)
@@ -172,7 +172,7 @@ struct ChromiumPageRun: PageLoad {
         }
         if let f = tracker.failure { return .failed(f) }
         let expected = tracker.completion.isRealPage ? tracker.finishedExpected : Set(tracker.expected.keys)
-        var frames = try collectTimings(devtools, session: session, expected: expected)
+        var frames = try collectTimings(devtools, session: session, expected: Set(expected.map(ChromiumResults.urlKey)))
         if tracker.completion.isRealPage, let top = frames.first {
             // Also an entry without a body size: a cross-origin server that sends no Timing-Allow-Origin
             // (nginx by default) gets entries with no protocol and no sizes.
@@ -183,6 +183,10 @@ struct ChromiumPageRun: PageLoad {
             if !more.isEmpty { frames.append(.init(timeOrigin: top.timeOrigin, navigation: [], resources: more)) }
         }
         var report = BrowserReport(frames: frames, responses: tracker.responses)
+        if let top = frames.first {
+            let keys = expected.filter { tracker.byMethod.contains(ChromiumResults.urlKey($0)) }
+            report.byMethod = tracker.timings.entriesByKey(for: keys.sorted(), timeOrigin: top.timeOrigin)
+        }
         report.mainThread = try? Self.mainThreadTimes(devtools, session: session)
         return .loaded(report)
     }
@@ -369,7 +373,10 @@ final class NetworkTracker {
     private(set) var finished = Set<String>()
     private(set) var failure: String?
     private(set) var loadEventFired = false
-    private var keyByRequest: [String: String] = [:]
+    /// Request id → its key (`ChromiumResults.key(method:url:)`) and URL.
+    private var keyByRequest: [String: (key: String, url: String)] = [:]
+    /// URL keys the scenario requests with several methods: the Network domain's timings are kept for them.
+    var byMethod = Set<String>()
     /// When the load is over (`PageCompletion`); on a real page only `rootKey` failing fails the run.
     let completion: PageCompletion
     let rootKey: String?
@@ -400,19 +407,20 @@ final class NetworkTracker {
     func handle(_ e: DevToolsPipe.Event) {
         guard session == nil || e.sessionID == session else { return }
         let request = e.params["requestId"] as? String ?? ""
-        if completion.isRealPage { timings.handle(method: e.method, params: e.params, key: ChromiumResults.key) }
+        if completion.isRealPage || !byMethod.isEmpty { timings.handle(method: e.method, params: e.params) }
         switch e.method {
         case "Page.loadEventFired":
             loadEventFired = true
             network.moved(at: now())
         case "Network.requestWillBeSent":
-            if let url = (e.params["request"] as? [String: Any])?["url"] as? String {
-                keyByRequest[request] = ChromiumResults.key(url: url)
+            let r = e.params["request"] as? [String: Any]
+            if let url = r?["url"] as? String {
+                keyByRequest[request] = (ChromiumResults.key(method: r?["method"] as? String ?? "GET", url: url), url)
                 // A stream that never ends (EventSource) would keep a page from ever being quiet.
                 if e.params["type"] as? String != "EventSource" { network.started(request, at: now()) }
             }
         case "Network.responseReceived":
-            guard let key = keyByRequest[request], let r = e.params["response"] as? [String: Any] else { return }
+            guard let key = keyByRequest[request]?.key, let r = e.params["response"] as? [String: Any] else { return }
             var n = BrowserReport.NetworkResponse()
             n.protocolName = r["protocol"] as? String
             n.connectionID = (r["connectionId"] as? NSNumber)?.intValue
@@ -424,15 +432,17 @@ final class NetworkTracker {
             n.status = r["status"] as? Int
             if responses[key] == nil { responses[key] = n }
         case "Network.loadingFinished":
-            if let key = keyByRequest[request] { finished.insert(key) }
+            if let key = keyByRequest[request]?.key { finished.insert(key) }
             network.ended(request, at: now())
         case "Network.loadingFailed":
             network.ended(request, at: now())
-            guard let key = keyByRequest[request], let id = expected[key], !finished.contains(key), failure == nil
+            guard let (key, url) = keyByRequest[request], let id = expected[key], !finished.contains(key),
+                failure == nil
             else { return }
             if completion.isRealPage && key != rootKey { return }
+            let method = key == ChromiumResults.urlKey(key) ? "" : String(key.prefix { $0 != " " }) + " "
             failure =
-                "\(id) (https://\(key)): \(e.params["errorText"] as? String ?? "failed")"
+                "\(id) (\(method)\(url)): \(e.params["errorText"] as? String ?? "failed")"
                 + (e.params["canceled"] as? Bool == true ? " (canceled)" : "")
         default:
             break
@@ -446,7 +456,7 @@ final class NetworkTracker {
             return (loadEventFired ? "" : "no load event; ")
                 + "\(n) request\(n == 1 ? "" : "s") still in flight (\(completion))"
         }
-        let missing = urls.filter { !finished.contains(ChromiumResults.key(url: $0.value)) }.map(\.key).sorted()
+        let missing = expected.filter { !finished.contains($0.key) }.map(\.value).sorted()
         if missing.isEmpty { return "the load event never fired" }
         return
             "\(missing.count) of \(urls.count) resources not loaded "

@@ -59,8 +59,12 @@ struct BrowserReport {
 
     /// The top frame first.
     var frames: [FrameTimings]
-    /// By `ChromiumResults.key(url:)`.
+    /// By `ChromiumResults.key(method:url:)`.
     var responses: [String: NetworkResponse]
+    /// Entries made from the browser's network events, on the top frame's clock, by
+    /// `ChromiumResults.key(method:url:)`, for the URLs the scenario requests with more than one method:
+    /// Resource Timing names no method, so only these tell a GET and a POST of one URL apart.
+    var byMethod: [String: TimingEntry] = [:]
     /// Chromium: the page's main-thread task time at the end of the load, and its script and its
     /// style-and-layout parts, ms (`ChromiumPageRun.mainThreadTimes`).
     var mainThread: ChromiumPageRun.MainThreadTimes?
@@ -116,6 +120,39 @@ struct ChromiumResults {
         return host + ReplayCatalog.percentDecoded(path)
     }
 
+    /// A request's key: its URL's for a GET (what Resource Timing's entries are found by), the method
+    /// and the URL's for any other ("POST www.example.test/api/x").
+    static func key(method: String, url: String) -> String {
+        let m = method.uppercased()
+        return m == "GET" ? key(url: url) : m + " " + key(url: url)
+    }
+
+    /// The URL part of `key(method:url:)`'s key (a host has no space and comes before the first "/").
+    static func urlKey(_ key: String) -> String {
+        guard let space = key.firstIndex(of: " "), space < (key.firstIndex(of: "/") ?? key.endIndex) else {
+            return key
+        }
+        return String(key[key.index(after: space)...])
+    }
+
+    /// Request key → resource id, for every resource of `s` at its URL in `urls` (the first of duplicates).
+    static func expectedKeys(_ s: Scenario, urls: [String: String]) -> [String: String] {
+        var out: [String: String] = [:]
+        for r in s.resources {
+            let k = key(method: r.httpMethod, url: urls[r.id] ?? r.path)
+            if out[k] == nil { out[k] = r.id }
+        }
+        return out
+    }
+
+    /// URL keys that `s` requests with more than one method (a GET and a POST of one URL): their
+    /// Resource Timing entries cannot tell which request they belong to.
+    static func ambiguousURLKeys(_ s: Scenario, urls: [String: String]) -> Set<String> {
+        var methods: [String: Set<String>] = [:]
+        for r in s.resources { methods[key(url: urls[r.id] ?? r.path), default: []].insert(r.httpMethod.uppercased()) }
+        return Set(methods.filter { $0.value.count > 1 }.keys)
+    }
+
     /// Whether `e` is the entry to keep for its URL over `kept` (the one found before, if any).
     static func replaces(_ e: BrowserReport.TimingEntry, _ kept: BrowserReport.TimingEntry?) -> Bool {
         guard let kept else { return true }
@@ -145,23 +182,34 @@ struct ChromiumResults {
         var connectionIndex: [Int: Int] = [:]
         var connections: [ConnectionRecord] = []
         var notRequested: [String] = []
+        let ambiguous = Self.ambiguousURLKeys(scenario, urls: urls)
         for r in scenario.resources {
             let url = urls[r.id] ?? r.path
-            let k = Self.key(url: url)
+            let k = Self.key(url: url), mk = Self.key(method: r.httpMethod, url: url)
             var rec = RequestRecord(id: r.id, origin: r.origin, queued: 0)
-            if entries[k] == nil, completion.isRealPage, r.id != scenario.root?.id {
+            // One URL requested with several methods: only the network events' entry, found by method, is this
+            // request's (Resource Timing's entries of that URL name no method).
+            let found = ambiguous.contains(k) ? report.byMethod[mk] : entries[k]
+            if found == nil, completion.isRealPage, r.id != scenario.root?.id {
                 notRequested.append(r.id)
                 continue
             }
-            guard let e = entries[k] else {
-                problems.append("\(r.id) (\(url)): the browser never fetched it")
-                rec.error = "not fetched"
+            guard let e = found else {
+                if ambiguous.contains(k), entries[k] != nil {
+                    problems.append(
+                        "\(r.id) (\(r.httpMethod) \(url)): no network event tells which of the URL's Resource Timing "
+                            + "entries is this method's")
+                    rec.error = "not told apart"
+                } else {
+                    problems.append("\(r.id) (\(url)): the browser never fetched it")
+                    rec.error = "not fetched"
+                }
                 requests.append(rec)
                 continue
             }
-            let o = offsets[k] ?? 0
+            let o = ambiguous.contains(k) ? 0 : offsets[k] ?? 0
             func t(_ v: Double?) -> Double? { v.map { $0 + o } }
-            let net = report.responses[k]
+            let net = report.responses[mk]
             rec.queued = e.startTime + o
             rec.requestSent = t(e.requestStart)
             rec.firstByte = t(e.responseStart)

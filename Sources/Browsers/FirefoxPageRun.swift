@@ -61,9 +61,8 @@ struct FirefoxPageRun: PageLoad {
             }
             let bidi = WebDriverBiDi(socket: socket)
             defer { bidi.close() }
-            let tracker = BiDiNetworkTracker(
-                expected: Dictionary(
-                    urls.map { (ChromiumResults.key(url: $0.value), $0.key) }, uniquingKeysWith: { a, _ in a }))
+            let tracker = BiDiNetworkTracker(expected: ChromiumResults.expectedKeys(scenario, urls: urls))
+            tracker.byMethod = ChromiumResults.ambiguousURLKeys(scenario, urls: urls)
             bidi.onEvent = { tracker.handle($0) }
             // The quota applies from the page's setup on (a slowed startup would only eat the setup allowance).
             let slow = quota.map { q in { try Self.adopt(browser.pid, into: q) } }
@@ -153,7 +152,9 @@ struct FirefoxPageRun: PageLoad {
         try capture?.finalFrame(deadline: Instant.now() + .seconds(10))
         var frames = try collectTimings(bidi, top: top, tracker: tracker)
         if let more = tracker.missingEntries(frames) { frames.append(more) }
-        return .loaded(BrowserReport(frames: frames, responses: [:]))
+        var report = BrowserReport(frames: frames, responses: [:])
+        report.byMethod = tracker.methodEntries(frames)
+        return .loaded(report)
     }
 
     /// Resource Timing of the page and of each iframe, read again for up to a second until every
@@ -168,9 +169,9 @@ struct FirefoxPageRun: PageLoad {
             for child in Self.childContexts((tree["contexts"] as? [[String: Any]])?.first) {
                 if let t = try? evaluateTimings(bidi, context: child) { frames.append(t) }
             }
-            let expected = Set(tracker.expected.keys)
+            let expected = Set(tracker.expected.keys.map(ChromiumResults.urlKey))
             let seen = Set(frames.flatMap { $0.navigation + $0.resources }.map { ChromiumResults.key(url: $0.name) })
-                .union(tracker.completed.keys)
+                .union(tracker.completed.keys.map(ChromiumResults.urlKey))
             let loadEnded = (frames[0].navigation.first?.loadEventEnd ?? 0) > 0
             if (expected.isSubset(of: seen) && loadEnded) || Instant.now() >= deadline { return frames }
             try? bidi.run(until: Instant.now() + .milliseconds(20), "") { false }
@@ -231,11 +232,13 @@ struct FirefoxPageRun: PageLoad {
 /// Follows WebDriver BiDi's network events: which expected URLs completed, and the first expected
 /// URL that failed.
 final class BiDiNetworkTracker {
-    /// URL key → resource id.
+    /// Request key (`ChromiumResults.key(method:url:)`) → resource id.
     let expected: [String: String]
+    /// URL keys the scenario requests with several methods (`methodEntries`).
+    var byMethod = Set<String>()
     private(set) var finished = Set<String>()
     private(set) var failure: String?
-    /// By URL key, the first completed response as a Resource Timing entry with absolute times (ms
+    /// By request key, the first completed response as a Resource Timing entry with absolute times (ms
     /// since the epoch): what stands in for an entry the page's Resource Timing lacks.
     private(set) var completed: [String: BrowserReport.TimingEntry] = [:]
 
@@ -253,17 +256,34 @@ final class BiDiNetworkTracker {
             frames.flatMap { $0.navigation + $0.resources }.filter { ($0.encodedBodySize ?? 0) > 0 }
                 .map { ChromiumResults.key(url: $0.name) })
         var out: [BrowserReport.TimingEntry] = []
-        for key in expected.keys.sorted() where !seen.contains(key) {
-            guard var e = completed[key] else { continue }
-            func page(_ v: Double?) -> Double? { v.map { $0 - top.timeOrigin } }
-            e.startTime -= top.timeOrigin
-            e.requestStart = page(e.requestStart)
-            e.responseStart = page(e.responseStart)
-            e.responseEnd = page(e.responseEnd)
-            out.append(e)
+        for key in expected.keys.sorted() where !seen.contains(ChromiumResults.urlKey(key)) {
+            guard let e = completed[key] else { continue }
+            out.append(Self.onPageClock(e, timeOrigin: top.timeOrigin))
         }
         guard !out.isEmpty else { return nil }
         return BrowserReport.FrameTimings(timeOrigin: top.timeOrigin, navigation: [], resources: out)
+    }
+
+    /// The network events' entries of the URLs requested with several methods, by request key, on the top
+    /// frame's clock: BiDi's `request.method` tells a GET and a POST of one URL apart, Resource Timing cannot.
+    func methodEntries(_ frames: [BrowserReport.FrameTimings]) -> [String: BrowserReport.TimingEntry] {
+        guard let top = frames.first else { return [:] }
+        var out: [String: BrowserReport.TimingEntry] = [:]
+        for (key, e) in completed where byMethod.contains(ChromiumResults.urlKey(key)) {
+            out[key] = Self.onPageClock(e, timeOrigin: top.timeOrigin)
+        }
+        return out
+    }
+
+    /// An entry of `completed` (ms since the epoch) in ms from `timeOrigin`.
+    static func onPageClock(_ entry: BrowserReport.TimingEntry, timeOrigin: Double) -> BrowserReport.TimingEntry {
+        var e = entry
+        func page(_ v: Double?) -> Double? { v.map { $0 - timeOrigin } }
+        e.startTime -= timeOrigin
+        e.requestStart = page(e.requestStart)
+        e.responseStart = page(e.responseStart)
+        e.responseEnd = page(e.responseEnd)
+        return e
     }
 
     /// network.responseCompleted's request timings (ms since the epoch; 0 when not reached) and response.
@@ -285,8 +305,9 @@ final class BiDiNetworkTracker {
     var isComplete: Bool { expected.keys.allSatisfy(finished.contains) }
 
     func handle(_ e: WebDriverBiDi.Event) {
-        guard let url = (e.params["request"] as? [String: Any])?["url"] as? String else { return }
-        let key = ChromiumResults.key(url: url)
+        let request = e.params["request"] as? [String: Any]
+        guard let url = request?["url"] as? String else { return }
+        let key = ChromiumResults.key(method: request?["method"] as? String ?? "GET", url: url)
         switch e.method {
         case "network.responseCompleted":
             finished.insert(key)
@@ -300,7 +321,7 @@ final class BiDiNetworkTracker {
     }
 
     func pendingSummary(urls: [String: String]) -> String {
-        let missing = urls.filter { !finished.contains(ChromiumResults.key(url: $0.value)) }.map(\.key).sorted()
+        let missing = expected.filter { !finished.contains($0.key) }.map(\.value).sorted()
         if missing.isEmpty { return "the load event never fired" }
         return "\(missing.count) of \(urls.count) resources not loaded "
             + "(\(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", …" : ""))"

@@ -9,6 +9,8 @@ import Foundation
 struct NetworkTimings {
     struct Exchange {
         var url: String
+        /// The request's method (`request.method`): a GET and a POST of one URL are two exchanges.
+        var method = "GET"
         var started: Double
         var requestTime: Double?
         var sendStart: Double?
@@ -28,17 +30,19 @@ struct NetworkTimings {
     /// Monotonic seconds and epoch seconds of the first request: the clock's anchor.
     private var anchor: (timestamp: Double, wallTime: Double)?
     private var byRequest: [String: Exchange] = [:]
-    /// URL key → the first exchange that finished.
+    /// Request key (`ChromiumResults.key(method:url:)`) → the first exchange that finished.
     private(set) var finished: [String: Exchange] = [:]
 
-    mutating func handle(method: String, params p: [String: Any], key: (String) -> String) {
+    mutating func handle(
+        method: String, params p: [String: Any], key: (String, String) -> String = ChromiumResults.key(method:url:)
+    ) {
         let id = p["requestId"] as? String ?? ""
         switch method {
         case "Network.requestWillBeSent":
-            guard let url = (p["request"] as? [String: Any])?["url"] as? String, let t = p["timestamp"] as? Double
-            else { return }
+            let request = p["request"] as? [String: Any]
+            guard let url = request?["url"] as? String, let t = p["timestamp"] as? Double else { return }
             if anchor == nil, let w = p["wallTime"] as? Double { anchor = (t, w) }
-            byRequest[id] = Exchange(url: url, started: t)
+            byRequest[id] = Exchange(url: url, method: request?["method"] as? String ?? "GET", started: t)
         case "Network.responseReceived":
             guard let r = p["response"] as? [String: Any] else { return }
             let timing = r["timing"] as? [String: Any]
@@ -60,7 +64,7 @@ struct NetworkTimings {
         case "Network.loadingFinished":
             guard var e = byRequest[id] else { return }
             e.finished = p["timestamp"] as? Double
-            let k = key(e.url)
+            let k = key(e.method, e.url)
             if finished[k] == nil { finished[k] = e }
         default:
             break
@@ -69,12 +73,19 @@ struct NetworkTimings {
 
     /// Entries for `keys` (those that finished), in ms from `timeOrigin` (epoch ms).
     func entries(for keys: [String], timeOrigin: Double) -> [BrowserReport.TimingEntry] {
-        guard let anchor else { return [] }
+        let found = entriesByKey(for: keys, timeOrigin: timeOrigin)
+        return keys.compactMap { found[$0] }
+    }
+
+    /// `entries(for:timeOrigin:)` by request key.
+    func entriesByKey(for keys: [String], timeOrigin: Double) -> [String: BrowserReport.TimingEntry] {
+        guard let anchor else { return [:] }
         func page(_ monotonic: Double) -> Double {
             (anchor.wallTime + monotonic - anchor.timestamp) * 1000 - timeOrigin
         }
-        return keys.compactMap { k in
-            guard let e = finished[k], let end = e.finished else { return nil }
+        var out: [String: BrowserReport.TimingEntry] = [:]
+        for k in keys {
+            guard let e = finished[k], let end = e.finished else { continue }
             let base = e.requestTime ?? e.started
             var t = BrowserReport.TimingEntry(name: e.url, startTime: page(e.started))
             t.requestStart = e.sendStart.map { page(base) + $0 }
@@ -89,7 +100,8 @@ struct NetworkTimings {
             }
             t.nextHopProtocol = e.protocolName
             t.responseStatus = e.status
-            return t
+            out[k] = t
         }
+        return out
     }
 }

@@ -21,7 +21,17 @@ struct ScenarioExportCommand: ParsableCommand {
                 DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries), which file a \
                 query or percent-encoded path became and how to start each server, and DIR/merged/ with every \
                 origin's files under one root (hard links) for servers with one document root, unless two origins \
-                share a path. Then:
+                share a path. A resource recorded with another method than GET (a POST, PUT, PATCH or DELETE \
+                from import-har or record) is exported as the file at its path too; a static server answers such \
+                a request 405, so nginx.conf gets for each a `location = PATH { error_page 405 =200 $uri; }` \
+                (nginx's internal redirect makes it a GET of the file, answered 200 with the stored bytes) and \
+                the Caddyfile a `method` rewrite to GET before file_server (Debian's caddy 2.6.2 answers any \
+                method with the file anyway). The report and EXPORT.txt list them \
+                by method, host and path, with those lines to paste into a configuration of your own. The \
+                request body is not checked. A path requested with several methods (a GET and a POST of /api/x, \
+                each with its own body) keeps the GET's file at the path and the others' at \
+                .netbench-methods/METHOD/PATH, where nginx.conf (`if ($request_method = POST) { rewrite ... }`) \
+                and the Caddyfile (a `route` with `rewrite` and `method GET`) send each method. Then:
                   nginx -c DIR/nginx.conf -p DIR
                   caddy run --config DIR/Caddyfile --adapter caddyfile                      (h1, h2, h3; Debian caddy)
                   gtlsserver -q -d DIR/merged ADDR PORT DIR/tls/key.pem DIR/tls/cert.pem    (h3, Debian ngtcp2-server)
@@ -99,7 +109,8 @@ struct ScenarioExportCommand: ParsableCommand {
             : export.notes.map { "- " + $0 }.joined(separator: "\n") + "\n"
         try write(
             "What a static server cannot reproduce of \(scenario.name):\n" + notes + "\n"
-                + startInstructions(dir: dir, merged: shared.isEmpty), to: dir + "/EXPORT.txt")
+                + methodInstructions(export) + startInstructions(dir: dir, merged: shared.isEmpty),
+            to: dir + "/EXPORT.txt")
         let total = export.files.reduce(Int64(0)) { $0 + $1.bytes }
         print(
             "wrote \(export.files.count) file(s), \(Units.formatBytes(total)), for "
@@ -118,9 +129,35 @@ struct ScenarioExportCommand: ParsableCommand {
                     + "no merged/ root for one-root servers such as gtlsserver"
             )
         }
+        let methods = export.methodRequests
+        if !methods.isEmpty {
+            let list = methods.map { "\($0.method) \($0.host)\($0.urlPath)" }
+            print(
+                "methods: \(methods.count) request(s) other than GET answered 200 with their file by nginx.conf and "
+                    + "the Caddyfile (a static server says 405): "
+                    + list.prefix(5).joined(separator: ", ") + (list.count > 5 ? ", … (EXPORT.txt)" : ""))
+        }
         for n in export.notes.prefix(5) { print("note: " + n) }
         if export.notes.count > 5 { print("note: … and \(export.notes.count - 5) more in \(dir)/EXPORT.txt") }
         return .success
+    }
+
+    /// The requests with other methods than GET, and the nginx and caddy lines that answer them with their
+    /// files, for a configuration of the user's own (part of EXPORT.txt; empty without such requests).
+    private func methodInstructions(_ export: ScenarioExport) -> String {
+        let methods = export.methodRequests
+        guard !methods.isEmpty else { return "" }
+        var s = "Requests with another method than GET (a static server answers them 405 unless told otherwise):\n"
+        for m in methods { s += "  \(m.method) \(m.host)\(m.urlPath)    (\(m.resource))\n" }
+        s += "nginx.conf answers them with their files; in a server { } of your own, per host:\n"
+        for host in Set(methods.map(\.host)).sorted() {
+            s += "  # \(host)\n" + export.nginxMethodLocations(host: host)
+        }
+        s += "The Caddyfile does the same; in a site block of your own, before file_server:\n"
+        for host in Set(methods.map(\.host)).sorted() {
+            s += "  # \(host)\n" + export.caddyMethodRewrites(host: host)
+        }
+        return s + "\n"
     }
 
     /// How to start each server on the export, and to point netbench at it (the end of EXPORT.txt).

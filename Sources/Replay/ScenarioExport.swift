@@ -17,6 +17,24 @@ public struct ScenarioExport: Sendable {
         public var bytes: Int64
         /// The scenario resource it serves (`bulk` for a bulk download).
         public var resource: String
+        /// The request method the resource is recorded with (GET, POST, PUT, PATCH, DELETE): a static
+        /// server answers other methods than GET with 405 unless its configuration says otherwise
+        /// (`methodRequests`).
+        public var method = "GET"
+        /// The URL path the file answers (percent-decoded, no query), as a server's location matches it.
+        public var urlPath = "/"
+    }
+
+    /// A request with another method than GET that the export's nginx.conf and Caddyfile answer with
+    /// its file's bytes (a static server would answer 405): the method, host and URL path.
+    public struct MethodRequest: Sendable, Equatable {
+        public var method: String
+        public var host: String
+        public var urlPath: String
+        public var resource: String
+        /// The URL path of its file when that is not `urlPath` (`storedMethodsDirectory`): the path is also
+        /// requested with another method, whose body is at `urlPath`.
+        public var storedPath: String?
     }
 
     public let files: [File]
@@ -28,6 +46,14 @@ public struct ScenarioExport: Sendable {
         var notes: [String] = []
         var seen: [String: String] = [:]
         let hosts = Dictionary(scenario.origins.map { ($0.id, $0.host) }, uniquingKeysWith: { a, _ in a })
+        // The methods each file path is requested with: a path with several keeps the GET's (or none) at its
+        // place and the others' under `storedMethodsDirectory`.
+        var methodsAt: [String: Set<String>] = [:]
+        for r in scenario.resources {
+            let path = r.path.prefix { $0 != "?" }
+            let key = (hosts[r.origin] ?? r.origin) + "/" + Self.filePath(forURLPath: String(path))
+            methodsAt[key, default: []].insert(r.httpMethod.uppercased())
+        }
         for r in scenario.resources {
             let host = hosts[r.origin] ?? r.origin
             var path = r.path
@@ -38,14 +64,30 @@ public struct ScenarioExport: Sendable {
                 )
                 path = String(path[..<q])
             }
-            let file = Self.filePath(forURLPath: path)
+            let method = r.httpMethod.uppercased()
+            var file = Self.filePath(forURLPath: path)
+            if method != "GET", methodsAt[host + "/" + file, default: []].count > 1 {
+                file = Self.storedMethodsDirectory + "/" + method + "/" + file
+            }
             if let other = seen[host + "/" + file] {
                 notes.append(
-                    "\(r.id): \(host)/\(file) is already \(other)'s file; \(r.id) is not exported (\(r.bytes) B)")
+                    "\(r.id)\(r.method == nil ? "" : " (\(method))"): \(host)/\(file) is already \(other)'s file; "
+                        + "\(r.id) is not exported (\(r.bytes) B)")
                 continue
             }
             seen[host + "/" + file] = r.id
-            files.append(File(host: host, relativePath: file, bytes: r.bytes, resource: r.id))
+            var f = File(host: host, relativePath: file, bytes: r.bytes, resource: r.id)
+            f.method = method
+            f.urlPath = ReplayCatalog.percentDecoded(path)
+            files.append(f)
+        }
+        let methods = files.filter { $0.method != "GET" }
+        if !methods.isEmpty {
+            notes.append(
+                "\(methods.count) request(s) with another method than GET (\(methods[0].method) \(methods[0].urlPath)"
+                    + (methods.count > 1 ? ", …" : "") + ") are answered with their files by nginx.conf and the "
+                    + "Caddyfile only: their request bodies are not checked, and a server with one root (gtlsserver) "
+                    + "answers them 405")
         }
         let thinking = scenario.resources.filter { ($0.thinkTimeMs ?? 0) > 0 }
         if !thinking.isEmpty {
@@ -78,6 +120,89 @@ public struct ScenarioExport: Sendable {
         self.files = files
         self.notes = notes
     }
+
+    /// Where the file of a request with another method than GET goes when its path is also requested with
+    /// another method (a GET and a POST of `/api/x`): `<this>/POST/api/x` under the host's directory.
+    public static let storedMethodsDirectory = ".netbench-methods"
+
+    /// The exported resources requested with another method than GET, in the scenario's order.
+    public var methodRequests: [MethodRequest] {
+        files.filter { $0.method != "GET" }.map {
+            var m = MethodRequest(method: $0.method, host: $0.host, urlPath: $0.urlPath, resource: $0.resource)
+            if $0.relativePath.hasPrefix(Self.storedMethodsDirectory + "/") { m.storedPath = "/" + $0.relativePath }
+            return m
+        }
+    }
+
+    /// nginx `location`s (indented for a `server { }` block; empty without such requests) that answer
+    /// `host`'s requests with other methods than GET with their file: nginx's static module answers
+    /// them 405, and `error_page 405 =200 $uri` redirects them internally, as a GET, to the file, 200.
+    ///
+    /// A path also requested with another method (its own file at the path) is rewritten by method to the
+    /// file under `storedMethodsDirectory`, which answers every method with its file.
+    public func nginxMethodLocations(host: String) -> String {
+        let requests = methodRequests.filter { $0.host == host }
+        var s = "", done = Set<String>()
+        for m in requests where !done.contains(m.urlPath) {
+            done.insert(m.urlPath)
+            let same = requests.filter { $0.urlPath == m.urlPath }
+            for r in same { s += "        # \(r.method) \(r.urlPath) (\(r.resource)): the stored body, not 405\n" }
+            guard same.contains(where: { $0.storedPath != nil }) else {
+                s += "        location = \(Self.nginxToken(m.urlPath)) { error_page 405 =200 $uri; }\n"
+                continue
+            }
+            s += "        location = \(Self.nginxToken(m.urlPath)) {\n"
+            for r in same {
+                if let stored = r.storedPath {
+                    let rewrite = "rewrite ^ \(Self.nginxToken(stored)) last;"
+                    s += "            if ($request_method = \(r.method)) { \(rewrite) }\n"
+                } else {
+                    s += "            error_page 405 =200 $uri;\n"
+                }
+            }
+            s += "        }\n"
+        }
+        if requests.contains(where: { $0.storedPath != nil }) {
+            s += "        location ^~ /\(Self.storedMethodsDirectory)/ { error_page 405 =200 $uri; }\n"
+        }
+        return s
+    }
+
+    /// Caddyfile lines (indented for a site block; empty without such requests) that make `host`'s
+    /// requests with other methods than GET GETs of their file, one named matcher per resource (`method`
+    /// runs before `file_server`). Debian's caddy 2.6.2 file_server answers any method with the file anyway;
+    /// the rewrite says which requests are meant to be answered, whatever a file_server does with others.
+    public func caddyMethodRewrites(host: String) -> String {
+        var s = ""
+        for (i, m) in methodRequests.enumerated() where m.host == host {
+            s += "\t@netbench_method\(i) {\n\t\tmethod \(m.method)\n\t\tpath \(Self.caddyToken(m.urlPath))\n\t}\n"
+            guard let stored = m.storedPath else {
+                s += "\tmethod @netbench_method\(i) GET\n"
+                continue
+            }
+            // In a route, in this order: the rewrite before the method (`*`: a "/" path would be a matcher).
+            s += "\troute @netbench_method\(i) {\n\t\trewrite * \(Self.caddyToken(Self.percentEncoded(stored)))\n"
+            s += "\t\tmethod GET\n\t}\n"
+        }
+        return s
+    }
+
+    /// A URL path with what a URI cannot hold as is (spaces, `%`, `?`, `#`, non-ASCII) percent-encoded.
+    static func percentEncoded(_ path: String) -> String {
+        var out = ""
+        for b in path.utf8 {
+            let c = Character(UnicodeScalar(b))
+            if b < 0x80, c.isLetter || c.isNumber || "/-._~!$&'()*+,;=:@".contains(c) {
+                out.append(c)
+            } else {
+                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    /// A string as one nginx token: quoted, quotes and backslashes escaped.
+    static func nginxToken(_ s: String) -> String { caddyToken(s) }
 
     /// Relative paths that two or more origins export: a server with one document root for every
     /// host (ngtcp2's gtlsserver, for h3) cannot serve both; empty when the merged tree is faithful.
@@ -131,7 +256,7 @@ public struct ScenarioExport: Sendable {
                         ssl_protocols TLSv1.2 TLSv1.3;
                         root \(root)/\(host);
                         add_header cache-control no-store;
-                    }
+                \(nginxMethodLocations(host: host))    }
 
                 """
         }
@@ -169,7 +294,7 @@ public struct ScenarioExport: Sendable {
                 https://\(host):\(port) {
                 \ttls \(Self.caddyToken(certificate)) \(Self.caddyToken(key))
                 \troot * \(Self.caddyToken(root + "/" + host))
-                \tfile_server
+                \(caddyMethodRewrites(host: host))\tfile_server
                 \theader cache-control no-store
                 }
 

@@ -17,7 +17,7 @@ final class EncodedFallbackSizeTests: XCTestCase {
     /// One gzip response: head 150 bytes, a 900-byte body in 3 frames (9-byte h2 headers), 2,400 bytes decoded.
     func timings(protocolName: String, framing: Int64) -> NetworkTimings {
         var t = NetworkTimings()
-        let key: (String) -> String = { ChromiumResults.key(url: $0) }
+        let key: (String, String) -> String = { ChromiumResults.key(method: $0, url: $1) }
         t.handle(
             method: "Network.requestWillBeSent",
             params: ["requestId": "7", "timestamp": 10.0, "wallTime": 1_700_000_000.0, "request": ["url": Self.url]],

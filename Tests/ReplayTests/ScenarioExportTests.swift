@@ -102,4 +102,64 @@ final class ScenarioExportTests: XCTestCase {
         XCTAssertTrue(ScenarioExport(scenario: s).files.isEmpty)
         XCTAssertTrue(ScenarioExport(scenario: s).notes.contains { $0.contains("upload") })
     }
+
+    /// Resources with other methods than GET: listed by method, host and path, answered by nginx.conf
+    /// (`error_page 405 =200 $uri` in an exact location) and the Caddyfile (`method` to GET before
+    /// file_server); of a GET and a POST of one path, the POST's file is under .netbench-methods/POST/,
+    /// where nginx and caddy rewrite a POST of the path to.
+    func testOtherMethodsGetNginxLocationsAndCaddyRewrites() {
+        let s = Scenario(
+            name: "m", origins: [.init(id: "o", host: "o.test"), .init(id: "p", host: "p.test")],
+            resources: [
+                .init(id: "doc", origin: "o", path: "/", bytes: 100, type: .document),
+                .init(
+                    id: "save", origin: "o", path: "/api/save?x=1", bytes: 10, type: .xhr, parent: "doc",
+                    method: "POST"),
+                .init(id: "get", origin: "p", path: "/api/x", bytes: 20, type: .xhr, parent: "doc"),
+                .init(id: "post", origin: "p", path: "/api/x", bytes: 30, type: .xhr, parent: "doc", method: "POST"),
+                .init(
+                    id: "del", origin: "p", path: "/a%20%22b", bytes: 5, type: .other, parent: "doc", method: "DELETE"),
+            ])
+        let export = ScenarioExport(scenario: s)
+        XCTAssertEqual(
+            export.methodRequests,
+            [
+                .init(method: "POST", host: "o.test", urlPath: "/api/save", resource: "save"),
+                .init(
+                    method: "POST", host: "p.test", urlPath: "/api/x", resource: "post",
+                    storedPath: "/.netbench-methods/POST/api/x"),
+                .init(method: "DELETE", host: "p.test", urlPath: "/a \"b", resource: "del"),
+            ])
+        XCTAssertEqual(
+            export.files.filter { $0.host == "p.test" }.map(\.relativePath),
+            ["api/x", ".netbench-methods/POST/api/x", "a \"b"])
+        XCTAssertFalse(export.notes.contains { $0.contains("not exported") }, "\(export.notes)")
+        XCTAssertTrue(export.notes.contains { $0.hasPrefix("3 request(s) with another method than GET") })
+        XCTAssertEqual(
+            export.nginxMethodLocations(host: "p.test"),
+            """
+                    # POST /api/x (post): the stored body, not 405
+                    location = "/api/x" {
+                        if ($request_method = POST) { rewrite ^ "/.netbench-methods/POST/api/x" last; }
+                    }
+                    # DELETE /a "b (del): the stored body, not 405
+                    location = "/a \\"b" { error_page 405 =200 $uri; }
+                    location ^~ /.netbench-methods/ { error_page 405 =200 $uri; }
+
+            """)
+        let conf = export.nginxConfiguration(root: "/srv", port: 8443, certificate: "/c", key: "/k")
+        XCTAssertTrue(conf.contains("location = \"/api/save\" { error_page 405 =200 $uri; }\n    }\n"), conf)
+        XCTAssertEqual(export.nginxMethodLocations(host: "none.test"), "")
+        let caddy = export.caddyfile(root: "/srv", port: 8443, certificate: "/c", key: "/k", storage: "/s")
+        XCTAssertTrue(
+            caddy.contains(
+                "\troot * \"/srv/o.test\"\n\t@netbench_method0 {\n\t\tmethod POST\n\t\tpath \"/api/save\"\n\t}\n"
+                    + "\tmethod @netbench_method0 GET\n\tfile_server\n"), caddy)
+        XCTAssertTrue(
+            caddy.contains(
+                "\t@netbench_method1 {\n\t\tmethod POST\n\t\tpath \"/api/x\"\n\t}\n\troute @netbench_method1 {\n"
+                    + "\t\trewrite * \"/.netbench-methods/POST/api/x\"\n\t\tmethod GET\n\t}\n"), caddy)
+        XCTAssertTrue(caddy.contains("\t@netbench_method2 {\n\t\tmethod DELETE\n\t\tpath \"/a \\\"b\"\n"), caddy)
+        XCTAssertEqual(ScenarioExport.percentEncoded("/.n/POST/a b%/café?"), "/.n/POST/a%20b%25/caf%C3%A9%3F")
+    }
 }
