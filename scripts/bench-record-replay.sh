@@ -7,12 +7,15 @@
 # the same bytes from both servers, and median PLT and LCP from each with their ratio.
 #
 #   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--no-think-time]
-#                                  [--serve-args "ARGS"] [--gzip] [--notebook FILE]
+#                                  [--serve-args "ARGS"] [--gzip | --gzip-static] [--notebook FILE]
 # --no-think-time records with `netbench record --no-think-time` (the replay waits no recorded server time).
 # --serve-args passes ARGS to the replay's `netbench serve` (default "--tls-records 16k": nginx's default
 # ssl_buffer_size of 16 KB records, as the original server writes them; "" for serve's own dynamic records).
 # --gzip turns nginx's gzip on for HTML, CSS and JavaScript (level 1, its default): the recording replays
 # those bodies gzip-encoded, as recorded (record's default), so "same bytes" compares compressed bodies.
+# --gzip-static serves the same bodies compressed ahead of time instead: a copy of the site with the
+# origin rewrite already applied (no sub_filter) and each HTML, CSS and JavaScript file beside its
+# `gzip -1` (nginx's level), served by `gzip_static on` (no compression, no filter while serving).
 #
 # nginx here (Debian's 1.22) has no HTTP/3, so only h1 and h2 compare. Needs root (the shell's
 # namespaces), nginx, Chromium and python-jinja2-doc (scripts/bootstrap.sh --test).
@@ -22,7 +25,7 @@ set -euo pipefail
 notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 cd "$(dirname "$0")/.."
 # nginx writes 16 KB TLS records (its ssl_buffer_size default): the replay does the same unless told otherwise.
-profile=4G runs=5 transports=h1,h2 think="" serve_args="--tls-records 16k" gzip="gzip off;"
+profile=4G runs=5 transports=h1,h2 think="" serve_args="--tls-records 16k" gzip="gzip off;" static=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
@@ -31,8 +34,9 @@ while [ $# -gt 0 ]; do
     --no-think-time) think=--no-think-time; shift ;;
     --serve-args) serve_args=$2; shift 2 ;;
     --gzip) gzip="gzip on; gzip_types text/css application/javascript text/javascript;"; shift ;;
+    --gzip-static) static=1; gzip="gzip off; gzip_static on;"; shift ;;
     *) echo "usage: $0 [--profile P] [--runs N] [--transports h1,h2] [--no-think-time] [--serve-args ARGS]" \
-         "[--gzip] [--notebook FILE]" >&2
+         "[--gzip | --gzip-static] [--notebook FILE]" >&2
        exit 64 ;;
   esac
 done
@@ -42,7 +46,13 @@ netbench=${NETBENCH:-.build/release/netbench}
 [ -x "$netbench" ] || netbench=.build/debug/netbench
 work=$(mktemp -d /tmp/netbench-record-replay.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+# KEEP=DIR: the recording, configurations and every run's results are copied to DIR before they go.
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$work"/. "$KEEP"/ 2>/dev/null || true; fi
+  rm -rf "$work"
+}
 trap cleanup EXIT
 # shellcheck source=lib/peers.sh
 . scripts/lib/peers.sh
@@ -50,6 +60,45 @@ trap cleanup EXIT
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=docs.test \
   -addext "subjectAltName=DNS:docs.test,DNS:static.test" -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 port=$(free_port)
+rewrite="sub_filter_once off;
+    sub_filter 'src=\"_static/' 'src=\"https://static.test:$port/_static/';
+    sub_filter 'href=\"_static/' 'href=\"https://static.test:$port/_static/';"
+if [ "$static" = 1 ]; then
+  cp -rL "$site" "$work/site"
+  site=$work/site
+  find "$site" -name '*.html' -exec sed -i -e "s#src=\"_static/#src=\"https://static.test:$port/_static/#g" \
+    -e "s#href=\"_static/#href=\"https://static.test:$port/_static/#g" {} +
+  # Each FILE.gz as nginx's own gzip writes it (level 1, its window rule for a known length, no file
+  # name or time in the header), fetched once from an nginx with gzip on; what it left uncompressed, none.
+  gz_port=$(free_port)
+  cat > "$work/gz.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $work/gz.pid;
+error_log $work/gz-error.log;
+events { worker_connections 64; }
+http {
+  include /etc/nginx/mime.types;
+  access_log off;
+  gzip on; gzip_types text/css application/javascript text/javascript;
+  client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work; uwsgi_temp_path $work;
+  scgi_temp_path $work;
+  server { listen 127.0.0.1:$gz_port; root $site; }
+}
+CONF
+  nginx -c "$work/gz.conf" -p "$work" > "$work/gz.out" 2>&1 &
+  gz_pid=$!
+  pids+=("$gz_pid")
+  wait_listening "$gz_port" nginx
+  (cd "$site" && find . \( -name '*.html' -o -name '*.css' -o -name '*.js' \) -print) > "$work/gz.list"
+  while read -r f; do
+    curl -sf -H 'Accept-Encoding: gzip' -o "$work/body" "http://127.0.0.1:$gz_port/${f#./}"
+    if [ "$(head -c 2 "$work/body" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then mv "$work/body" "$site/$f.gz"; fi
+  done < "$work/gz.list"
+  kill "$gz_pid"
+  wait "$gz_pid" 2>/dev/null || true
+  rewrite=""
+fi
 cat > "$work/nginx.conf" <<CONF
 daemon off;
 worker_processes 1;
@@ -67,9 +116,7 @@ http {
     server_name docs.test static.test;
     ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
     root $site;
-    sub_filter_once off;
-    sub_filter 'src="_static/' 'src="https://static.test:$port/_static/';
-    sub_filter 'href="_static/' 'href="https://static.test:$port/_static/';
+    $rewrite
   }
 }
 CONF
