@@ -238,6 +238,8 @@ final class BiDiNetworkTracker {
     var byMethod = Set<String>()
     private(set) var finished = Set<String>()
     private(set) var failure: String?
+    /// Request keys with a cancelled fetch (`NS_BINDING_ABORTED`) and no completed one yet.
+    private(set) var aborted: [String: String] = [:]
     /// By request key, the first completed response as a Resource Timing entry with absolute times (ms
     /// since the epoch): what stands in for an entry the page's Resource Timing lacks.
     private(set) var completed: [String: BrowserReport.TimingEntry] = [:]
@@ -314,14 +316,23 @@ final class BiDiNetworkTracker {
             if completed[key] == nil { completed[key] = Self.entry(url: url, e.params) }
         case "network.fetchError":
             guard let id = expected[key], !finished.contains(key), failure == nil else { return }
-            failure = "\(id) (\(url)): \(e.params["errorText"] as? String ?? "failed")"
+            let text = e.params["errorText"] as? String ?? "failed"
+            // Firefox cancels a speculative load (its HTML preloader's) that the page's own request
+            // replaces, as NS_BINDING_ABORTED, while that request goes on: not a failure unless the
+            // resource never completes (`pendingSummary` names it then).
+            if text == "NS_BINDING_ABORTED" {
+                aborted[key] = aborted[key] ?? text
+                return
+            }
+            failure = "\(id) (\(url)): \(text)"
         default:
             break
         }
     }
 
     func pendingSummary(urls: [String: String]) -> String {
-        let missing = expected.filter { !finished.contains($0.key) }.map(\.value).sorted()
+        let missing = expected.filter { !finished.contains($0.key) }
+            .map { entry -> String in aborted[entry.key].map { "\(entry.value) (\($0))" } ?? entry.value }.sorted()
         if missing.isEmpty { return "the load event never fired" }
         return "\(missing.count) of \(urls.count) resources not loaded "
             + "(\(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", …" : ""))"

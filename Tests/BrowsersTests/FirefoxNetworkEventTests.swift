@@ -64,4 +64,22 @@ final class FirefoxNetworkEventTests: XCTestCase {
         XCTAssertFalse(tracker.isComplete)
         XCTAssertTrue(tracker.pendingSummary(urls: ["img": "https://c.test:1/img.png"]).contains("1 of 1"))
     }
+
+    /// Firefox cancels its HTML preloader's speculative image load when the page's own request replaces
+    /// it (NS_BINDING_ABORTED; seen on the percentile pages over 4G, where it failed every run): the
+    /// run goes on, completes when the page's request does, and names the abort if it never does.
+    func testACancelledSpeculativeLoadIsNoFailure() {
+        let url = "https://c.test:1/img.png"
+        let tracker = BiDiNetworkTracker(expected: ["c.test/img.png": "img"])
+        tracker.handle(WebDriverBiDi.Event(
+            method: "network.fetchError", params: ["request": ["url": url], "errorText": "NS_BINDING_ABORTED"]))
+        XCTAssertNil(tracker.failure)
+        XCTAssertFalse(tracker.isComplete)
+        XCTAssertEqual(
+            tracker.pendingSummary(urls: ["img": url]), "1 of 1 resources not loaded (img (NS_BINDING_ABORTED))")
+        tracker.handle(WebDriverBiDi.Event(
+            method: "network.responseCompleted", params: event(url, bodySize: 31472, protocolName: "h3")))
+        XCTAssertNil(tracker.failure)
+        XCTAssertTrue(tracker.isComplete)
+    }
 }

@@ -103,24 +103,8 @@ final class LoadQUICPerfCommandTests: XCTestCase {
     /// Interop: the generator's streams answered by aioquic's perf server (written from the draft, not by
     /// netbench): every due request ok with its bytes, and the peer saw each stream ask for that size.
     func testAgainstTheAioquicPerfServer() throws {
-        let venv = ProcessInfo.processInfo.environment["NETBENCH_AIOQUIC_VENV"] ?? packageRoot + "/.build-venv"
-        let python = venv + "/bin/python"
-        let hasAioquic =
-            FileManager.default.isExecutableFile(atPath: python)
-            && ((try? execute(python, ["-c", "import aioquic"]).status) == 0)
-        try require(hasAioquic, "aioquic in \(venv) (scripts/bootstrap.sh --test)")
         let dir = try tempDir()
-        let ca = try CertificateAuthority(commonName: "load perf interop CA")
-        let leaf = try ca.issue(hostNames: ["localhost", "127.0.0.1"])
-        try ca.certificatePEM.write(toFile: dir + "/ca.pem", atomically: true, encoding: .utf8)
-        try leaf.certificateChainPEM.write(toFile: dir + "/cert.pem", atomically: true, encoding: .utf8)
-        try leaf.privateKeyPEM.write(toFile: dir + "/key.pem", atomically: true, encoding: .utf8)
-        let server = try PerfInteropTests.Background(
-            python,
-            [
-                packageRoot + "/Tests/Support/aioquic_perf.py", "server", "--listen", "127.0.0.1:0",
-                "--certificate", dir + "/cert.pem", "--private-key", dir + "/key.pem",
-            ], until: #"listening 127\.0\.0\.1:(\d+)"#)
+        let server = try startAioquicPerfServer(caName: "load perf interop CA", in: dir)
         defer { server.stop() }
         let r = try netbenchRun([
             "load", "-t", "quic-perf", "--server", "localhost:\(server.port)", "--ca", dir + "/ca.pem",
@@ -164,4 +148,26 @@ final class LoadQUICPerfCommandTests: XCTestCase {
         let wire = try XCTUnwrap((load["link"] as? [String: Any])?["wireBytesPerResponse"] as? Double)
         XCTAssertGreaterThanOrEqual(wire, 10_000)
     }
+}
+
+/// The aioquic perf peer (Tests/Support/aioquic_perf.py, written from the draft) serving on a free
+/// loopback port with a fresh CA's leaf for localhost; `dir` gets `ca.pem`. Stop it with `stop()`.
+func startAioquicPerfServer(caName: String, in dir: String) throws -> PerfInteropTests.Background {
+    let venv = ProcessInfo.processInfo.environment["NETBENCH_AIOQUIC_VENV"] ?? packageRoot + "/.build-venv"
+    let python = venv + "/bin/python"
+    let hasAioquic =
+        FileManager.default.isExecutableFile(atPath: python)
+        && ((try? PerfInteropTests.execute(python, ["-c", "import aioquic"]).status) == 0)
+    try require(hasAioquic, "aioquic in \(venv) (scripts/bootstrap.sh --test)")
+    let ca = try CertificateAuthority(commonName: caName)
+    let leaf = try ca.issue(hostNames: ["localhost", "127.0.0.1"])
+    try ca.certificatePEM.write(toFile: dir + "/ca.pem", atomically: true, encoding: .utf8)
+    try leaf.certificateChainPEM.write(toFile: dir + "/cert.pem", atomically: true, encoding: .utf8)
+    try leaf.privateKeyPEM.write(toFile: dir + "/key.pem", atomically: true, encoding: .utf8)
+    return try PerfInteropTests.Background(
+        python,
+        [
+            packageRoot + "/Tests/Support/aioquic_perf.py", "server", "--listen", "127.0.0.1:0",
+            "--certificate", dir + "/cert.pem", "--private-key", dir + "/key.pem",
+        ], until: #"listening 127\.0\.0\.1:(\d+)"#)
 }

@@ -150,24 +150,8 @@ final class LoadRequestBodyCommandTests: XCTestCase {
     /// The aioquic perf peer, written from the draft: it logs each stream's size and upload; every
     /// stream asked for 2,000 bytes and uploaded 50,001.
     func testQUICPerfUploadToTheAioquicPeer() throws {
-        let venv = ProcessInfo.processInfo.environment["NETBENCH_AIOQUIC_VENV"] ?? packageRoot + "/.build-venv"
-        let python = venv + "/bin/python"
-        let hasAioquic =
-            FileManager.default.isExecutableFile(atPath: python)
-            && ((try? execute(python, ["-c", "import aioquic"]).status) == 0)
-        try require(hasAioquic, "aioquic in \(venv) (scripts/bootstrap.sh --test)")
         let dir = try tempDir()
-        let ca = try CertificateAuthority(commonName: "load upload interop CA")
-        let leaf = try ca.issue(hostNames: ["localhost", "127.0.0.1"])
-        try ca.certificatePEM.write(toFile: dir + "/ca.pem", atomically: true, encoding: .utf8)
-        try leaf.certificateChainPEM.write(toFile: dir + "/cert.pem", atomically: true, encoding: .utf8)
-        try leaf.privateKeyPEM.write(toFile: dir + "/key.pem", atomically: true, encoding: .utf8)
-        let server = try PerfInteropTests.Background(
-            python,
-            [
-                packageRoot + "/Tests/Support/aioquic_perf.py", "server", "--listen", "127.0.0.1:0",
-                "--certificate", dir + "/cert.pem", "--private-key", dir + "/key.pem",
-            ], until: #"listening 127\.0\.0\.1:(\d+)"#)
+        let server = try startAioquicPerfServer(caName: "load upload interop CA", in: dir)
         defer { server.stop() }
         let r = try netbenchRun([
             "load", "-t", "quic-perf", "--server", "localhost:\(server.port)", "--ca", dir + "/ca.pem",
