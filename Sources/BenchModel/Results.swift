@@ -571,7 +571,7 @@ public struct QUICSettingsRecord: Codable, Sendable, Hashable {
     /// in slow start and after it (`off`: not paced in that phase), or `off`. Absent in results
     /// written before 2026-11-27 (they paced at 2,1.25).
     public var pacing: String?
-    /// Browser runs: the responses carried `Alt-Svc: h3` (browsers learn each origin as QUIC-capable,
+    /// Chromium runs: the responses carried `Alt-Svc: h3` (browsers learn each origin as QUIC-capable,
     /// as from a real site; Chromium then no longer throttles its low-priority requests to it). Absent
     /// in browser results written before 2026-11-28, whose h3 origins were known from flags only.
     public var altSvcToBrowser: Bool?

@@ -53,7 +53,7 @@ struct RunCommand: ParsableCommand {
                 --client chromium: a fresh headless Chromium per run (scripts/bootstrap.sh --chromium, or \
                 NETBENCH_CHROMIUM) in the client's namespace, trusting the run's certificates by their public \
                 keys, over exactly the run's protocol (a resource fetched over another fails the run; h3 is \
-                forced with --origin-to-force-quic-on, and netbench's server also answers browsers with Alt-Svc h3, \
+                forced with --origin-to-force-quic-on, and netbench's server also answers Chromium with Alt-Svc h3, \
                 as a site reached over h3 has advertised it: else Chromium holds low-priority requests to an origin \
                 it does not know as QUIC-capable, at most 6 per host and 10 per page in flight). It \
                 records Resource Timing in the same schema ("client": "chromium") plus loadEventMs, firstPaintMs, \

@@ -144,8 +144,8 @@ struct ServeCommand: ParsableCommand {
         "--pages",
         help:
             "serve browsers (requests with a User-Agent) real pages: HTML, CSS and JavaScript that load the scenario's "
-                + "resources, at their exact sizes, advertising h3 (Alt-Svc) when it is served; prints the Chromium "
-                + "flags that trust this server"
+                + "resources, at their exact sizes, advertising h3 to Chromium (Alt-Svc) when it is served; prints "
+                + "the Chromium flags that trust this server"
     ) var pages: Bool
 
     func run() throws -> ExitCode {

@@ -23,10 +23,12 @@ public struct ReplayCatalog: Sendable {
     public var altSvc: String? {
         didSet { heads = Self.heads(scenario.resources, altSvc: altSvc, browserAltSvc: browserAltSvc) }
     }
-    /// An `Alt-Svc` value sent to browsers only (requests with a User-Agent), over every protocol: a
-    /// browser held to h3 by a command-line flag then also knows each origin from an h3 advertisement,
-    /// as one that reached a real site over h3 does (Chromium throttles low-priority requests to an
-    /// origin it knows neither from h2 nor from Alt-Svc). nil: none beyond `altSvc`.
+    /// An `Alt-Svc` value sent to Chromium only (a User-Agent with `Chrome/`), over every protocol: held
+    /// to h3 by a command-line flag, it then also knows each origin from an h3 advertisement, as a
+    /// browser that reached a real site over h3 does (Chromium throttles low-priority requests to an
+    /// origin it knows neither from h2 nor from Alt-Svc). Firefox is held to h3 by an Alt-Svc mapping
+    /// of its own, which a second advertisement disturbs (it fetched some images over h1). nil: none
+    /// beyond `altSvc`.
     public var browserAltSvc: String? {
         didSet { heads = Self.heads(scenario.resources, altSvc: altSvc, browserAltSvc: browserAltSvc) }
     }
@@ -34,7 +36,7 @@ public struct ReplayCatalog: Sendable {
     public var serverDescription: ServerDescription?
     /// Each resource's response fields for netbench's client and for browsers, built once: a
     /// response then costs no field list of its own (the server's per-request work, issue 13).
-    private var heads: [(client: [(String, String)], browser: [(String, String)])]
+    private var heads: [(client: [(String, String)], browser: [(String, String)], chromium: [(String, String)])]
 
     /// `renderingPagesFor`: the port browsers reach the server at; given, browsers get real pages
     /// (bulk transfers stay filler: they are no page).
@@ -73,7 +75,7 @@ public struct ReplayCatalog: Sendable {
     }
 
     private static func heads(_ resources: [Scenario.Resource], altSvc: String?, browserAltSvc: String?) -> [(
-        client: [(String, String)], browser: [(String, String)]
+        client: [(String, String)], browser: [(String, String)], chromium: [(String, String)]
     )] {
         resources.map { r in
             var client: [(String, String)] = [
@@ -82,9 +84,10 @@ public struct ReplayCatalog: Sendable {
             ]
             if let encoding = r.body?.contentEncoding { client.append(("content-encoding", encoding)) }
             if let altSvc { client.append(("alt-svc", altSvc)) }
-            var browser = client + [("access-control-allow-origin", "*"), ("timing-allow-origin", "*")]
-            if altSvc == nil, let browserAltSvc { browser.append(("alt-svc", browserAltSvc)) }
-            return (client, browser)
+            let browser = client + [("access-control-allow-origin", "*"), ("timing-allow-origin", "*")]
+            var chromium = browser
+            if altSvc == nil, let browserAltSvc { chromium.append(("alt-svc", browserAltSvc)) }
+            return (client, browser, chromium)
         }
     }
 
@@ -231,15 +234,22 @@ public struct ReplayCatalog: Sendable {
             return browserResponse(
                 length: length, thinkTime: thinkTime, PageRenderer.Body(bytes: recorded, scenarioBytes: length),
                 request: request,
-                headers: request.header("user-agent") == nil ? heads[index].client : heads[index].browser)
+                headers: browserHead(index, request) ?? heads[index].client)
         }
         // Browsers send a User-Agent, netbench's own client none: it keeps its filler bodies.
         if let rendered, request.header("user-agent") != nil {
             return browserResponse(
-                length: length, thinkTime: thinkTime, rendered[index], request: request, headers: heads[index].browser)
+                length: length, thinkTime: thinkTime, rendered[index], request: request,
+                headers: browserHead(index, request) ?? heads[index].browser)
         }
         return rangeResponse(length: length, thinkTime: thinkTime, request: request, headers: heads[index].client)
             .response
+    }
+
+    /// The head for a browser's request (nil: netbench's own client, no User-Agent).
+    private func browserHead(_ index: Int, _ request: ServerRequest) -> [(String, String)]? {
+        guard let agent = request.header("user-agent") else { return nil }
+        return agent.contains("Chrome/") ? heads[index].chromium : heads[index].browser
     }
 
     /// A CORS preflight: allowed (204) when the method it asks about is a resource's at that path, as the

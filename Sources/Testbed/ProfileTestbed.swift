@@ -134,7 +134,7 @@ final class ProfileTestbed {
             congestionControl: quic.congestionControl.rawValue, ackThreshold: quic.ackThreshold)
         if client == .builtin {
             r.clientConnectionIDLength = quic.clientConnectionIDLength
-        } else {
+        } else if client == .chromium {
             r.altSvcToBrowser = true
         }
         r.pacing = quic.pacing.description
