@@ -153,10 +153,26 @@ struct ChromiumResults {
         return Set(methods.filter { $0.value.count > 1 }.keys)
     }
 
-    /// Whether `e` is the entry to keep for its URL over `kept` (the one found before, if any).
+    /// Whether `e` is the entry to keep for its URL over `kept` (the one found before, if any): the first
+    /// fetch counts, unless it shows no body where a later one does, or it was cut short where a later one
+    /// received more (Firefox aborts an image load its HTML preloader started and fetches the image again;
+    /// the first entry holds the bytes that arrived before the abort).
     static func replaces(_ e: BrowserReport.TimingEntry, _ kept: BrowserReport.TimingEntry?) -> Bool {
         guard let kept else { return true }
-        return (kept.encodedBodySize ?? 0) == 0 && ((e.encodedBodySize ?? 0) > 0 || e.encodedSizeUnobserved == true)
+        let keptBytes = kept.encodedBodySize ?? 0, bytes = e.encodedBodySize ?? 0
+        if keptBytes == 0 { return bytes > 0 || e.encodedSizeUnobserved == true }
+        return bytes > keptBytes
+    }
+
+    /// The entry kept for a URL when `e` replaces `kept` (both on the top frame's clock): `e`'s, but queued
+    /// when the first fetch was, if that one was cut short (the resource was wanted from then on).
+    static func merged(_ e: BrowserReport.TimingEntry, over kept: BrowserReport.TimingEntry?)
+        -> BrowserReport.TimingEntry
+    {
+        guard let kept, (kept.encodedBodySize ?? 0) > 0 else { return e }
+        var m = e
+        m.startTime = min(e.startTime, kept.startTime)
+        return m
     }
 
     func records(_ report: BrowserReport) -> Records {
@@ -166,14 +182,17 @@ struct ChromiumResults {
         }
         // Every frame's entries by key, placed on the top frame's clock; the first fetch of a URL counts,
         // unless it shows no body where a later one does (Firefox lists a cross-origin iframe in its
-        // parent's Resource Timing with encodedBodySize 0; the iframe's own navigation entry has it).
+        // parent's Resource Timing with encodedBodySize 0; the iframe's own navigation entry has it) or
+        // was cut short (`replaces`).
         var entries: [String: BrowserReport.TimingEntry] = [:]
         var offsets: [String: Double] = [:]
         for frame in report.frames {
             let offset = frame.timeOrigin - top.timeOrigin
-            for e in frame.navigation + frame.resources where Self.replaces(e, entries[Self.key(url: e.name)]) {
-                entries[Self.key(url: e.name)] = e
-                offsets[Self.key(url: e.name)] = offset
+            for e in frame.navigation + frame.resources {
+                let k = Self.key(url: e.name), kept = entries[k]
+                guard Self.replaces(e, kept) else { continue }
+                entries[k] = offsets[k] == offset ? Self.merged(e, over: kept) : e
+                offsets[k] = offset
             }
         }
         let want = Self.nextHopProtocol(transport)

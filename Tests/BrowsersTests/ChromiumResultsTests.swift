@@ -102,6 +102,36 @@ final class ChromiumResultsTests: XCTestCase {
         XCTAssertTrue(failure.contains("font (\(urls["font"]!)): the browser never fetched it"), failure)
     }
 
+    /// Firefox aborts an image load its HTML preloader started and fetches the image again (seen over 4G on
+    /// the percentile pages): Resource Timing then holds the cut-short fetch first, with the bytes received
+    /// before the abort, and the complete one after it. The complete one is the resource's, queued when
+    /// the first was; a fetch that received less than the first one never replaces it.
+    func testAFetchCutShortIsReplacedByTheCompleteOneAfterIt() throws {
+        let (results, urls) = try setup()
+        var rep = report(results.scenario, urls: urls)
+        let css = rep.frames[0].resources[0]  // 20,000 bytes, queued at 10
+        var cut = css
+        cut.encodedBodySize = 12_000
+        cut.responseEnd = 300
+        var again = entry(css.name, start: 290, end: 400, bytes: css.encodedBodySize!)
+        again.requestStart = 295
+        rep.frames[0].resources[0] = cut
+        rep.frames[0].resources.append(again)
+        let r = results.records(rep)
+        XCTAssertNil(r.failure)
+        let rec = try XCTUnwrap(r.requests.first { $0.id == "css" })
+        XCTAssertEqual(rec.bytes, 20_000)
+        XCTAssertEqual(rec.queued, 10, "wanted since the first fetch")
+        XCTAssertEqual(rec.requestSent, 295)
+        XCTAssertEqual(rec.lastByte, 400)
+        // The other order: the complete fetch first, a smaller one after it (say from a cache) changes nothing.
+        var smaller = again
+        smaller.encodedBodySize = 0
+        XCTAssertFalse(ChromiumResults.replaces(smaller, css))
+        XCTAssertFalse(ChromiumResults.replaces(cut, css))
+        XCTAssertTrue(ChromiumResults.replaces(css, cut))
+    }
+
     func testIframeEntriesArePlacedOnTheTopFramesClock() throws {
         let (results, urls) = try setup()
         var rep = report(results.scenario, urls: urls)

@@ -52,7 +52,8 @@ final class FirefoxNetworkEventTests: XCTestCase {
         // ChromiumResults keeps the iframe's entry with a body over the parent's bodiless one.
         XCTAssertTrue(ChromiumResults.replaces(more.resources[0], top.resources[1]))
         XCTAssertFalse(ChromiumResults.replaces(top.resources[1], more.resources[0]))
-        XCTAssertFalse(ChromiumResults.replaces(more.resources[0], top.resources[0]))
+        // An entry with its body is kept over a later one of the same URL and size.
+        XCTAssertFalse(ChromiumResults.replaces(more.resources[0], more.resources[0]))
     }
 
     func testAFetchErrorOfAnExpectedURLFailsTheRunNamingIt() {

@@ -22,6 +22,9 @@ final class FirefoxSetupTests: XCTestCase {
         XCTAssertEqual(h3["network.http.http3.enable"], .bool(true))
         XCTAssertEqual(h3["network.http.http3.alt-svc-mapping-for-testing"], .string("a.test;h3=:4433,b.test;h3=:4433"))
         XCTAssertNil(h2["network.http.http3.alt-svc-mapping-for-testing"])
+        // No TCP connection raced against a slow QUIC handshake (it won over 4G and the run was not h3).
+        XCTAssertEqual(h3["network.http.http3.backup_timer_delay"], .int(3_600_000))
+        XCTAssertNil(h2["network.http.http3.backup_timer_delay"])
         for p in [h1, h2, h3] {
             XCTAssertEqual(p["network.dns.forceResolve"], .string("10.0.0.2"))
             XCTAssertEqual(p["network.trr.mode"], .int(5))
