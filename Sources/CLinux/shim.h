@@ -1,5 +1,6 @@
 #ifndef NETBENCH_CLINUX_SHIM_H
 #define NETBENCH_CLINUX_SHIM_H
+#include <errno.h>
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -64,11 +65,23 @@ static inline void netbench_ifreq_init(struct ifreq *ifr, const char *name, shor
 }
 static inline const char *netbench_ifreq_name(const struct ifreq *ifr) { return ifr->ifr_name; }
 
-// epoll_pwait2 takes a nanosecond timespec; glibc 2.35+ has it, older ones return ENOSYS.
+// epoll_pwait2 takes a nanosecond timespec; glibc 2.35+ has it, older ones, kernels before 5.11 and
+// valgrind return ENOSYS: then epoll_wait with the timeout rounded up to whole milliseconds.
+static int netbench_epoll_pwait2_missing = 0;
 static inline int netbench_epoll_pwait2_ns(int epfd, struct epoll_event *events, int maxevents, long long timeout_ns) {
-    if (timeout_ns < 0) return epoll_pwait2(epfd, events, maxevents, NULL, NULL);
-    struct timespec ts = { .tv_sec = timeout_ns / 1000000000LL, .tv_nsec = timeout_ns % 1000000000LL };
-    return epoll_pwait2(epfd, events, maxevents, &ts, NULL);
+    if (!netbench_epoll_pwait2_missing) {
+        int r;
+        if (timeout_ns < 0) {
+            r = epoll_pwait2(epfd, events, maxevents, NULL, NULL);
+        } else {
+            struct timespec ts = { .tv_sec = timeout_ns / 1000000000LL, .tv_nsec = timeout_ns % 1000000000LL };
+            r = epoll_pwait2(epfd, events, maxevents, &ts, NULL);
+        }
+        if (r >= 0 || errno != ENOSYS) return r;
+        netbench_epoll_pwait2_missing = 1;
+    }
+    long long ms = timeout_ns < 0 ? -1 : (timeout_ns + 999999LL) / 1000000LL;
+    return epoll_wait(epfd, events, maxevents, ms > 2147483647LL ? 2147483647 : (int)ms);
 }
 
 // SOCK_NONBLOCK / SOCK_CLOEXEC are enum values in some libcs and macros in others.

@@ -57,11 +57,6 @@ static inline long netbench_BIO_get_mem_data(BIO *bio, char **data) {
     return BIO_get_mem_data(bio, data);
 }
 
-// BIO_set_mem_eof_return is a macro over BIO_ctrl (-1: an empty memory BIO means "retry", not EOF).
-static inline long netbench_BIO_set_mem_eof_return(BIO *bio, int value) {
-    return BIO_set_mem_eof_return(bio, value);
-}
-
 // SSL_OP_NO_TICKET is built with SSL_OP_BIT(n), which Swift does not import.
 static inline uint64_t netbench_SSL_OP_NO_TICKET(void) { return SSL_OP_NO_TICKET; }
 

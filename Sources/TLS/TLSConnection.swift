@@ -38,18 +38,16 @@ public final class TLSConnection {
     ) throws {
         let operation = "creating a TLS connection"
         guard let ssl = SSL_new(ctx) else { throw TLSError.fromQueue(.configuration, operation: operation) }
-        guard let incoming = BIO_new(BIO_s_mem()) else {
+        // An empty queue means "wait for more", not end of stream (ByteQueueBIO).
+        guard let incoming = ByteQueueBIO.make() else {
             SSL_free(ssl)
             throw TLSError.fromQueue(.configuration, operation: operation)
         }
-        guard let outgoing = BIO_new(BIO_s_mem()) else {
+        guard let outgoing = ByteQueueBIO.make() else {
             BIO_free(incoming)
             SSL_free(ssl)
             throw TLSError.fromQueue(.configuration, operation: operation)
         }
-        // An empty memory BIO means "wait for more", not end of stream.
-        _ = netbench_BIO_set_mem_eof_return(incoming, -1)
-        _ = netbench_BIO_set_mem_eof_return(outgoing, -1)
         SSL_set_bio(ssl, incoming, outgoing)
         self.ssl = ssl
         self.incoming = incoming
@@ -103,12 +101,12 @@ public final class TLSConnection {
 
     // MARK: Ciphertext in and out
 
-    /// Bytes the socket read; all are buffered (the memory BIO grows as needed).
+    /// Bytes the socket read; all are buffered (the queue grows as needed).
     public func receiveCiphertext(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         var written = 0
         let ok = BIO_write_ex(incoming, base, bytes.count, &written)
-        precondition(ok == 1 && written == bytes.count, "memory BIO write failed (out of memory)")
+        precondition(ok == 1 && written == bytes.count, "ciphertext queue write failed")
     }
 
     public var hasPendingCiphertext: Bool { BIO_ctrl_pending(outgoing) > 0 }
