@@ -126,6 +126,50 @@ final class OffloadTests: XCTestCase {
         XCTAssertGreaterThan(records, Int(down.forwarded.packets))
     }
 
+    /// A segment written alone whose TCP checksum was left partial (`PacketPool.partialChecksum`)
+    /// leaves as a sender's stack hands one to its device: `NEEDS_CSUM` from the TCP header, field at
+    /// 16, no GSO; any other packet alone is `DATA_VALID`.
+    func testAloneHeadersSayWhetherTheChecksumIsLeftToTheDevice() {
+        let w = OffloadWriter()
+        let partial = VirtioNetHeader(UnsafeRawBufferPointer(w.partialHeader))
+        XCTAssertEqual(partial.flags, VirtioNetHeader.needsChecksum)
+        XCTAssertEqual(partial.gsoType, VirtioNetHeader.gsoNone)
+        XCTAssertEqual(partial.checksumStart, 20)
+        XCTAssertEqual(partial.checksumOffset, 16)
+        let plain = VirtioNetHeader(UnsafeRawBufferPointer(w.plainHeader))
+        XCTAssertEqual(plain.flags, VirtioNetHeader.dataValid)
+        XCTAssertEqual(plain.gsoType, VirtioNetHeader.gsoNone)
+        let pool = PacketPool(capacity: 2)
+        let slot = pool.take()!
+        XCTAssertFalse(pool.partialChecksum(slot))
+        pool.setPartialChecksum(slot)
+        XCTAssertTrue(pool.partialChecksum(slot))
+        pool.put(slot)
+        XCTAssertEqual(pool.take(), slot)
+        XCTAssertFalse(pool.partialChecksum(slot), "a slot taken again starts with a full checksum")
+    }
+
+    /// Without a capture the segments keep partial checksums (`segmentChecksumsMayWait`) and leave
+    /// merged or with `NEEDS_CSUM`: through real namespaces and a lossy link (segments then leave
+    /// alone around each hole) TCP goes on, no write is refused and no segment is lost outside the link.
+    func testOffloadedTCPWithPartialChecksums() throws {
+        try requireEmulationPrivileges()
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(
+                name: "wifi", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: 200e6),
+                loss: .bernoulli(0.002))
+        ])
+        defer { network.teardown() }
+        XCTAssertTrue(network.tunOffload, network.offloadFallback ?? "")
+        try network.start()
+        let g = try Calibration.measureGoodput(on: network, duration: .seconds(2), warmup: .seconds(1))
+        let report = try network.stop()
+        XCTAssertEqual(report.flagReasons, [])
+        XCTAssertEqual(report.writeErrors, 0)
+        XCTAssertGreaterThan(g.bitsPerSecond, 10e6, "goodput \(g.bitsPerSecond) bit/s")
+        XCTAssertGreaterThan(report.paths[0].downlink.droppedByLoss.packets, 0)
+    }
+
     /// Offload off (`calibrate --no-tun-offload`): plain TUNs, one packet per read and write.
     func testPlainTUNsWhenOffloadIsOff() throws {
         try requireEmulationPrivileges()
