@@ -11,7 +11,10 @@ import SystemIO
 /// a retransmission). On the way out, segments of one TCP flow due in the same pass leave in one
 /// write as a GSO super-packet again (`OffloadWriter`), which the receiving kernel takes as a
 /// GRO-merged packet; everything else leaves alone, marked `DATA_VALID` (the emulator has finished
-/// or kept every checksum), so the receiver's stack does not check the checksum again.
+/// or kept every checksum), so the receiver's stack does not check the checksum again. A segment's
+/// TCP checksum is summed only when something looks at it on the way (a capture, a NAT rewrite):
+/// otherwise it keeps the pseudo-header's sum and, if it leaves alone, leaves marked `NEEDS_CSUM`
+/// (`PacketPool.partialChecksum`), as a sender's stack hands it to a device.
 ///
 /// Merging takes only the segments released in the same pass (`holdWindow` 0): a segment never waits
 /// for the next one of its flow. A wait, as a NIC's interrupt coalescing (`rx-usecs`) holds received
