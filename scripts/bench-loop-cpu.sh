@@ -3,10 +3,11 @@
 # the given netbench binaries and emulator settings in turn, alternating, --rounds times; per run the
 # TCP goodput, the loop thread's CPU (user and system), its CPU time per packet, the TUNs' NAPI threads'
 # CPU (the receiving stacks, when they run there), the release lateness p99 and the probes' RTT error
-# p99 against its target, the loaded phase's packets per TUN write and per release pass (the batching
-# of --release-window). With --perf, each run's loop thread is sampled by `perf record` for 4 s of the
-# loaded phase and the share of its samples spent in the kernel's receive path inside its writes
-# (netif_receive_skb: the endpoints' IP and TCP input) and in its epoll waits is printed.
+# p99 against its target, the loaded phase's packets per TUN read (segments per super-packet), per
+# write and per release pass (the batching of --release-window). With --perf, each run's loop thread is
+# sampled by `perf record` for 4 s of the loaded phase and the share of its samples spent in the
+# kernel's receive path inside its writes (netif_receive_skb: the endpoints' IP and TCP input), in its
+# epoll waits and in the kernel at all (the rest is the loop's own code) is printed.
 #
 #   scripts/bench-loop-cpu.sh [--rate 1000Mbit] [--rtt 10ms] [--rounds 2] [--perf]
 #                             [--config "LABEL=BINARY [calibrate flags]"]... [--notebook FILE]
@@ -64,6 +65,9 @@ for ((round = 1; round <= rounds; round++)); do
         /\[k\] do_syscall_64$/ { sc = $1 }
         END { printf "perf: kernel receive path %s, tun_get_user %s, epoll waits %s, all syscalls %s of samples",
               rx ? rx : "0%", tg ? tg : "0%", ep ? ep : "0%", sc ? sc : "0%" }')
+      # The loop's own code (netbench, the Swift runtime, libc, vdso) against the kernel's.
+      profile+=$(perf report -i "$work/perf.data" --no-children --sort dso --stdio -g none 2>/dev/null | awk '
+        $2 == "[kernel.kallsyms]" { k = $1 } END { printf ", kernel %s (user space the rest)", k ? k : "0%" }')
     fi
     wait "$pid" || true
     steal=$(notebook_steal_percent "$steal0" "$(notebook_cpu_jiffies)")
@@ -85,14 +89,14 @@ split = field(r"of a core \((user [0-9.]+%, system [0-9.]+%); ")
 per = field(r"([0-9.]+ µs) per packet")
 late = field(r"p99 ([0-9.]+ ms) [✓✗]")
 napi = grab(r"receiving stacks \([^)]*\) ([0-9.]+%|unknown) of a core", "not used")
-m = re.search(r"TUN offload: [0-9]+ reads, ([0-9]+) writes for ([0-9]+) packets"
+m = re.search(r"TUN offload: ([0-9]+) reads, ([0-9]+) writes for ([0-9]+) packets"
               r"(?: in ([0-9]+) release passes \(window ([0-9.]+) µs)?", text)
 batching = "packets per write unknown"
-if m and int(m.group(1)) > 0:
-    packets = int(m.group(2))
-    batching = f"{packets / int(m.group(1)):.2f} packets per write"
-    if m.group(3) and int(m.group(3)) > 0:
-        batching += f", {packets / int(m.group(3)):.2f} per pass (window {m.group(4)} µs)"
+if m and int(m.group(2)) > 0:
+    packets = int(m.group(3))
+    batching = f"{packets / int(m.group(1)):.2f} packets per read, {packets / int(m.group(2)):.2f} per write"
+    if m.group(4) and int(m.group(4)) > 0:
+        batching += f", {packets / int(m.group(4)):.2f} per pass (window {m.group(5)} µs)"
 print(f"round {rnd} {label:<14} goodput {goodput:<24} loop CPU {cpu} ({split}), {per}/packet, "
       f"NAPI threads {napi}, lateness p99 {late}, RTT error {rtt}; {batching}; load {load}, steal {steal}")
 if profile: print(f"               {profile}")

@@ -11,7 +11,10 @@ import SystemIO
 /// a retransmission). On the way out, segments of one TCP flow due in the same pass leave in one
 /// write as a GSO super-packet again (`OffloadWriter`), which the receiving kernel takes as a
 /// GRO-merged packet; everything else leaves alone, marked `DATA_VALID` (the emulator has finished
-/// or kept every checksum), so the receiver's stack does not check the checksum again.
+/// or kept every checksum), so the receiver's stack does not check the checksum again. A segment's
+/// TCP checksum is summed only when something looks at it on the way (a capture, a NAT rewrite):
+/// otherwise it keeps the pseudo-header's sum and, if it leaves alone, leaves marked `NEEDS_CSUM`
+/// (`PacketPool.partialChecksum`), as a sender's stack hands it to a device.
 ///
 /// Merging takes only the segments released in the same pass (`holdWindow` 0): a segment never waits
 /// for the next one of its flow. A wait, as a NIC's interrupt coalescing (`rx-usecs`) holds received
@@ -105,6 +108,9 @@ extension PacketForwarder {
             }
             let source = UnsafeRawBufferPointer(packet)
             let count = TCPSegmentation.segmentCount(source, segmentSize: Int(header.gsoSize))
+            // The segments' TCP checksums are left to the write (NEEDS_CSUM, or merged again) unless
+            // something looks at them before (`segmentChecksumsMayWait`); IP options: summed here.
+            let partial = source.count > 0 && source[0] == 0x45 && segmentChecksumsMayWait
             for i in 0..<count {
                 guard let slot = pool.take() else {
                     counters.poolExhausted += 1
@@ -112,12 +118,14 @@ extension PacketForwarder {
                 }
                 guard
                     let length = TCPSegmentation.writeSegment(
-                        i, of: source, segmentSize: Int(header.gsoSize), into: pool.slot(slot))
+                        i, of: source, segmentSize: Int(header.gsoSize), into: pool.slot(slot),
+                        partialChecksum: partial)
                 else {
                     counters.unsegmentable += 1
                     pool.put(slot)
                     continue
                 }
+                if partial { pool.setPartialChecksum(slot) }
                 admit(slot: slot, length: length, port: port, at: now)
             }
             return count
@@ -155,6 +163,10 @@ final class OffloadWriter {
     let gather = GatherWrite(capacity: maxSegments + 2)
     /// The virtio-net header of a packet that leaves alone: `DATA_VALID`, no GSO.
     let plainHeader: UnsafeMutableRawBufferPointer
+    /// The same for a TCP/IPv4 segment (no IP options) whose checksum field holds only the
+    /// pseudo-header's sum (`PacketPool.partialChecksum`): `NEEDS_CSUM` from the TCP header, field at 16,
+    /// as a sender's stack hands a segment to its device; a local receiver takes it as checked.
+    let partialHeader: UnsafeMutableRawBufferPointer
     /// The virtio-net header and the merged packet's IP and TCP headers.
     let gsoHeader: UnsafeMutableRawBufferPointer
     private(set) var handles: [Int32] = []
@@ -173,6 +185,11 @@ final class OffloadWriter {
     init() {
         plainHeader = .allocate(byteCount: VirtioNetHeader.size, alignment: 16)
         VirtioNetHeader(flags: VirtioNetHeader.dataValid).write(to: plainHeader)
+        partialHeader = .allocate(byteCount: VirtioNetHeader.size, alignment: 16)
+        var partial = VirtioNetHeader(flags: VirtioNetHeader.needsChecksum)
+        partial.checksumStart = 20
+        partial.checksumOffset = 16
+        partial.write(to: partialHeader)
         gsoHeader = .allocate(byteCount: VirtioNetHeader.size + 120, alignment: 16)
         handles.reserveCapacity(Self.maxSegments)
         lengths.reserveCapacity(Self.maxSegments)
@@ -181,6 +198,7 @@ final class OffloadWriter {
 
     deinit {
         plainHeader.deallocate()
+        partialHeader.deallocate()
         gsoHeader.deallocate()
     }
 
@@ -322,10 +340,16 @@ extension PacketForwarder {
         }
         writeCounted(fd, packets: 1, io: io) {
             w.gather.reset()
-            w.gather.append(UnsafeRawBufferPointer(w.plainHeader))
+            w.gather.append(aloneHeader(handle, w))
             w.gather.append(bytes)
         }
         pool.put(handle)
+    }
+
+    /// The virtio-net header of the packet in `handle` written alone (see `OffloadWriter.partialHeader`).
+    @inline(__always)
+    func aloneHeader(_ handle: Int32, _ w: OffloadWriter) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(pool.partialChecksum(handle) ? w.partialHeader : w.plainHeader)
     }
 
     /// Writes what the offload writer holds (one packet alone, more as one super-packet).
@@ -340,7 +364,7 @@ extension PacketForwarder {
         let written = writeCounted(fd, packets: packets, io: io, countFailure: !(w.isUDP && merged)) {
             if !merged {
                 w.gather.reset()
-                w.gather.append(UnsafeRawBufferPointer(w.plainHeader))
+                w.gather.append(aloneHeader(w.handles[0], w))
                 w.gather.append(first)
             } else {
                 let last = pool.bytes(w.handles[w.handles.count - 1], length: w.lengths[w.handles.count - 1])
@@ -358,7 +382,7 @@ extension PacketForwarder {
                 let bytes = pool.bytes(w.handles[i], length: w.lengths[i])
                 writeCounted(fd, packets: 1, io: io) {
                     w.gather.reset()
-                    w.gather.append(UnsafeRawBufferPointer(w.plainHeader))
+                    w.gather.append(aloneHeader(w.handles[i], w))
                     w.gather.append(bytes)
                 }
             }

@@ -415,6 +415,12 @@ final class PacketForwarder: @unchecked Sendable {
         return (link, now)
     }
 
+    /// Whether segments cut from super-packets may keep a partial TCP checksum (the pseudo-header's
+    /// sum, `PacketPool.partialChecksum`) until they leave: not while a capture records them (pcaps
+    /// show the checksums a wire would carry) nor while any path rewrites addresses (`NATState`
+    /// patches checksums incrementally).
+    var segmentChecksumsMayWait: Bool { capture == nil && !nat.contains { $0.isActive } }
+
     /// Releases each link whose time has come (`gates`: its next release, or the end of its window).
     private func releaseDue() {
         let now = Instant.now()

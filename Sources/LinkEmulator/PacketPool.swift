@@ -1,3 +1,5 @@
+import SystemIO
+
 /// Preallocated packet buffers: one contiguous region cut into fixed slots and a free stack of
 /// slot indices, so the packet loop never allocates per packet. The stack hands back the most
 /// recently freed slot first, whose bytes are still warm in the cache.
@@ -8,19 +10,25 @@ final class PacketPool {
     private let region: UnsafeMutableRawPointer
     private let free: UnsafeMutablePointer<Int32>
     private var freeCount: Int
+    /// Per slot: its TCP checksum field holds only the pseudo-header's sum (`partialChecksum`).
+    private let partial: UnsafeMutablePointer<Bool>
 
     init(capacity: Int) {
         self.capacity = capacity
-        // Pages are committed only when first touched, so a generous capacity costs little.
-        region = .allocate(byteCount: capacity * Self.slotSize, alignment: 64)
+        // Pages are committed only when first touched, so a generous capacity costs little; huge
+        // pages where the kernel gives them (see `HugePages`).
+        region = HugePages.allocate(byteCount: capacity * Self.slotSize)
         free = .allocate(capacity: capacity)
         for i in 0..<capacity { free[i] = Int32(capacity - 1 - i) }
         freeCount = capacity
+        partial = .allocate(capacity: capacity)
+        partial.initialize(repeating: false, count: capacity)
     }
 
     deinit {
-        region.deallocate()
+        HugePages.deallocate(region)
         free.deallocate()
+        partial.deallocate()
     }
 
     var available: Int { freeCount }
@@ -29,8 +37,19 @@ final class PacketPool {
     func take() -> Int32? {
         guard freeCount > 0 else { return nil }
         freeCount -= 1
-        return free[freeCount]
+        let slot = free[freeCount]
+        partial[Int(slot)] = false
+        return slot
     }
+
+    /// Whether the TCP segment in `slot` carries only its pseudo-header's sum in its checksum field
+    /// (written that way by `TCPSegmentation.writeSegment(partialChecksum:)`): it must leave with a
+    /// `NEEDS_CSUM` virtio-net header, or merged. False for every slot `take` hands out.
+    @inline(__always)
+    func partialChecksum(_ slot: Int32) -> Bool { partial[Int(slot)] }
+
+    @inline(__always)
+    func setPartialChecksum(_ slot: Int32) { partial[Int(slot)] = true }
 
     @inline(__always)
     func put(_ slot: Int32) {

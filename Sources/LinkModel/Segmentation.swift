@@ -80,9 +80,14 @@ public enum TCPSegmentation {
     }
 
     /// Writes segment `index` of the super-packet `p` into `out` and returns its length; nil when `p`
-    /// is not TCP/IPv4, the index is past the last segment or `out` is too small.
+    /// is not TCP/IPv4, the index is past the last segment or `out` is too small. With
+    /// `partialChecksum` the TCP checksum field gets only the pseudo-header's sum, as a sender's stack
+    /// leaves it for the device (`NEEDS_CSUM`, start at the TCP header, offset 16): whoever writes
+    /// the segment then says so in its virtio-net header, or finishes it (`completeChecksum`), and the
+    /// payload is not summed here at all (a segment that leaves merged never needs its own).
     public static func writeSegment(
-        _ index: Int, of p: UnsafeRawBufferPointer, segmentSize: Int, into out: UnsafeMutableRawBufferPointer
+        _ index: Int, of p: UnsafeRawBufferPointer, segmentSize: Int, into out: UnsafeMutableRawBufferPointer,
+        partialChecksum: Bool = false
     ) -> Int? {
         guard let h = headerLength(p), segmentSize > 0 else { return nil }
         let payload = p.count - h
@@ -103,7 +108,11 @@ public enum TCPSegmentation {
         let fin: UInt8 = 0x01, psh: UInt8 = 0x08, cwr: UInt8 = 0x80
         if !last { out[ihl + 13] &= ~(fin | psh) }
         if index > 0 { out[ihl + 13] &= ~cwr }
-        setTCPChecksum(out, ipHeaderLength: ihl, length: h + n)
+        if partialChecksum {
+            store16(out, ihl + 16, Checksum.fold(pseudoHeaderSum(out, ipHeaderLength: ihl, length: h + n)))
+        } else {
+            setTCPChecksum(out, ipHeaderLength: ihl, length: h + n)
+        }
         return h + n
     }
 
@@ -111,10 +120,16 @@ public enum TCPSegmentation {
     public static func setTCPChecksum(_ p: UnsafeMutableRawBufferPointer, ipHeaderLength ihl: Int, length: Int) {
         store16(p, ihl + 16, 0)
         let segment = UnsafeRawBufferPointer(rebasing: p[ihl..<length])
-        var sum = Checksum.sum(UnsafeRawBufferPointer(rebasing: p[12..<20]))  // source and destination
-        sum += UInt64(6) + UInt64(length - ihl)  // zero, protocol, TCP length
+        var sum = pseudoHeaderSum(p, ipHeaderLength: ihl, length: length)
         sum += Checksum.sum(segment)
         store16(p, ihl + 16, ~Checksum.fold(sum))
+    }
+
+    /// The TCP pseudo-header's sum (unfolded) of the IPv4 packet in `p[0..<length]`.
+    @inline(__always)
+    static func pseudoHeaderSum(_ p: UnsafeMutableRawBufferPointer, ipHeaderLength ihl: Int, length: Int) -> UInt64 {
+        let sum = Checksum.sum(UnsafeRawBufferPointer(rebasing: p[12..<20]))  // source and destination
+        return sum + UInt64(6) + UInt64(length - ihl)  // zero, protocol, TCP length
     }
 
     /// Finishes a checksum a sender left to the device (`NEEDS_CSUM`): the field at `start + offset`

@@ -98,6 +98,32 @@ final class SegmentationTests: XCTestCase {
         }
     }
 
+    /// With `partialChecksum` a segment is the same packet but for its TCP checksum field, which holds
+    /// the pseudo-header's sum a device finishing it (`NEEDS_CSUM`, start 20, offset 16) expects: once
+    /// finished, the segment is byte for byte the one with the full checksum.
+    func testPartialChecksumSegmentsFinishToTheFullOnes() {
+        let p = Self.superPacket()
+        let full = Self.segments(of: p)
+        let partial: [[UInt8]] = p.withUnsafeBytes { src in
+            (0..<full.count).map { i in
+                var out = [UInt8](repeating: 0, count: 2048)
+                let len = out.withUnsafeMutableBytes {
+                    TCPSegmentation.writeSegment(i, of: src, segmentSize: Self.mss, into: $0, partialChecksum: true)
+                }
+                return Array(out[0..<(len ?? 0)])
+            }
+        }
+        for (i, (f, var s)) in zip(full, partial).enumerated() {
+            XCTAssertEqual(Array(s[0..<36]) + Array(s[38...]), Array(f[0..<36]) + Array(f[38...]), "segment \(i)")
+            var pseudo = Array(s[12..<20]) + [0, 6]
+            pseudo += [UInt8((s.count - 20) >> 8), UInt8((s.count - 20) & 0xFF)]
+            XCTAssertEqual(
+                UInt16(s[36]) << 8 | UInt16(s[37]), Self.referenceSum(pseudo), "segment \(i): the pseudo-header's sum")
+            XCTAssertTrue(s.withUnsafeMutableBytes { TCPSegmentation.completeChecksum($0, start: 20, offset: 16) })
+            XCTAssertEqual(s, f, "segment \(i) finished")
+        }
+    }
+
     func testFinOnlyOnTheLastSegmentAndShortPacketsStayWhole() {
         let segs = Self.segments(of: Self.superPacket(flags: 0x11))
         XCTAssertEqual(segs.map { $0[33] }, Array(repeating: 0x10, count: 6) + [0x11])
