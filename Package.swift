@@ -104,7 +104,7 @@ let package = Package(
         // emulated networks (namespaces, TUN devices).
         .testTarget(name: "TestbedTests", dependencies: [
             "Testbed", "Runner", "Replay", "NetbenchCommands", "BenchModel", "BenchCore", "SystemIO", "Transport",
-            "TLS", "TestSupport",
+            "TLS", "HTTPCodec", "TestSupport",
         ]),
         // Chromium as a client (needs Chromium) and its results, flags and pins (pure).
         .testTarget(name: "BrowsersTests", dependencies: [

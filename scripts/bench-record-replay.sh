@@ -9,8 +9,10 @@
 #   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--no-think-time]
 #                                  [--serve-args "ARGS"] [--gzip | --gzip-static] [--notebook FILE]
 # --no-think-time records with `netbench record --no-think-time` (the replay waits no recorded server time).
-# --serve-args passes ARGS to the replay's `netbench serve` (default "--tls-records 16k": nginx's default
-# ssl_buffer_size of 16 KB records, as the original server writes them; "" for serve's own dynamic records).
+# --serve-args passes ARGS to the replay's `netbench serve` (default "--tls-records 16k --late-binding off", the
+# original server's own HTTP/2 sending: nginx's default ssl_buffer_size of 16 KB records, and no TCP_NOTSENT_LOWAT,
+# so what nginx wrote into the kernel's send buffer goes first and priorities order only the rest; "" for
+# serve's defaults: dynamic records and 16 KiB of late binding, as h2o sends).
 # --gzip turns nginx's gzip on for HTML, CSS and JavaScript (level 1, its default): the recording replays
 # those bodies gzip-encoded, as recorded (record's default), so "same bytes" compares compressed bodies.
 # --gzip-static serves the same bodies compressed ahead of time instead: a copy of the site with the
@@ -24,8 +26,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib/notebook.sh"
 notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 cd "$(dirname "$0")/.."
-# nginx writes 16 KB TLS records (its ssl_buffer_size default): the replay does the same unless told otherwise.
-profile=4G runs=5 transports=h1,h2 think="" serve_args="--tls-records 16k" gzip="gzip off;" static=0
+# nginx writes 16 KB TLS records (its ssl_buffer_size default) and sets no TCP_NOTSENT_LOWAT: the replay does
+# the same unless told otherwise.
+profile=4G runs=5 transports=h1,h2 think="" serve_args="--tls-records 16k --late-binding off" gzip="gzip off;"
+static=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;

@@ -21,8 +21,9 @@ struct ServerOptionGroup: ParsableArguments {
     @Option(
         "--late-binding", value: "SIZE",
         help: "HTTP/2 server: at most SIZE bytes wait unsent in the kernel (TCP_NOTSENT_LOWAT) so stream "
-            + "priorities choose what is sent next, as h2o does (default 16KiB); off: the kernel queues whatever "
-            + "the server writes, as nginx does", parse: .lateBinding) var lateBinding: LateBinding?
+            + "priorities choose what is sent next, as h2o does (default 16KiB); off: as nginx, the server writes "
+            + "while the kernel's send buffer accepts (16 KiB at a time) and priorities order only the frames "
+            + "the kernel refused", parse: .lateBinding) var lateBinding: LateBinding?
     @Option(
         "--tcp-cc", value: "NAME",
         help: "TCP congestion control on every socket netbench opens (default: cubic for run, whose results "

@@ -60,6 +60,21 @@ final class SecureStream {
         return true
     }
 
+    /// Without late binding, an HTTP/2 server that keeps its frames until the kernel takes them, as
+    /// nginx does: the layer above hands over at most this many bytes at a time, and only while
+    /// nothing it handed over earlier waits here, so at most one chunk waits beyond what the kernel's
+    /// send buffer accepted (nginx: its 16 KB `ssl_buffer_size`), and the frames the kernel refused
+    /// stay in the HTTP/2 layer, where a more urgent stream can still go first. nil (and no late
+    /// binding): up to 256 KiB of ciphertext wait here, in the order written (clients, h1).
+    private(set) var kernelPacedChunk: Int?
+
+    /// nginx's `ssl_buffer_size` default: what nginx holds beyond the kernel's send buffer.
+    static let nginxWriteChunk = 16 * 1024
+
+    /// Hands over only what the kernel's send buffer takes (see `kernelPacedChunk`); for HTTP/2
+    /// servers without late binding.
+    func paceByKernel(chunk: Int = SecureStream.nginxWriteChunk) { kernelPacedChunk = chunk }
+
     /// Whether the layer above should hand over more now: the outbox has room and, with late
     /// binding, what waits here and in the kernel's unsent queue together is below the limit (so
     /// the small records of one batch leave in one write, and no more than the limit waits).
@@ -69,11 +84,14 @@ final class SecureStream {
     }
 
     /// While nothing is flushed (inside `batched`), the layer above may go on handing over while
-    /// `backlog` stays below this: 256 KiB, or with late binding the limit less what the kernel
-    /// holds unsent (one ioctl; the kernel's queue only shrinks until the next flush).
+    /// `backlog` stays below this: 256 KiB, with late binding the limit less what the kernel holds
+    /// unsent (one ioctl; the kernel's queue only shrinks until the next flush), kernel-paced one
+    /// chunk while nothing waits here and 0 otherwise.
     func acceptanceLimit() -> Int {
-        guard let limit = unsentLimit else { return 256 * 1024 }
-        return limit - (Socket.unsentBytes(fd) ?? 0)
+        if let limit = unsentLimit { return limit - (Socket.unsentBytes(fd) ?? 0) }
+        // Kernel-paced: one chunk when the kernel took everything, none while it refuses.
+        if let chunk = kernelPacedChunk { return backlog == 0 ? chunk : 0 }
+        return 256 * 1024
     }
 
     /// Writes made inside `body` leave in one flush at its end (one system call for the many small
@@ -88,9 +106,9 @@ final class SecureStream {
 
     /// With late binding, how much the layer above should hand over per turn: the limit, or the
     /// congestion window when that is larger (what the path takes in the next round trip anyway, as
-    /// h2o's latency optimisation writes); nil without late binding.
+    /// h2o's latency optimisation writes); kernel-paced, its chunk; nil otherwise.
     var lateBindingChunk: Int? {
-        guard let limit = unsentLimit else { return nil }
+        guard let limit = unsentLimit else { return kernelPacedChunk }
         guard let s = Socket.senderStatistics(of: fd) else { return limit }
         return max(limit, Int(s.congestionWindowSegments) * Int(s.maximumSegmentBytes))
     }

@@ -31,7 +31,9 @@ public final class TCPServer {
     /// (retransmissions, the congestion state it ended in).
     public var onConnectionEnd: ((Endpoint, TCPSenderStatistics?) -> Void)?
     /// Late binding for HTTP/2 connections: at most this many bytes wait unsent in the kernel
-    /// (TCP_NOTSENT_LOWAT), so stream priorities decide what is sent next (nil: off).
+    /// (TCP_NOTSENT_LOWAT), so stream priorities decide what is sent next. nil: off, as nginx:
+    /// the server writes while the kernel's send buffer accepts, and what it refused stays as
+    /// frames that priorities still order (`SecureStream.kernelPacedChunk`).
     public var unsentLimit: Int?
 
     /// `congestionControl` (e.g. "cubic") is set explicitly: a namespace's default may differ. A
@@ -143,7 +145,7 @@ extension TCPServer {
                 stream.abort("HTTP/2 session setup failed")
                 return nil
             }
-            if let limit = unsentLimit { stream.limitUnsent(to: limit) }
+            if let limit = unsentLimit { stream.limitUnsent(to: limit) } else { stream.paceByKernel() }
             return h2
         }
         return H1ServerSession(
