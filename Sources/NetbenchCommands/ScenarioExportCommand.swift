@@ -50,7 +50,8 @@ struct ScenarioExportCommand: ParsableCommand {
             exitCodes: [
                 ExitCodeDoc(.success, "exported"), Netbench.usageExit,
                 ExitCodeDoc(
-                    .dataError, "bad scenario, a missing recorded body file (named with the scenario and resource), "
+                    .dataError,
+                    "bad scenario, a missing recorded body file (named with the scenario and resource), "
                         + "or DIR is not writable"),
             ])
     }

@@ -99,7 +99,9 @@ public struct ScenarioExport: Sendable {
             var f = File(host: host, relativePath: file, bytes: r.bytes, resource: r.id)
             f.method = method
             f.urlPath = ReplayCatalog.percentDecoded(path)
-            if let note = try Self.readBody(of: r, at: index, in: scenario, file: scenarioFile, into: &f) { notes.append(note) }
+            if let note = try Self.readBody(of: r, at: index, in: scenario, file: scenarioFile, into: &f) {
+                notes.append(note)
+            }
             files.append(f)
         }
         let methods = files.filter { $0.method != "GET" }
@@ -113,9 +115,9 @@ public struct ScenarioExport: Sendable {
         let gzipped = files.filter { if case .gzip = $0.content { true } else { false } }.count
         if gzipped > 0 {
             notes.append(
-                "\(gzipped) body(ies) recorded gzip-encoded are PATH.gz (sent with content-encoding gzip by nginx.conf's "
-                    + "gzip_static always and the Caddyfile's rewrites) and PATH decoded: a server without such a rule "
-                    + "(gtlsserver on merged/) sends the decoded bytes without content-encoding")
+                "\(gzipped) body(ies) recorded gzip-encoded are PATH.gz (sent with content-encoding gzip by "
+                    + "nginx.conf's gzip_static always and the Caddyfile's rewrites) and PATH decoded: a server "
+                    + "without such a rule (gtlsserver on merged/) sends the decoded bytes without content-encoding")
         }
         if files.contains(where: { $0.content != .generated }) {
             notes.append(
@@ -330,15 +332,16 @@ public struct ScenarioExport: Sendable {
             """
         // One site per origin, each after a blank line and none after the last (as `caddy fmt` writes).
         for host in Set(files.map(\.host)).sorted() {
-            s += "\n" + """
-                https://\(host):\(port) {
-                \ttls \(Self.caddyToken(certificate)) \(Self.caddyToken(key))
-                \troot * \(Self.caddyToken(root + "/" + host))
-                \(caddyMethodRewrites(host: host))\(caddyBodyRoutes(host: host))\tfile_server
-                \theader cache-control no-store
-                }
+            s +=
+                "\n" + """
+                    https://\(host):\(port) {
+                    \ttls \(Self.caddyToken(certificate)) \(Self.caddyToken(key))
+                    \troot * \(Self.caddyToken(root + "/" + host))
+                    \(caddyMethodRewrites(host: host))\(caddyBodyRoutes(host: host))\tfile_server
+                    \theader cache-control no-store
+                    }
 
-                """
+                    """
         }
         return s
     }

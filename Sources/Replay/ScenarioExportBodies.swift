@@ -24,7 +24,9 @@ extension ScenarioExport {
 
     /// Sets `f`'s content to `r`'s recorded body, if it has one; a note when the body's encoding is kept
     /// but not sent (anything but gzip, which netbench does not store encoded itself).
-    static func readBody(of r: Scenario.Resource, at index: Int, in scenario: Scenario, file: String, into f: inout File)
+    static func readBody(
+        of r: Scenario.Resource, at index: Int, in scenario: Scenario, file: String, into f: inout File
+    )
         throws -> String?
     {
         guard let body = r.body else { return nil }
@@ -74,7 +76,9 @@ extension ScenarioExport {
         for f in files where f.host == host && !taken.contains(servedPath(f)) {
             var d = nginxBodyDirectives(f)
             guard !d.isEmpty else { continue }
-            if f.relativePath.hasPrefix(Self.storedMethodsDirectory + "/") { d.insert("error_page 405 =200 $uri;", at: 0) }
+            if f.relativePath.hasPrefix(Self.storedMethodsDirectory + "/") {
+                d.insert("error_page 405 =200 $uri;", at: 0)
+            }
             s += "        location = \(Self.nginxToken(servedPath(f))) { \(d.joined(separator: " ")) }\n"
         }
         return s

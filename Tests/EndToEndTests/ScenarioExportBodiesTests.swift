@@ -37,14 +37,21 @@ final class ScenarioExportBodiesTests: XCTestCase {
         }
         func type(_ t: String) -> [String: String] { ["name": "Content-Type", "value": t] }
         let entries = [
-            entry("GET", "/", 0, [type("text/html; charset=utf-8")], ["size": page.utf8.count, "mimeType": "text/html", "text": page]),
+            entry(
+                "GET", "/", 0, [type("text/html; charset=utf-8")],
+                ["size": page.utf8.count, "mimeType": "text/html", "text": page]),
             entry(
                 "GET", "/a.css", 60, [type("text/css"), ["name": "Content-Encoding", "value": "gzip"]],
                 ["size": css.utf8.count, "mimeType": "text/css", "text": css]),
             entry(
                 "GET", "/img/photo.jpg", 80, [type("image/jpeg")],
-                ["size": binary.count, "mimeType": "image/jpeg", "encoding": "base64", "text": Data(binary).base64EncodedString()]),
-            entry("POST", "/api/save", 90, [type("application/json")], ["size": json.utf8.count, "mimeType": "application/json", "text": json]),
+                [
+                    "size": binary.count, "mimeType": "image/jpeg", "encoding": "base64",
+                    "text": Data(binary).base64EncodedString(),
+                ]),
+            entry(
+                "POST", "/api/save", 90, [type("application/json")],
+                ["size": json.utf8.count, "mimeType": "application/json", "text": json]),
             entry("GET", "/none.png", 95, [type("image/png")], ["size": 900, "mimeType": "image/png"]),
         ]
         return try JSONSerialization.data(withJSONObject: ["log": ["version": "1.2", "entries": entries]])
@@ -61,7 +68,9 @@ final class ScenarioExportBodiesTests: XCTestCase {
         try Self.har().write(to: URL(fileURLWithPath: dir + "/site.har"))
         let imported = try netbenchRun(["import-har", dir + "/site.har", "-o", dir + "/site.json"])
         guard imported.status == 0 else { XCTFail(imported.stderr); throw CocoaError(.fileReadUnknown) }
-        let e = try netbenchRun(["scenario", "export", dir + "/site.json", "-o", dir + "/export", "--port", String(port)])
+        let e = try netbenchRun([
+            "scenario", "export", dir + "/site.json", "-o", dir + "/export", "--port", String(port),
+        ])
         guard e.status == 0 else { XCTFail(e.stderr); throw CocoaError(.fileReadUnknown) }
         let counts = "bodies: 3 written as recorded, 1 recorded gzip-encoded"
         XCTAssertTrue(e.stdout.contains(counts) && e.stdout.contains("1 generated (filler)"), e.stdout)
@@ -71,10 +80,12 @@ final class ScenarioExportBodiesTests: XCTestCase {
         let scenario = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/site.json")))
                 as? [String: Any])
-        let css = try XCTUnwrap((scenario["resources"] as? [[String: Any]])?.first { $0["path"] as? String == "/a.css" })
+        let css = try XCTUnwrap(
+            (scenario["resources"] as? [[String: Any]])?.first { $0["path"] as? String == "/a.css" })
         let body = try XCTUnwrap(css["body"] as? [String: Any])
         XCTAssertEqual(body["contentEncoding"] as? String, "gzip")
-        let gz = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/site.bodies/" + (body["sha256"] as! String))))
+        let gz = try [UInt8](
+            Data(contentsOf: URL(fileURLWithPath: dir + "/site.bodies/" + (body["sha256"] as! String))))
         XCTAssertNotEqual(gz, Array(Self.css.utf8))
         let root = dir + "/export/www/\(Self.host)/"
         XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: root + "a.css.gz"))), gz)
@@ -84,7 +95,9 @@ final class ScenarioExportBodiesTests: XCTestCase {
             Expected(
                 path: "/", method: "GET", wire: Array(Self.page.utf8), decoded: Array(Self.page.utf8),
                 type: "text/html; charset=utf-8", encoding: nil),
-            Expected(path: "/a.css", method: "GET", wire: gz, decoded: Array(Self.css.utf8), type: "text/css", encoding: "gzip"),
+            Expected(
+                path: "/a.css", method: "GET", wire: gz, decoded: Array(Self.css.utf8), type: "text/css",
+                encoding: "gzip"),
             Expected(
                 path: "/img/photo.jpg", method: "GET", wire: Self.binary, decoded: Self.binary, type: "image/jpeg",
                 encoding: nil),

@@ -182,7 +182,8 @@ final class ScenarioExportTests: XCTestCase {
              "resources": [
               {"id": "doc", "origin": "o", "path": "/", "bytes": \(Self.page.count), "type": "document",
                "body": {"sha256": "\(SHA256.hex(Self.page))", "contentType": "text/html; charset=utf-8"}},
-              {"id": "css", "origin": "o", "path": "/s/a.css", "bytes": \(gz.count), "type": "stylesheet", "parent": "doc",
+              {"id": "css", "origin": "o", "path": "/s/a.css", "bytes": \(gz.count), "type": "stylesheet",
+               "parent": "doc",
                "body": {"sha256": "\(SHA256.hex(gz))", "contentType": "text/css", "contentEncoding": "gzip"}},
               {"id": "img", "origin": "o", "path": "/i.png", "bytes": 500, "type": "image", "parent": "doc"}
              ]}
@@ -199,7 +200,8 @@ final class ScenarioExportTests: XCTestCase {
         let path = try writeRecorded(dir)
         let export = try ScenarioExport(scenario: Scenario.load(from: path), file: path)
         let gz = try XCTUnwrap(HARCompression.gzip(Self.css))
-        XCTAssertEqual(export.files.map(\.content), [.recorded(Self.page), .gzip(stored: gz, decoded: Self.css), .generated])
+        XCTAssertEqual(
+            export.files.map(\.content), [.recorded(Self.page), .gzip(stored: gz, decoded: Self.css), .generated])
         XCTAssertEqual(export.bodyCounts, .init(recorded: 1, gzip: 1, generated: 1))
         XCTAssertEqual(export.files.map(\.contentType), ["text/html; charset=utf-8", "text/css", nil])
         XCTAssertEqual(
@@ -262,7 +264,8 @@ final class ScenarioExportTests: XCTestCase {
         s.bodies = "/nowhere"
         XCTAssertThrowsError(try ScenarioExport(scenario: s, file: "x.json")) {
             XCTAssertEqual(
-                "\($0)", "x.json: resources[0] (doc): recorded body /nowhere/\(String(repeating: "a", count: 64)) was "
+                "\($0)",
+                "x.json: resources[0] (doc): recorded body /nowhere/\(String(repeating: "a", count: 64)) was "
                     + "not read: a missing body file")
         }
         s.recordedBodies = RecordedBodies(directory: "/b", bytes: [String(repeating: "a", count: 64): [1, 2, 3]])
