@@ -45,6 +45,9 @@ struct ScenarioExportCommand: ParsableCommand {
                   caddy run --config DIR/Caddyfile --adapter caddyfile                      (h1, h2, h3; Debian caddy)
                   gtlsserver -q -d DIR/merged ADDR PORT DIR/tls/key.pem DIR/tls/cert.pem    (h3, Debian ngtcp2-server)
                   netbench run SCENARIO --server 127.0.0.1:PORT --ca DIR/tls/ca.pem
+                  netbench run SCENARIO --server 127.0.0.1:PORT --ca DIR/tls/ca-and-cert.pem --client chromium
+                DIR/tls/ca-and-cert.pem is the CA and the server's certificate in one file: Chromium trusts --ca by \
+                pinning its keys, and the CA's key alone does not cover the server's certificate.
                 """,
             examples: ["netbench scenario export Scenarios/pages/mobile-median.json -o /srv/netbench --port 8443"],
             exitCodes: [
@@ -112,6 +115,9 @@ struct ScenarioExportCommand: ParsableCommand {
         try write(ca.certificatePEM, to: dir + "/tls/ca.pem")
         try write(identity.certificateChainPEM, to: dir + "/tls/cert.pem")
         try write(identity.privateKeyPEM, to: dir + "/tls/key.pem")
+        // Chromium trusts --ca by pinning its keys (--ignore-certificate-errors-spki-list), and a pin of the CA
+        // alone does not cover the server's certificate: `run --client chromium` needs the certificate too.
+        try write(ca.certificatePEM + identity.certificateChainPEM, to: dir + "/tls/ca-and-cert.pem")
         try makeDirectory(dir + "/logs")
         try write(
             export.nginxConfiguration(
@@ -140,6 +146,7 @@ struct ScenarioExportCommand: ParsableCommand {
         )
         print(bodies)
         print("nginx: nginx -c \(dir)/nginx.conf -p \(dir)    (h1 + h2 on port \(port); CA: \(dir)/tls/ca.pem)")
+        print("chromium: netbench run ... --client chromium --ca \(dir)/tls/ca-and-cert.pem    (CA + certificate)")
         print("caddy: caddy run --config \(dir)/Caddyfile --adapter caddyfile    (h1 + h2 + h3 on port \(port))")
         if shared.isEmpty {
             print(
@@ -195,6 +202,8 @@ struct ScenarioExportCommand: ParsableCommand {
             s += "  gtlsserver -q -d \(dir)/merged ADDR \(port) \(dir)/tls/key.pem \(dir)/tls/cert.pem    (h3)\n"
         }
         return s + "Then: netbench run SCENARIO --server 127.0.0.1:\(port) --ca \(dir)/tls/ca.pem -t h1,h2,h3\n"
+            + "Chromium: netbench run SCENARIO --server 127.0.0.1:\(port) --ca \(dir)/tls/ca-and-cert.pem --client "
+            + "chromium (Chromium pins the keys of --ca: the file holds the server's certificate too)\n"
     }
 
     private func write(_ bytes: [UInt8], to path: String) throws {
