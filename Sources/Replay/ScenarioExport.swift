@@ -224,7 +224,11 @@ public struct ScenarioExport: Sendable {
             }
             // In a route, in this order: the rewrite before the method (`*`: a "/" path would be a matcher).
             s += "\troute @netbench_method\(i) {\n\t\trewrite * \(Self.caddyToken(Self.percentEncoded(stored)))\n"
-            s += "\t\tmethod GET\n\t}\n"
+            s += "\t\tmethod GET\n"
+            if let f = files.first(where: { $0.host == host && "/" + $0.relativePath == stored }) {
+                s += caddyBodyLines(f)
+            }
+            s += "\t}\n"
         }
         return s
     }

@@ -86,22 +86,27 @@ extension ScenarioExport {
 
     /// Caddyfile routes (indented for a site block; empty without recorded bodies) for `host`'s recorded
     /// bodies, after the method rewrites: the recorded `Content-Type` (file_server keeps a type already set)
-    /// and, for a gzip body, `Content-Encoding: gzip` and a rewrite to PATH.gz, for every client.
+    /// and, for a gzip body, `Content-Encoding: gzip` and a rewrite to PATH.gz, for every client. A stored
+    /// method's body is in its method's route instead (`caddyMethodRewrites`): caddy sorts routes with a
+    /// lone path matcher longest path first, so a route of its stored path would run before the rewrite to it.
     public func caddyBodyRoutes(host: String) -> String {
         var s = ""
-        for (i, f) in files.enumerated() where f.host == host {
-            var gzip = false
-            if case .gzip = f.content { gzip = true }
-            guard f.contentType != nil || gzip else { continue }
-            // The request's path, or a method's stored path once its route rewrote it.
-            let match = f.relativePath.hasPrefix(Self.storedMethodsDirectory + "/") ? servedPath(f) : f.urlPath
-            s += "\t@netbench_body\(i) path \(Self.caddyToken(match))\n\troute @netbench_body\(i) {\n"
-            if let t = f.contentType { s += "\t\theader Content-Type \(Self.caddyToken(t))\n" }
-            if gzip {
-                s += "\t\theader Content-Encoding gzip\n"
-                s += "\t\trewrite * \(Self.caddyToken(Self.percentEncoded(servedPath(f) + ".gz")))\n"
-            }
-            s += "\t}\n"
+        for (i, f) in files.enumerated()
+        where f.host == host && !f.relativePath.hasPrefix(Self.storedMethodsDirectory + "/") {
+            let lines = caddyBodyLines(f)
+            guard !lines.isEmpty else { continue }
+            s += "\t@netbench_body\(i) path \(Self.caddyToken(f.urlPath))\n\troute @netbench_body\(i) {\n\(lines)\t}\n"
+        }
+        return s
+    }
+
+    /// The lines of a route (indented twice) that send `f`'s recorded body as recorded; empty for filler.
+    func caddyBodyLines(_ f: File) -> String {
+        var s = ""
+        if let t = f.contentType { s += "\t\theader Content-Type \(Self.caddyToken(t))\n" }
+        if case .gzip = f.content {
+            s += "\t\theader Content-Encoding gzip\n"
+            s += "\t\trewrite * \(Self.caddyToken(Self.percentEncoded(servedPath(f) + ".gz")))\n"
         }
         return s
     }

@@ -10,12 +10,13 @@ import TestSupport
 /// from the export with every recorded size.
 final class ScenarioExportBodiesTests: XCTestCase {
     static let host = "www.exported.test"
-    /// The page asks for every GET resource, so that a browser loads the whole scenario without the POST.
+    /// The page asks for the stylesheet and the image without content: a browser loads the whole scenario
+    /// without `full`'s resources (Chromium cancels a large image that does not decode, as the binary).
     static let page =
-        "<html><head><link rel=stylesheet href=/a.css></head><body>exported<img src=/img/photo.jpg>"
-        + "<img src=/none.png></body></html>"
+        "<html><head><link rel=stylesheet href=/a.css></head><body>exported<img src=/none.png></body></html>"
     static let css = String(repeating: "body { color: #123456; margin: 0 }\n", count: 60)
     static let json = #"{"saved": true, "id": 42}"#
+    static let xpost = String(repeating: #"{"posted": true}"#, count: 50)
     /// 30,000 bytes that no generator makes: every byte value, in a seeded order.
     static let binary: [UInt8] = {
         var state: UInt64 = 0x2545_F491_4F6C_DD1D
@@ -26,8 +27,8 @@ final class ScenarioExportBodiesTests: XCTestCase {
     }()
 
     /// A HAR with content: the page, a stylesheet sent gzip-encoded (import-har stores it gzip-encoded), a
-    /// binary image, a POST answered with JSON (`withPost`), and an image without content (filler).
-    static func har(withPost: Bool) throws -> Data {
+    /// binary image and POSTs answered with JSON (`full`), and an image without content (filler).
+    static func har(full: Bool) throws -> Data {
         func entry(_ method: String, _ path: String, _ ms: Int, _ headers: [[String: String]], _ content: [String: Any])
             -> [String: Any]
         {
@@ -46,19 +47,28 @@ final class ScenarioExportBodiesTests: XCTestCase {
             entry(
                 "GET", "/a.css", 60, [type("text/css"), ["name": "Content-Encoding", "value": "gzip"]],
                 ["size": css.utf8.count, "mimeType": "text/css", "text": css]),
+            entry("GET", "/none.png", 95, [type("image/png")], ["size": 900, "mimeType": "image/png"]),
+        ]
+        // The binary, a POST, and a GET and a POST of one path, the POST gzip-encoded (.netbench-methods/).
+        let extras = [
             entry(
                 "GET", "/img/photo.jpg", 80, [type("image/jpeg")],
                 [
                     "size": binary.count, "mimeType": "image/jpeg", "encoding": "base64",
                     "text": Data(binary).base64EncodedString(),
                 ]),
-            entry("GET", "/none.png", 95, [type("image/png")], ["size": 900, "mimeType": "image/png"]),
+            entry(
+                "POST", "/api/save", 90, [type("application/json")],
+                ["size": json.utf8.count, "mimeType": "application/json", "text": json]),
+            entry(
+                "GET", "/api/x", 96, [type("application/json")],
+                ["size": 7, "mimeType": "text/plain", "text": "[1,2,3]"]),
+            entry(
+                "POST", "/api/x", 97, [type("application/json"), ["name": "Content-Encoding", "value": "gzip"]],
+                ["size": xpost.utf8.count, "mimeType": "application/json", "text": xpost]),
         ]
-        let post = entry(
-            "POST", "/api/save", 90, [type("application/json")],
-            ["size": json.utf8.count, "mimeType": "application/json", "text": json])
         return try JSONSerialization.data(
-            withJSONObject: ["log": ["version": "1.2", "entries": entries + (withPost ? [post] : [])]])
+            withJSONObject: ["log": ["version": "1.2", "entries": entries + (full ? extras : [])]])
     }
 
     /// What curl must get: path, method, the bytes on the wire, the decoded bytes, content-type, encoding.
@@ -67,18 +77,18 @@ final class ScenarioExportBodiesTests: XCTestCase {
     }
 
     /// Imports the HAR, exports it on `port`; checks the report's and EXPORT.txt's body counts and the files.
-    func importAndExport(_ dir: String, port: UInt16, withPost: Bool = true) throws -> (
+    func importAndExport(_ dir: String, port: UInt16, full: Bool = true) throws -> (
         scenario: String, expected: [Expected]
     ) {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try Self.har(withPost: withPost).write(to: URL(fileURLWithPath: dir + "/site.har"))
+        try Self.har(full: full).write(to: URL(fileURLWithPath: dir + "/site.har"))
         let imported = try netbenchRun(["import-har", dir + "/site.har", "-o", dir + "/site.json"])
         guard imported.status == 0 else { XCTFail(imported.stderr); throw CocoaError(.fileReadUnknown) }
         let e = try netbenchRun([
             "scenario", "export", dir + "/site.json", "-o", dir + "/export", "--port", String(port),
         ])
         guard e.status == 0 else { XCTFail(e.stderr); throw CocoaError(.fileReadUnknown) }
-        let counts = "bodies: \(withPost ? 3 : 2) written as recorded, 1 recorded gzip-encoded"
+        let counts = "bodies: \(full ? 4 : 1) written as recorded, \(full ? 2 : 1) recorded gzip-encoded"
         XCTAssertTrue(e.stdout.contains(counts) && e.stdout.contains("1 generated (filler)"), e.stdout)
         let notes = try String(contentsOfFile: dir + "/export/EXPORT.txt", encoding: .utf8)
         XCTAssertTrue(notes.contains(counts), notes)
@@ -86,17 +96,21 @@ final class ScenarioExportBodiesTests: XCTestCase {
         let scenario = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/site.json")))
                 as? [String: Any])
-        let css = try XCTUnwrap(
-            (scenario["resources"] as? [[String: Any]])?.first { $0["path"] as? String == "/a.css" })
-        let body = try XCTUnwrap(css["body"] as? [String: Any])
-        XCTAssertEqual(body["contentEncoding"] as? String, "gzip")
-        let gz = try [UInt8](
-            Data(contentsOf: URL(fileURLWithPath: dir + "/site.bodies/" + (body["sha256"] as! String))))
+        func stored(_ path: String, _ method: String) throws -> [UInt8] {
+            let r = try XCTUnwrap(
+                (scenario["resources"] as? [[String: Any]])?.first {
+                    $0["path"] as? String == path && ($0["method"] as? String ?? "GET") == method
+                }, "\(method) \(path)")
+            let body = try XCTUnwrap(r["body"] as? [String: Any])
+            XCTAssertEqual(body["contentEncoding"] as? String, "gzip")
+            return try [UInt8](
+                Data(contentsOf: URL(fileURLWithPath: dir + "/site.bodies/" + (body["sha256"] as! String))))
+        }
+        let gz = try stored("/a.css", "GET")
         XCTAssertNotEqual(gz, Array(Self.css.utf8))
         let root = dir + "/export/www/\(Self.host)/"
         XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: root + "a.css.gz"))), gz)
         XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: root + "a.css"))), Array(Self.css.utf8))
-        XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: root + "img/photo.jpg"))), Self.binary)
         let expected = [
             Expected(
                 path: "/", method: "GET", wire: Array(Self.page.utf8), decoded: Array(Self.page.utf8),
@@ -105,13 +119,26 @@ final class ScenarioExportBodiesTests: XCTestCase {
                 path: "/a.css", method: "GET", wire: gz, decoded: Array(Self.css.utf8), type: "text/css",
                 encoding: "gzip"),
             Expected(
-                path: "/img/photo.jpg", method: "GET", wire: Self.binary, decoded: Self.binary, type: "image/jpeg",
-                encoding: nil),
-            Expected(
                 path: "/api/save", method: "POST", wire: Array(Self.json.utf8), decoded: Array(Self.json.utf8),
                 type: "application/json", encoding: nil),
         ]
-        return (dir + "/site.json", expected.filter { withPost || $0.method == "GET" })
+        guard full else { return (dir + "/site.json", expected.filter { $0.method == "GET" }) }
+        XCTAssertEqual(try [UInt8](Data(contentsOf: URL(fileURLWithPath: root + "img/photo.jpg"))), Self.binary)
+        let xpost = try stored("/api/x", "POST")
+        XCTAssertEqual(
+            try [UInt8](Data(contentsOf: URL(fileURLWithPath: root + ".netbench-methods/POST/api/x.gz"))), xpost)
+        let more = [
+            Expected(
+                path: "/img/photo.jpg", method: "GET", wire: Self.binary, decoded: Self.binary, type: "image/jpeg",
+                encoding: nil),
+            Expected(
+                path: "/api/x", method: "GET", wire: Array("[1,2,3]".utf8), decoded: Array("[1,2,3]".utf8),
+                type: "application/json", encoding: nil),
+            Expected(
+                path: "/api/x", method: "POST", wire: xpost, decoded: Array(Self.xpost.utf8), type: "application/json",
+                encoding: "gzip"),
+        ]
+        return (dir + "/site.json", expected + more)
     }
 
     /// curl over `versions`, with and without `--compressed`: status 200, the exact bytes, the recorded
@@ -237,7 +264,7 @@ extension ScenarioExportBodiesTests {
         let port = try freePort()
         // Without the POST: Chromium's run of a recorded page's fetch() POST is not counted even from netbench
         // serve (1 of 5 resources not loaded), which is no export's doing.
-        let (scenario, _) = try importAndExport(dir, port: port, withPost: false)
+        let (scenario, _) = try importAndExport(dir, port: port, full: false)
         let p = try startServer(
             nginx, ["-c", dir + "/export/nginx.conf", "-p", dir + "/export", "-g", "daemon off;"],
             log: dir + "/nginx.out")
