@@ -14,8 +14,17 @@ struct ScenarioExportCommand: ParsableCommand {
             abstract:
                 "write a scenario's bodies as files per origin, with nginx and caddy configurations and a certificate",
             discussion: """
-                Writes DIR/www/<host>/<path> for every resource (exact sizes; the same filler bytes netbench serve \
-                sends; "/" becomes index.html), DIR/tls/ca.pem with a certificate and key for every origin host \
+                Writes DIR/www/<host>/<path> for every resource (exact sizes; "/" becomes index.html): a resource \
+                with a recorded body (netbench record, import-har) as its recorded bytes, byte for byte, served with \
+                its recorded content-type (nginx: an exact location with `types { } default_type TYPE;`, caddy: a \
+                route with `header Content-Type`); a body stored gzip-encoded as PATH.gz (the stored bytes) plus PATH \
+                decoded, with `gzip_static always;` in its nginx location and a caddy route that sets \
+                `Content-Encoding: gzip` and rewrites to PATH.gz, so both send the stored gzip bytes with \
+                content-encoding gzip to every client, as netbench serve does; any other resource as the filler \
+                bytes netbench serve sends. The report and EXPORT.txt count the bodies written as recorded, gzip \
+                and generated. Not exported: access-control-allow-origin and timing-allow-origin (netbench serve \
+                sends them to browsers) and other recorded headers; gtlsserver sends no content-encoding (it \
+                serves the decoded PATH). Also DIR/tls/ca.pem with a certificate and key for every origin host \
                 (DIR/tls/cert.pem, key.pem), DIR/nginx.conf serving them over h1 and h2 on --port, DIR/Caddyfile \
                 serving them over h1, h2 and h3 on --port (caddy keeps its state in DIR/caddy, installs no CA), \
                 DIR/EXPORT.txt saying what a static server cannot reproduce (think times, queries), which file a \
@@ -36,11 +45,17 @@ struct ScenarioExportCommand: ParsableCommand {
                   caddy run --config DIR/Caddyfile --adapter caddyfile                      (h1, h2, h3; Debian caddy)
                   gtlsserver -q -d DIR/merged ADDR PORT DIR/tls/key.pem DIR/tls/cert.pem    (h3, Debian ngtcp2-server)
                   netbench run SCENARIO --server 127.0.0.1:PORT --ca DIR/tls/ca.pem
+                  netbench run SCENARIO --server 127.0.0.1:PORT --ca DIR/tls/ca-and-cert.pem --client chromium
+                DIR/tls/ca-and-cert.pem is the CA and the server's certificate in one file: Chromium trusts --ca by \
+                pinning its keys, and the CA's key alone does not cover the server's certificate.
                 """,
             examples: ["netbench scenario export Scenarios/pages/mobile-median.json -o /srv/netbench --port 8443"],
             exitCodes: [
                 ExitCodeDoc(.success, "exported"), Netbench.usageExit,
-                ExitCodeDoc(.dataError, "bad scenario, or DIR is not writable"),
+                ExitCodeDoc(
+                    .dataError,
+                    "bad scenario, a missing recorded body file (named with the scenario and resource), "
+                        + "or DIR is not writable"),
             ])
     }
 
@@ -63,7 +78,7 @@ struct ScenarioExportCommand: ParsableCommand {
     func run() throws -> ExitCode {
         let path = scenarios[0], dir = URL(fileURLWithPath: output!).standardizedFileURL.path
         let scenario = try Scenario.load(from: path)
-        let export = ScenarioExport(scenario: scenario)
+        let export = try ScenarioExport(scenario: scenario, file: path)
         let fm = FileManager.default
         func makeDirectory(_ d: String) throws {
             do { try fm.createDirectory(atPath: d, withIntermediateDirectories: true) } catch {
@@ -73,7 +88,13 @@ struct ScenarioExportCommand: ParsableCommand {
         for f in export.files {
             let file = dir + "/www/" + f.host + "/" + f.relativePath
             try makeDirectory((file as NSString).deletingLastPathComponent)
-            try writeBody(f.bytes, to: file)
+            switch f.content {
+            case .generated: try writeBody(f.bytes, to: file)
+            case .recorded(let stored): try write(stored, to: file)
+            case .gzip(let stored, let decoded):
+                try write(stored, to: file + ".gz")
+                try write(decoded, to: file)
+            }
         }
         let shared = export.pathsOnSeveralOrigins
         if shared.isEmpty {
@@ -94,6 +115,9 @@ struct ScenarioExportCommand: ParsableCommand {
         try write(ca.certificatePEM, to: dir + "/tls/ca.pem")
         try write(identity.certificateChainPEM, to: dir + "/tls/cert.pem")
         try write(identity.privateKeyPEM, to: dir + "/tls/key.pem")
+        // Chromium trusts --ca by pinning its keys (--ignore-certificate-errors-spki-list), and a pin of the CA
+        // alone does not cover the server's certificate: `run --client chromium` needs the certificate too.
+        try write(ca.certificatePEM + identity.certificateChainPEM, to: dir + "/tls/ca-and-cert.pem")
         try makeDirectory(dir + "/logs")
         try write(
             export.nginxConfiguration(
@@ -107,8 +131,12 @@ struct ScenarioExportCommand: ParsableCommand {
             export.notes.isEmpty
             ? "nothing: a static server reproduces this scenario\n"
             : export.notes.map { "- " + $0 }.joined(separator: "\n") + "\n"
+        let counts = export.bodyCounts
+        let bodies =
+            "bodies: \(counts.recorded) written as recorded, \(counts.gzip) recorded gzip-encoded (PATH.gz as stored, "
+            + "sent with content-encoding gzip, and PATH decoded), \(counts.generated) generated (filler)"
         try write(
-            "What a static server cannot reproduce of \(scenario.name):\n" + notes + "\n"
+            bodies + "\n\n" + "What a static server cannot reproduce of \(scenario.name):\n" + notes + "\n"
                 + methodInstructions(export) + startInstructions(dir: dir, merged: shared.isEmpty),
             to: dir + "/EXPORT.txt")
         let total = export.files.reduce(Int64(0)) { $0 + $1.bytes }
@@ -116,7 +144,9 @@ struct ScenarioExportCommand: ParsableCommand {
             "wrote \(export.files.count) file(s), \(Units.formatBytes(total)), for "
                 + "\(Set(export.files.map(\.host)).count) origin(s) under \(dir)/www"
         )
+        print(bodies)
         print("nginx: nginx -c \(dir)/nginx.conf -p \(dir)    (h1 + h2 on port \(port); CA: \(dir)/tls/ca.pem)")
+        print("chromium: netbench run ... --client chromium --ca \(dir)/tls/ca-and-cert.pem    (CA + certificate)")
         print("caddy: caddy run --config \(dir)/Caddyfile --adapter caddyfile    (h1 + h2 + h3 on port \(port))")
         if shared.isEmpty {
             print(
@@ -151,7 +181,7 @@ struct ScenarioExportCommand: ParsableCommand {
         for m in methods { s += "  \(m.method) \(m.host)\(m.urlPath)    (\(m.resource))\n" }
         s += "nginx.conf answers them with their files; in a server { } of your own, per host:\n"
         for host in Set(methods.map(\.host)).sorted() {
-            s += "  # \(host)\n" + export.nginxMethodLocations(host: host)
+            s += "  # \(host)\n" + export.nginxLocations(host: host)
         }
         s += "The Caddyfile does the same; in a site block of your own, before file_server:\n"
         for host in Set(methods.map(\.host)).sorted() {
@@ -172,6 +202,14 @@ struct ScenarioExportCommand: ParsableCommand {
             s += "  gtlsserver -q -d \(dir)/merged ADDR \(port) \(dir)/tls/key.pem \(dir)/tls/cert.pem    (h3)\n"
         }
         return s + "Then: netbench run SCENARIO --server 127.0.0.1:\(port) --ca \(dir)/tls/ca.pem -t h1,h2,h3\n"
+            + "Chromium: netbench run SCENARIO --server 127.0.0.1:\(port) --ca \(dir)/tls/ca-and-cert.pem --client "
+            + "chromium (Chromium pins the keys of --ca: the file holds the server's certificate too)\n"
+    }
+
+    private func write(_ bytes: [UInt8], to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw BenchError.data("\(path): cannot write \(bytes.count) bytes")
+        }
     }
 
     private func write(_ text: String, to path: String) throws {

@@ -6,8 +6,11 @@ import BenchModel
 /// that serves them over h1 and h2, a Caddyfile that serves them over h1, h2 and h3, and what a
 /// static server cannot reproduce.
 ///
-/// The bodies are netbench's filler bytes (`BodyFiller`), the same the replay server sends, so a
-/// run against either server moves the same bytes.
+/// A resource with a recorded body (`netbench record`, `import-har`) is its recorded bytes, byte for byte,
+/// served with its recorded content-type; one recorded gzip-encoded is its stored bytes at PATH.gz, sent
+/// with `content-encoding: gzip` as `netbench serve` sends it, and their decoding at PATH
+/// (`ScenarioExportBodies.swift`). Other bodies are netbench's filler bytes (`BodyFiller`), the same the
+/// replay server sends, so a run against either server moves the same bytes.
 public struct ScenarioExport: Sendable {
     public struct File: Sendable, Equatable {
         /// Origin host: the directory the file is under, and the name clients ask for.
@@ -23,6 +26,21 @@ public struct ScenarioExport: Sendable {
         public var method = "GET"
         /// The URL path the file answers (percent-decoded, no query), as a server's location matches it.
         public var urlPath = "/"
+        /// What the file holds: generated filler or a recorded body.
+        public var content = Content.generated
+        /// The recorded `content-type` of a recorded body; nil: the server's type for the extension.
+        public var contentType: String?
+    }
+
+    /// A file's bytes.
+    public enum Content: Sendable, Equatable {
+        /// `bytes` of netbench's filler (`BodyFiller`), as `netbench serve` sends for a resource without a body.
+        case generated
+        /// A recorded body, written as stored.
+        case recorded([UInt8])
+        /// A body recorded gzip-encoded: the stored bytes, written at PATH.gz and sent with content-encoding
+        /// gzip, and their decoding, written at PATH for servers that send no content-encoding.
+        case gzip(stored: [UInt8], decoded: [UInt8])
     }
 
     /// A request with another method than GET that the export's nginx.conf and Caddyfile answer with
@@ -41,7 +59,9 @@ public struct ScenarioExport: Sendable {
     /// What differs when a static server serves these files instead of `netbench serve`.
     public let notes: [String]
 
-    public init(scenario: Scenario) {
+    /// Throws a data error naming `file` (the scenario's file), the resource and the body file when a
+    /// resource's recorded body was not read with the scenario, or one stored gzip-encoded does not decode.
+    public init(scenario: Scenario, file scenarioFile: String = "scenario") throws {
         var files: [File] = []
         var notes: [String] = []
         var seen: [String: String] = [:]
@@ -54,7 +74,7 @@ public struct ScenarioExport: Sendable {
             let key = (hosts[r.origin] ?? r.origin) + "/" + Self.filePath(forURLPath: String(path))
             methodsAt[key, default: []].insert(r.httpMethod.uppercased())
         }
-        for r in scenario.resources {
+        for (index, r) in scenario.resources.enumerated() {
             let host = hosts[r.origin] ?? r.origin
             var path = r.path
             if let q = path.firstIndex(of: "?") {
@@ -79,6 +99,9 @@ public struct ScenarioExport: Sendable {
             var f = File(host: host, relativePath: file, bytes: r.bytes, resource: r.id)
             f.method = method
             f.urlPath = ReplayCatalog.percentDecoded(path)
+            if let note = try Self.readBody(of: r, at: index, in: scenario, file: scenarioFile, into: &f) {
+                notes.append(note)
+            }
             files.append(f)
         }
         let methods = files.filter { $0.method != "GET" }
@@ -88,6 +111,18 @@ public struct ScenarioExport: Sendable {
                     + (methods.count > 1 ? ", …" : "") + ") are answered with their files by nginx.conf and the "
                     + "Caddyfile only: their request bodies are not checked, and a server with one root (gtlsserver) "
                     + "answers them 405")
+        }
+        let gzipped = files.filter { if case .gzip = $0.content { true } else { false } }.count
+        if gzipped > 0 {
+            notes.append(
+                "\(gzipped) body(ies) recorded gzip-encoded are PATH.gz (sent with content-encoding gzip by "
+                    + "nginx.conf's gzip_static always and the Caddyfile's rewrites) and PATH decoded: a server "
+                    + "without such a rule (gtlsserver on merged/) sends the decoded bytes without content-encoding")
+        }
+        if files.contains(where: { $0.content != .generated }) {
+            notes.append(
+                "recorded bodies are sent with their content-type and encoding only: no access-control-allow-origin "
+                    + "or timing-allow-origin (netbench serve sends both to browsers), nor other recorded headers")
         }
         let thinking = scenario.resources.filter { ($0.thinkTimeMs ?? 0) > 0 }
         if !thinking.isEmpty {
@@ -134,21 +169,27 @@ public struct ScenarioExport: Sendable {
         }
     }
 
-    /// nginx `location`s (indented for a `server { }` block; empty without such requests) that answer
-    /// `host`'s requests with other methods than GET with their file: nginx's static module answers
-    /// them 405, and `error_page 405 =200 $uri` redirects them internally, as a GET, to the file, 200.
+    /// nginx `location`s (indented for a `server { }` block; empty without such requests or recorded bodies)
+    /// that answer `host`'s requests with other methods than GET with their file: nginx's static module
+    /// answers them 405, and `error_page 405 =200 $uri` redirects them internally, as a GET, to the file, 200.
+    /// A recorded body's location gets its content-type and gzip lines (`nginxBodyDirectives`) too.
     ///
     /// A path also requested with another method (its own file at the path) is rewritten by method to the
     /// file under `storedMethodsDirectory`, which answers every method with its file.
-    public func nginxMethodLocations(host: String) -> String {
+    public func nginxLocations(host: String) -> String {
         let requests = methodRequests.filter { $0.host == host }
-        var s = "", done = Set<String>()
+        var body: [String: [String]] = [:]
+        for f in files where f.host == host { body[servedPath(f)] = nginxBodyDirectives(f) }
+        var s = "", done = Set<String>(), taken = Set<String>()
         for m in requests where !done.contains(m.urlPath) {
             done.insert(m.urlPath)
             let same = requests.filter { $0.urlPath == m.urlPath }
+            let extra = body[m.urlPath] ?? []
+            if !extra.isEmpty { taken.insert(m.urlPath) }
             for r in same { s += "        # \(r.method) \(r.urlPath) (\(r.resource)): the stored body, not 405\n" }
             guard same.contains(where: { $0.storedPath != nil }) else {
-                s += "        location = \(Self.nginxToken(m.urlPath)) { error_page 405 =200 $uri; }\n"
+                let d = (["error_page 405 =200 $uri;"] + extra).joined(separator: " ")
+                s += "        location = \(Self.nginxToken(m.urlPath)) { \(d) }\n"
                 continue
             }
             s += "        location = \(Self.nginxToken(m.urlPath)) {\n"
@@ -160,12 +201,13 @@ public struct ScenarioExport: Sendable {
                     s += "            error_page 405 =200 $uri;\n"
                 }
             }
+            for d in extra { s += "            \(d)\n" }
             s += "        }\n"
         }
         if requests.contains(where: { $0.storedPath != nil }) {
             s += "        location ^~ /\(Self.storedMethodsDirectory)/ { error_page 405 =200 $uri; }\n"
         }
-        return s
+        return s + nginxBodyLocations(host: host, taken: taken)
     }
 
     /// Caddyfile lines (indented for a site block; empty without such requests) that make `host`'s
@@ -182,7 +224,11 @@ public struct ScenarioExport: Sendable {
             }
             // In a route, in this order: the rewrite before the method (`*`: a "/" path would be a matcher).
             s += "\troute @netbench_method\(i) {\n\t\trewrite * \(Self.caddyToken(Self.percentEncoded(stored)))\n"
-            s += "\t\tmethod GET\n\t}\n"
+            s += "\t\tmethod GET\n"
+            if let f = files.first(where: { $0.host == host && "/" + $0.relativePath == stored }) {
+                s += caddyBodyLines(f)
+            }
+            s += "\t}\n"
         }
         return s
     }
@@ -256,7 +302,7 @@ public struct ScenarioExport: Sendable {
                         ssl_protocols TLSv1.2 TLSv1.3;
                         root \(root)/\(host);
                         add_header cache-control no-store;
-                \(nginxMethodLocations(host: host))    }
+                \(nginxLocations(host: host))    }
 
                 """
         }
@@ -290,15 +336,16 @@ public struct ScenarioExport: Sendable {
             """
         // One site per origin, each after a blank line and none after the last (as `caddy fmt` writes).
         for host in Set(files.map(\.host)).sorted() {
-            s += "\n" + """
-                https://\(host):\(port) {
-                \ttls \(Self.caddyToken(certificate)) \(Self.caddyToken(key))
-                \troot * \(Self.caddyToken(root + "/" + host))
-                \(caddyMethodRewrites(host: host))\tfile_server
-                \theader cache-control no-store
-                }
+            s +=
+                "\n" + """
+                    https://\(host):\(port) {
+                    \ttls \(Self.caddyToken(certificate)) \(Self.caddyToken(key))
+                    \troot * \(Self.caddyToken(root + "/" + host))
+                    \(caddyMethodRewrites(host: host))\(caddyBodyRoutes(host: host))\tfile_server
+                    \theader cache-control no-store
+                    }
 
-                """
+                    """
         }
         return s
     }

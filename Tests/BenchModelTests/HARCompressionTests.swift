@@ -56,5 +56,10 @@ final class HARCompressionTests: XCTestCase {
         XCTAssertEqual(ContentDecoding.decodedLength(of: bytes, encoding: "gzip"), text.utf8.count)
         XCTAssertNil(ContentDecoding.decodedLength(of: Array(bytes.dropLast(6)), encoding: "gzip"), "truncated")
         XCTAssertNil(ContentDecoding.decodedLength(of: bytes, encoding: "br"))
+        // The decoded bytes themselves (`scenario export` writes them beside the stored gzip).
+        XCTAssertEqual(ContentDecoding.decoded(bytes, encoding: "gzip"), Array(text.utf8))
+        XCTAssertNil(ContentDecoding.decoded(Array(bytes.dropLast(6)), encoding: "gzip"), "truncated")
+        XCTAssertNil(ContentDecoding.decoded(bytes + [0], encoding: "gzip"), "bytes after the stream")
+        XCTAssertNil(ContentDecoding.decoded(bytes, encoding: "br"))
     }
 }
