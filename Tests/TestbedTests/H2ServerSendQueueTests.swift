@@ -88,7 +88,9 @@ final class H2ServerSendQueueTests: XCTestCase {
     /// Bytes the kernels hold between server and client: the server socket's send queue plus the
     /// client socket's receive queue, from /proc/net/tcp (tx_queue and rx_queue, hexadecimal).
     private func kernelHeld(serverPort: UInt16, clientPort: UInt16) throws -> Int {
-        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        // This thread's network namespace, where both sockets are (/proc/net follows the process's main
+        // thread, which a test before this one may have left in another namespace: then nothing matched).
+        let table = try String(contentsOfFile: "/proc/thread-self/net/tcp", encoding: .utf8)
         var held = 0
         for line in table.split(separator: "\n").dropFirst() {
             let f = line.split(separator: " ")
