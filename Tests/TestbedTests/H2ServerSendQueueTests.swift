@@ -77,9 +77,12 @@ final class H2ServerSendQueueTests: XCTestCase {
         let ahead = try XCTUnwrap(readUntilSmall, "the urgent response arrives")
         // Beyond what the kernels held: at most nginx's one 16 KiB chunk (in TLS records), the
         // urgent response's HEADERS and first DATA, and the last 2 KiB read (about 21 KiB; 256 KiB
-        // when the server kept a queue of ciphertext of its own).
+        // when the server kept a queue of ciphertext of its own). The kernels' count is a snapshot
+        // taken once it stops changing for 100 ms; in the fresh-clone CI it came 50 KB lower than on
+        // the same code by hand (3,719,432 against 3,769,156, the bytes read before the small
+        // response the same 3,791,420): 128 KiB of slack still fails a server that queues 256 KiB.
         XCTAssertLessThanOrEqual(
-            ahead, held + 32 * 1024,
+            ahead, held + 128 * 1024,
             "ciphertext read before the urgent response's first DATA: \(ahead); the kernels held \(held)")
         XCTAssertLessThan(bigBefore, Int(big) - 1 << 20, "the urgent response overtakes the rest")
         print("read before the urgent response: \(ahead) (\(bigBefore) of the large one's); kernels held \(held)")
