@@ -3,6 +3,9 @@ import CZlib
 /// Bodies stored content-encoded (a recorded gzip body), decoded: what a browser's decoder hands the
 /// page. Only gzip is stored encoded; anything else is nil.
 public enum ContentDecoding {
+    /// Whether `encoding` (a `content-encoding` value) is gzip: the only encoding netbench stores encoded.
+    public static func isGzip(_ encoding: String) -> Bool { ["gzip", "x-gzip"].contains(encoding.lowercased()) }
+
     /// The decoded length of a body stored content-encoded: the only size Chromium's Network domain
     /// reports without counting HTTP/2 or HTTP/3 frame headers (`Network.dataReceived.dataLength`).
     /// Nil for an encoding netbench does not store encoded (anything but gzip) or bytes that do not decode.
@@ -22,7 +25,7 @@ public enum ContentDecoding {
     /// Inflates a gzip body whole, handing each decoded chunk to `sink`: false for another encoding, bytes
     /// that do not decode, or bytes after the gzip stream's end.
     private static func inflateGzip(_ body: [UInt8], encoding: String, _ sink: (ArraySlice<UInt8>) -> Void) -> Bool {
-        guard ["gzip", "x-gzip"].contains(encoding.lowercased()) else { return false }
+        guard isGzip(encoding) else { return false }
         var stream = z_stream()
         // 15 + 16: a gzip wrapper only.
         guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK

@@ -40,7 +40,7 @@ extension ScenarioExport {
             f.content = .recorded(stored)
             return nil
         }
-        guard ["gzip", "x-gzip"].contains(encoding.lowercased()) else {
+        guard ContentDecoding.isGzip(encoding) else {
             f.content = .recorded(stored)
             return "\(r.id): recorded with content-encoding \(encoding): its stored bytes are written as they are, "
                 + "and nginx.conf and the Caddyfile do not send that content-encoding"

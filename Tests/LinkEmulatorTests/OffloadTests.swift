@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import BenchCore
 import LinkModel
 
@@ -212,13 +213,6 @@ final class OffloadTests: XCTestCase {
     static func tcpChecksumVerifies(_ p: [UInt8]) -> Bool {
         let tcpLength = p.count - 20
         let bytes = Array(p[12..<20]) + [0, 6, UInt8(tcpLength >> 8), UInt8(tcpLength & 0xFF)] + Array(p[20...])
-        var sum: UInt32 = 0
-        var i = 0
-        while i < bytes.count {
-            sum += UInt32(bytes[i]) << 8 | (i + 1 < bytes.count ? UInt32(bytes[i + 1]) : 0)
-            i += 2
-        }
-        while sum >> 16 != 0 { sum = (sum & 0xFFFF) + (sum >> 16) }
-        return sum == 0xFFFF
+        return ReferenceChecksum.sum(bytes) == 0xFFFF
     }
 }

@@ -1,5 +1,6 @@
 import BenchCore
 import XCTest
+import TestSupport
 
 @testable import LinkModel
 
@@ -48,16 +49,7 @@ final class SegmentationTests: XCTestCase {
     }
 
     /// RFC 1071 done the slow, obvious way: big-endian 16-bit words, end-around carry.
-    static func referenceSum(_ bytes: [UInt8]) -> UInt16 {
-        var sum: UInt32 = 0
-        var i = 0
-        while i < bytes.count {
-            sum += UInt32(bytes[i]) << 8 | (i + 1 < bytes.count ? UInt32(bytes[i + 1]) : 0)
-            i += 2
-        }
-        while sum >> 16 != 0 { sum = (sum & 0xFFFF) + (sum >> 16) }
-        return UInt16(sum)
-    }
+    static func referenceSum(_ bytes: [UInt8]) -> UInt16 { ReferenceChecksum.sum(bytes) }
 
     static let payload: [UInt8] = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
 

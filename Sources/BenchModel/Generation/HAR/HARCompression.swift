@@ -8,7 +8,7 @@ import CZlib
 /// (another level, another library), bytes of about the size it sent.
 enum HARCompression {
     /// The `content-encoding` values re-encoded; others (br, deflate, zstd) are replayed decoded.
-    static func reencodes(_ encoding: String) -> Bool { ["gzip", "x-gzip"].contains(encoding.lowercased()) }
+    static func reencodes(_ encoding: String) -> Bool { ContentDecoding.isGzip(encoding) }
 
     /// `body` gzip-encoded as nginx does by default; nil if zlib fails.
     static func gzip(_ body: [UInt8], level: Int32 = 1) -> [UInt8]? {
