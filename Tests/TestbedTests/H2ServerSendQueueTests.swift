@@ -93,7 +93,9 @@ final class H2ServerSendQueueTests: XCTestCase {
     private func kernelHeld(serverPort: UInt16, clientPort: UInt16) throws -> Int {
         // This thread's network namespace, where both sockets are (/proc/net follows the process's main
         // thread, which a test before this one may have left in another namespace: then nothing matched).
-        let table = try String(contentsOfFile: "/proc/thread-self/net/tcp", encoding: .utf8)
+        // Read to the end: Foundation's String(contentsOfFile:) stops after the first page of a /proc file
+        // (4,050 bytes, 27 rows), so once earlier tests leave connections in TIME_WAIT, these rows were missed.
+        guard let table = ProcessControl.readSmallFile("/proc/thread-self/net/tcp") else { throw POSIXError(.EIO) }
         var held = 0
         for line in table.split(separator: "\n").dropFirst() {
             let f = line.split(separator: " ")
