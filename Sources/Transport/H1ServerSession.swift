@@ -146,7 +146,8 @@ extension H1ServerSession {
 
 func hostOnly(_ authority: String) -> String {
     // Per request on the server's hot path: one byte scan, no substring array.
-    let utf8 = authority.utf8
-    guard utf8.first != UInt8(ascii: "["), let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return authority }
-    return String(authority[..<colon])
+    guard authority.utf8.first != UInt8(ascii: "["), let colon = authority.utf8Offset(of: UInt8(ascii: ":")) else {
+        return authority
+    }
+    return String(authority[..<authority.utf8.index(authority.utf8.startIndex, offsetBy: colon)])
 }

@@ -19,7 +19,7 @@ final class BrowserAltSvcTests: XCTestCase {
 
     func testOnlyBrowsersAreTold() {
         let scenario = RequestMethodCatalogTests.scenario()
-        var c = ReplayCatalog(scenario: scenario, renderingPagesFor: 8443)
+        let c = ReplayCatalog(scenario: scenario, renderingPagesFor: 8443)
         XCTAssertEqual(altSvc(c, userAgent: Self.chromium), [])
         c.browserAltSvc = #"h3=":8443"; ma=86400"#
         XCTAssertEqual(altSvc(c, userAgent: Self.chromium), [#"h3=":8443"; ma=86400"#])
