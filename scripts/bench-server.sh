@@ -18,7 +18,11 @@
 #   scripts/bench-server.sh [--pairs 5] [--requests 50000] [--clients 10] [--streams 10]
 #                           [--body 1024] [--netbench .build/release/netbench] [--only h2|h1|h3]
 #                           [--load-duration 5]
-#                           [--serve-args "--tls-records 16k --late-binding off"] [--notebook FILE]
+#                           [--serve-args "--tls-records 16k --late-binding off"] [--pin] [--notebook FILE]
+#   --pin            every server (all its threads and child processes) on CPU 1, h2load on CPU 0: each a core
+#                    of its own, the same for netbench and the peer. (It does not steady this VM: the same
+#                    server's CPU per request still changes up to 2x between runs seconds apart, hence
+#                    the median of the pairs' own ratios below, and many short pairs over few long ones.)
 #   --notebook FILE  after a successful run, append an entry to FILE (here: results/notebook/server-request-rate.md):
 #                    UTC date, git describe, machine, this command line and the printed output
 #
@@ -34,7 +38,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/peers.sh"
 notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
 
-pairs=5 requests=50000 clients=10 streams=10 body=1024 only="" serve_args="" load_duration=5
+pairs=5 requests=50000 clients=10 streams=10 body=1024 only="" serve_args="" load_duration=5 pin=""
 here=$(cd "$(dirname "$0")/.." && pwd)
 netbench="$here/.build/release/netbench"
 while [ $# -gt 0 ]; do
@@ -48,6 +52,7 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift 2 ;;
     --serve-args) serve_args=$2; shift 2 ;;
     --load-duration) load_duration=$2; shift 2 ;;
+    --pin) pin=1; shift ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench-server: unknown option '$1' (try --help)" >&2; exit 64 ;;
   esac
@@ -107,12 +112,19 @@ hz=$(getconf CLK_TCK)
 measure() {
   local out t0 t1
   t0=$(cpu_ticks "$4")
-  out=$(h2load -n "$requests" -c "$clients" -m "$3" $2 "https://127.0.0.1:$1/body" 2>&1)
+  out=$(${pin:+taskset -c 0} h2load -n "$requests" -c "$clients" -m "$3" $2 "https://127.0.0.1:$1/body" 2>&1)
   t1=$(cpu_ticks "$4")
   local ok; ok=$(echo "$out" | sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p')
   if [ "$ok" != "$requests" ]; then echo "bench-server: h2load on port $1: $ok of $requests succeeded" >&2; echo "$out" >&2; exit 2; fi
   echo "$(echo "$out" | sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p')" \
     "$(awk -v t=$((t1 - t0)) -v hz="$hz" -v n="$requests" 'BEGIN {printf "%.2f", t * 1e6 / hz / n}')"
+}
+
+# --pin: process $1, its threads and its child processes (nginx's worker) on CPU 1.
+pin_server() {
+  [ -n "$pin" ] || return 0
+  local p
+  for p in "$1" $(pgrep -P "$1" 2>/dev/null); do taskset -a -p -c 1 "$p" > /dev/null; done
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -132,18 +144,26 @@ compare() {
   done
   local mo mt
   mo=$(printf '%s\n' "${ours[@]}" | median); mt=$(printf '%s\n' "${theirs[@]}" | median)
-  printf '  %-6s %14s %14s   %s, %s   netbench / %s = %s\n\n' median "$mo" "$mt" \
+  printf '  %-6s %14s %14s   %s, %s   netbench / %s = %s\n' median "$mo" "$mt" \
     "$(printf '%s\n' "${our_cpu[@]}" | median)" "$(printf '%s\n' "${their_cpu[@]}" | median)" \
     "$3" "$(awk -v a="$mo" -v b="$mt" 'BEGIN {printf "%.2f", a / b}')"
+  # Each pair's own ratio (its two runs seconds apart), then their median: steadier than the ratio of the
+  # medians when the machine's speed drifts between pairs.
+  local ratios=() i
+  for i in "${!ours[@]}"; do ratios+=("$(awk -v a="${ours[$i]}" -v b="${theirs[$i]}" 'BEGIN {printf "%.3f", a / b}')"); done
+  printf '  median of the pairs'"'"' ratios: netbench / %s = %s (pairs: %s)\n\n' "$3" \
+    "$(printf '%s\n' "${ratios[@]}" | median)" "${ratios[*]}"
 }
 
-echo "netbench $("$netbench" --version 2>/dev/null | head -1) serve ${serve_args:-(defaults)}, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "netbench $("$netbench" --version 2>/dev/null | head -1) serve ${serve_args:-(defaults)}${pin:+, pinned (servers CPU 1, h2load CPU 0)}, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -z "$only" ] || [ "$only" = h2 ]; then
-  start_netbench h2; nb=$port; nb_pid=$server_pid; start_nghttpd; ng=$port
+  start_netbench h2; nb=$port; nb_pid=$server_pid; pin_server "$nb_pid"; start_nghttpd; ng=$port
+  pin_server "$server_pid"
   compare "HTTP/2" "$nb" nghttpd "$ng" "" "$streams" "$nb_pid" "$server_pid"
 fi
 if [ -z "$only" ] || [ "$only" = h1 ]; then
-  start_netbench h1; nb1=$port; nb_pid=$server_pid; start_nginx; nx=$port
+  start_netbench h1; nb1=$port; nb_pid=$server_pid; pin_server "$nb_pid"; start_nginx; nx=$port
+  pin_server "$server_pid"
   compare "HTTP/1.1" "$nb1" nginx "$nx" "--h1" 1 "$nb_pid" "$server_pid"
 fi
 
