@@ -176,9 +176,14 @@ final class HTTP2SessionState {
     /// `value` as a string: the literal when it spells `common` (no UTF-8 validation of a value that
     /// nearly every request repeats), else decoded.
     private static func string(_ value: UnsafeBufferPointer<UInt8>, usually common: StaticString) -> String {
-        let n = common.utf8CodeUnitCount
-        if value.count == n, (0..<n).allSatisfy({ value[$0] == common.utf8Start[$0] }) { return common.description }
-        return String(decoding: value, as: UTF8.self)
+        spells(value, common) ? common.description : String(decoding: value, as: UTF8.self)
+    }
+
+    /// Whether `bytes` are exactly `spelling`'s, compared from byte `from` on (the caller checked those before).
+    private static func spells(_ bytes: UnsafeBufferPointer<UInt8>, _ spelling: StaticString, from: Int = 0) -> Bool {
+        guard bytes.count == spelling.utf8CodeUnitCount else { return false }
+        for i in from..<bytes.count where bytes[i] != spelling.utf8Start[i] { return false }
+        return true
     }
 
     /// A `:status` value's number: three ASCII digits (RFC 9110 §15), nil for anything else (as
@@ -209,9 +214,7 @@ final class HTTP2SessionState {
         case (10, UInt8(ascii: "a")): candidate = (":authority", .authority)
         default: return nil
         }
-        let spelling = candidate.spelling.utf8Start
-        for i in 2..<name.count where name[i] != spelling[i] { return nil }
-        return candidate.field
+        return spells(name, candidate.spelling, from: 2) ? candidate.field : nil
     }
 
     /// Counts a frame about to be received against the per-second limits; false once one is
