@@ -86,7 +86,26 @@ final class ChromiumBrowser {
     deinit { stop(grace: 0) }
 
     /// Profiles left behind by a netbench that was killed (its PID is in the name and gone).
-    static func removeStaleProfiles() { BrowserProcesses.removeStaleProfiles(prefix: "netbench-chromium-") }
+    static func removeStaleProfiles() {
+        BrowserProcesses.removeStaleProfiles(prefix: "netbench-chromium-", before: removeSocketDirectory(ofProfile:))
+    }
+
+    /// Chromium keeps its profile's singleton socket in a directory of its own in the temporary
+    /// directory (`org.chromium.Chromium.XXXXXX`, linked from the profile's `SingletonSocket`) and
+    /// removes it only when it exits normally: a browser that is killed leaves it behind. Removes
+    /// that directory of the profile under `directory`, and nothing that does not look like it.
+    static func removeSocketDirectory(ofProfile directory: String) {
+        guard
+            let target = try? FileManager.default.destinationOfSymbolicLink(
+                atPath: directory + "/profile/SingletonSocket")
+        else { return }
+        let parent = (target as NSString).deletingLastPathComponent
+        let tmp = (NSTemporaryDirectory() as NSString).standardizingPath
+        guard (parent as NSString).deletingLastPathComponent == tmp,
+            (parent as NSString).lastPathComponent.hasPrefix("org.chromium.Chromium.")
+        else { return }
+        try? FileManager.default.removeItem(atPath: parent)
+    }
 
     var isRunning: Bool { !process.hasExited }
 
@@ -106,6 +125,7 @@ final class ChromiumBrowser {
         BrowserProcesses.stop(process, pid: pid, grace: grace)
         Socket.close(commands)
         Socket.close(answers)
+        Self.removeSocketDirectory(ofProfile: directory)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
@@ -113,13 +133,14 @@ final class ChromiumBrowser {
 /// What both browsers do with their processes and profiles.
 enum BrowserProcesses {
     /// Profile directories `<prefix><owner pid>-<n>` in the temporary directory whose netbench is gone.
-    static func removeStaleProfiles(prefix: String) {
+    static func removeStaleProfiles(prefix: String, before remove: (String) -> Void = { _ in }) {
         let tmp = NSTemporaryDirectory()
         for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? [] where name.hasPrefix(prefix) {
             let fields = name.split(separator: "-")
             guard fields.count == 4, let owner = Int32(fields[2]), owner != getpid(),
                 !ProcessControl.signal(pid: owner, 0)
             else { continue }
+            remove(tmp + name)
             try? FileManager.default.removeItem(atPath: tmp + name)
         }
     }

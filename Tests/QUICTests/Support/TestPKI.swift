@@ -2,7 +2,7 @@ import Foundation
 import QUIC
 
 /// A throwaway CA and a server certificate for `localhost` / 127.0.0.1, made with the openssl
-/// command line once per test process.
+/// command line once per test process; its files are removed when the process exits.
 struct TestPKI: Sendable {
     let directory: String
     let caPEM: String
@@ -25,6 +25,7 @@ struct TestPKI: Sendable {
     static func make(name: String = "localhost") throws -> TestPKI {
         let dir = NSTemporaryDirectory() + "netbench-quic-pki-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        TestPKIDirectories.all.removeAtExit(dir)
         let ext = dir + "/san.ext"
         try "subjectAltName=DNS:\(name),IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
             .write(toFile: ext, atomically: true, encoding: .utf8)
@@ -71,5 +72,28 @@ struct TestPKI: Sendable {
                 domain: "TestPKI", code: Int(p.terminationStatus),
                 userInfo: [NSLocalizedDescriptionKey: "\(tool) \(arguments.joined(separator: " ")) failed"])
         }
+    }
+}
+
+/// The PKI directories this test process made, removed when it exits (tests read the files by
+/// path until then, so they cannot go sooner).
+private final class TestPKIDirectories: @unchecked Sendable {
+    static let all = TestPKIDirectories()
+    private let lock = NSLock()
+    private var paths: [String] = []
+
+    func removeAtExit(_ path: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        if paths.isEmpty { atexit { TestPKIDirectories.all.removeAll() } }
+        paths.append(path)
+    }
+
+    func removeAll() {
+        lock.lock()
+        let gone = paths
+        paths = []
+        lock.unlock()
+        for p in gone { try? FileManager.default.removeItem(atPath: p) }
     }
 }
