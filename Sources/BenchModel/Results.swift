@@ -545,6 +545,10 @@ public struct ServerRecord: Codable, Sendable, Hashable {
     /// h3 runs of `run`'s own servers: how the QUIC endpoints sized packets, controlled congestion and
     /// acknowledged (what sets QUIC's bytes per payload byte on the wire).
     public var quic: QUICSettingsRecord?
+    /// Built-in client runs: bytes of the GREASE extension padding each of its TLS ClientHellos (TCP
+    /// and QUIC) to a browser's length (`run --client-hello-pad`); 0: unpadded. Absent in results
+    /// written before 2026-11-28 (unpadded) and for browser runs.
+    public var clientHelloPadding: Int?
     public init(
         tlsRecords: String? = nil, congestionControl: String? = nil, address: String? = nil, identity: String? = nil
     ) {

@@ -71,4 +71,27 @@ static inline long netbench_SSL_SESS_CACHE_CLIENT_EXTERNAL(void) {
     return SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL;
 }
 
+/* ClientHello padding: an extension of a GREASE type (RFC 8701, which servers must ignore) whose
+   data is `len` zero bytes, in every ClientHello of the context. Browsers' ClientHellos carry a
+   post-quantum hybrid key share (X25519MLKEM768, 1,216 bytes) that OpenSSL 3.0 cannot offer; this
+   gives netbench's client hellos the same length on the wire. */
+#define NETBENCH_CLIENT_HELLO_PAD_MAX 4096
+
+static int netbench_client_hello_pad_add(SSL *s, unsigned int ext_type, unsigned int context,
+                                         const unsigned char **out, size_t *outlen, X509 *x,
+                                         size_t chainidx, int *al, void *add_arg) {
+    static const unsigned char zeros[NETBENCH_CLIENT_HELLO_PAD_MAX];
+    (void)s; (void)ext_type; (void)context; (void)x; (void)chainidx; (void)al;
+    *out = zeros;
+    *outlen = (size_t)(uintptr_t)add_arg;
+    return 1;
+}
+
+/* 1 on success; 0 when `len` is out of range or OpenSSL refuses the extension type. */
+static inline int netbench_SSL_CTX_add_client_hello_padding(SSL_CTX *ctx, unsigned int ext_type, size_t len) {
+    if (len == 0 || len > NETBENCH_CLIENT_HELLO_PAD_MAX) return 0;
+    return SSL_CTX_add_custom_ext(ctx, ext_type, SSL_EXT_CLIENT_HELLO, netbench_client_hello_pad_add, NULL,
+                                  (void *)(uintptr_t)len, NULL, NULL);
+}
+
 #endif

@@ -50,6 +50,13 @@ struct RunCommand: ParsableCommand {
                 congestion control read back from the server's sockets); a suite's "tlsRecords" sets \
                 --tls-records (nginx's default is 16k).
 
+                The built-in client's handshakes weigh what a browser's do: every TLS ClientHello (TCP and \
+                QUIC) carries an extension of a GREASE type that servers ignore, 1,650 bytes of zeros, so that \
+                it is as long as Chromium 156's with its post-quantum key share (about 1,980 bytes; OpenSSL \
+                3.0 cannot offer ML-KEM), and a QUIC handshake takes two Initial datagrams as Chromium's does. \
+                On a 1 Mbit/s uplink that is 13 ms per connection. --client-hello-pad 0 sends the libraries' \
+                own (about 326 bytes); runs[].server.clientHelloPadding records it.
+
                 --client chromium: a fresh headless Chromium per run (scripts/bootstrap.sh --chromium, or \
                 NETBENCH_CHROMIUM) in the client's namespace, trusting the run's certificates by their public \
                 keys, over exactly the run's protocol (a resource fetched over another fails the run; h3 is \

@@ -115,6 +115,7 @@ extension ServerOptionGroup {
         if let q = quicCongestionControl { s.quicCongestionControl = q }
         if let u = quicUDPPayload { s.quicUDPPayload = u }
         if let n = quicClientCIDLength { s.quicClientCIDLength = n }
+        if let n = clientHelloPadding { s.clientHelloPadding = n }
         if let p = quicPacing { s.quicPacing = p }
         return s
     }

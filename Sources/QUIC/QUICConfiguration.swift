@@ -101,6 +101,10 @@ public struct QUICConfiguration: Sendable {
     /// validation fails). Off: every datagram leaves Not-ECT. Either way the codepoints received
     /// are read at the socket and given to ngtcp2. Read by the event loop that owns the socket.
     public var ecn: Bool = false
+    /// Client: bytes of zeros in an extension of a GREASE type (RFC 8701) added to the ClientHello,
+    /// so that its Initial packets are as many as a browser's (`ClientHelloPadding` in TLS says
+    /// why); 0: GnuTLS's own ClientHello. The server ignores it.
+    public var clientHelloPadding: Int = 0
 
     public init() {}
 

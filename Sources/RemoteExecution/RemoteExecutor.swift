@@ -22,6 +22,8 @@ public final class RemoteExecutor: PageExecutor {
     let credentials: RunCredentials
     let tlsVersion: TLSVersion?
     let quic: QUICConfiguration
+    /// Bytes the built-in client pads each TLS ClientHello with (`run --client-hello-pad`).
+    var clientHelloPadding = 0
     /// `--keylog` and `--qlog` for the page loads (not for the probes before the first run).
     var keyLogFile: String?
     var diagnostics: DiagnosticFiles?
@@ -120,9 +122,14 @@ public final class RemoteExecutor: PageExecutor {
                 if let f = outcome.failure { record.status = .failed; record.error = f }
                 return finish(record, scenario: scenario, run: run, rttMs: rttMs, rttProblem: rttProblem)
             }
-            let page = PageRun(
+            var page = PageRun(
                 context: context, keyLogFile: keyLogFile, tlsVersion: tlsVersion,
-                quic: quic.with { $0.diagnostics = diagnostics ?? $0.diagnostics })
+                quic: quic.with {
+                    $0.diagnostics = diagnostics ?? $0.diagnostics
+                    $0.clientHelloPadding = clientHelloPadding
+                })
+            page.clientHelloPadding = clientHelloPadding
+            record.server?.clientHelloPadding = clientHelloPadding
             let outcome = try page.execute(register: register)
             record.requests = outcome.requests
             record.connections = outcome.connections
@@ -216,6 +223,7 @@ public final class RemoteExecutorFactory: PageExecutorFactory {
         }
         // Checked before the first run, as for emulated runs (a qlog directory that is missing is a usage error).
         executor.keyLogFile = request.diagnostics.keyLogFile
+        executor.clientHelloPadding = request.server.clientHelloPadding
         executor.diagnostics = try request.diagnostics.open()
         let files = request.scenarios.map { (file: $0.path, name: $0.scenario.name, bytes: Self.contents($0.path)) }
         do { try executor.verifyCertificates(transports: request.transports) } catch {

@@ -28,6 +28,9 @@ public struct ServerSettings: Sendable, Equatable {
     /// network TCP negotiates ECN (net.ipv4.tcp_ecn=1 in the namespaces). Received codepoints are
     /// counted either way.
     public var ecn = false
+    /// `--client-hello-pad`: bytes the built-in client pads each TLS ClientHello with (TCP and QUIC),
+    /// so that its handshakes weigh what a browser's do; `run`'s default `ClientHelloPadding.browser`.
+    public var clientHelloPadding = 0
 
     public init(tlsVersion: TLSVersion? = nil, tcpCongestionControl: String? = nil) {
         self.tlsVersion = tlsVersion
@@ -50,7 +53,12 @@ public struct ServerSettings: Sendable, Equatable {
 
     /// `run`'s: cubic on every socket whatever the host's default (network namespaces here default
     /// to bbr), so that runs on different machines compare.
-    public static let benchmark = ServerSettings(tcpCongestionControl: "cubic")
+    /// And the built-in client's ClientHello as long as a browser's.
+    public static let benchmark: ServerSettings = {
+        var s = ServerSettings(tcpCongestionControl: "cubic")
+        s.clientHelloPadding = ClientHelloPadding.browser
+        return s
+    }()
 }
 
 /// How the emulator's packet loop runs (`run --emulator-precise`, `calibrate --precise`,

@@ -55,6 +55,12 @@ public final class TLSClientContext: @unchecked Sendable {
             _ = netbench_SSL_CTX_set_session_cache_mode(ctx, Int(SSL_SESS_CACHE_OFF))
         }
         try keyLog?.install(on: ctx)
+        if configuration.clientHelloPadding > 0 {
+            try check(
+                netbench_SSL_CTX_add_client_hello_padding(
+                    ctx, UInt32(ClientHelloPadding.extensionType), configuration.clientHelloPadding) == 1,
+                .configuration, "padding the ClientHello by \(configuration.clientHelloPadding) bytes")
+        }
     }
 
     deinit { SSL_CTX_free(ctx) }

@@ -103,6 +103,9 @@ public struct TLSClientConfiguration: TLSEndpointConfiguration, Sendable {
     /// itself after its certificate failed verification, to name the failure better; nothing read
     /// over such a connection may be trusted or measured.
     public var verifiesPeer = true
+    /// Bytes of zeros in an extension of a GREASE type (RFC 8701: servers ignore it) added to every
+    /// ClientHello, so that it is as long on the wire as a browser's (`ClientHelloPadding`); 0: none.
+    public var clientHelloPadding = 0
 
     public init(
         trustedRootsPEM: String, minVersion: TLSVersion = .tls12, maxVersion: TLSVersion = .tls13,

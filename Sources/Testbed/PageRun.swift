@@ -24,6 +24,8 @@ package struct PageRun: PageLoad {
     var recoveryRateBitsPerSecond: Double?
     /// Repeat views: TLS sessions (in this context) and QUIC tickets carried over from earlier runs.
     var sharedTLSContext: TLSClientContext?
+    /// Bytes each ClientHello is padded with (TCP here; QUIC's come with `quic`).
+    package var clientHelloPadding = 0
     var quicResumption: QUICResumptionCache?
 
     package init(context: PageLoadContext, keyLogFile: String?, tlsVersion: TLSVersion?, quic: QUICConfiguration) {
@@ -58,6 +60,7 @@ package struct PageRun: PageLoad {
             if let v = tlsVersion { cfg.force(v) }
             cfg.keyLogFile = keyLogFile
             cfg.resumption = false
+            cfg.clientHelloPadding = clientHelloPadding
             tlsContext = try TLSClientContext(cfg)
         }
         var quicConfig = quic

@@ -123,6 +123,7 @@ final class ProfileTestbed {
         quic.initialRTT = firstPath.map { max($0.roundTrip, .milliseconds(1)) } ?? .milliseconds(1)
         quic.fixedUDPPayloadSize = server.quicUDPPayload
         quic.clientConnectionIDLength = server.quicClientCIDLength
+        quic.clientHelloPadding = server.clientHelloPadding
         quic.pacing = server.quicPacing
         return quic
     }
@@ -201,6 +202,7 @@ final class ProfileTestbed {
         if run.transport == .h2 { record.server?.lateBinding = server.lateBinding.description }
         if server.ecn { record.server?.ecn = true }
         if run.transport == .h3 { record.server?.quic = Self.quicRecord(quic, client: run.client) }
+        if run.client == .builtin { record.server?.clientHelloPadding = server.clientHelloPadding }
         _ = servers.takeAcceptedCongestionControls()  // stragglers of earlier runs
         _ = servers.takeNotFound()
         _ = servers.takeRequestBodies()
@@ -298,6 +300,7 @@ final class ProfileTestbed {
     private func builtinLoad(_ context: PageLoadContext) -> PageRun {
         var page = PageRun(context: context, keyLogFile: keyLogFile, tlsVersion: server.tlsVersion, quic: quic)
         page.tcpOptions = tcpOptions
+        page.clientHelloPadding = server.clientHelloPadding
         if repeatView {
             page.quicResumption = quicResumption
             page.sharedTLSContext = try? sharedTLSContext(for: context.transport)
@@ -384,6 +387,7 @@ extension ProfileTestbed {
         if let v = server.tlsVersion { cfg.force(v) }
         cfg.keyLogFile = keyLogFile
         cfg.resumption = true
+        cfg.clientHelloPadding = server.clientHelloPadding
         let c = try TLSClientContext(cfg)
         tlsContexts[transport] = c
         return c

@@ -63,6 +63,7 @@ final class RunPlanMergeTests: XCTestCase {
         var server = ServerSettings(tlsVersion: .tls12, tcpCongestionControl: "reno")
         server.tlsRecords = .fixed(16_384)
         server.quicCongestionControl = .bbr
+        server.clientHelloPadding = 1_650  // run's default (ClientHelloPadding.browser)
         XCTAssertEqual(c.serverOptions.merged(over: values.server), server)
         let loads = c.pageLoads(over: values.pageLoads)
         XCTAssertEqual(loads.clients, [.chromium])
@@ -115,5 +116,17 @@ final class RunPlanMergeTests: XCTestCase {
         XCTAssertTrue(r.pageLoads.repeatView)
         XCTAssertEqual(r.outputDirectory, dir + "/out")
         XCTAssertNotNil(r.planDigest)
+    }
+
+    /// `--client-hello-pad`: the built-in client's ClientHello padding, run's default a browser's length.
+    func testClientHelloPadOption() throws {
+        var values = SuiteValues()
+        values.read(suite())
+        XCTAssertEqual(try run([]).serverOptions.merged(over: values.server).clientHelloPadding, 1_650)
+        XCTAssertEqual(
+            try run(["--client-hello-pad", "0"]).serverOptions.merged(over: values.server).clientHelloPadding, 0)
+        XCTAssertEqual(
+            try run(["--client-hello-pad", "512"]).serverOptions.merged(over: values.server).clientHelloPadding, 512)
+        XCTAssertThrowsError(try run(["--client-hello-pad", "4097"]))
     }
 }

@@ -50,4 +50,26 @@ final class PacketSizingTests: XCTestCase {
         let expectedExtra = Double(body) / (perDatagram - 17) - Double(body) / perDatagram
         XCTAssertEqual(Double(long.count - short.count), expectedExtra, accuracy: max(4, expectedExtra * 0.35))
     }
+
+    /// A padded ClientHello (`clientHelloPadding`, a GREASE extension the server ignores) no longer
+    /// fits one Initial datagram: the client's handshake costs one more full datagram, as a
+    /// browser's with its post-quantum key share does, and the transfer completes as before.
+    func testClientHelloPaddingAddsAnInitialDatagramAndTheServerIgnoresIt() throws {
+        func firstFlight(_ config: QUICConfiguration) throws -> [Int] {
+            let net = VirtualNetwork(
+                server: try makeServer(QUICConfiguration(), now: Instant(nanoseconds: 1_000_000_000)),
+                at: serverAddress)
+            let probe = net.add(try makeClient(config, now: net.now), at: clientAddress)
+            let stream = try probe.client.submitRequest(authority: "localhost", path: "/bytes/1000")
+            XCTAssertTrue(net.run(for: .seconds(10)) { probe.finished.contains(stream) || probe.closedWith != nil })
+            XCTAssertNil(probe.closedWith)
+            XCTAssertEqual(probe.bytes[stream], 1000)
+            return net.clientDatagramSizes
+        }
+        let plain = try firstFlight(QUICConfiguration())
+        let padded = try firstFlight(QUICConfiguration().with { $0.clientHelloPadding = 1_650 })
+        let full = { (sizes: [Int]) in sizes.filter { $0 >= 1200 }.count }
+        XCTAssertEqual(full(padded), full(plain) + 1, "plain \(plain), padded \(padded)")
+        XCTAssertEqual(QUICConfiguration().clientHelloPadding, 0)
+    }
 }

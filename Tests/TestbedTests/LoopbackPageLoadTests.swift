@@ -1,4 +1,5 @@
 import Foundation
+import TLS
 import XCTest
 import BenchCore
 import BenchModel
@@ -82,6 +83,7 @@ final class LoopbackPageLoadTests: XCTestCase {
                 }
             }
             if run.transport != .h3 { XCTAssertNil(run.server?.quic) }
+            XCTAssertEqual(run.server?.clientHelloPadding, ClientHelloPadding.browser, "run's default, recorded")
             let perOrigin = Dictionary(grouping: run.connections, by: \.origin).mapValues(\.count)
             if run.transport != .h1 {
                 XCTAssertEqual(Set(perOrigin.values), [1], "\(run.transport): one connection per origin")

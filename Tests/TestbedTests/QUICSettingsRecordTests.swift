@@ -3,6 +3,7 @@ import XCTest
 import BenchCore
 import BenchModel
 import QUIC
+import TLS
 import Runner
 @testable import Testbed
 
@@ -29,6 +30,17 @@ final class QUICSettingsRecordTests: XCTestCase {
         XCTAssertEqual(record.clientConnectionIDLength, 0)
         XCTAssertEqual(quic.pacing, .standard)
         XCTAssertEqual(record.pacing, "2,1.25")
+    }
+
+    /// `run`'s built-in client pads its ClientHellos to a browser's length by default, over QUIC too.
+    func testClientHelloPaddingReachesTheQUICConfiguration() {
+        XCTAssertEqual(ServerSettings.benchmark.clientHelloPadding, ClientHelloPadding.browser)
+        XCTAssertEqual(ServerSettings().clientHelloPadding, 0, "serve's settings: no client of its own")
+        var settings = ServerSettings.benchmark
+        XCTAssertEqual(
+            ProfileTestbed.quic(settings, diagnostics: nil, firstPath: nil).clientHelloPadding, ClientHelloPadding.browser)
+        settings.clientHelloPadding = 0
+        XCTAssertEqual(ProfileTestbed.quic(settings, diagnostics: nil, firstPath: nil).clientHelloPadding, 0)
     }
 
     func testPacingReachesTheConfigurationAndTheRecord() {

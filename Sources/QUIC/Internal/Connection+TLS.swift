@@ -17,6 +17,10 @@ extension QUICConnection {
             guard rv == 0 else { throw tlsError(rv, "gnutls_session_set_data") }
         }
         try setALPN(flags: UInt32(GNUTLS_ALPN_MANDATORY.rawValue))
+        if config.clientHelloPadding > 0 {
+            rv = netbench_gnutls_add_client_hello_padding(s, config.clientHelloPadding)
+            guard rv == 0 else { throw tlsError(rv, "padding the ClientHello by \(config.clientHelloPadding) bytes") }
+        }
         if !isIPLiteral(serverName) {
             rv = gnutls_server_name_set(s, GNUTLS_NAME_DNS, serverName, serverName.utf8.count)
             guard rv == 0 else { throw tlsError(rv, "gnutls_server_name_set") }
