@@ -37,8 +37,8 @@ final class QUICSettingsRecordTests: XCTestCase {
         XCTAssertEqual(ServerSettings.benchmark.clientHelloPadding, ClientHelloPadding.browser)
         XCTAssertEqual(ServerSettings().clientHelloPadding, 0, "serve's settings: no client of its own")
         var settings = ServerSettings.benchmark
-        XCTAssertEqual(
-            ProfileTestbed.quic(settings, diagnostics: nil, firstPath: nil).clientHelloPadding, ClientHelloPadding.browser)
+        let padded = ProfileTestbed.quic(settings, diagnostics: nil, firstPath: nil)
+        XCTAssertEqual(padded.clientHelloPadding, ClientHelloPadding.browser)
         settings.clientHelloPadding = 0
         XCTAssertEqual(ProfileTestbed.quic(settings, diagnostics: nil, firstPath: nil).clientHelloPadding, 0)
     }
