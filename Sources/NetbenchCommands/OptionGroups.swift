@@ -40,6 +40,18 @@ struct ServerOptionGroup: ParsableArguments {
             + "discovery, 1,200 bytes until it confirms 1,406 and then 1,444)",
         parse: .int(1200...1472)) var quicUDPPayload: Int?
     @Option(
+        "--quic-pacing", value: "SS,CA",
+        help: "QUIC pacing under cubic and reno: the rate as a multiple of cwnd/smoothed RTT in slow start and "
+            + "after it, each a gain from 1 to 100 or off (no pacing: cwnd and ACKs alone, as Linux TCP cubic "
+            + "sends without the fq qdisc); off for both (default: 2,1.25, as Chromium's QUIC)",
+        parse: .quicPacing) var quicPacing: QUICPacing?
+}
+
+/// What `run`'s built-in client sends: `serve` has no client, so only `run` takes these.
+struct ClientOptionGroup: ParsableArguments {
+    static var title: String? { "built-in client options" }
+
+    @Option(
         "--quic-client-cid", value: "N",
         help: "length in bytes of the built-in client's QUIC connection IDs, which every packet the server sends "
             + "carries (default 0, as Chromium's and quic-go's clients; ngtcp2's example client uses 17)",
@@ -51,12 +63,6 @@ struct ServerOptionGroup: ParsableArguments {
             + "(Chromium 156's ClientHello, with its 1,216-byte post-quantum key share that OpenSSL 3.0 cannot "
             + "offer, measured 1,921-2,026 bytes here against OpenSSL's 326); 0: none (default for run: 1650)",
         parse: .int(0...4096)) var clientHelloPadding: Int?
-    @Option(
-        "--quic-pacing", value: "SS,CA",
-        help: "QUIC pacing under cubic and reno: the rate as a multiple of cwnd/smoothed RTT in slow start and "
-            + "after it, each a gain from 1 to 100 or off (no pacing: cwnd and ACKs alone, as Linux TCP cubic "
-            + "sends without the fq qdisc); off for both (default: 2,1.25, as Chromium's QUIC)",
-        parse: .quicPacing) var quicPacing: QUICPacing?
 }
 
 /// Files for looking inside connections: TLS secrets for Wireshark, qlog for qvis. Taken by `run`

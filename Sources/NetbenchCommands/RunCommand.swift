@@ -185,6 +185,7 @@ struct RunCommand: ParsableCommand {
         "--timeout", value: "D", help: "limit per run, e.g. 30s (default: 10 × the ideal load time + 30 s)",
         parse: .duration()) var timeout: Nanoseconds?
     @OptionGroup var serverOptions: ServerOptionGroup
+    @OptionGroup var clientOptions: ClientOptionGroup
     @OptionGroup var diagnostics: DiagnosticOptionGroup
     @Option(
         "--pcap", value: "DIR",

@@ -32,7 +32,7 @@ struct RunPlanInput {
             transports: plan.transports, runs: plan.runs, warmupRuns: plan.warmup, seed: plan.seed,
             baselineTransport: plan.baseline, outputDirectory: out)
         request.adaptive = plan.adaptive
-        request.server = c.serverOptions.merged(over: files.suite.server)
+        request.server = c.clientOptions.merged(over: c.serverOptions.merged(over: files.suite.server))
         if c.ecn { request.server.ecn = true }
         try request.server.checkECN(
             tcp: plan.transports.contains { $0 != .h3 } && request.server.tcpCongestionControl != nil,

@@ -114,9 +114,17 @@ extension ServerOptionGroup {
         if let cc = tcpCongestionControl { s.tcpCongestionControl = cc }
         if let q = quicCongestionControl { s.quicCongestionControl = q }
         if let u = quicUDPPayload { s.quicUDPPayload = u }
+        if let p = quicPacing { s.quicPacing = p }
+        return s
+    }
+}
+
+extension ClientOptionGroup {
+    /// The flags given over `base` (after the server's).
+    func merged(over base: ServerSettings) -> ServerSettings {
+        var s = base
         if let n = quicClientCIDLength { s.quicClientCIDLength = n }
         if let n = clientHelloPadding { s.clientHelloPadding = n }
-        if let p = quicPacing { s.quicPacing = p }
         return s
     }
 }

@@ -6,7 +6,13 @@ import BenchModel
 /// unless the parser has not reached its tag); requests leave in the priority order Chromium gives
 /// them (`priority(_:parent:)`), at most `maxConnectionsPerOrigin` connections per origin; until
 /// the parser reaches the root document's `<body>`, Blink's tight mode holds requests below
-/// `net::MEDIUM`.
+/// `net::MEDIUM`. Over HTTP/1.1 a request is bound to a connection only when one is ready for it
+/// (Chromium's socket pool: a connect job serves whichever request is most urgent when it
+/// completes, and a socket freed by a response goes to the most urgent waiting request), so a
+/// request never waits for a handshake while another connection of its origin is free; and after
+/// the tight mode at most `delayableLimit` requests below `net::MEDIUM` are out at once across all
+/// origins (Chromium's network-side `ResourceScheduler` does so for servers not known to support
+/// priorities, as over HTTP/1.1).
 ///
 /// A value without sockets or a clock, after the QUIC and link engines: the loader tells it what
 /// happened (a body progressed, a request ended or was lost with its connection) and asks it,
@@ -23,12 +29,17 @@ struct DispatchPolicy {
         var isUsable: Bool
         /// How many more requests it takes now.
         var freeSlots: Int
+        /// Its handshake is through. Only late binding (HTTP/1.1) asks: a connection that is not ready
+        /// takes no request then, and one being set up is counted against the requests waiting.
+        var isReady = true
     }
 
     /// A decision: send `id` on `connection` (an index into `connections`). When
-    /// `opensConnection`, the policy has just added that connection and the caller opens it.
+    /// `opensConnection`, the policy has just added that connection and the caller opens it; with
+    /// late binding a new connection is opened without a request (`id` nil), and the most urgent
+    /// request waiting then takes it once it is ready.
     struct Send: Equatable {
-        let id: String
+        let id: String?
         let origin: String
         let connection: Int
         let opensConnection: Bool
@@ -40,6 +51,9 @@ struct DispatchPolicy {
     /// at once; more urgent ones are not held. Chromium on the 4G profile requests the page's large
     /// images only as its head's scripts and stylesheets arrive, two at a time, and so does this loader.
     static let tightModeLimit = 2
+    /// `ResourceScheduler`'s `kDefaultMaxNumDelayableRequestsPerClient`: requests below
+    /// `net::MEDIUM` in flight at once, across all hosts, to servers without request priorities.
+    static let http1DelayableLimit = 10
 
     private struct Request {
         let order: Int
@@ -52,16 +66,22 @@ struct DispatchPolicy {
     }
 
     /// One pass over the waiting requests: origin by origin (in id order), each origin's most
-    /// urgent first. The tight mode's allowance is fixed when the pass starts.
+    /// urgent first. The allowance of requests below `net::MEDIUM` is fixed when the pass starts.
     private struct Round {
         let origins: [String]
         let allowed: Set<String>?
         var nextOrigin = 0
         var origin = ""
         var queue: ArraySlice<String> = []
+        /// Late binding: the origin's requests of this round that found no ready connection.
+        var waiting = 0
     }
 
     private let maxConnectionsPerOrigin: Int
+    /// HTTP/1.1: requests wait for a ready connection instead of being bound to the one opened for them.
+    private let bindsLate: Bool
+    /// After the tight mode: at most this many requests below `net::MEDIUM` out at once (nil: any).
+    private let delayableLimit: Int?
     private let rootID: String?
     private let origins: Set<String>
     private let byID: [String: Scenario.Resource]
@@ -83,8 +103,10 @@ struct DispatchPolicy {
     private var bodyReached = false
     private var round: Round?
 
-    init(scenario: Scenario, maxConnectionsPerOrigin: Int) {
+    init(scenario: Scenario, maxConnectionsPerOrigin: Int, bindsLate: Bool = false, delayableLimit: Int? = nil) {
         self.maxConnectionsPerOrigin = maxConnectionsPerOrigin
+        self.bindsLate = bindsLate
+        self.delayableLimit = delayableLimit
         rootID = scenario.root?.id
         origins = Set(scenario.origins.map(\.id))
         let byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -165,11 +187,17 @@ struct DispatchPolicy {
     /// stands); nil when nothing more may go until something happens. A caller sends each
     /// decision before asking for the next, so that `status` sees the slot taken.
     mutating func nextSend(now: Instant, status: (Int) -> Status) -> Send? {
-        if round == nil { round = Round(origins: pending.keys.sorted(), allowed: tightModeAllowance()) }
+        if round == nil { round = Round(origins: pending.keys.sorted(), allowed: delayableAllowance()) }
         while let id = nextCandidate() {
             let origin = round!.origin
             if let allowed = round!.allowed, priority(of: id) < .medium, !allowed.contains(id) { continue }
             guard let (index, opens) = connection(for: id, origin: origin, now: now, status: status) else { continue }
+            if bindsLate && opens {
+                // Only opened: the next pass starts over, so that the most urgent request waiting
+                // takes the first connection that is ready.
+                round = nil
+                return Send(id: nil, origin: origin, connection: index, opensConnection: true)
+            }
             requests[id]!.inFlight = true
             if let i = pending[origin]?.firstIndex(of: id) { pending[origin]!.remove(at: i) }
             return Send(id: id, origin: origin, connection: index, opensConnection: opens)
@@ -185,24 +213,36 @@ struct DispatchPolicy {
             let origin = round!.origins[round!.nextOrigin]
             round!.nextOrigin += 1
             round!.origin = origin
+            round!.waiting = 0
             round!.queue = (pending[origin] ?? []).sorted(by: sendsBefore)[...]
         }
         return round!.queue.popFirst()
     }
 
     /// A connection of `origin` with a free slot (for a lost request: one opened after the loss),
-    /// or a new one if the per-origin limit allows (a lost request may exceed it by one).
+    /// or a new one if the per-origin limit allows (a lost request may exceed it by one). With late
+    /// binding only a ready connection takes the request, and a new one is opened only while fewer
+    /// are being set up than the origin has requests waiting.
     private mutating func connection(
         for id: String, origin: String, now: Instant,
         status: (Int) -> Status
     ) -> (Int, Bool)? {
         let notBefore = requests[id]!.notBefore
-        var open = 0
+        var open = 0, settingUp = 0
         for (i, c) in connections.enumerated() where c.origin == origin {
             let s = status(i)
             guard s.isUsable else { continue }
             open += 1
-            if s.freeSlots > 0 && notBefore.map({ c.openedAt >= $0 }) ?? true { return (i, false) }
+            let qualifies = notBefore.map { c.openedAt >= $0 } ?? true
+            if bindsLate && !s.isReady {
+                if qualifies { settingUp += 1 }
+                continue
+            }
+            if s.freeSlots > 0 && qualifies { return (i, false) }
+        }
+        if bindsLate {
+            round!.waiting += 1
+            guard settingUp < round!.waiting else { return nil }
         }
         let limit = maxConnectionsPerOrigin + (notBefore == nil ? 0 : 1)
         guard open < limit, origins.contains(origin) else { return nil }
@@ -228,12 +268,13 @@ struct DispatchPolicy {
         return true
     }
 
-    /// In the tight mode, which of the waiting requests below `net::MEDIUM` may start now: the most
-    /// urgent, then the earliest discovered, across origins, up to the limit less those in flight.
-    private mutating func tightModeAllowance() -> Set<String>? {
-        guard !leftTightMode() else { return nil }
+    /// Which of the waiting requests below `net::MEDIUM` may start now (nil: all): the most urgent,
+    /// then the earliest discovered, across origins, up to the limit less those in flight — the
+    /// tight mode's, then `delayableLimit`. Those allowed but waiting for a connection count too.
+    private mutating func delayableAllowance() -> Set<String>? {
+        guard let limit = leftTightMode() ? delayableLimit : DispatchPolicy.tightModeLimit else { return nil }
         let inFlight = requests.filter { $0.value.inFlight && priority(of: $0.key) < .medium }.count
-        let room = max(DispatchPolicy.tightModeLimit - inFlight, 0)
+        let room = max(limit - inFlight, 0)
         let waiting = pending.values.joined().filter { priority(of: $0) < .medium }.sorted(by: sendsBefore)
         return Set(waiting.prefix(room))
     }

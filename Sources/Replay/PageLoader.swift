@@ -25,6 +25,8 @@ public final class PageLoader {
     /// The connections opened, in the order of `policy.connections` (which holds one more when a
     /// connect failed: that ends the load).
     private var connections: [ClientConnection] = []
+    /// The connections that have carried a request: the first one on each is charged its setup.
+    private var usedConnections = Set<Int>()
     private(set) public var navigationStart = Instant(nanoseconds: 0)
     private(set) public var failure: String?
     /// The client's address for new connections; changes when the network does.
@@ -44,7 +46,9 @@ public final class PageLoader {
         self.localAddress = localAddress
         self.kind = kind
         self.connector = connector
-        policy = DispatchPolicy(scenario: scenario, maxConnectionsPerOrigin: kind == .h1 ? 6 : 1)
+        policy = DispatchPolicy(
+            scenario: scenario, maxConnectionsPerOrigin: kind == .h1 ? 6 : 1, bindsLate: kind == .h1,
+            delayableLimit: kind == .h1 ? DispatchPolicy.http1DelayableLimit : nil)
     }
 
     /// The priority Chromium gives the resource: `DispatchPolicy.priority(_:parent:)`.
@@ -100,13 +104,14 @@ public final class PageLoader {
     private func dispatch(now: Instant) {
         while failure == nil, let send = policy.nextSend(now: now, status: status(of:)) {
             if send.opensConnection && !open(send.origin) { return }
-            transmit(send)
+            if let id = send.id { transmit(id, on: send.connection) }
         }
     }
 
     private func status(of i: Int) -> DispatchPolicy.Status {
         guard i < connections.count else { return .init(isUsable: false, freeSlots: 0) }
-        return .init(isUsable: connections[i].isUsable, freeSlots: connections[i].freeSlots)
+        let c = connections[i]
+        return .init(isUsable: c.isUsable, freeSlots: c.freeSlots, isReady: c.info.handshakeEnd != nil)
     }
 
     /// Opens the connection the policy added; a failure to connect ends the load.
@@ -129,9 +134,12 @@ public final class PageLoader {
         dispatch(now: Instant.now())
     }
 
-    private func transmit(_ send: DispatchPolicy.Send) {
-        let id = send.id
-        log.update(id) { $0.start(on: send.connection, fresh: send.opensConnection) }
+    private func transmit(_ id: String, on connection: Int) {
+        // The connection's setup is the request's only if it is the first on it and began after the
+        // request was queued (late binding may give it a connection opened for another one).
+        let first = usedConnections.insert(connection).inserted
+        let fresh = first && log[id].map { connections[connection].info.connectStart >= $0.queued } ?? false
+        log.update(id) { $0.start(on: connection, fresh: fresh) }
         guard let p = log[id] else { return }
         let r = p.resource
         let host = scenario.origin(id: r.origin)?.host ?? r.origin
@@ -147,7 +155,7 @@ public final class PageLoader {
             request.bodyLength = bulk.bytes
         }
         let attempt = p.attempts
-        connections[send.connection].send(request) { [weak self] event in
+        connections[connection].send(request) { [weak self] event in
             // Events of a superseded attempt (a connection that failed late) are ignored.
             guard let self, self.log.attempts(of: id) == attempt else { return }
             self.handle(event, for: id, now: Instant.now())

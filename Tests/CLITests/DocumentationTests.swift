@@ -31,7 +31,7 @@ final class DocumentationTests: XCTestCase {
             Set(try bashCompletions(["netbench", "run", "--transport", "h"])),
             ["h1", "h2", "h3", "h1,h2", "h1,h2,h3", "h2,h3"])
         XCTAssertEqual(try bashCompletions(["netbench", "run", "-t", "h1", "--qu"]),
-            ["--quic-cc", "--quic-udp-payload", "--quic-client-cid", "--quic-pacing", "--quiet"])
+            ["--quic-cc", "--quic-udp-payload", "--quic-pacing", "--quic-client-cid", "--quiet"])
         XCTAssertEqual(try bashCompletions(["netbench", "scenario", "ge"]), ["generate"])
         XCTAssertEqual(try bashCompletions(["netbench", "scenario", "generate", "--pre"]), ["--preset"])
         XCTAssertEqual(try bashCompletions(["netbench", "scenario", "generate", "--rt"]), [])

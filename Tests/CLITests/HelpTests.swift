@@ -64,6 +64,10 @@ final class HelpTests: XCTestCase {
             XCTAssertEqual(serve.components(separatedBy: "  " + name + " ").count, 2, "serve lists \(name) once")
         }
         XCTAssertFalse(run.contains("--emulator-realtime"))
+        for name in ["--client-hello-pad BYTES", "--quic-client-cid N"] {
+            XCTAssertEqual(run.components(separatedBy: "\n  " + name).count, 2, "run lists \(name) once")
+            XCTAssertFalse(serve.contains(name), "serve has no client: \(name)")
+        }
     }
 
     func testRunDocumentsItsShortAliases() {

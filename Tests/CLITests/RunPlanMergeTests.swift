@@ -122,11 +122,11 @@ final class RunPlanMergeTests: XCTestCase {
     func testClientHelloPadOption() throws {
         var values = SuiteValues()
         values.read(suite())
-        XCTAssertEqual(try run([]).serverOptions.merged(over: values.server).clientHelloPadding, 1_650)
+        XCTAssertEqual(try run([]).clientOptions.merged(over: values.server).clientHelloPadding, 1_650)
         XCTAssertEqual(
-            try run(["--client-hello-pad", "0"]).serverOptions.merged(over: values.server).clientHelloPadding, 0)
+            try run(["--client-hello-pad", "0"]).clientOptions.merged(over: values.server).clientHelloPadding, 0)
         XCTAssertEqual(
-            try run(["--client-hello-pad", "512"]).serverOptions.merged(over: values.server).clientHelloPadding, 512)
+            try run(["--client-hello-pad", "512"]).clientOptions.merged(over: values.server).clientHelloPadding, 512)
         XCTAssertThrowsError(try run(["--client-hello-pad", "4097"]))
     }
 }

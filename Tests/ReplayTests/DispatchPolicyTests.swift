@@ -5,33 +5,45 @@ import BenchModel
 
 /// `DispatchPolicy` driven in memory on a virtual clock, as the loader drives it: connections are
 /// slots (HTTP/1.1 carries one request at a time, HTTP/2 and HTTP/3 many), responses arrive when
-/// the test says, and no socket or clock is involved.
+/// the test says, and no socket or clock is involved. Connections are ready at once unless
+/// `connectsInstantly` is false: then each one is ready when the test calls `connect(_:)`.
 struct PolicyDriver {
-    struct Connection { var usable = true; var busy = 0 }
+    struct Connection { var usable = true; var busy = 0; var ready = true }
 
     var policy: DispatchPolicy
     let multiplexed: Bool
     let byID: [String: Scenario.Resource]
     var now = Instant(nanoseconds: 10_000_000_000)
     var connections: [Connection] = []
+    /// The requests sent, in order (connections opened without a request are not among them).
     var sends: [DispatchPolicy.Send] = []
+    let connectsInstantly: Bool
     var bodyBytes: [String: Int64] = [:]
     /// Checked on every send: the request was not in flight and has not ended.
     var violations: [String] = []
 
-    init(_ scenario: Scenario, kind: TransportKind) {
-        policy = DispatchPolicy(scenario: scenario, maxConnectionsPerOrigin: kind == .h1 ? 6 : 1)
+    init(_ scenario: Scenario, kind: TransportKind, connectsInstantly: Bool = true) {
+        policy = DispatchPolicy(
+            scenario: scenario, maxConnectionsPerOrigin: kind == .h1 ? 6 : 1, bindsLate: kind == .h1,
+            delayableLimit: kind == .h1 ? DispatchPolicy.http1DelayableLimit : nil)
         multiplexed = kind != .h1
+        self.connectsInstantly = connectsInstantly
         byID = Dictionary(uniqueKeysWithValues: scenario.resources.map { ($0.id, $0) })
         policy.discover(scenario.root!)
         dispatch()
     }
 
-    var sent: [String] { sends.map(\.id) }
+    var sent: [String] { sends.compactMap(\.id) }
     var inFlight: [String] { byID.keys.filter { policy.isInFlight($0) }.sorted() }
     func connection(of id: String) -> Int? { sends.last { $0.id == id }?.connection }
 
     mutating func advance(ms: Double) { now = now + .milliseconds(ms) }
+
+    /// Connection `i`'s handshake is through.
+    mutating func connect(_ i: Int) {
+        connections[i].ready = true
+        dispatch()
+    }
 
     /// Sends what the policy lets go: each decision is carried out before the next is asked for.
     mutating func dispatch() {
@@ -39,14 +51,19 @@ struct PolicyDriver {
             let conns = connections, multiplexed = multiplexed
             let decision = policy.nextSend(now: now) { i in
                 let c = conns[i]
-                return .init(isUsable: c.usable, freeSlots: !c.usable ? 0 : multiplexed ? 1000 : c.busy > 0 ? 0 : 1)
+                let free = !c.usable ? 0 : multiplexed ? 1000 : c.busy > 0 ? 0 : 1
+                return .init(isUsable: c.usable, freeSlots: free, isReady: c.ready)
             }
             guard let s = decision else { return }
-            if sends.contains(where: { $0.id == s.id }) && !lostSinceSent.contains(s.id) || policy.hasEnded(s.id) {
-                violations.append(s.id)
+            if s.opensConnection { connections.append(Connection(ready: connectsInstantly)) }
+            guard let id = s.id else { continue }
+            if sends.contains(where: { $0.id == id }) && !lostSinceSent.contains(id) || policy.hasEnded(id) {
+                violations.append(id)
             }
-            lostSinceSent.remove(s.id)
-            if s.opensConnection { connections.append(Connection()) }
+            if !multiplexed && !connections[s.connection].ready {
+                violations.append("\(id) before its connection was ready")
+            }
+            lostSinceSent.remove(id)
             connections[s.connection].busy += 1
             sends.append(s)
         }
@@ -212,6 +229,64 @@ final class DispatchPolicyTests: XCTestCase {
         XCTAssertEqual(d.policy.connections.count, 7)
     }
 
+    /// HTTP/1.1 binds late, as Chromium's socket pool: a request waiting for the handshake of the
+    /// connection opened for it goes on a connection of its origin that frees up first, and a
+    /// connection that becomes ready serves the most urgent request waiting, not the first discovered.
+    func testHTTP1BindsARequestToTheFirstConnectionReadyForIt() {
+        let s = page([resource("img", .image, at: 100), resource("css", .stylesheet, at: 200, blocking: true)])
+        var d = PolicyDriver(s, kind: .h1, connectsInstantly: false)
+        XCTAssertEqual(d.sent, [], "the root waits for its connection's handshake")
+        XCTAssertEqual(d.connections.count, 1)
+        d.connect(0)
+        XCTAssertEqual(d.sends, [.init(id: "html", origin: "o", connection: 0, opensConnection: false)])
+        d.receive("html", bytes: 150)
+        XCTAssertEqual(d.connections.count, 2, "one connection opened for the image")
+        d.receive("html", bytes: 100)
+        XCTAssertEqual(d.connections.count, 3, "and one for the stylesheet")
+        XCTAssertEqual(d.sent, ["html"])
+        d.connect(2)
+        XCTAssertEqual(d.sends.last, .init(id: "css", origin: "o", connection: 2, opensConnection: false),
+            "the first ready connection serves the most urgent request")
+        d.finish("html")
+        XCTAssertEqual(d.sends.last, .init(id: "img", origin: "o", connection: 0, opensConnection: false),
+            "the root's connection is free before the image's own is ready")
+        d.connect(1)
+        XCTAssertEqual(d.sent, ["html", "css", "img"], "nothing waits for the last connection")
+        XCTAssertEqual(d.violations, [])
+    }
+
+    /// At most as many connections are set up as requests wait, and never more than six.
+    func testHTTP1OpensNoMoreConnectionsThanRequestsWait() {
+        let s = page((1...9).map { resource("img\($0)", .image, at: 100, blocking: nil) })
+        var d = PolicyDriver(s, kind: .h1, connectsInstantly: false)
+        d.connect(0)
+        d.finish("html")
+        XCTAssertEqual(d.sent, ["html", "img1"], "the root's connection takes the first image at once")
+        XCTAssertEqual(d.connections.count, 6, "five more for the eight waiting, to the limit of six")
+        d.finish("img1")
+        XCTAssertEqual(d.sent.last, "img2")
+        XCTAssertEqual(d.connections.count, 6)
+    }
+
+    /// Over HTTP/1.1, after the tight mode, at most ten requests below `net::MEDIUM` are out at once
+    /// across all origins (Chromium's `ResourceScheduler`); a more urgent one is never held, and
+    /// HTTP/2 holds none.
+    func testHTTP1HoldsMoreThanTenDelayableRequestsAcrossOrigins() {
+        let images = (1...14).map { resource("img\($0)", .image, at: 100, origin: ["a", "b", "c"][$0 % 3]) }
+        let s = page(images + [resource("api", .xhr, at: 100, origin: "a")], origins: ["o", "a", "b", "c"])
+        var d = PolicyDriver(s, kind: .h1)
+        d.finish("html")
+        XCTAssertEqual(lowInFlight(d), 10)
+        XCTAssertTrue(d.policy.isInFlight("api"), "the fetch is not delayable")
+        let first = d.inFlight.filter { $0.hasPrefix("img") }[0]
+        d.finish(first)
+        XCTAssertEqual(lowInFlight(d), 10, "one ended, the next one starts")
+        XCTAssertEqual(d.sent.filter { $0.hasPrefix("img") }.count, 11)
+        var m = PolicyDriver(s, kind: .h2)
+        m.finish("html")
+        XCTAssertEqual(lowInFlight(m), 14)
+    }
+
     /// A request lost with its connection goes only on a connection opened after the loss: after
     /// a NAT rebinding, an older connection that still looks usable is dead.
     func testALostRequestGoesOnlyOnAConnectionOpenedAfterTheLoss() {
@@ -229,13 +304,25 @@ final class DispatchPolicyTests: XCTestCase {
     /// Random arrivals, ends and lost connections over a generated page: no request is sent while
     /// in flight or after its end, each is sent once plus once per loss, and the load completes.
     func testARequestIsNeverSentTwice() throws {
-        for (seed, kind) in [(1, TransportKind.h1), (2, .h2), (3, .h3), (4, .h1)] as [(UInt64, TransportKind)] {
+        let runs: [(UInt64, TransportKind, Bool)] = [
+            (1, .h1, true), (2, .h2, true), (3, .h3, true), (4, .h1, true), (5, .h1, false), (6, .h2, false),
+        ]
+        for (seed, kind, instantly) in runs {
             let s = try ScenarioGenerator(.init(requests: 60, origins: 4, seed: seed)).generate()
-            var d = PolicyDriver(s, kind: kind)
+            var d = PolicyDriver(s, kind: kind, connectsInstantly: instantly)
             var rng = SeededRandom(seed: seed)
             var losses = 0
-            for _ in 0..<10_000 where !d.inFlight.isEmpty {
+            for _ in 0..<10_000 {
                 d.advance(ms: Double(rng.next() % 20))
+                if let i = d.connections.indices.first(where: { !d.connections[$0].ready }), rng.next() % 2 == 0 {
+                    d.connect(i)
+                    continue
+                }
+                if d.inFlight.isEmpty {
+                    guard let i = d.connections.indices.first(where: { !d.connections[$0].ready }) else { break }
+                    d.connect(i)
+                    continue
+                }
                 let id = d.inFlight[Int(rng.next() % UInt64(d.inFlight.count))]
                 switch rng.next() % 10 {
                 case 0 where losses < 5:
