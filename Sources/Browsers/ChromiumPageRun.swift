@@ -173,13 +173,19 @@ struct ChromiumPageRun: PageLoad {
         if let f = tracker.failure { return .failed(f) }
         let expected = tracker.completion.isRealPage ? tracker.finishedExpected : Set(tracker.expected.keys)
         var frames = try collectTimings(devtools, session: session, expected: Set(expected.map(ChromiumResults.urlKey)))
-        if tracker.completion.isRealPage, let top = frames.first {
-            // Also an entry without a body size: a cross-origin server that sends no Timing-Allow-Origin
-            // (nginx by default) gets entries with no protocol and no sizes.
+        if let top = frames.first {
+            // What Resource Timing leaves out, from the network events: the fonts and images of a
+            // stylesheet that a cross-origin one @imports (image-heavy's css-6: fetched without CORS, so
+            // Chromium reports none of what it names) and, on a real page, an entry without a body
+            // size (a cross-origin server without Timing-Allow-Origin, nginx by default).
             let seen = Set(
-                frames.flatMap { $0.navigation + $0.resources }.filter { ($0.encodedBodySize ?? 0) > 0 }
+                frames.flatMap { $0.navigation + $0.resources }
+                    .filter { !tracker.completion.isRealPage || ($0.encodedBodySize ?? 0) > 0 }
                     .map { ChromiumResults.key(url: $0.name) })
-            let more = tracker.timings.entries(for: expected.subtracting(seen).sorted(), timeOrigin: top.timeOrigin)
+            let missing =
+                tracker.completion.isRealPage
+                ? expected.subtracting(seen) : expected.filter { !seen.contains(ChromiumResults.urlKey($0)) }
+            let more = tracker.timings.entries(for: missing.sorted(), timeOrigin: top.timeOrigin)
             if !more.isEmpty { frames.append(.init(timeOrigin: top.timeOrigin, navigation: [], resources: more)) }
         }
         var report = BrowserReport(frames: frames, responses: tracker.responses)
@@ -407,7 +413,7 @@ final class NetworkTracker {
     func handle(_ e: DevToolsPipe.Event) {
         guard session == nil || e.sessionID == session else { return }
         let request = e.params["requestId"] as? String ?? ""
-        if completion.isRealPage || !byMethod.isEmpty { timings.handle(method: e.method, params: e.params) }
+        timings.handle(method: e.method, params: e.params)
         switch e.method {
         case "Page.loadEventFired":
             loadEventFired = true

@@ -108,6 +108,41 @@ final class ChromiumLoadTests: XCTestCase {
         XCTAssertTrue(results.runs[0].error?.contains("timed out") == true, results.runs[0].error ?? "")
     }
 
+    /// A font and an image named by a stylesheet that a cross-origin stylesheet `@import`s: Chromium
+    /// fetches them but gives them no Resource Timing entry (the imported sheet came without CORS),
+    /// so their times come from the network events, and the sheet's status is the server's, not 0.
+    func testWhatAnImportedCrossOriginStylesheetNamesIsTimed() throws {
+        func r(_ id: String, _ origin: String, _ type: Scenario.ResourceType, parent: String?, bytes: Int64 = 3_000)
+            -> Scenario.Resource
+        {
+            .init(
+                id: id, origin: origin, path: "/\(id)", bytes: bytes, type: type, parent: parent,
+                revealAfterBytes: type == .stylesheet && parent == "html" ? 300 : nil,
+                renderBlocking: type == .stylesheet && parent == "html" ? true : nil)
+        }
+        let s = Scenario(
+            name: "imported-sheet",
+            origins: [.init(id: "www", host: "www.a.test"), .init(id: "static", host: "static.a.test"),
+                .init(id: "fonts", host: "fonts.b.test")],
+            resources: [
+                r("html", "www", .document, parent: nil, bytes: 4_000),
+                r("css-1", "static", .stylesheet, parent: "html"),
+                r("css-2", "fonts", .stylesheet, parent: "css-1"), r("font-1", "fonts", .font, parent: "css-2"),
+                r("img-1", "static", .image, parent: "css-2"),
+            ])
+        let path = NSTemporaryDirectory() + "netbench-imported-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try JSONFile.encode(s).write(to: URL(fileURLWithPath: path))
+        let run = try XCTUnwrap(try load(path, transports: [.h2]).runs.first)
+        XCTAssertEqual(run.status, .ok, run.error ?? "")
+        for id in ["css-2", "font-1", "img-1"] {
+            let req = try XCTUnwrap(run.requests.first { $0.id == id })
+            XCTAssertEqual(req.status, 200, id)
+            XCTAssertEqual(req.bytes, 3_000, id)
+            XCTAssertNotNil(req.lastByte, id)
+        }
+    }
+
     func testBulkScenariosAreLeftToTheBuiltInClient() throws {
         let results = try load(packageRoot + "/Scenarios/pages/bulk-10MB-download.json", transports: [.h2])
         XCTAssertEqual(results.runs.first?.status, .failed)
