@@ -117,6 +117,14 @@ struct DispatchPolicy {
             .filter { ($0.type == .stylesheet || $0.type == .script) && $0.renderBlocking == true }.map(\.id)
     }
 
+    /// Chromium's policy for `kind`: over HTTP/1.1 six connections per origin, late binding and at
+    /// most ten delayable requests; over HTTP/2 and HTTP/3 one connection per origin.
+    static func chromium(_ scenario: Scenario, kind: TransportKind) -> DispatchPolicy {
+        DispatchPolicy(
+            scenario: scenario, maxConnectionsPerOrigin: kind == .h1 ? 6 : 1, bindsLate: kind == .h1,
+            delayableLimit: kind == .h1 ? http1DelayableLimit : nil)
+    }
+
     /// The priority Chromium gives the resource: `Scenario.Resource.chromiumPriority(parent:)`.
     static func priority(_ r: Scenario.Resource, parent: Scenario.Resource?) -> RequestPriority {
         r.chromiumPriority(parent: parent)

@@ -46,9 +46,7 @@ public final class PageLoader {
         self.localAddress = localAddress
         self.kind = kind
         self.connector = connector
-        policy = DispatchPolicy(
-            scenario: scenario, maxConnectionsPerOrigin: kind == .h1 ? 6 : 1, bindsLate: kind == .h1,
-            delayableLimit: kind == .h1 ? DispatchPolicy.http1DelayableLimit : nil)
+        policy = .chromium(scenario, kind: kind)
     }
 
     /// The priority Chromium gives the resource: `DispatchPolicy.priority(_:parent:)`.

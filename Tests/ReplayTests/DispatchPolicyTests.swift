@@ -23,9 +23,7 @@ struct PolicyDriver {
     var violations: [String] = []
 
     init(_ scenario: Scenario, kind: TransportKind, connectsInstantly: Bool = true) {
-        policy = DispatchPolicy(
-            scenario: scenario, maxConnectionsPerOrigin: kind == .h1 ? 6 : 1, bindsLate: kind == .h1,
-            delayableLimit: kind == .h1 ? DispatchPolicy.http1DelayableLimit : nil)
+        policy = .chromium(scenario, kind: kind)
         multiplexed = kind != .h1
         self.connectsInstantly = connectsInstantly
         byID = Dictionary(uniqueKeysWithValues: scenario.resources.map { ($0.id, $0) })
