@@ -342,6 +342,10 @@ public struct ConnectionRecord: Codable, Sendable, Hashable {
     /// TLS or QUIC handshake complete.
     public var handshakeEnd: Double?
     public var closedAt: Double?
+    /// True when no request went on the connection: HTTP/1.1 binds late, so a connection opened
+    /// for a waiting request may find it served by one that freed first (as Chromium's socket
+    /// pool). The page's end closes it, its handshake done or not (then no `handshakeEnd`, `alpn`).
+    public var unused: Bool?
     public var localAddress: String?
     public var remoteAddress: String?
     public var tlsVersion: String?

@@ -9,6 +9,8 @@ struct PageLoadRecords {
     let kind: TransportKind
     /// The connections in opening order: their origin and what they report of themselves.
     let connections: [(origin: String, info: ConnectionInfo)]
+    /// The connections some request went on.
+    let used: Set<Int>
 
     private func ms(_ i: Instant?) -> Double? { i.map { $0.milliseconds(since: navigationStart) } }
 
@@ -21,6 +23,7 @@ struct PageLoadRecords {
             rec.connectEnd = ms(info.connectEnd)
             rec.handshakeEnd = ms(info.handshakeEnd)
             rec.closedAt = ms(info.closedAt)
+            if !used.contains(i) { rec.unused = true }
             rec.localAddress = info.local?.description
             rec.remoteAddress = info.remote.description
             rec.tlsVersion = info.tlsVersion

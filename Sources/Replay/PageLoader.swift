@@ -225,7 +225,7 @@ public final class PageLoader {
         let opened = Array(zip(policy.connections, connections.map(\.info)))
         let made = PageLoadRecords(
             navigationStart: navigationStart, kind: kind,
-            connections: opened.map { ($0.0.origin, $0.1) })
+            connections: opened.map { ($0.0.origin, $0.1) }, used: usedConnections)
         let requests = log.entries.map(made.requestRecord)
         let root = scenario.root.flatMap { log[$0.id] }
         var metrics = made.metrics(requests: requests, root: root, completed: isFinished && failure == nil)
