@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec", "BenchCore"]),
         .testTarget(name: "QUICTests", dependencies: ["QUIC", "TestSupport"]),
         .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "BenchCore", "TestSupport"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "SystemIO", "BenchCore"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "SystemIO", "BenchCore", "TLS", "QUIC"]),
         .testTarget(name: "LinkEmulatorTests", dependencies: ["LinkEmulator", "SystemIO", "TestSupport"]),
         // The catalog, the renderer, the loader's policy: pure, no sockets.
         .testTarget(name: "ReplayTests", dependencies: [

@@ -151,6 +151,8 @@ static inline int netbench_sockaddr_in_get(const struct sockaddr *sa, uint32_t *
    zero bytes, as COpenSSL's netbench_SSL_CTX_add_client_hello_padding does for TCP. Its length is
    kept in the session's extension data. */
 #define NETBENCH_QUIC_CLIENT_HELLO_PAD_MAX 4096
+/* TLS's ClientHelloPadding.extensionType: a test in TransportTests holds the two equal. */
+#define NETBENCH_QUIC_CLIENT_HELLO_PAD_TYPE 0x1A1A
 
 static int netbench_quic_pad_recv(gnutls_session_t session, const unsigned char *data, size_t len) {
     (void)session; (void)data; (void)len;
@@ -160,7 +162,7 @@ static int netbench_quic_pad_recv(gnutls_session_t session, const unsigned char 
 static int netbench_quic_pad_send(gnutls_session_t session, gnutls_buffer_t extdata) {
     static const unsigned char zeros[NETBENCH_QUIC_CLIENT_HELLO_PAD_MAX];
     gnutls_ext_priv_data_t priv = NULL;
-    if (gnutls_ext_get_data(session, 0x1A1A, &priv) < 0) return 0;
+    if (gnutls_ext_get_data(session, NETBENCH_QUIC_CLIENT_HELLO_PAD_TYPE, &priv) < 0) return 0;
     size_t len = (size_t)(uintptr_t)priv;
     if (len == 0 || len > NETBENCH_QUIC_CLIENT_HELLO_PAD_MAX) return 0;
     int rv = gnutls_buffer_append_data(extdata, zeros, len);
@@ -170,11 +172,11 @@ static int netbench_quic_pad_send(gnutls_session_t session, gnutls_buffer_t extd
 /* 0 on success, a GnuTLS error code otherwise. */
 static inline int netbench_gnutls_add_client_hello_padding(gnutls_session_t session, size_t len) {
     if (len == 0 || len > NETBENCH_QUIC_CLIENT_HELLO_PAD_MAX) return GNUTLS_E_INVALID_REQUEST;
-    int rv = gnutls_session_ext_register(session, "netbench-pad", 0x1A1A, GNUTLS_EXT_TLS, netbench_quic_pad_recv,
-                                         netbench_quic_pad_send, NULL, NULL, NULL,
+    int rv = gnutls_session_ext_register(session, "netbench-pad", NETBENCH_QUIC_CLIENT_HELLO_PAD_TYPE,
+                                         GNUTLS_EXT_TLS, netbench_quic_pad_recv, netbench_quic_pad_send, NULL, NULL, NULL,
                                          GNUTLS_EXT_FLAG_CLIENT_HELLO | GNUTLS_EXT_FLAG_TLS);
     if (rv < 0) return rv;
-    gnutls_ext_set_data(session, 0x1A1A, (gnutls_ext_priv_data_t)(uintptr_t)len);
+    gnutls_ext_set_data(session, NETBENCH_QUIC_CLIENT_HELLO_PAD_TYPE, (gnutls_ext_priv_data_t)(uintptr_t)len);
     return 0;
 }
 

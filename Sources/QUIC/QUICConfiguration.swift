@@ -1,4 +1,5 @@
 import BenchCore
+internal import CNgtcp2
 
 /// The congestion controllers ngtcp2 0.12.1 ships (`ngtcp2_cc_algo`).
 public enum QUICCongestionControl: String, Sendable, Codable, CaseIterable {
@@ -105,6 +106,8 @@ public struct QUICConfiguration: Sendable {
     /// so that its Initial packets are as many as a browser's (`ClientHelloPadding` in TLS says
     /// why); 0: GnuTLS's own ClientHello. The server ignores it.
     public var clientHelloPadding: Int = 0
+    /// The padding extension's type as the GnuTLS shim registers it.
+    public static let clientHelloPaddingExtensionType = Int(NETBENCH_QUIC_CLIENT_HELLO_PAD_TYPE)
 
     public init() {}
 

@@ -124,10 +124,7 @@ public final class RemoteExecutor: PageExecutor {
             }
             var page = PageRun(
                 context: context, keyLogFile: keyLogFile, tlsVersion: tlsVersion,
-                quic: quic.with {
-                    $0.diagnostics = diagnostics ?? $0.diagnostics
-                    $0.clientHelloPadding = clientHelloPadding
-                })
+                quic: quic.with { $0.diagnostics = diagnostics ?? $0.diagnostics })
             page.clientHelloPadding = clientHelloPadding
             record.server?.clientHelloPadding = clientHelloPadding
             let outcome = try page.execute(register: register)

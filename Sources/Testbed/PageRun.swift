@@ -24,7 +24,7 @@ package struct PageRun: PageLoad {
     var recoveryRateBitsPerSecond: Double?
     /// Repeat views: TLS sessions (in this context) and QUIC tickets carried over from earlier runs.
     var sharedTLSContext: TLSClientContext?
-    /// Bytes each ClientHello is padded with (TCP here; QUIC's come with `quic`).
+    /// Bytes each ClientHello is padded with, over TCP and over QUIC (it overrides `quic`'s).
     package var clientHelloPadding = 0
     var quicResumption: QUICResumptionCache?
 
@@ -64,6 +64,7 @@ package struct PageRun: PageLoad {
             tlsContext = try TLSClientContext(cfg)
         }
         var quicConfig = quic
+        quicConfig.clientHelloPadding = clientHelloPadding
         if quicConfig.diagnostics == nil, let keyLogFile {
             quicConfig.diagnostics = try DiagnosticFiles(qlogDirectory: nil, keyLogPath: keyLogFile)
         }
