@@ -54,6 +54,9 @@ struct DispatchPolicy {
     /// `ResourceScheduler`'s `kDefaultMaxNumDelayableRequestsPerClient`: requests below
     /// `net::MEDIUM` in flight at once, across all hosts, to servers without request priorities.
     static let http1DelayableLimit = 10
+    /// `ResourceScheduler`'s `kMaxNumDelayableRequestsPerHostPerClient`: a delayable request to a
+    /// host with this many requests in flight is passed over for the next one.
+    static let http1DelayablePerHost = 6
 
     private struct Request {
         let order: Int
@@ -82,6 +85,9 @@ struct DispatchPolicy {
     private let bindsLate: Bool
     /// After the tight mode: at most this many requests below `net::MEDIUM` out at once (nil: any).
     private let delayableLimit: Int?
+    /// A request below `net::MEDIUM` to an origin with this many requests out (or allowed) is passed
+    /// over for the next one, so that a busy origin does not hold the allowance (nil: none).
+    private let delayablePerOrigin: Int?
     private let rootID: String?
     private let origins: Set<String>
     private let byID: [String: Scenario.Resource]
@@ -103,10 +109,14 @@ struct DispatchPolicy {
     private var bodyReached = false
     private var round: Round?
 
-    init(scenario: Scenario, maxConnectionsPerOrigin: Int, bindsLate: Bool = false, delayableLimit: Int? = nil) {
+    init(
+        scenario: Scenario, maxConnectionsPerOrigin: Int, bindsLate: Bool = false, delayableLimit: Int? = nil,
+        delayablePerOrigin: Int? = nil
+    ) {
         self.maxConnectionsPerOrigin = maxConnectionsPerOrigin
         self.bindsLate = bindsLate
         self.delayableLimit = delayableLimit
+        self.delayablePerOrigin = delayablePerOrigin
         rootID = scenario.root?.id
         origins = Set(scenario.origins.map(\.id))
         let byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -118,11 +128,13 @@ struct DispatchPolicy {
     }
 
     /// Chromium's policy for `kind`: over HTTP/1.1 six connections per origin, late binding and at
-    /// most ten delayable requests; over HTTP/2 and HTTP/3 one connection per origin.
+    /// most ten delayable requests, passing over hosts with six out; over HTTP/2 and HTTP/3 one
+    /// connection per origin.
     static func chromium(_ scenario: Scenario, kind: TransportKind) -> DispatchPolicy {
         DispatchPolicy(
             scenario: scenario, maxConnectionsPerOrigin: kind == .h1 ? 6 : 1, bindsLate: kind == .h1,
-            delayableLimit: kind == .h1 ? http1DelayableLimit : nil)
+            delayableLimit: kind == .h1 ? http1DelayableLimit : nil,
+            delayablePerOrigin: kind == .h1 ? http1DelayablePerHost : nil)
     }
 
     /// The priority Chromium gives the resource: `Scenario.Resource.chromiumPriority(parent:)`.
@@ -279,12 +291,26 @@ struct DispatchPolicy {
     /// Which of the waiting requests below `net::MEDIUM` may start now (nil: all): the most urgent,
     /// then the earliest discovered, across origins, up to the limit less those in flight — the
     /// tight mode's, then `delayableLimit`. Those allowed but waiting for a connection count too.
+    /// With `delayablePerOrigin`, a request to an origin that has that many out or allowed is passed
+    /// over and the next one considered (Chromium's `ResourceScheduler`: a host at
+    /// `kMaxNumDelayableRequestsPerHostPerClient` keeps the search going).
     private mutating func delayableAllowance() -> Set<String>? {
         guard let limit = leftTightMode() ? delayableLimit : DispatchPolicy.tightModeLimit else { return nil }
         let inFlight = requests.filter { $0.value.inFlight && priority(of: $0.key) < .medium }.count
-        let room = max(limit - inFlight, 0)
+        var room = max(limit - inFlight, 0)
         let waiting = pending.values.joined().filter { priority(of: $0) < .medium }.sorted(by: sendsBefore)
-        return Set(waiting.prefix(room))
+        guard let perOrigin = delayablePerOrigin else { return Set(waiting.prefix(room)) }
+        var out: [String: Int] = [:]
+        for (id, r) in requests where r.inFlight { out[byID[id]!.origin, default: 0] += 1 }
+        var allowed = Set<String>()
+        for id in waiting where room > 0 {
+            let origin = byID[id]!.origin
+            guard out[origin, default: 0] < perOrigin else { continue }
+            out[origin, default: 0] += 1
+            allowed.insert(id)
+            room -= 1
+        }
+        return allowed
     }
 
     /// Whether `k`, due in `parent`'s body, still waits for the parser: a stylesheet that does not

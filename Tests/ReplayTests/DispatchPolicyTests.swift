@@ -285,6 +285,21 @@ final class DispatchPolicyTests: XCTestCase {
         XCTAssertEqual(lowInFlight(m), 14)
     }
 
+    /// A host with six requests out is passed over: its further images do not hold the allowance
+    /// that another host's may use (Chromium's `ShouldKeepSearching`).
+    func testHTTP1PassesOverAHostWithSixOutForTheNextDelayableRequest() {
+        let busy = (1...12).map { resource("a\($0)", .image, at: 100, origin: "a") }
+        let other = (1...3).map { resource("b\($0)", .image, at: 200, origin: "b") }
+        var d = PolicyDriver(page(busy + other, origins: ["o", "a", "b"]), kind: .h1)
+        d.finish("html")
+        XCTAssertEqual(d.inFlight.filter { $0.hasPrefix("a") }.count, 6, "six connections to a")
+        XCTAssertEqual(Set(d.inFlight.filter { $0.hasPrefix("b") }), ["b1", "b2", "b3"], "b's go beside them")
+        XCTAssertEqual(lowInFlight(d), 9)
+        d.finish("a1")
+        XCTAssertEqual(d.inFlight.filter { $0.hasPrefix("a") }.count, 6, "a's next one takes the freed connection")
+        XCTAssertEqual(lowInFlight(d), 9)
+    }
+
     /// A request lost with its connection goes only on a connection opened after the loss: after
     /// a NAT rebinding, an older connection that still looks usable is dead.
     func testALostRequestGoesOnlyOnAConnectionOpenedAfterTheLoss() {
