@@ -91,6 +91,9 @@ struct DispatchPolicy {
     private let rootID: String?
     private let origins: Set<String>
     private let byID: [String: Scenario.Resource]
+    /// Each resource's frame: the nearest document among itself and its ancestors (the root's for
+    /// the page's own). Chromium schedules each frame's requests as their own client.
+    private let frameOf: [String: String]
     private let childrenOf: [String: [Scenario.Resource]]
     /// Each resource's `priority(_:parent:)`, by id (fixed by the scenario; dispatch sorts by it often).
     private let priorities: [String: RequestPriority]
@@ -121,6 +124,15 @@ struct DispatchPolicy {
         origins = Set(scenario.origins.map(\.id))
         let byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.byID = byID
+        frameOf = byID.mapValues { r in
+            var frame = r
+            var hops = 0
+            while frame.type != .document, let up = frame.parent.flatMap({ byID[$0] }), hops < byID.count {
+                frame = up
+                hops += 1
+            }
+            return frame.id
+        }
         childrenOf = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
         priorities = byID.mapValues { r in DispatchPolicy.priority(r, parent: r.parent.flatMap { byID[$0] }) }
         headBlocking = (scenario.root.map { PageRenderer.headResources(of: $0.id, in: scenario) } ?? [])
@@ -291,24 +303,35 @@ struct DispatchPolicy {
     /// Which of the waiting requests below `net::MEDIUM` may start now (nil: all): the most urgent,
     /// then the earliest discovered, across origins, up to the limit less those in flight — the
     /// tight mode's, then `delayableLimit`. Those allowed but waiting for a connection count too.
-    /// With `delayablePerOrigin`, a request to an origin that has that many out or allowed is passed
-    /// over and the next one considered (Chromium's `ResourceScheduler`: a host at
-    /// `kMaxNumDelayableRequestsPerHostPerClient` keeps the search going).
+    /// With `delayablePerOrigin` (HTTP/1.1), as Chromium's `ResourceScheduler` does per client
+    /// (one per frame): after the tight mode `delayableLimit` holds per frame, and a request to an
+    /// origin with that many of its client's requests out or allowed is passed over for the next
+    /// one (a host at `kMaxNumDelayableRequestsPerHostPerClient` keeps the search going).
     private mutating func delayableAllowance() -> Set<String>? {
-        guard let limit = leftTightMode() ? delayableLimit : DispatchPolicy.tightModeLimit else { return nil }
-        let inFlight = requests.filter { $0.value.inFlight && priority(of: $0.key) < .medium }.count
-        var room = max(limit - inFlight, 0)
+        let tight = !leftTightMode()
+        guard let limit = tight ? DispatchPolicy.tightModeLimit : delayableLimit else { return nil }
         let waiting = pending.values.joined().filter { priority(of: $0) < .medium }.sorted(by: sendsBefore)
-        guard let perOrigin = delayablePerOrigin else { return Set(waiting.prefix(room)) }
-        var out: [String: Int] = [:]
-        for (id, r) in requests where r.inFlight { out[byID[id]!.origin, default: 0] += 1 }
+        guard let perOrigin = delayablePerOrigin else {
+            let inFlight = requests.filter { $0.value.inFlight && priority(of: $0.key) < .medium }.count
+            return Set(waiting.prefix(max(limit - inFlight, 0)))
+        }
+        // Blink's tight mode counts the page's requests together; after it each frame is a client.
+        let frames = frameOf
+        let client: (String) -> String = tight ? { _ in "" } : { frames[$0]! }
+        var delayableOut: [String: Int] = [:]
+        var out: [String: [String: Int]] = [:]
+        for (id, r) in requests where r.inFlight {
+            let frame = client(id)
+            out[frame, default: [:]][byID[id]!.origin, default: 0] += 1
+            if priority(of: id) < .medium { delayableOut[frame, default: 0] += 1 }
+        }
         var allowed = Set<String>()
-        for id in waiting where room > 0 {
-            let origin = byID[id]!.origin
-            guard out[origin, default: 0] < perOrigin else { continue }
-            out[origin, default: 0] += 1
+        for id in waiting {
+            let frame = client(id), origin = byID[id]!.origin
+            guard delayableOut[frame, default: 0] < limit, out[frame]?[origin] ?? 0 < perOrigin else { continue }
+            out[frame, default: [:]][origin, default: 0] += 1
+            delayableOut[frame, default: 0] += 1
             allowed.insert(id)
-            room -= 1
         }
         return allowed
     }

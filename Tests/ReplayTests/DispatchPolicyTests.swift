@@ -300,6 +300,24 @@ final class DispatchPolicyTests: XCTestCase {
         XCTAssertEqual(lowInFlight(d), 9)
     }
 
+    /// Each frame is its own client of Chromium's scheduler: an iframe's images do not wait for
+    /// ten of the page's own to end.
+    func testHTTP1CountsEachFramesDelayableRequestsApart() {
+        let mine = (1...10).map { resource("m\($0)", .image, at: 100, origin: ["a", "b"][$0 % 2]) }
+        let frame = resource("frame", .document, at: 100, origin: "f")
+        let theirs = (1...4).map {
+            Scenario.Resource(
+                id: "t\($0)", origin: "g", path: "/t\($0)", bytes: 100, type: .image, parent: "frame",
+                revealAfterBytes: 10)
+        }
+        var d = PolicyDriver(page(mine + [frame] + theirs, origins: ["o", "a", "b", "f", "g"]), kind: .h1)
+        d.finish("html")
+        XCTAssertEqual(lowInFlight(d), 10)
+        d.finish("frame")
+        XCTAssertEqual(Set(d.inFlight.filter { $0.hasPrefix("t") }), ["t1", "t2", "t3", "t4"], "\(d.inFlight)")
+        XCTAssertEqual(lowInFlight(d), 14)
+    }
+
     /// A request lost with its connection goes only on a connection opened after the loss: after
     /// a NAT rebinding, an older connection that still looks usable is dead.
     func testALostRequestGoesOnlyOnAConnectionOpenedAfterTheLoss() {
