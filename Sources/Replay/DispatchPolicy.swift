@@ -311,10 +311,7 @@ struct DispatchPolicy {
         let tight = !leftTightMode()
         guard let limit = tight ? DispatchPolicy.tightModeLimit : delayableLimit else { return nil }
         let waiting = pending.values.joined().filter { priority(of: $0) < .medium }.sorted(by: sendsBefore)
-        guard let perOrigin = delayablePerOrigin else {
-            let inFlight = requests.filter { $0.value.inFlight && priority(of: $0.key) < .medium }.count
-            return Set(waiting.prefix(max(limit - inFlight, 0)))
-        }
+        let perOrigin = delayablePerOrigin ?? .max
         // Blink's tight mode counts the page's requests together; after it each frame is a client.
         let frames = frameOf
         let client: (String) -> String = tight ? { _ in "" } : { frames[$0]! }

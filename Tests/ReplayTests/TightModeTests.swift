@@ -7,31 +7,6 @@ import Transport
 /// Blink's tight mode in the built-in loader: until the root document's head is through, at most
 /// two requests below `net::MEDIUM` are in flight; render-blocking ones are never held.
 final class TightModeTests: XCTestCase {
-    /// A connection that takes every request and lets the test answer them.
-    final class Fake: ClientConnection {
-        var info = ConnectionInfo(
-            kind: .h2, connectStart: Instant.now(), remote: Endpoint(address: 0x7f00_0001, port: 443))
-        var isUsable = true
-        var freeSlots = 100
-        var onStateChange: (() -> Void)?
-        var bytesAcknowledged: Int64? { nil }
-        var requests: [(path: String, events: (ClientEvent) -> Void)] = []
-        func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
-            requests.append((request.path, events))
-        }
-        func networkChanged(_ change: NetworkChange) {}
-        func close() { isUsable = false }
-        var paths: [String] { requests.map(\.path) }
-        func finish(_ path: String, bytes: Int) {
-            let e = requests.first { $0.path == path }!.events
-            let t = Instant.now()
-            e(.sent(t))
-            e(.head(status: 200, headers: [], t))
-            e(.data(count: bytes, t))
-            e(.end(t))
-        }
-    }
-
     private func page(headScript: Bool = true) -> Scenario {
         var r: [Scenario.Resource] = [
             .init(id: "html", origin: "o", path: "/", bytes: 10_000, type: .document),
@@ -55,7 +30,7 @@ final class TightModeTests: XCTestCase {
     }
 
     func testImagesWaitTwoAtATimeUntilTheHeadIsThrough() {
-        let conn = Fake()
+        let conn = FakeConnection()
         let loader = PageLoader(scenario: page(), kind: .h2) { _, _ in conn }
         loader.start()
         XCTAssertEqual(conn.paths, ["/"])
@@ -77,7 +52,7 @@ final class TightModeTests: XCTestCase {
     /// A stylesheet that does not block rendering (written `media="print"`) is not preloaded: the
     /// parser asks for it when it reaches its tag, after the parser-blocking script before it.
     func testANonBlockingStylesheetWaitsForTheScriptBeforeIt() {
-        let conn = Fake()
+        let conn = FakeConnection()
         var s = page()
         s.resources.append(
             .init(
@@ -95,7 +70,7 @@ final class TightModeTests: XCTestCase {
     }
 
     func testAHeadWithNothingBlockingHoldsNothing() {
-        let conn = Fake()
+        let conn = FakeConnection()
         var s = page(headScript: false)
         s.resources[1].renderBlocking = false
         let loader = PageLoader(scenario: s, kind: .h2) { _, _ in conn }

@@ -8,41 +8,6 @@ import Transport
 /// freed first. Its record says it carried nothing, so a connection closed before its handshake
 /// (no `handshakeEnd`, no `alpn`) reads as what it is.
 final class UnusedConnectionTests: XCTestCase {
-    /// One request at a time; ready when the test says so.
-    final class Fake: ClientConnection {
-        var info = ConnectionInfo(
-            kind: .h1, connectStart: Instant.now(), remote: Endpoint(address: 0x7f00_0001, port: 443))
-        var isUsable = true
-        var freeSlots = 1
-        var onStateChange: (() -> Void)?
-        var bytesAcknowledged: Int64? { nil }
-        var requests: [(path: String, events: (ClientEvent) -> Void)] = []
-        func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
-            freeSlots -= 1
-            requests.append((request.path, events))
-        }
-        func networkChanged(_ change: NetworkChange) {}
-        func close() {
-            isUsable = false
-            info.closedAt = Instant.now()
-        }
-        func ready() {
-            info.connectEnd = Instant.now()
-            info.handshakeEnd = Instant.now()
-            info.alpn = "http/1.1"
-            onStateChange?()
-        }
-        func finish(_ path: String, bytes: Int) {
-            let e = requests.first { $0.path == path }!.events
-            let t = Instant.now()
-            e(.sent(t))
-            e(.head(status: 200, headers: [], t))
-            e(.data(count: bytes, t))
-            freeSlots += 1
-            e(.end(t))
-        }
-    }
-
     func testAConnectionNoRequestWentOnIsMarkedUnused() throws {
         let page = Scenario(
             name: "late", origins: [.init(id: "o", host: "o.test")],
@@ -52,9 +17,9 @@ final class UnusedConnectionTests: XCTestCase {
                     id: "css", origin: "o", path: "/a.css", bytes: 100, type: .stylesheet, parent: "html",
                     revealAfterBytes: 100, renderBlocking: true),
             ])
-        var opened: [Fake] = []
+        var opened: [FakeConnection] = []
         let loader = PageLoader(scenario: page, kind: .h1) { _, _ in
-            let c = Fake()
+            let c = FakeConnection(kind: .h1, slots: 1)
             opened.append(c)
             return c
         }
