@@ -32,7 +32,7 @@ public struct ServerDescription: Codable, Sendable, Equatable {
     /// Whether a request path asks for the description (a query is ignored).
     public static func isDescriptionPath(_ requestPath: String) -> Bool {
         // Asked of every request the replay server answers: reject on the prefix before any copy.
-        guard requestPath.utf8.starts(with: path.utf8) else { return false }
+        guard requestPath.utf8.count >= path.utf8.count, requestPath.utf8.starts(with: path.utf8) else { return false }
         let rest = requestPath.utf8.dropFirst(path.utf8.count)
         return rest.isEmpty || rest.elementsEqual("/".utf8) || rest.first == UInt8(ascii: "?")
             || (rest.starts(with: "/?".utf8))

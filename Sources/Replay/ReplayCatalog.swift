@@ -19,6 +19,11 @@ public final class ReplayCatalog: @unchecked Sendable {
     /// `queryMatch: closest`: resources whose path has a query, by `scope` (of "" for all origins), then bare path.
     private let withQuery: [String: [String: [Int]]]
     private let originByHost: [String: String]
+    /// The same GET (and HEAD) tables for the per-request lookup (`getResourceIndex`): the scenario's
+    /// hosts; each host's paths as `host` 0 `path`; the paths of any origin (`byPath`'s GET table).
+    private let getHosts: ByteKeyTable
+    private let getByHostPath: ByteKeyTable
+    private let getByPath: ByteKeyTable
     /// Pages for browsers (see `PageRenderer`), by resource index (nil where a resource has none);
     /// nil: filler bodies for everyone.
     private let rendered: [PageRenderer.Body?]?
@@ -70,6 +75,12 @@ public final class ReplayCatalog: @unchecked Sendable {
         withQuery = q
         originByHost = Dictionary(
             scenario.origins.map { ($0.host.lowercased(), $0.id) }, uniquingKeysWith: { a, _ in a })
+        getHosts = ByteKeyTable(originByHost.keys.map { (Array($0.utf8), 0) })
+        getByHostPath = ByteKeyTable(
+            originByHost.flatMap { host, origin in
+                (op[Self.scope("GET", origin)] ?? [:]).map { (ByteKeyTable.key(host, $0.key), $0.value) }
+            })
+        getByPath = ByteKeyTable((p[Self.scope("GET", "")] ?? [:]).map { (Array($0.key.utf8), $0.value) })
         if let port, scenario.bulk == nil {
             let bodies = PageRenderer(scenario: scenario, port: port).renderAll()
             rendered = scenario.resources.map { bodies[$0.id] }
@@ -114,6 +125,7 @@ public final class ReplayCatalog: @unchecked Sendable {
     }
 
     private func resourceIndex(host: String, path: String, method: String = "GET") -> Int? {
+        if method == "GET" || method == "HEAD", let found = getResourceIndex(host: host, path: path) { return found }
         let plain = !host.utf8Contains { $0 == UInt8(ascii: ":") || ($0 >= 0x41 && $0 <= 0x5A) }
         let origin = (plain ? originByHost[host] : originByHost[Self.hostKey(host)]).map { Self.scope(method, $0) }
         let any = Self.scope(method, "")
@@ -129,6 +141,21 @@ public final class ReplayCatalog: @unchecked Sendable {
             if let r = table?[key] { return r }
         }
         return withQuery.isEmpty ? nil : closestQuery(scope: origin ?? any, path: path)
+    }
+
+    /// `resourceIndex` of a GET whose host and path need no rewriting (no port, no capital, no
+    /// `#`, `%` or `?`), from the byte tables; nil: not found there (the general lookup decides).
+    private func getResourceIndex(host: String, path: String) -> Int? {
+        var host = host, path = path  // `withUTF8` on a copy: no String is made
+        return host.withUTF8 { h -> Int? in
+            for b in h where b == UInt8(ascii: ":") || (b >= 0x41 && b <= 0x5A) { return nil }
+            return path.withUTF8 { p -> Int? in
+                for b in p where b == UInt8(ascii: "#") || b == UInt8(ascii: "%") || b == UInt8(ascii: "?") {
+                    return nil
+                }
+                return getHosts.value(h) != nil ? getByHostPath.value(h, p) : getByPath.value(p)
+            }
+        }
     }
 
     /// `queryMatch: closest` (`Scenario.QueryMatch`): the resource with the same path whose query shares

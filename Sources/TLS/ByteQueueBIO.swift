@@ -48,6 +48,12 @@ enum ByteQueueBIO {
             end += n
         }
 
+        /// Drops the first `n` queued bytes (they were read in place).
+        func drop(_ n: Int) {
+            start += Swift.min(n, count)
+            if start == end { start = 0; end = 0 }
+        }
+
         func take(into out: UnsafeMutableRawPointer, _ max: Int) -> Int {
             let n = Swift.min(max, count)
             out.copyMemory(from: storage + start, byteCount: n)

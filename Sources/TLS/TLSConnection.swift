@@ -25,6 +25,8 @@ public final class TLSConnection {
     private let incoming: OpaquePointer
     /// Ciphertext for the peer (owned by `ssl`).
     private let outgoing: OpaquePointer
+    /// `outgoing`'s queue, read in place (`pendingCiphertext`) without a call through OpenSSL.
+    private let outgoingQueue: ByteQueueBIO.Queue
     let serverContext: TLSServerContext?
     let clientContext: TLSClientContext?
     /// The name a client connects to (SNI unless an IP literal, verified against the certificate).
@@ -52,6 +54,7 @@ public final class TLSConnection {
         self.ssl = ssl
         self.incoming = incoming
         self.outgoing = outgoing
+        outgoingQueue = ByteQueueBIO.queue(outgoing)
         self.serverContext = server
         self.clientContext = client
         self.peerName = peerName
@@ -109,10 +112,19 @@ public final class TLSConnection {
         precondition(ok == 1 && written == bytes.count, "ciphertext queue write failed")
     }
 
-    public var hasPendingCiphertext: Bool { BIO_ctrl_pending(outgoing) > 0 }
+    public var hasPendingCiphertext: Bool { outgoingQueue.count > 0 }
 
     /// Bytes waiting to be written to the socket.
-    public var pendingCiphertextCount: Int { Int(BIO_ctrl_pending(outgoing)) }
+    public var pendingCiphertextCount: Int { outgoingQueue.count }
+
+    /// The bytes waiting for the socket, in place: valid until the next call on this connection.
+    /// Write them straight to the socket and `dropCiphertext` what it took (no copy on the way).
+    public var pendingCiphertext: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: outgoingQueue.storage + outgoingQueue.start, count: outgoingQueue.count)
+    }
+
+    /// Removes the first `count` bytes of `pendingCiphertext` (the socket took them).
+    public func dropCiphertext(_ count: Int) { outgoingQueue.drop(count) }
 
     /// Up to `max` bytes for the socket, removed from the connection.
     public func takeCiphertext(max: Int) -> [UInt8] {

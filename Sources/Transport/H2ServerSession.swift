@@ -12,8 +12,9 @@ final class H2ServerSession: ServerSession {
     private var outbound: UnsafeMutableRawBufferPointer
     /// Requests whose body is still arriving: answered at the end of their stream.
     private var receiving: [Int32: (head: HTTPRequestHead, bodyBytes: Int64)] = [:]
-    /// Streams whose request arrived and that are not closed yet (for the idle timeout).
-    private var open: Set<Int32> = []
+    /// Streams whose request arrived and that are not closed yet (for the idle timeout); a `StreamTable`
+    /// (a `Set` hashed each id with SipHash, twice a request).
+    private var open = StreamTable<Bool>()
     private let activity: ConnectionActivity
 
     init(
@@ -48,7 +49,10 @@ final class H2ServerSession: ServerSession {
             switch event {
             case .request(let id, let head, let endStream):
                 activity.sawRequest = true
-                if open.insert(id).inserted { activity.requestsInFlight += 1 }
+                if !open.contains(id) {
+                    open[id] = true
+                    activity.requestsInFlight += 1
+                }
                 if endStream { answer(id, head, bodyBytes: 0) } else { receiving[id] = (head, 0) }
             case .data(let id, let count, let endStream):
                 receiving[id]?.bodyBytes += Int64(count)
@@ -82,16 +86,28 @@ final class H2ServerSession: ServerSession {
     }
 
     private func streamEnded(_ id: Int32) {
-        guard open.remove(id) != nil else { return }
+        guard open.removeValue(forKey: id) != nil else { return }
         activity.requestsInFlight -= 1
         if activity.requestsInFlight == 0 { activity.idleSince = .now() }
+    }
+
+    /// The last request's authority and its host: a connection's requests nearly always name the same.
+    private var lastAuthority = ""
+    private var lastHost = ""
+
+    private func host(of authority: String) -> String {
+        if authority != lastAuthority {
+            lastAuthority = authority
+            lastHost = hostOnly(authority)
+        }
+        return lastHost
     }
 
     private func answer(_ id: Int32, _ head: HTTPRequestHead, bodyBytes: Int64) {
         do {
             uncountedRequests += 1
             let req = ServerRequest(
-                method: head.method, path: head.target, authority: hostOnly(head.authority ?? head.host ?? ""),
+                method: head.method, path: head.target, authority: host(of: head.authority ?? head.host ?? ""),
                 headers: head.headers.pairs, httpProtocol: "h2", bodyBytes: bodyBytes)
             let response = handler(req)
             guard response.delay > 0 else { return submit(id, response) }  // received() pumps after the batch

@@ -15,10 +15,6 @@ final class SecureStream {
     private(set) var phase: Phase
     /// Payload bytes the peer acknowledged (TCP_INFO) while the socket is open; nil otherwise.
     var bytesAcknowledged: Int64? { phase == .closed ? nil : Socket.bytesAcknowledged(fd) }
-    /// Ciphertext for the kernel: bytes `outboxStart..<outboxEnd` of `outbox` (grown as needed).
-    private var outbox: UnsafeMutableRawBufferPointer
-    private var outboxStart = 0
-    private var outboxEnd = 0
     /// Inside an event-loop turn writes only collect ciphertext; the turn ends with one flush, so
     /// a batch of requests read together is answered with one write(2), not one per response frame.
     private var inTurn = false
@@ -42,12 +38,14 @@ final class SecureStream {
     static let lowWater = 64 * 1024
 
     /// Bytes accepted but not yet handed to the kernel.
-    var backlog: Int { outboxEnd - outboxStart }
+    /// The ciphertext TLS wrote waits in its queue and goes to the socket from there (one copy less
+    /// per byte than through an outbox of our own).
+    var backlog: Int { tls.pendingCiphertextCount }
 
     /// Late binding (servers that prioritise): at most this many bytes may wait unsent in the
     /// kernel (TCP_NOTSENT_LOWAT on the socket) before the layer above stops producing, so the
     /// next bytes are chosen when the path can take them, not when a request arrived. nil: the
-    /// layer above produces until the outbox is full and the kernel queues whatever it accepts.
+    /// layer above produces until the backlog is full and the kernel queues whatever it accepts.
     private(set) var unsentLimit: Int?
     /// Waiting for the kernel's unsent queue to drain below `unsentLimit` (write interest kept).
     private var awaitingDrain = false
@@ -75,7 +73,7 @@ final class SecureStream {
     /// servers without late binding.
     func paceByKernel(chunk: Int = SecureStream.nginxWriteChunk) { kernelPacedChunk = chunk }
 
-    /// Whether the layer above should hand over more now: the outbox has room and, with late
+    /// Whether the layer above should hand over more now: the backlog has room and, with late
     /// binding, what waits here and in the kernel's unsent queue together is below the limit (so
     /// the small records of one batch leave in one write, and no more than the limit waits).
     var acceptsMore: Bool {
@@ -128,7 +126,6 @@ final class SecureStream {
         self.phase = connecting ? .connecting : .handshaking
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         plainBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
-        outbox = .allocate(byteCount: 64 * 1024, alignment: 16)
         try loop.register(fd, connecting ? [.read, .write] : .read) { [weak self] ready in self?.ready(ready) }
         wantWrite = connecting
     }
@@ -136,7 +133,6 @@ final class SecureStream {
     deinit {
         readBuffer.deallocate()
         plainBuffer.deallocate()
-        outbox.deallocate()
     }
 
     /// How this stream cuts its plaintext into TLS records; nil: OpenSSL's 16 KiB records (what
@@ -159,7 +155,6 @@ final class SecureStream {
                 if n <= 0 { break }
                 if let now { recordSizer!.sent(n, at: now) }
                 done += n
-                moveCiphertext()
             }
         } catch {
             fail("TLS write: \(error)")
@@ -174,7 +169,7 @@ final class SecureStream {
     /// Sends close_notify after pending data, then closes.
     func close() {
         guard phase != .closed else { return }
-        if phase == .open { tls.shutdown(); moveCiphertext() }
+        if phase == .open { tls.shutdown() }
         closeAfterFlush = true
         flush()
     }
@@ -210,7 +205,7 @@ final class SecureStream {
         if ready.contains(.write) { awaitingDrain = false }
         if ready.contains(.read) || ready.contains(.hangup) { readAvailable() }
         if phase != .closed && ready.contains(.write) { flush() }
-        // Refill below the low-water mark whatever drained the outbox: a read turn flushes too,
+        // Refill below the low-water mark whatever drained the backlog: a read turn flushes too,
         // and waiting for a write-readiness event that never comes stalls the sender.
         if phase == .open && backlog < SecureStream.lowWater { onWritable?() }
         inTurn = false
@@ -247,7 +242,6 @@ final class SecureStream {
     private func advanceHandshake() {
         do {
             let done = try tls.handshake()
-            moveCiphertext()
             flush()
             if done && phase == .handshaking {
                 phase = .open
@@ -256,7 +250,6 @@ final class SecureStream {
                 if phase == .open { onWritable?() }
             }
         } catch {
-            moveCiphertext()
             flush()
             fail("TLS handshake: \(error)")
         }
@@ -270,56 +263,26 @@ final class SecureStream {
             case .bytes(let n):
                 onPlaintext?(UnsafeRawBufferPointer(rebasing: plainBuffer[0..<n]), Instant.now())
             case .wantMore:
-                moveCiphertext()
                 return
             case .closed:
-                moveCiphertext()
                 flush()
                 return abort(nil)
             }
         }
     }
 
-    /// Moves what TLS produced into the outbox: one copy, no allocation once the outbox has grown.
-    private func moveCiphertext() {
-        let pending = tls.pendingCiphertextCount
-        guard pending > 0 else { return }
-        if outboxStart == outboxEnd { outboxStart = 0; outboxEnd = 0 }
-        if outbox.count - outboxEnd < pending {
-            let live = outboxEnd - outboxStart
-            if outbox.count - live < pending {
-                var capacity = outbox.count
-                while capacity - live < pending { capacity *= 2 }
-                let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
-                grown.baseAddress!.copyMemory(from: outbox.baseAddress! + outboxStart, byteCount: live)
-                outbox.deallocate()
-                outbox = grown
-            } else {
-                outbox.baseAddress!.copyMemory(from: outbox.baseAddress! + outboxStart, byteCount: live)
-            }
-            outboxStart = 0
-            outboxEnd = live
-        }
-        outboxEnd += tls.takeCiphertext(into: UnsafeMutableRawBufferPointer(rebasing: outbox[outboxEnd...]))
-    }
-
     private func flush() {
         guard phase != .closed, phase != .connecting else { return }
-        moveCiphertext()
-        while outboxStart < outboxEnd {
+        while tls.hasPendingCiphertext {
             let status: IOStatus
-            do {
-                status = try Socket.write(fd, UnsafeRawBufferPointer(rebasing: outbox[outboxStart..<outboxEnd]))
-            } catch { return fail("write: \(error)") }
+            do { status = try Socket.write(fd, tls.pendingCiphertext) } catch { return fail("write: \(error)") }
             switch status {
-            case .bytes(let n): outboxStart += n
+            case .bytes(let n): tls.dropCiphertext(n)
             case .wouldBlock, .endOfFile:
                 if !wantWrite { wantWrite = true; loop.update(fd, [.read, .write]) }
                 return
             }
         }
-        outboxStart = 0
-        outboxEnd = 0
         if wantWrite && !awaitingDrain { wantWrite = false; loop.update(fd, .read) }
         if closeAfterFlush { abort(nil) }
     }

@@ -1,4 +1,7 @@
 internal import CNghttp2
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The Swift side of one nghttp2 session: nghttp2's callbacks (see `HTTP2Callbacks`) land here
 /// through `user_data`, turn into `HTTP2Event`s, and read generated bodies.
@@ -18,6 +21,9 @@ final class HTTP2SessionState {
         var unreportedData = 0
         /// Decoded header list bytes of the block being received (RFC 9113 §6.5.2 counting).
         var headerListBytes = 0
+        /// While `headers` is empty: how many regular fields so far were the last block's, in order
+        /// (`lastFields`: taken from there when the block ends, not decoded again).
+        var reusedFields = 0
     }
 
     /// A generated body being sent: `BodyFiller` bytes `offset ..< length`, the first and last
@@ -69,6 +75,22 @@ final class HTTP2SessionState {
     /// and released) several times per request (callgrind: ~40 retains and releases per request).
     private var blockStream: Int32 = 0
     private var blockState = InboundStream()
+    /// The last header block's regular fields, `:path` and `:authority`. A client sends nearly the same
+    /// fields on every request of a connection (HPACK indexes them for that reason); a field whose bytes
+    /// are the last block's is not decoded again (a String and its UTF-8 check, an allocation for a long
+    /// value such as a User-Agent), and a block whose fields all repeat shares the last block's storage.
+    private var lastFields = HTTPHeaders()
+    /// `lastFields` as received: names and values back to back, and where each field's name and value end.
+    private var lastFieldBytes: [UInt8] = []
+    private var lastFieldEnds: [(name: Int, value: Int)] = []
+    private var lastPath = Remembered()
+    private var lastAuthority = Remembered()
+
+    /// A value as received and as decoded (its bytes' storage kept from one value to the next).
+    private struct Remembered {
+        var bytes: [UInt8] = []
+        var string = ""
+    }
     var outbound = StreamTable<OutboundBody>()
     /// Streams with DATA bytes received in a frame that has not ended yet.
     private var partialData: [Int32] = []
@@ -125,6 +147,7 @@ final class HTTP2SessionState {
             blockState.status = nil
             blockState.headers = HTTPHeaders()
             blockState.headerListBytes = 0
+            blockState.reusedFields = 0
         }  // else: `blockState` is a fresh `InboundStream()` (every block ends by taking or resetting it)
         blockStream = stream
     }
@@ -134,6 +157,17 @@ final class HTTP2SessionState {
         var state = InboundStream()
         swap(&state, &blockState)
         blockStream = 0
+        if state.headers.isEmpty {
+            // Every field so far was the last block's (or there were none): nothing new to remember.
+            if state.reusedFields > 0 {
+                state.headers =
+                    state.reusedFields == lastFields.count
+                    ? lastFields : HTTPHeaders(Array(lastFields.pairs.prefix(state.reusedFields)))
+            }
+        } else if isServer {  // a client's responses repeat less (dates, lengths): not worth the copy
+            remember(state.headers)
+        }
+        state.reusedFields = 0
         return state
     }
 
@@ -157,26 +191,72 @@ final class HTTP2SessionState {
             }
         }
         // Pseudo-fields are told apart by their bytes: no String is made for their names.
+        // A literal for the value nearly every request repeats (`StaticString.description` made a String each time).
         switch Self.pseudoField(name) {
-        case .method: blockState.method = Self.string(value, usually: "GET")
-        case .path: blockState.path = String(decoding: value, as: UTF8.self)
-        case .authority: blockState.authority = String(decoding: value, as: UTF8.self)
-        case .scheme: blockState.scheme = Self.string(value, usually: "https")
+        case .method: blockState.method = Self.spells(value, "GET") ? "GET" : String(decoding: value, as: UTF8.self)
+        case .path: blockState.path = Self.decode(value, reusing: &lastPath)
+        case .authority: blockState.authority = Self.decode(value, reusing: &lastAuthority)
+        case .scheme:
+            blockState.scheme = Self.spells(value, "https") ? "https" : String(decoding: value, as: UTF8.self)
         case .status: blockState.status = Self.status(value)
         case nil:
             guard decodesRegularFields else { return true }
-            // One allocation for a typical head, not one per doubling (1, 2, 4, 8 fields).
-            if blockState.headers.isEmpty { blockState.headers.reserveCapacity(8) }
+            if blockState.headers.isEmpty {
+                let k = blockState.reusedFields
+                if k < lastFieldEnds.count, repeatsLastField(k, name: name, value: value) {
+                    blockState.reusedFields += 1
+                    return true
+                }
+                // One allocation for a typical head, not one per doubling (1, 2, 4, 8 fields).
+                blockState.headers.reserveCapacity(max(8, k + 1))
+                for i in 0..<k { blockState.headers.add(name: lastFields[i].name, value: lastFields[i].value) }
+                blockState.reusedFields = 0
+            }
             blockState.headers.add(
                 name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
         }
         return true
     }
 
-    /// `value` as a string: the literal when it spells `common` (no UTF-8 validation of a value that
-    /// nearly every request repeats), else decoded.
-    private static func string(_ value: UnsafeBufferPointer<UInt8>, usually common: StaticString) -> String {
-        spells(value, common) ? common.description : String(decoding: value, as: UTF8.self)
+    /// `bytes` as a string: `last`'s when they are its bytes, else decoded (and remembered in `last`).
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, reusing last: inout Remembered) -> String {
+        if bytes.count == last.bytes.count, last.bytes.withUnsafeBufferPointer({ same($0, 0, bytes) }) {
+            return last.string
+        }
+        last.bytes.removeAll(keepingCapacity: true)
+        last.bytes.append(contentsOf: bytes)
+        last.string = String(decoding: bytes, as: UTF8.self)
+        return last.string
+    }
+
+    /// Whether field `k` of this block has the bytes of the last block's field `k`.
+    private func repeatsLastField(_ k: Int, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        let start = k == 0 ? 0 : lastFieldEnds[k - 1].value
+        let (nameEnd, valueEnd) = lastFieldEnds[k]
+        guard name.count == nameEnd - start, value.count == valueEnd - nameEnd else { return false }
+        return lastFieldBytes.withUnsafeBufferPointer { Self.same($0, start, name) && Self.same($0, nameEnd, value) }
+    }
+
+    /// Keeps `fields` (a block's regular fields, decoded from new bytes) for the next block to repeat.
+    private func remember(_ fields: HTTPHeaders) {
+        lastFields = fields
+        lastFieldBytes.removeAll(keepingCapacity: true)
+        lastFieldEnds.removeAll(keepingCapacity: true)
+        for field in fields {
+            lastFieldBytes.append(contentsOf: field.name.utf8)
+            let nameEnd = lastFieldBytes.count
+            lastFieldBytes.append(contentsOf: field.value.utf8)
+            lastFieldEnds.append((nameEnd, lastFieldBytes.count))
+        }
+    }
+
+    /// Whether `stored` holds `bytes` from `offset` on (the caller checked that they fit).
+    private static func same(_ stored: UnsafeBufferPointer<UInt8>, _ offset: Int, _ bytes: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        bytes.isEmpty || memcmp(stored.baseAddress! + offset, bytes.baseAddress!, bytes.count) == 0
     }
 
     /// Whether `bytes` are exactly `spelling`'s, compared from byte `from` on (the caller checked those before).
