@@ -5,41 +5,45 @@ internal import CNghttp2
 enum HTTP2Callbacks {
     static func install(into callbacks: OpaquePointer) {
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
-            HTTP2SessionState.from(userData).beginHeaders(stream: frame!.pointee.hd.stream_id)
+            HTTP2SessionState.with(userData) { $0.beginHeaders(stream: frame!.pointee.hd.stream_id) }
             return 0
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) {
             _, frame, name, nameLength, value, valueLength, _, userData in
-            let state = HTTP2SessionState.from(userData)
-            let kept = state.header(
-                stream: frame!.pointee.hd.stream_id,
-                name: UnsafeBufferPointer(start: name, count: nameLength),
-                value: UnsafeBufferPointer(start: value, count: valueLength))
+            let kept = HTTP2SessionState.with(userData) {
+                $0.header(
+                    stream: frame!.pointee.hd.stream_id,
+                    name: UnsafeBufferPointer(start: name, count: nameLength),
+                    value: UnsafeBufferPointer(start: value, count: valueLength))
+            }
             // Temporal failure: nghttp2 resets this stream and skips the rest of its header block.
             return kept ? 0 : Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
         nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { session, hd, userData in
-            let state = HTTP2SessionState.from(userData)
-            if state.beginFrame(type: hd!.pointee.type) { return 0 }
+            let within = HTTP2SessionState.with(userData) { state in
+                if state.beginFrame(type: hd!.pointee.type) { return true }
+                state.lastLibraryMessage = state.calmReason
+                return false
+            }
+            if within { return 0 }
             // Over a rate limit: GOAWAY ENHANCE_YOUR_CALM, and stop reading this input at once.
-            state.lastLibraryMessage = state.calmReason
             nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
             return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
-            HTTP2SessionState.from(userData).frameReceived(frame!)
+            HTTP2SessionState.with(userData) { $0.frameReceived(frame!) }
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, stream, _, length, userData in
-            HTTP2SessionState.from(userData).dataChunk(stream: stream, count: length)
+            HTTP2SessionState.with(userData) { $0.dataChunk(stream: stream, count: length) }
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, errorCode, userData in
-            HTTP2SessionState.from(userData).streamClosed(stream: stream, errorCode: errorCode)
+            HTTP2SessionState.with(userData) { $0.streamClosed(stream: stream, errorCode: errorCode) }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
-            HTTP2SessionState.from(userData).frameSent(frame!)
+            HTTP2SessionState.with(userData) { $0.frameSent(frame!) }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, _, userData in
@@ -59,10 +63,10 @@ enum HTTP2Callbacks {
 
     /// The read callback of every body we send: generated filler, never stored.
     static let readBody: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, userData in
-        let state = HTTP2SessionState.from(userData)
         guard
-            let (count, eof) = state.readBody(
-                stream: stream, into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+            let (count, eof) = HTTP2SessionState.with(userData, {
+                $0.readBody(stream: stream, into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+            })
         else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
         if eof { flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
         return count

@@ -119,6 +119,14 @@ final class HTTP2SessionState {
         Unmanaged<HTTP2SessionState>.fromOpaque(userData!).takeUnretainedValue()
     }
 
+    /// `body` with the state behind `userData`, without a retain and release around it (nghttp2 calls
+    /// back only inside our own calls on the session, while `HTTP2Connection` holds the state): five to
+    /// ten callbacks per request.
+    @inline(__always)
+    static func with<R>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2SessionState) -> R) -> R {
+        Unmanaged<HTTP2SessionState>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
+    }
+
     func takeEvents() -> [HTTP2Event] {
         if blockStream != 0, blockState.unreportedData > 0 {
             // Body bytes counted before a trailer block that has not ended yet.
