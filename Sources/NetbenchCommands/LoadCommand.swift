@@ -75,6 +75,7 @@ struct LoadCommand: ParsableCommand {
                 "netbench load -t h3,quic-perf --connections 4 --streams 16 --duration 5s",
                 "netbench load -t quic-perf --server 127.0.0.1:4433 --ca perf-ca.pem --size 10KB --rate 2000/s",
                 "netbench load https://api.example.test/v1/cart --body-file cart.json --content-type application/json",
+                "netbench load @urls.txt --ca ca.pem --rate 2000/s   # lines: https://HOST:PORT/PATH [WEIGHT]",
                 "netbench load -t quic-perf --size 1KB --upload 100KB --connections 4 --streams 8 --duration 5s",
             ],
             exitCodes: [
@@ -85,7 +86,10 @@ struct LoadCommand: ParsableCommand {
     }
 
     @Argument(
-        "TARGET", help: "scenario files (their resources) or https:// URLs; none: one generated resource",
+        "TARGET",
+        help: "scenario files (their resources), https:// URLs, or @FILE: a list of URLs, one per line, each "
+            + "optionally followed by a whole-number weight (requests go in proportion; # starts a comment); "
+            + "none: one generated resource",
         completion: .file(extensions: ["json"])) var targetTexts: [String]
     @Option(
         "--transport", "-t", value: "LIST", default: [LoadTransport.h2], defaultText: "h2",
@@ -170,12 +174,12 @@ struct LoadCommand: ParsableCommand {
         if rate?.percent == true, profileName == nil {
             throw BenchError.usage("--rate \(rate!): a share of the link's capacity needs -p PROFILE")
         }
-        if ca != nil, server == nil, !targetTexts.contains(where: LoadTargets.isURL) {
+        if ca != nil, server == nil, !targetTexts.contains(where: LoadTargets.isURLTarget) {
             throw BenchError.usage("--ca needs --server or a URL target")
         }
         let urlOption = method.map { _ in "--method" } ?? bodyFile.map { _ in "--body-file" }
             ?? contentType.map { _ in "--content-type" }
-        if let urlOption, !targetTexts.contains(where: LoadTargets.isURL) {
+        if let urlOption, !targetTexts.contains(where: LoadTargets.isURLTarget) {
             throw BenchError.usage(
                 "\(urlOption) applies to URL targets; a scenario's resources are sent with their own method and "
                     + "requestBody")
@@ -284,11 +288,18 @@ struct LoadCommand: ParsableCommand {
             records.append(record)
         }
         if let out {
+            // Each target once, in the order first met; a weighted list's weights as its share of the round.
+            var labels: [String] = []
+            var weights: [String: Int] = [:]
+            for t in plan.targets {
+                let label = (t.method == "GET" ? "" : t.method + " ") + "https://\(t.serverName)\(t.path)"
+                if weights[label] == nil { labels.append(label) }
+                weights[label, default: 0] += 1
+            }
             var results = LoadResults(
-                netbenchVersion: netbenchVersion, startedAt: started, server: plan.serverLine,
-                targets: plan.targets.map {
-                    ($0.method == "GET" ? "" : $0.method + " ") + "https://\($0.serverName)\($0.path)"
-                }, loads: records)
+                netbenchVersion: netbenchVersion, startedAt: started, server: plan.serverLine, targets: labels,
+                loads: records)
+            if weights.values.contains(where: { $0 > 1 }) { results.targetWeights = labels.map { weights[$0]! } }
             results.shard = try shard()?.description
             try AtomicFile.write(try JSONFile.encode(results), to: out + "/load.json")
             print("wrote \(out)/load.json" + records.compactMap { $0.hlog.map { ", \(out)/\($0)" } }.joined())

@@ -89,6 +89,8 @@ struct LoadTargets {
     }
 
     static func isURL(_ text: String) -> Bool { text.hasPrefix("https://") || text.hasPrefix("http://") }
+    /// A URL or a URL list (`@FILE`).
+    static func isURLTarget(_ text: String) -> Bool { isURL(text) || text.hasPrefix("@") }
 
     /// What a load over `t` requests: quic-perf asks for each target's size on a stream of its own.
     /// With `upload`, every perf stream uploads that many bytes (else a resource's request body size).
@@ -150,7 +152,12 @@ struct LoadTargets {
         var scenarios: [Scenario] = []
         var targets: [LoadTarget] = []
         var urlAuthorities: [String] = []
+        // `@FILE`: its URLs in their weighted order (`urlList`), where the list was given.
+        var items: [String] = []
         for text in texts {
+            if text.hasPrefix("@") { items += try urlList(String(text.dropFirst())) } else { items.append(text) }
+        }
+        for text in items {
             if isURL(text) {
                 var (target, authority) = try parseURL(text)
                 target.method = urlRequest.method
@@ -308,6 +315,58 @@ struct LoadTargets {
         let e: RemoteEndpoint
         do { e = try RemoteEndpoint(parsing: withPort) } catch { throw BenchError.usage("'\(text)': \(error)") }
         return (LoadTarget(serverName: e.host, path: path), "\(e)")
+    }
+
+    /// The largest sum of weights a URL list may have: the list is laid out once, one entry per unit of
+    /// weight, and the generator goes round it (no draw per request).
+    static let maxListWeight = 10_000
+
+    /// A weighted URL list (`@FILE`): one URL per line, optionally followed by a whole-number weight
+    /// (default 1); blank lines and lines starting with `#` are skipped. Returns each URL as often as its
+    /// weight, interleaved by smooth weighted round robin (nginx's: weights 3 and 1 give a, a, b, a), so
+    /// that the requests go in proportion to the weights over every round of the list. A line that does
+    /// not parse is a data error naming the file, the line and the value (65).
+    static func urlList(_ path: String) throws -> [String] {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else { throw BenchError.data("@\(path): not a readable UTF-8 text file (a URL list: one URL per line)") }
+        var entries: [(url: String, weight: Int)] = []
+        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines).escapingControlCharacters
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            let at = "@\(path) line \(i + 1)"
+            guard fields.count <= 2 else {
+                throw BenchError.data(
+                    "\(at): '\(line)': expected a URL and at most a weight (https://HOST[:PORT]/PATH 3)")
+            }
+            do { _ = try parseURL(fields[0]) } catch let e as BenchError {
+                throw BenchError.data("\(at): \(e.message)")
+            }
+            var weight = 1
+            if fields.count == 2 {
+                guard let w = Int(fields[1]), (1...maxListWeight).contains(w) else {
+                    throw BenchError.data(
+                        "\(at): weight '\(fields[1])' is not a whole number from 1 to \(maxListWeight)")
+                }
+                weight = w
+            }
+            entries.append((fields[0], weight))
+        }
+        guard !entries.isEmpty else { throw BenchError.data("@\(path): no URL in the list") }
+        let total = entries.reduce(0) { $0 + $1.weight }
+        guard total <= maxListWeight else {
+            throw BenchError.data("@\(path): the weights add up to \(total), more than \(maxListWeight)")
+        }
+        var current = Array(repeating: 0, count: entries.count)
+        var order: [String] = []
+        order.reserveCapacity(total)
+        for _ in 0..<total {
+            for j in entries.indices { current[j] += entries[j].weight }
+            let best = current.indices.max { current[$0] < current[$1] || (current[$0] == current[$1] && $0 > $1) }!
+            current[best] -= total
+            order.append(entries[best].url)
+        }
+        return order
     }
 
     static func resolve(_ host: String, what: String) throws -> UInt32 {

@@ -24,6 +24,7 @@ extension LoadResults {
         var out = LoadResults(
             netbenchVersion: first.netbenchVersion, startedAt: shards.map(\.results.startedAt).min() ?? first.startedAt,
             server: first.server, targets: first.targets, loads: loads)
+        out.targetWeights = first.targetWeights
         out.shard = "merged from " + shards.map { $0.results.shard ?? $0.source }.joined(separator: ", ")
         return out
     }

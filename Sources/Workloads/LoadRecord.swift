@@ -12,6 +12,9 @@ public struct LoadResults: Codable, Sendable {
     /// "netbench serve (in process, 127.0.0.1:PORT)" or the `--server`/URL endpoint.
     public var server: String
     public var targets: [String]
+    /// How many of each round of requests go to each of `targets` (a weighted URL list, `@FILE`, or a
+    /// target given twice); nil when every target gets one.
+    public var targetWeights: [Int]?
     public var shard: String?
     public var loads: [LoadRecord]
     public init(netbenchVersion: String, startedAt: String, server: String, targets: [String], loads: [LoadRecord]) {

@@ -155,6 +155,57 @@ final class LoadCommandTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("body bytes, expected exactly"), r.stdout)
     }
 
+    /// A weighted URL list (`@FILE`): the requests go in proportion to the weights. Against `netbench serve`,
+    /// a list of its `/` at weight 3 and a path it does not serve at weight 1: of 400 requests sent in order,
+    /// exactly 300 succeed and 100 are status errors (404). Lines that do not parse are data errors (65)
+    /// naming the file, the line and the value.
+    func testWeightedURLListSendsInProportion() throws {
+        let dir = try tempDir()
+        try writeScenario(dir + "/served.json", skewed: false)
+        let log = dir + "/serve.log"
+        let serve = try startServer(
+            try NetbenchBinary.path,
+            ["serve", dir + "/served.json", "-t", "h2", "-l", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"], log: log)
+        defer { stop(serve) }
+        XCTAssertTrue(waitFor("Ctrl-C stops", in: log), (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        let banner = try String(contentsOfFile: log, encoding: .utf8)
+        let range = try XCTUnwrap(banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression), banner)
+        let port = String(banner[range].split(separator: ":")[1])
+        let list = "# served at 3, missing at 1\n\nhttps://localhost:\(port)/ 3\n  https://localhost:\(port)/missing\n"
+        try list.write(toFile: dir + "/urls.txt", atomically: true, encoding: .utf8)
+        let r = try netbenchRun([
+            "load", "@" + dir + "/urls.txt", "--ca", dir + "/ca.pem", "--rate", "400/s", "--duration", "1s",
+            "-c", "2", "-o", dir,
+        ])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let load = try XCTUnwrap(try loads(dir).first)
+        XCTAssertEqual(load["ok"] as? Int, 300, r.stdout)
+        XCTAssertEqual((load["errors"] as? [String: Int])?["status"], 100, r.stdout)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/load.json")))
+        let results = try XCTUnwrap(json as? [String: Any])
+        XCTAssertEqual(
+            results["targets"] as? [String], ["https://localhost/", "https://localhost/missing"], "\(results)")
+        XCTAssertEqual(results["targetWeights"] as? [Int], [3, 1])
+
+        let bad: [(String, String)] = [
+            ("https://localhost:1/ 0\n", "urls.txt line 1: weight '0' is not a whole number from 1 to 10000"),
+            ("# ok\nhttps://localhost:1/ x\n", "line 2: weight 'x'"),
+            ("http://localhost:1/\n", "line 1: 'http://localhost:1/': only https:// URLs"),
+            ("https://localhost:1/ 2 3\n", "line 1: 'https://localhost:1/ 2 3': expected a URL and at most a weight"),
+            ("# nothing\n\n", "no URL in the list"),
+            ("https://localhost:1/a 6000\nhttps://localhost:1/b 6000\n", "the weights add up to 12000"),
+        ]
+        for (text, needle) in bad {
+            try text.write(toFile: dir + "/urls.txt", atomically: true, encoding: .utf8)
+            let e = try netbenchRun(["load", "@" + dir + "/urls.txt", "--duration", "1s"])
+            XCTAssertEqual(e.status, 65, "\(text): \(e.stderr)")
+            XCTAssertTrue(e.stderr.contains(needle), "\(text): \(e.stderr)")
+        }
+        let missing = try netbenchRun(["load", "@" + dir + "/none.txt", "--duration", "1s"])
+        XCTAssertEqual(missing.status, 65, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("none.txt: not a readable UTF-8 text file"), missing.stderr)
+    }
+
     /// A server that accepts and closes every connection: `connect` errors, no hang, exit 2.
     func testServerThatClosesEveryConnection() throws {
         let dir = try tempDir()
