@@ -137,15 +137,8 @@ final class LoadCommandTests: XCTestCase {
         let dir = try tempDir()
         try writeScenario(dir + "/served.json", skewed: false)
         try writeScenario(dir + "/expected.json", skewed: true)
-        let log = dir + "/serve.log"
-        let serve = try startServer(
-            try NetbenchBinary.path,
-            ["serve", dir + "/served.json", "-t", "h2", "-l", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"], log: log)
+        let (serve, port) = try startServe(dir + "/served.json", dir: dir)
         defer { stop(serve) }
-        XCTAssertTrue(waitFor("Ctrl-C stops", in: log), (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
-        let banner = try String(contentsOfFile: log, encoding: .utf8)
-        let range = try XCTUnwrap(banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression), banner)
-        let port = String(banner[range].split(separator: ":")[1])
         let r = try netbenchRun([
             "load", dir + "/expected.json", "--server", "127.0.0.1:\(port)", "--ca", dir + "/ca.pem",
             "--rate", "100/s", "--duration", "1s", "-c", "2",
@@ -162,15 +155,8 @@ final class LoadCommandTests: XCTestCase {
     func testWeightedURLListSendsInProportion() throws {
         let dir = try tempDir()
         try writeScenario(dir + "/served.json", skewed: false)
-        let log = dir + "/serve.log"
-        let serve = try startServer(
-            try NetbenchBinary.path,
-            ["serve", dir + "/served.json", "-t", "h2", "-l", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"], log: log)
+        let (serve, port) = try startServe(dir + "/served.json", dir: dir)
         defer { stop(serve) }
-        XCTAssertTrue(waitFor("Ctrl-C stops", in: log), (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
-        let banner = try String(contentsOfFile: log, encoding: .utf8)
-        let range = try XCTUnwrap(banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression), banner)
-        let port = String(banner[range].split(separator: ":")[1])
         let list = "# served at 3, missing at 1\n\nhttps://localhost:\(port)/ 3\n  https://localhost:\(port)/missing\n"
         try list.write(toFile: dir + "/urls.txt", atomically: true, encoding: .utf8)
         let r = try netbenchRun([

@@ -71,15 +71,8 @@ final class LoadRequestBodyCommandTests: XCTestCase {
         """.write(toFile: dir + "/served.json", atomically: true, encoding: .utf8)
         let body = #"{"items": [1, 2, 3], "note": "netbench load"}"#
         try body.write(toFile: dir + "/body.json", atomically: true, encoding: .utf8)
-        let log = dir + "/serve.log"
-        let serve = try startServer(
-            try NetbenchBinary.path,
-            ["serve", dir + "/served.json", "-t", "h2", "-l", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"], log: log)
+        let (serve, port) = try startServe(dir + "/served.json", dir: dir)
         defer { stop(serve) }
-        XCTAssertTrue(waitFor("Ctrl-C stops", in: log), (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
-        let banner = try String(contentsOfFile: log, encoding: .utf8)
-        let range = try XCTUnwrap(banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression), banner)
-        let port = String(banner[range].split(separator: ":")[1])
         let url = "https://localhost:\(port)/api/cart"
         let common = ["--ca", dir + "/ca.pem", "-t", "h2", "--rate", "50/s", "--duration", "1s", "-c", "1"]
         let asGet = try netbenchRun(["load", url] + common)

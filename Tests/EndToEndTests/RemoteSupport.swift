@@ -25,6 +25,27 @@ extension XCTestCase {
         return p
     }
 
+    /// `netbench serve SCENARIO -t h2 -l 127.0.0.1:0 --ca-out DIR/ca.pem` (log DIR/serve.log), started and
+    /// listening; its port read from its banner. Stop it with `stop` in the caller's defer.
+    func startServe(_ scenario: String, dir: String) throws -> (process: Process, port: String) {
+        let log = dir + "/serve.log"
+        let serve = try startServer(
+            try NetbenchBinary.path, ["serve", scenario, "-t", "h2", "-l", "127.0.0.1:0", "--ca-out", dir + "/ca.pem"],
+            log: log)
+        guard waitFor("Ctrl-C stops", in: log) else {
+            stop(serve)
+            XCTFail((try? String(contentsOfFile: log, encoding: .utf8)) ?? "no serve log")
+            throw CocoaError(.fileReadUnknown)
+        }
+        let banner = try String(contentsOfFile: log, encoding: .utf8)
+        guard let range = banner.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) else {
+            stop(serve)
+            XCTFail("no port in the banner: \(banner)")
+            throw CocoaError(.fileReadUnknown)
+        }
+        return (serve, String(banner[range].split(separator: ":")[1]))
+    }
+
     func stop(_ p: Process) {
         if p.isRunning { kill(p.processIdentifier, SIGTERM) }
         p.waitUntilExit()
