@@ -81,9 +81,6 @@ final class RemoteFirefoxTests: XCTestCase {
     /// hand (a recorded body, which the export serves as is) and whose stylesheet is generated: Firefox
     /// loads it from a server that is not netbench's over h1, h2 and h3, the document at its recorded size.
     func testFirefoxLoadsFromCaddyOverH1H2AndH3() throws {
-        guard let caddy = executable(["/usr/bin/caddy", "/usr/sbin/caddy", "/usr/local/bin/caddy"]) else {
-            try missingPrerequisite("caddy is not installed (Debian caddy; scripts/bootstrap.sh --test installs it)")
-        }
         let dir = NSTemporaryDirectory() + "netbench-remote-firefox-caddy-\(UUID().uuidString)"
         let tmp = dir + "/tmp"
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
@@ -92,15 +89,8 @@ final class RemoteFirefoxTests: XCTestCase {
         let (scenario, documentBytes) = try writeHandWrittenPage(dir, port: port)
         let export = try netbenchRun(["scenario", "export", scenario, "-o", dir + "/export", "--port", String(port)])
         XCTAssertEqual(export.status, 0, export.stderr)
-        // Caddy autosaves its configuration under XDG_CONFIG_HOME: keep that, as all else, in dir.
-        let home = dir + "/home"
-        let p = try startServer(
-            caddy, ["run", "--config", dir + "/export/Caddyfile", "--adapter", "caddyfile"], log: dir + "/caddy.out",
-            environment: ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"])
+        let p = try startCaddy(dir + "/export/Caddyfile", dir: dir, port: port)
         defer { stop(p) }
-        let log = { (try? String(contentsOfFile: dir + "/caddy.out", encoding: .utf8)) ?? "" }
-        XCTAssertTrue(waitForListener(port: port, udp: false), "caddy did not listen on \(port): \(log())")
-        XCTAssertTrue(waitForListener(port: port, udp: true), "caddy did not bind \(port)/udp: \(log())")
         let r = try netbenchRun(
             [
                 "run", scenario, "--server", "127.0.0.1:\(port)", "--ca", dir + "/export/tls/ca.pem", "-t", "h1,h2,h3",
