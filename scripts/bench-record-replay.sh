@@ -5,6 +5,8 @@
 # original nginx and from netbench's replay (`netbench serve` of the recording, same certificate),
 # RUNS times each, interleaved. Prints, per transport: requests per load, whether every resource had
 # the same bytes from both servers, and median PLT and LCP from each with their ratio.
+# Chromium only: `run --server --client firefox` loads from a server, but Firefox runs no recorded page
+# (every body recorded, as `netbench record` writes), from either server (exit 64 before any run).
 #
 #   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--no-think-time]
 #                                  [--serve-args "ARGS"] [--gzip | --gzip-static] [--notebook FILE]

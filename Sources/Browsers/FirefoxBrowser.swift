@@ -125,18 +125,23 @@ final class FirefoxBrowser {
 
     deinit { stop(grace: 0) }
 
-    /// A new NSS database in the profile holding the run's CA as trusted for TLS servers (`C,,`);
-    /// Firefox's TLS and its QUIC stack (Neqo, on NSS) both verify against it.
+    /// A new NSS database in the profile holding every certificate of `caPEM` as trusted for TLS
+    /// servers (`C,,`); Firefox's TLS and its QUIC stack (Neqo, on NSS) both verify against it.
+    /// certutil imports only the first certificate of a file, so each gets a file of its own: a
+    /// `run --server --ca` bundle may hold several roots, or the server's certificate before its CA
+    /// (Firefox takes a trusted leaf as its own anchor).
     static func trust(caPEM: String, profile: String, directory: String) throws {
         guard let certutil = locateCertutil() else {
             throw BenchError.run("certutil is not installed (Debian package libnss3-tools); " + installHint)
         }
-        let caFile = directory + "/run-ca.pem"
-        try caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
-        for args in [
-            ["-N", "-d", "sql:" + profile, "--empty-password"],
-            ["-A", "-d", "sql:" + profile, "-n", "netbench run CA", "-t", "C,,", "-i", caFile],
-        ] {
+        var commands = [["-N", "-d", "sql:" + profile, "--empty-password"]]
+        for (i, certificate) in certificates(inPEM: caPEM).enumerated() {
+            let file = directory + "/run-ca-\(i).pem"
+            try certificate.write(toFile: file, atomically: true, encoding: .utf8)
+            let name = i == 0 ? "netbench run CA" : "netbench run CA \(i + 1)"
+            commands.append(["-A", "-d", "sql:" + profile, "-n", name, "-t", "C,,", "-i", file])
+        }
+        for args in commands {
             let r = try ChildProcess.run(certutil, args)
             guard r.status == 0 else {
                 throw BenchError.run(
@@ -144,6 +149,18 @@ final class FirefoxBrowser {
                         + r.stderr.trimmingCharacters(in: .whitespacesAndNewlines))
             }
         }
+    }
+
+    /// Each PEM certificate block of `pem` (BEGIN to END line), in order; other text is left out.
+    static func certificates(inPEM pem: String) -> [String] {
+        let begin = "-----BEGIN CERTIFICATE-----", end = "-----END CERTIFICATE-----"
+        var out: [String] = []
+        var rest = pem[...]
+        while let b = rest.range(of: begin), let e = rest.range(of: end, range: b.upperBound..<rest.endIndex) {
+            out.append(String(rest[b.lowerBound..<e.upperBound]) + "\n")
+            rest = rest[e.upperBound...]
+        }
+        return out
     }
 
     static func removeStaleProfiles() { BrowserProcesses.removeStaleProfiles(prefix: "netbench-firefox-") }

@@ -19,6 +19,11 @@ struct FirefoxPageRun: PageLoad {
     var scenario: Scenario { context.scenario }
     var transport: TransportKind { context.transport }
 
+    /// The certificates the run's Firefox trusts beyond its own store: the run's CA, or `run --server
+    /// --ca`; none for `run --server` without --ca, which leaves Firefox to its own built-in roots as
+    /// Chromium is left to its own (the system bundle netbench's probes read is not imported).
+    var trustedPEM: String { context.credentials.systemRoots ? "" : context.credentials.caPEM }
+
     /// Startup (launch, agent, session) gets its own allowance, outside the page's limit.
     static let setupAllowance: Nanoseconds = .seconds(30)
 
@@ -31,7 +36,7 @@ struct FirefoxPageRun: PageLoad {
         var urls: [String: String] = [:], served: [String: Int64] = [:]
         for r in scenario.resources {
             urls[r.id] = renderer.url(of: r)
-            served[r.id] = renderer.servedBytes(of: r)
+            served[r.id] = ChromiumResults.servedBytes(of: r, in: scenario, renderer: renderer)
         }
         let preferences = FirefoxPreferences(
             transport: transport, hosts: scenario.origins.map(\.host),
@@ -45,8 +50,7 @@ struct FirefoxPageRun: PageLoad {
         let quota = try context.cpuSlowdown.flatMap { $0 > 1 ? try CPUQuotaGroup(slowdown: $0) : nil }
         defer { quota?.remove() }
         let browser = try FirefoxBrowser(
-            executable: executable, preferences: preferences, caPEM: context.credentials.caPEM,
-            namespace: context.clientNamespace)
+            executable: executable, preferences: preferences, caPEM: trustedPEM, namespace: context.clientNamespace)
         var grace: Nanoseconds = 0
         defer { browser.stop(grace: grace) }
         let report: BrowserReport

@@ -2,14 +2,15 @@ import BenchCore
 import BenchModel
 
 /// The preferences (user.js) of one run's Firefox profile: every host name resolved to the replay
-/// server, nothing fetched but the page (no telemetry, updates, OCSP, captive-portal or
-/// connectivity checks, prefetch or speculative connections), and the run's protocol forced.
+/// server (netbench's own, or `run --server`'s), nothing fetched but the page (no telemetry, updates,
+/// OCSP, captive-portal or connectivity checks, prefetch or speculative connections), and the run's
+/// protocol forced.
 /// `run --help` lists them (`FirefoxPreferences.documentation`).
 struct FirefoxPreferences {
     var transport: TransportKind
     /// The scenario's origin host names.
     var hosts: [String]
-    /// The replay server's address (dotted quad) and port (the same for TCP and UDP).
+    /// The replay server's address (dotted quad) and port (the same for TCP and UDP; `--server`'s).
     var serverAddress: String
     var port: UInt16
 
@@ -43,7 +44,7 @@ struct FirefoxPreferences {
             ("network.dns.disablePrefetch", .bool(true)),
             ("network.http.speculative-parallel-limit", .int(0)),
             ("browser.cache.disk.enable", .bool(false)),
-            // The run's CA is in the profile's NSS database; HTTP/3 must not be turned off for it.
+            // The run's CA (or --ca) is in the profile's NSS database; HTTP/3 must not be turned off for it.
             ("network.http.http3.disable_when_third_party_roots_found", .bool(false)),
             ("browser.shell.checkDefaultBrowser", .bool(false)),
         ]
@@ -85,10 +86,11 @@ struct FirefoxPreferences {
     static let documentation = """
         --client firefox: a fresh headless Firefox (firefox-esr ≥ 128: scripts/bootstrap.sh --firefox, or \
         NETBENCH_FIREFOX) per run in the client's namespace, driven over WebDriver BiDi (its remote agent's \
-        WebSocket; netbench's own client), trusting the run's CA through an NSS database in its fresh profile \
-        (certutil, libnss3-tools). Preferences (user.js): network.dns.forceResolve=<server> (every origin name to \
-        the replay server), network.trr.mode=5 and network.dns.disableIPv6 (no DNS over HTTPS, IPv4), \
-        captive-portal, connectivity, OCSP, CRLite, telemetry, update and Safe Browsing checks off, \
+        WebSocket; netbench's own client), trusting the run's CA (with --server: every certificate of --ca; \
+        without --ca, Firefox's own built-in roots) through an NSS database in its fresh profile (certutil, \
+        libnss3-tools). Preferences (user.js): network.dns.forceResolve=<server> (every origin name to the \
+        replay server, or to --server's address), network.trr.mode=5 and network.dns.disableIPv6 (no DNS over \
+        HTTPS, IPv4), captive-portal, connectivity, OCSP, CRLite, telemetry, update and Safe Browsing checks off, \
         network.prefetch-next, network.predictor.enabled, network.dns.disablePrefetch off and \
         network.http.speculative-parallel-limit=0 (no traffic but the page's), browser.cache.disk.enable=false, \
         network.http.http3.disable_when_third_party_roots_found=false (the run's CA must not turn HTTP/3 off). \

@@ -86,8 +86,12 @@ struct RunCommand: ParsableCommand {
                 server sends, so give --ca the server's own certificate (nginx's, or 'netbench serve --cert F \
                 --key K' with --ca F); the CA of 'serve --ca-out' is not sent by the server and Chromium refuses \
                 it (ERR_CERT_AUTHORITY_INVALID, for h3 ERR_QUIC_PROTOCOL_ERROR); without --ca, Chromium's own \
-                store. The server must serve pages a browser runs (recorded pages, or 'netbench serve --pages'). \
-                --client firefox is refused.
+                store. --client firefox loads from --server too (h1, h2, h3), with the preferences given above: \
+                every origin name resolved to the server's address, h3 forced by the Alt-Svc mapping; Firefox \
+                trusts every certificate of --ca (a CA, such as that of 'serve --ca-out', or the server's own \
+                certificate) through its fresh profile's NSS database, and without --ca only its own built-in \
+                roots (not SSL_CERT_FILE). The server must serve pages a browser runs (recorded pages, or \
+                'netbench serve --pages'); recorded pages run in --client chromium only.
 
                 --pcap DIR (emulated profiles only; DIR must exist): per run, path and direction, the IPv4 packets \
                 entering the emulator's link model (dropped ones included) and leaving it, as pcap files with \
@@ -378,7 +382,7 @@ extension RunCommand {
         }
         request.profiles = [RemoteExecutorFactory.profile]
         let factory = try RemoteExecutorFactory(
-            endpoint: endpoint, request: request, credentials: credentials, browsers: [ChromiumLoadFactory()])
+            endpoint: endpoint, request: request, credentials: credentials, browsers: StandardExecutors.browsers())
         return (factory, factory.identity.map { "server \(endpoint): \($0)" })
     }
 

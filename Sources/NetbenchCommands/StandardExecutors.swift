@@ -7,10 +7,11 @@ import Workloads
 
 /// The testbed as `netbench run` assembles it: netbench's own client, Chromium, Firefox and cross traffic.
 public enum StandardExecutors {
+    /// The browsers `--client` names, for the testbed and for `run --server` alike.
+    public static func browsers() -> [PageLoadFactory] { [ChromiumLoadFactory(), FirefoxLoadFactory()] }
+
     public static func testbed(_ request: RunRequest) throws -> TestbedFactory {
-        try TestbedFactory(
-            request: request, clients: [ChromiumLoadFactory(), FirefoxLoadFactory()],
-            background: CrossTrafficWorkload())
+        try TestbedFactory(request: request, clients: browsers(), background: CrossTrafficWorkload())
     }
 }
 

@@ -27,7 +27,7 @@ public final class RemoteExecutor: PageExecutor {
     /// `--keylog` and `--qlog` for the page loads (not for the probes before the first run).
     var keyLogFile: String?
     var diagnostics: DiagnosticFiles?
-    /// Browsers that load pages from the server (`--client chromium`), by client.
+    /// Browsers that load pages from the server (`--client chromium`, `firefox`), by client.
     var browsers: [RunClient: PageLoadFactory] = [:]
     public var hasPathEvents: Bool { false }
     public static let profileName = "network"
@@ -206,8 +206,9 @@ public final class RemoteExecutorFactory: PageExecutorFactory {
         // browser that never loaded the page would be false data.
         let supported = Dictionary(browsers.map { ($0.client, $0) }, uniquingKeysWith: { a, _ in a })
         if let other = request.pageLoads.clients.first(where: { $0 != .builtin && supported[$0] == nil }) {
+            let able = ["the built-in client"] + browsers.map(\.client.rawValue)
             throw BenchError.usage(
-                "--server loads pages with the built-in client or chromium; --client \(other.rawValue) "
+                "--server loads pages with " + able.joined(separator: ", ") + "; --client \(other.rawValue) "
                     + "needs netbench's own replay server (drop --server)")
         }
         executor = try RemoteExecutor(

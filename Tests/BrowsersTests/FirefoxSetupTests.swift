@@ -2,10 +2,14 @@ import Foundation
 import XCTest
 import TestSupport
 import BenchCore
+import BenchModel
+import SystemIO
+@testable import Testbed
 @testable import Browsers
 
-/// What a Firefox run is set up with (its preferences per protocol) and what stops a run before it
-/// starts: no Firefox (exit 2 naming the package), a Firefox too old for WebDriver BiDi (its version).
+/// What a Firefox run is set up with (its preferences per protocol, the certificates its profile
+/// trusts) and what stops a run before it starts: no Firefox (exit 2 naming the package), a Firefox
+/// too old for WebDriver BiDi (its version).
 final class FirefoxSetupTests: XCTestCase {
     func prefs(_ t: TransportKind) -> [String: FirefoxPreferences.Value] {
         let p = FirefoxPreferences(
@@ -88,5 +92,61 @@ final class FirefoxSetupTests: XCTestCase {
         let current = try fakeFirefox("Mozilla Firefox 153.7.0esr")
         defer { try? FileManager.default.removeItem(atPath: current) }
         XCTAssertEqual(try FirefoxBrowser.checkVersion(current), "Mozilla Firefox 153.7.0esr")
+    }
+
+    /// Every certificate of a `--ca` bundle, in order, text around them left out.
+    func testABundleSplitsIntoItsCertificates() throws {
+        let a = try RunCredentials(hosts: ["a.test"]).caPEM, b = try RunCredentials(hosts: ["b.test"]).caPEM
+        let bundle = "# two roots\n" + a + "between\n" + b
+        let parts = FirefoxBrowser.certificates(inPEM: bundle)
+        XCTAssertEqual(parts.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }, [a, b].map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        })
+        XCTAssertEqual(FirefoxBrowser.certificates(inPEM: "no certificate"), [])
+    }
+
+    /// The profile's NSS database trusts every certificate of the bundle, not only the first (which is
+    /// all certutil takes from one file): two CAs of the same name, as two `serve --ca-out` files are.
+    func testTheProfileTrustsEveryCertificateOfTheBundle() throws {
+        guard let certutil = FirefoxBrowser.locateCertutil() else {
+            try missingPrerequisite("certutil is not installed (libnss3-tools): " + FirefoxBrowser.installHint)
+        }
+        let dir = NSTemporaryDirectory() + "netbench-firefox-trust-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir + "/profile", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = try RunCredentials(hosts: ["a.test"]).caPEM, b = try RunCredentials(hosts: ["b.test"]).caPEM
+        try FirefoxBrowser.trust(caPEM: a + b, profile: dir + "/profile", directory: dir)
+        let list = try ChildProcess.run(certutil, ["-L", "-d", "sql:" + dir + "/profile"])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        let trusted = list.stdout.split(separator: "\n").filter { $0.hasSuffix("C,,  ") || $0.hasSuffix("C,,") }
+        XCTAssertEqual(trusted.count, 2, list.stdout)
+        for (name, pem) in [("netbench run CA", a), ("netbench run CA 2", b)] {
+            let one = try ChildProcess.run(certutil, ["-L", "-d", "sql:" + dir + "/profile", "-n", name, "-a"])
+            XCTAssertEqual(one.status, 0, name + ": " + one.stderr)
+            // certutil -a ends its lines with CR LF: compared without any white space.
+            func base64(_ text: String) -> String { text.filter { !$0.isWhitespace } }
+            XCTAssertTrue(base64(one.stdout).contains(base64(pem)), "\(name): \(one.stdout)")
+        }
+    }
+
+    /// `run --server` without --ca: Firefox keeps to its own roots (the system bundle netbench's probes
+    /// read is not imported); with --ca, or the run's own CA, exactly those certificates.
+    func testTrustedCertificatesPerCredentials() throws {
+        let scenario = Scenario(
+            name: "s", origins: [.init(id: "a", host: "a.test")],
+            resources: [.init(id: "doc", origin: "a", path: "/", bytes: 10, type: .document)])
+        let server = Endpoint(address: 0x7F00_0001, port: 4433)
+        func run(_ c: RunCredentials) -> FirefoxPageRun {
+            let context = PageLoadContext(
+                scenario: scenario, transport: .h2, serverEndpoints: .init(tcp: server, udp: server),
+                credentials: c, timeout: .seconds(1))
+            return FirefoxPageRun(context: context, server: server, executable: "/nonexistent")
+        }
+        let ca = try RunCredentials(hosts: ["a.test"])
+        XCTAssertEqual(run(ca).trustedPEM, ca.caPEM)
+        XCTAssertEqual(run(RunCredentials(caPEM: "PEM")).trustedPEM, "PEM")
+        var system = RunCredentials(caPEM: "the system bundle")
+        system.systemRoots = true
+        XCTAssertEqual(run(system).trustedPEM, "")
     }
 }

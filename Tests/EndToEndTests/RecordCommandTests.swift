@@ -58,7 +58,8 @@ final class RecordCommandEndToEndTests: XCTestCase {
     }
 
     /// `run --server --client chromium` loads the recorded page from nginx itself (the original server):
-    /// every resource, the recorded bytes; --client firefox is still refused there.
+    /// every resource, the recorded bytes; --client firefox, which loads from --server too, refuses a
+    /// recorded page there as it does from the replay server (exit 64, before any run).
     private func checkChromiumFromTheOriginalServer(_ dir: String, index: String, site: LocalDocSite) throws {
         let common = [
             "run", dir + "/\(index).json", "--server", "127.0.0.1:\(site.port)", "--ca", site.directory + "/cert.pem",
@@ -87,6 +88,8 @@ final class RecordCommandEndToEndTests: XCTestCase {
         }
         let firefox = try execute(NetbenchBinary.path, common + ["--client", "firefox", "--out", dir + "/ff"])
         XCTAssertEqual(firefox.status, 64, firefox.stderr)
+        XCTAssertTrue(firefox.stderr.contains("recorded pages run in --client chromium only"), firefox.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/ff/runs.jsonl"), "no run")
     }
 
     private func checkBadInput(_ dir: String, index: String, resolve: [String], site: LocalDocSite) throws {

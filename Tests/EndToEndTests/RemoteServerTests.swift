@@ -205,9 +205,6 @@ final class RemoteServerTests: XCTestCase {
     /// each run over the protocol asked for (h3 over QUIC) with the scenario's exact bytes, the server
     /// not identified, the bound at or below the fastest run; caddy stops cleanly on SIGTERM.
     func testRunAgainstCaddyOverH1H2AndH3() throws {
-        guard let caddy = executable(["/usr/bin/caddy", "/usr/sbin/caddy", "/usr/local/bin/caddy"]) else {
-            try missingPrerequisite("caddy is not installed (Debian caddy; scripts/bootstrap.sh --test installs it)")
-        }
         let dir = NSTemporaryDirectory() + "netbench-remote-caddy-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let port = Int(try freePort())
@@ -219,15 +216,9 @@ final class RemoteServerTests: XCTestCase {
         XCTAssertTrue(notes.contains(start) && export.stdout.contains(start), notes + export.stdout)
         let help = try netbenchRun(["scenario", "export", "--help"]).stdout
         XCTAssertTrue(help.contains("caddy run --config DIR/Caddyfile --adapter caddyfile"), help)
-        // Caddy autosaves its configuration under XDG_CONFIG_HOME: keep that, as all else, in dir.
-        let home = dir + "/home"
-        let p = try startServer(
-            caddy, ["run", "--config", dir + "/Caddyfile", "--adapter", "caddyfile"], log: dir + "/caddy.out",
-            environment: ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"])
+        let p = try startCaddy(dir + "/Caddyfile", dir: dir, port: port)
         defer { stop(p) }
         let log = { (try? String(contentsOfFile: dir + "/caddy.out", encoding: .utf8)) ?? "" }
-        XCTAssertTrue(waitForListener(port: port, udp: false), "caddy did not listen on \(port): \(log())")
-        XCTAssertTrue(waitForListener(port: port, udp: true), "caddy did not bind \(port)/udp: \(log())")
         let r = try netbenchRun([
             "run", scenario, "--server", "127.0.0.1:\(port)", "--ca", dir + "/tls/ca.pem", "-t", "h1,h2,h3", "-n",
             "2", "-o", dir + "/out", "-q",

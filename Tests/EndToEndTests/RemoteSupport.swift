@@ -51,6 +51,28 @@ extension XCTestCase {
         p.waitUntilExit()
     }
 
+    /// Debian's caddy (HTTP/3 from quic-go) running `caddyfile`, once it listens on `port` over TCP and
+    /// UDP; its output in DIR/caddy.out and what it autosaves under DIR/home (HOME, XDG_CONFIG_HOME,
+    /// XDG_DATA_HOME), as all else in `dir`. The caller stops it (`stop`).
+    func startCaddy(
+        _ caddyfile: String, dir: String, port: Int, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> Process {
+        guard let caddy = executable(["/usr/bin/caddy", "/usr/sbin/caddy", "/usr/local/bin/caddy"]) else {
+            try missingPrerequisite("caddy is not installed (Debian caddy; scripts/bootstrap.sh --test installs it)")
+        }
+        let home = dir + "/home"
+        let p = try startServer(
+            caddy, ["run", "--config", caddyfile, "--adapter", "caddyfile"], log: dir + "/caddy.out",
+            environment: ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"])
+        let log = { (try? String(contentsOfFile: dir + "/caddy.out", encoding: .utf8)) ?? "" }
+        for udp in [false, true] {
+            XCTAssertTrue(
+                waitForListener(port: port, udp: udp), "caddy did not bind \(port)/\(udp ? "udp" : "tcp"): \(log())",
+                file: file, line: line)
+        }
+        return p
+    }
+
     /// Waits up to 10 s for `text` in the file at `path`.
     func waitFor(_ text: String, in path: String) -> Bool {
         for _ in 0..<200 {

@@ -219,21 +219,12 @@ final class ScenarioExportBodiesTests: XCTestCase {
     }
 
     func testCaddyServesTheExportedRecordedBodiesAsRecorded() throws {
-        guard let caddy = executable(["/usr/bin/caddy", "/usr/sbin/caddy", "/usr/local/bin/caddy"]) else {
-            try missingPrerequisite("caddy is not installed (Debian caddy; scripts/bootstrap.sh --test installs it)")
-        }
         let dir = NSTemporaryDirectory() + "netbench-export-bodies-caddy-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let port = try freePort()
         let (scenario, expected) = try importAndExport(dir, port: port)
-        let home = dir + "/home"
-        let p = try startServer(
-            caddy, ["run", "--config", dir + "/export/Caddyfile", "--adapter", "caddyfile"], log: dir + "/caddy.out",
-            environment: ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"])
+        let p = try startCaddy(dir + "/export/Caddyfile", dir: dir, port: Int(port))
         defer { stop(p) }
-        let log = { (try? String(contentsOfFile: dir + "/caddy.out", encoding: .utf8)) ?? "" }
-        XCTAssertTrue(waitForListener(port: Int(port), udp: false), "caddy did not listen on \(port): \(log())")
-        XCTAssertTrue(waitForListener(port: Int(port), udp: true), "caddy did not bind \(port)/udp: \(log())")
         // GETs over h1 and h2; the POST over h1 only (caddy 2.6.2 resets some h2 streams of requests with a
         // body to file_server: ScenarioExportMethodsTests).
         try assertBodies(

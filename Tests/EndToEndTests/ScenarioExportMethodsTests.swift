@@ -129,22 +129,13 @@ final class ScenarioExportMethodsTests: XCTestCase {
     }
 
     func testCaddyAnswersExportedPOSTPUTAndDELETEWithTheStoredBytes() throws {
-        guard let caddy = executable(["/usr/bin/caddy", "/usr/sbin/caddy", "/usr/local/bin/caddy"]) else {
-            try missingPrerequisite("caddy is not installed (Debian caddy; scripts/bootstrap.sh --test installs it)")
-        }
         let dir = NSTemporaryDirectory() + "netbench-export-methods-caddy-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let scenario = try writeScenario(dir)
         let port = try freePort()
         try export(scenario, dir, port: port)
-        let home = dir + "/home"
-        let p = try startServer(
-            caddy, ["run", "--config", dir + "/export/Caddyfile", "--adapter", "caddyfile"], log: dir + "/caddy.out",
-            environment: ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data"])
+        let p = try startCaddy(dir + "/export/Caddyfile", dir: dir, port: Int(port))
         defer { stop(p) }
-        let log = { (try? String(contentsOfFile: dir + "/caddy.out", encoding: .utf8)) ?? "" }
-        XCTAssertTrue(waitForListener(port: Int(port), udp: false), "caddy did not listen on \(port): \(log())")
-        XCTAssertTrue(waitForListener(port: Int(port), udp: true), "caddy did not bind \(port)/udp: \(log())")
         // curl over h1 only: Debian's caddy 2.6.2 (Go's HTTP/2 server) resets some h2 streams of requests that
         // carry a body to file_server, a GET with a body too, without the method rewrite (curl 7.88: "Stream
         // error in the HTTP/2 framing layer", exit 92, about one request in two); netbench's own client gets every
