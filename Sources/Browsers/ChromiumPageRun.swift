@@ -49,7 +49,7 @@ struct ChromiumPageRun: PageLoad {
         var urls: [String: String] = [:], served: [String: Int64] = [:], decoded: [String: Int64] = [:]
         for r in scenario.resources {
             urls[r.id] = renderer.url(of: r)
-            served[r.id] = ChromiumResults.servedBytes(of: r, in: scenario, renderer: renderer)
+            served[r.id] = renderer.servedBytes(of: r)
             if let encoding = r.body?.contentEncoding, let body = scenario.recordedBody(of: r),
                 let n = ContentDecoding.decodedLength(of: body, encoding: encoding)
             {

@@ -135,12 +135,6 @@ struct ChromiumResults {
         return String(key[key.index(after: space)...])
     }
 
-    /// The body size a browser gets for `r` (`servedBytes`), for Chromium and Firefox alike: a recorded
-    /// body as recorded (a hand-written document too), any other as `PageRenderer` serves it.
-    static func servedBytes(of r: Scenario.Resource, in s: Scenario, renderer: PageRenderer) -> Int64 {
-        s.recordedBody(of: r) != nil ? r.bytes : renderer.servedBytes(of: r)
-    }
-
     /// Request key → resource id, for every resource of `s` at its URL in `urls` (the first of duplicates).
     static func expectedKeys(_ s: Scenario, urls: [String: String]) -> [String: String] {
         var out: [String: String] = [:]

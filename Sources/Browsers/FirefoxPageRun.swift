@@ -36,7 +36,7 @@ struct FirefoxPageRun: PageLoad {
         var urls: [String: String] = [:], served: [String: Int64] = [:]
         for r in scenario.resources {
             urls[r.id] = renderer.url(of: r)
-            served[r.id] = ChromiumResults.servedBytes(of: r, in: scenario, renderer: renderer)
+            served[r.id] = renderer.servedBytes(of: r)
         }
         let preferences = FirefoxPreferences(
             transport: transport, hosts: scenario.origins.map(\.host),

@@ -70,8 +70,10 @@ public struct PageRenderer: Sendable {
         type == .document || type == .stylesheet || type == .script
     }
 
-    /// The size of the body a browser gets: the scenario's, or the rendered content's when larger.
+    /// The size of the body a browser gets: a recorded body's as recorded (the replay server sends it as
+    /// it is, a hand-written document too), else the scenario's, or the rendered content's when larger.
     public func servedBytes(of r: Scenario.Resource) -> Int64 {
+        if scenario.recordedBody(of: r) != nil { return r.bytes }
         // Images always fit (`PageImage` shrinks the picture); pages are rendered to know.
         guard Self.references(r.type) else { return r.bytes }
         return render(r).map { Int64($0.bytes.count) } ?? r.bytes
