@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # Record-then-replay fidelity: a real static site (python-jinja2-doc's HTML documentation, served by
-# nginx under docs.test and static.test) is recorded with `netbench record`, then loaded by Chromium
-# through `netbench shell PROFILE` with `run --server --client chromium`, alternately from the
-# original nginx and from netbench's replay (`netbench serve` of the recording, same certificate),
-# RUNS times each, interleaved. Prints, per transport: requests per load, whether every resource had
-# the same bytes from both servers, and median PLT and LCP from each with their ratio.
-# Chromium only: `run --server --client firefox` loads from a server, but Firefox runs no recorded page
-# (every body recorded, as `netbench record` writes), from either server (exit 64 before any run).
+# nginx under docs.test and static.test) is recorded with `netbench record`, then loaded by a browser
+# (--client chromium, the default, or firefox) through `netbench shell PROFILE` with `run --server`,
+# alternately from the original nginx and from netbench's replay (`netbench serve` of the recording, same
+# certificate), RUNS times each, interleaved. Prints, per transport: requests per load, whether every
+# resource had the same bytes from both servers, and median PLT and LCP from each with their ratio.
 #
-#   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--no-think-time]
-#                                  [--serve-args "ARGS"] [--gzip | --gzip-static] [--notebook FILE]
+#   scripts/bench-record-replay.sh [--profile 4G] [--runs 5] [--transports h1,h2] [--client chromium|firefox]
+#                                  [--no-think-time] [--serve-args "ARGS"] [--gzip | --gzip-static]
+#                                  [--notebook FILE]
 # --no-think-time records with `netbench record --no-think-time` (the replay waits no recorded server time).
 # --serve-args passes ARGS to the replay's `netbench serve` (default "--tls-records 16k --late-binding off", the
 # original server's own HTTP/2 sending: nginx's default ssl_buffer_size of 16 KB records, and no TCP_NOTSENT_LOWAT,
@@ -22,7 +21,7 @@
 # `gzip -1` (nginx's level), served by `gzip_static on` (no compression, no filter while serving).
 #
 # nginx here (Debian's 1.22) has no HTTP/3, so only h1 and h2 compare. Needs root (the shell's
-# namespaces), nginx, Chromium and python-jinja2-doc (scripts/bootstrap.sh --test).
+# namespaces), nginx, Chromium (or Firefox) and python-jinja2-doc (scripts/bootstrap.sh --test).
 set -euo pipefail
 # shellcheck source=lib/notebook.sh
 . "$(dirname "$0")/lib/notebook.sh"
@@ -31,18 +30,19 @@ cd "$(dirname "$0")/.."
 # nginx writes 16 KB TLS records (its ssl_buffer_size default) and sets no TCP_NOTSENT_LOWAT: the replay does
 # the same unless told otherwise.
 profile=4G runs=5 transports=h1,h2 think="" serve_args="--tls-records 16k --late-binding off" gzip="gzip off;"
-static=0
+static=0 client=chromium
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --transports) transports=$2; shift 2 ;;
+    --client) client=$2; shift 2 ;;
     --no-think-time) think=--no-think-time; shift ;;
     --serve-args) serve_args=$2; shift 2 ;;
     --gzip) gzip="gzip on; gzip_types text/css application/javascript text/javascript;"; shift ;;
     --gzip-static) static=1; gzip="gzip off; gzip_static on;"; shift ;;
-    *) echo "usage: $0 [--profile P] [--runs N] [--transports h1,h2] [--no-think-time] [--serve-args ARGS]" \
-         "[--gzip | --gzip-static] [--notebook FILE]" >&2
+    *) echo "usage: $0 [--profile P] [--runs N] [--transports h1,h2] [--client chromium|firefox]" \
+         "[--no-think-time] [--serve-args ARGS] [--gzip | --gzip-static] [--notebook FILE]" >&2
        exit 64 ;;
   esac
 done
@@ -146,7 +146,7 @@ cat > "$work/loads.sh" <<LOADS
 
 for i in \$(seq $runs); do
   for who in original:$port replay:$replay; do
-    "$netbench" run "$scenario" --server "\$NETBENCH_HOST:\${who#*:}" --ca "$work/cert.pem" --client chromium \
+    "$netbench" run "$scenario" --server "\$NETBENCH_HOST:\${who#*:}" --ca "$work/cert.pem" --client $client \
       -t "$transports" --runs 1 --out "$work/\${who%%:*}-\$i" > "$work/\${who%%:*}-\$i.out" 2>&1 || true
   done
 done
@@ -154,16 +154,16 @@ LOADS
 "$netbench" shell "$profile" -- sh "$work/loads.sh" 2> "$work/shell.err"
 load_after=$(uptime)
 
-python3 - "$work" "$runs" "$profile" "$load_before" "$load_after" > "$work/table.md" <<'PY'
+python3 - "$work" "$runs" "$profile" "$load_before" "$load_after" "$client" > "$work/table.md" <<'PY'
 import json, statistics, sys
-work, runs, profile, before, after = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+work, runs, (profile, before, after, client) = sys.argv[1], int(sys.argv[2]), sys.argv[3:7]
 rows = {}
 for who in ("original", "replay"):
     for i in range(1, runs + 1):
         for r in json.load(open(f"{work}/{who}-{i}/results.json"))["runs"]:
             d = rows.setdefault(r["transport"], {}).setdefault(who, [])
             d.append(r)
-print(f"profile {profile}, {runs} loads per server and transport, interleaved; Chromium through netbench shell\n")
+print(f"profile {profile}, {runs} loads per server and transport, interleaved; {client} through netbench shell\n")
 print("| transport | requests original / replay | same bytes per resource | median PLT ms original / replay (ratio) "
       "| median LCP ms original / replay (ratio) | failed runs |")
 print("|---|---|---|---|---|---|")

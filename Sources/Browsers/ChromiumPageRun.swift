@@ -45,17 +45,7 @@ struct ChromiumPageRun: PageLoad {
             return Self.failed("bulk transfers are measured with the built-in client only (--client builtin)")
         }
         guard let root = scenario.root else { return Self.failed("scenario has no root document") }
-        let renderer = PageRenderer(scenario: scenario, port: server.port)
-        var urls: [String: String] = [:], served: [String: Int64] = [:], decoded: [String: Int64] = [:]
-        for r in scenario.resources {
-            urls[r.id] = renderer.url(of: r)
-            served[r.id] = renderer.servedBytes(of: r)
-            if let encoding = r.body?.contentEncoding, let body = scenario.recordedBody(of: r),
-                let n = ContentDecoding.decodedLength(of: body, encoding: encoding)
-            {
-                decoded[r.id] = Int64(n)
-            }
-        }
+        let (urls, served, decoded) = Self.pageURLs(scenario, port: server.port)
         let completion = PageCompletion.rule(for: scenario)
         var flags = ChromiumFlags(
             transport: transport, hosts: scenario.origins.map(\.host), serverAddress: Self.dottedQuad(server.address),
@@ -311,6 +301,25 @@ struct ChromiumPageRun: PageLoad {
     }
 
     static func failed(_ why: String) -> PageLoadOutcome { .failed(why) }
+
+    /// By resource id: the URL a browser asks for on the server at `port`, the body size it gets and,
+    /// for a recorded body the server sends content-encoded, its decoded size.
+    static func pageURLs(_ scenario: Scenario, port: UInt16) -> (
+        urls: [String: String], served: [String: Int64], decoded: [String: Int64]
+    ) {
+        let renderer = PageRenderer(scenario: scenario, port: port)
+        var urls: [String: String] = [:], served: [String: Int64] = [:], decoded: [String: Int64] = [:]
+        for r in scenario.resources {
+            urls[r.id] = renderer.url(of: r)
+            served[r.id] = renderer.servedBytes(of: r)
+            if let encoding = r.body?.contentEncoding, let body = scenario.recordedBody(of: r),
+                let n = ContentDecoding.decodedLength(of: body, encoding: encoding)
+            {
+                decoded[r.id] = Int64(n)
+            }
+        }
+        return (urls, served, decoded)
+    }
 
     /// Whom the browser trusts, by public key: the run's server identities; for `run --server`
     /// (no identities) every certificate of --ca; with the system store, nothing more than its own.

@@ -54,11 +54,13 @@ struct DeterministicJS: Equatable {
     }
 
     /// What a run records of it.
-    func record(dateStart: String?) -> DeterministicJSRecord {
+    func record(
+        dateStart: String?,
+        mechanism: String = "DevTools Page.addScriptToEvaluateOnNewDocument before the page's scripts"
+    ) -> DeterministicJSRecord {
         DeterministicJSRecord(
             dateStart: dateStartMs == nil ? nil : dateStart, randomSeed: seed,
-            mechanism: "DevTools Page.addScriptToEvaluateOnNewDocument before the page's scripts: Math.random "
-                + "mulberry32(seed) per document"
+            mechanism: mechanism + ": Math.random mulberry32(seed) per document"
                 + (dateStartMs == nil ? "; Date unchanged (no recordedAt)" : "; Date from dateStart at navigation"))
     }
 

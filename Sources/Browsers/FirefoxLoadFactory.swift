@@ -15,13 +15,6 @@ public final class FirefoxLoadFactory: PageLoadFactory {
     /// Before the first run: Firefox must be installed (exit 2 naming the package), new enough for
     /// WebDriver BiDi (exit 2 naming its version), and certutil present for the run's CA.
     public func prepare(scenarios: [Scenario], notice: (String) -> Void) throws {
-        // A recorded page names its own ports and ends at network quiet (`PageCompletion`), which only
-        // the Chromium client handles so far: refused rather than timed out run after run.
-        if let real = scenarios.first(where: { PageCompletion.rule(for: $0).isRealPage }) {
-            throw BenchError.usage(
-                "--client firefox: \(real.name) is a recorded page (every resource has recorded bytes); "
-                    + "recorded pages run in --client chromium only")
-        }
         guard let executable = FirefoxBrowser.locate() else {
             throw BenchError.run("--client firefox: Firefox is not installed; " + FirefoxBrowser.installHint)
         }

@@ -24,6 +24,15 @@ struct FirefoxPageRun: PageLoad {
     /// Chromium is left to its own (the system bundle netbench's probes read is not imported).
     var trustedPEM: String { context.credentials.systemRoots ? "" : context.credentials.caPEM }
 
+    /// A recorded page's deterministic `Date` and `Math.random`; nil: a synthetic page or turned off.
+    var deterministicJS: DeterministicJS? {
+        DeterministicJS.forRun(
+            scenario: scenario, completion: PageCompletion.rule(for: scenario), seed: context.deterministicJSSeed)
+    }
+
+    /// How the deterministic script reaches the page, for the run's record.
+    static let preloadScript = "WebDriver BiDi script.addPreloadScript before the page's scripts"
+
     /// Startup (launch, agent, session) gets its own allowance, outside the page's limit.
     static let setupAllowance: Nanoseconds = .seconds(30)
 
@@ -32,15 +41,12 @@ struct FirefoxPageRun: PageLoad {
             return .failed("bulk transfers are measured with the built-in client only (--client builtin)")
         }
         guard let root = scenario.root else { return .failed("scenario has no root document") }
-        let renderer = PageRenderer(scenario: scenario, port: server.port)
-        var urls: [String: String] = [:], served: [String: Int64] = [:]
-        for r in scenario.resources {
-            urls[r.id] = renderer.url(of: r)
-            served[r.id] = renderer.servedBytes(of: r)
-        }
-        let preferences = FirefoxPreferences(
+        let (urls, served, decoded) = ChromiumPageRun.pageURLs(scenario, port: server.port)
+        let completion = PageCompletion.rule(for: scenario)
+        var preferences = FirefoxPreferences(
             transport: transport, hosts: scenario.origins.map(\.host),
             serverAddress: ChromiumPageRun.dottedQuad(server.address), port: server.port)
+        preferences.anyPort = completion.isRealPage
 
         let loop = try EventLoop()
         register(loop.stopper)
@@ -65,7 +71,9 @@ struct FirefoxPageRun: PageLoad {
             }
             let bidi = WebDriverBiDi(socket: socket)
             defer { bidi.close() }
-            let tracker = BiDiNetworkTracker(expected: ChromiumResults.expectedKeys(scenario, urls: urls))
+            let tracker = BiDiNetworkTracker(
+                expected: ChromiumResults.expectedKeys(scenario, urls: urls), completion: completion,
+                rootKey: ChromiumResults.key(url: urls[root.id]!))
             tracker.byMethod = ChromiumResults.ambiguousURLKeys(scenario, urls: urls)
             bidi.onEvent = { tracker.handle($0) }
             // The quota applies from the page's setup on (a slowed startup would only eat the setup allowance).
@@ -87,7 +95,9 @@ struct FirefoxPageRun: PageLoad {
         } catch let e as WebSocketFraming.ProtocolError {
             return .failed("Firefox WebDriver BiDi WebSocket: \(e)")
         }
-        let results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
+        var results = ChromiumResults(scenario: scenario, transport: transport, urls: urls, servedBytes: served)
+        results.servedDecodedBytes = decoded
+        results.completion = completion
         var r = results.records(report)
         // WebDriver BiDi names no connection: how many there were is unknown, not 0.
         r.metrics.connections = nil
@@ -98,6 +108,8 @@ struct FirefoxPageRun: PageLoad {
             outcome.cpuSlowdown = CPUSlowdownRecord(factor: n, mechanism: quota?.description ?? "none (a factor of 1)")
             outcome.cpuSlowdown?.throttledPeriods = quota?.throttledPeriods
         }
+        if !r.notRequested.isEmpty { outcome.notRequested = r.notRequested }
+        outcome.deterministicJS = deterministicJS?.record(dateStart: scenario.recordedAt, mechanism: Self.preloadScript)
         return outcome
     }
 
@@ -114,7 +126,9 @@ struct FirefoxPageRun: PageLoad {
         _ = try bidi.call("session.new", ["capabilities": [String: Any]()], deadline: setup)
         // Which resources finished or failed: a page's load event does not wait for all of them.
         _ = try bidi.call(
-            "session.subscribe", ["events": ["network.responseCompleted", "network.fetchError"]], deadline: setup)
+            "session.subscribe",
+            ["events": ["network.beforeRequestSent", "network.responseCompleted", "network.fetchError"]],
+            deadline: setup)
         let tree = try bidi.call("browsingContext.getTree", ["maxDepth": 0], deadline: setup)
         guard let top = (tree["contexts"] as? [[String: Any]])?.first?["context"] as? String else {
             throw WebDriverBiDi.Failure.protocolError(method: "browsingContext.getTree", message: "no browsing context")
@@ -131,17 +145,34 @@ struct FirefoxPageRun: PageLoad {
             try c.warmUp(deadline: Instant.now() + .seconds(5))
             c.start()
         }
+        if let d = deterministicJS {
+            // Added last, just before navigating: the page's clock reads the recording's start then.
+            _ = try bidi.call(
+                "script.addPreloadScript",
+                [
+                    "functionDeclaration": "() => {\n"
+                        + d.source(navigationMs: Date().timeIntervalSince1970 * 1000) + "\n}"
+                ], deadline: setup)
+        }
         let deadline = Instant.now() + context.timeout
         do {
             _ = try bidi.call(
                 "browsingContext.navigate", ["context": top, "url": url, "wait": "complete"], deadline: deadline)
+            tracker.loaded()
         } catch WebDriverBiDi.Failure.timedOut {
             return .failed("timed out after \(Units.format(context.timeout.inMilliseconds / 1000, 1)) s loading \(url)")
         } catch WebDriverBiDi.Failure.protocolError(_, let message) {
             return .failed("navigation to \(url) failed: \(message)")
         }
         do {
-            try bidi.run(until: deadline, "loading the page") { tracker.isComplete || tracker.failure != nil }
+            // Network quiet is a matter of time passing without events: look again every 50 ms.
+            while true {
+                let slice = tracker.completion.isRealPage ? min(deadline, Instant.now() + .milliseconds(50)) : deadline
+                do {
+                    try bidi.run(until: slice, "loading the page") { tracker.isComplete || tracker.failure != nil }
+                    break
+                } catch WebDriverBiDi.Failure.timedOut where slice < deadline {}
+            }
         } catch WebDriverBiDi.Failure.timedOut {
             return .failed(
                 "timed out after \(Units.format(context.timeout.inMilliseconds / 1000, 1)) s: "
@@ -173,7 +204,7 @@ struct FirefoxPageRun: PageLoad {
             for child in Self.childContexts((tree["contexts"] as? [[String: Any]])?.first) {
                 if let t = try? evaluateTimings(bidi, context: child) { frames.append(t) }
             }
-            let expected = Set(tracker.expected.keys.map(ChromiumResults.urlKey))
+            let expected = Set(tracker.neededKeys.map(ChromiumResults.urlKey))
             let seen = Set(frames.flatMap { $0.navigation + $0.resources }.map { ChromiumResults.key(url: $0.name) })
                 .union(tracker.completed.keys.map(ChromiumResults.urlKey))
             let loadEnded = (frames[0].navigation.first?.loadEventEnd ?? 0) > 0
@@ -248,7 +279,31 @@ final class BiDiNetworkTracker {
     /// since the epoch): what stands in for an entry the page's Resource Timing lacks.
     private(set) var completed: [String: BrowserReport.TimingEntry] = [:]
 
-    init(expected: [String: String]) { self.expected = expected }
+    /// When the load is over (`PageCompletion`); on a real page only `rootKey` failing fails the run.
+    let completion: PageCompletion
+    let rootKey: String?
+    private(set) var network = NetworkQuiet()
+    private(set) var loadEventFired = false
+    var now: () -> Instant = Instant.now
+
+    init(expected: [String: String], completion: PageCompletion = .everyResource, rootKey: String? = nil) {
+        self.expected = expected
+        self.completion = completion
+        self.rootKey = rootKey
+    }
+
+    /// The navigation's load event (`browsingContext.navigate` with `wait: complete` returned).
+    func loaded() {
+        loadEventFired = true
+        network.moved(at: now())
+    }
+
+    /// The expected request keys that completed.
+    var finishedExpected: Set<String> { Set(expected.keys).intersection(finished) }
+
+    /// The keys whose timings the run needs: every expected one on a synthetic page, the completed
+    /// ones on a real page (which decides itself what it loads).
+    var neededKeys: Set<String> { completion.isRealPage ? finishedExpected : Set(expected.keys) }
 
     /// The entries of expected URLs that none of `frames` holds, on the top frame's clock, as one
     /// more frame. Firefox gives no Resource Timing entry to an image a stylesheet loads as a
@@ -262,7 +317,7 @@ final class BiDiNetworkTracker {
             frames.flatMap { $0.navigation + $0.resources }.filter { ($0.encodedBodySize ?? 0) > 0 }
                 .map { ChromiumResults.key(url: $0.name) })
         var out: [BrowserReport.TimingEntry] = []
-        for key in expected.keys.sorted() where !seen.contains(ChromiumResults.urlKey(key)) {
+        for key in neededKeys.sorted() where !seen.contains(ChromiumResults.urlKey(key)) {
             guard let e = completed[key] else { continue }
             out.append(Self.onPageClock(e, timeOrigin: top.timeOrigin))
         }
@@ -308,17 +363,32 @@ final class BiDiNetworkTracker {
             nextHopProtocol: response?["protocol"] as? String, responseStatus: response?["status"] as? Int)
     }
 
-    var isComplete: Bool { expected.keys.allSatisfy(finished.contains) }
+    /// By `completion`: every expected URL loaded, or (a real page) the load event and then network quiet.
+    var isComplete: Bool {
+        switch completion {
+        case .everyResource: return expected.keys.allSatisfy(finished.contains)
+        case .networkQuiet(let period): return loadEventFired && network.isQuiet(for: period, at: now())
+        }
+    }
 
     func handle(_ e: WebDriverBiDi.Event) {
         let request = e.params["request"] as? [String: Any]
         guard let url = request?["url"] as? String else { return }
         let key = ChromiumResults.key(method: request?["method"] as? String ?? "GET", url: url)
+        // Network quiet follows the page's HTTP(S) requests by id (a redirect keeps its id).
+        let id = request?["request"] as? String
+        let http = url.hasPrefix("https:") || url.hasPrefix("http:")
         switch e.method {
+        case "network.beforeRequestSent":
+            if let id, http { network.started(id, at: now()) }
         case "network.responseCompleted":
+            if let id { network.ended(id, at: now()) }
             finished.insert(key)
             if completed[key] == nil { completed[key] = Self.entry(url: url, e.params) }
         case "network.fetchError":
+            if let id { network.ended(id, at: now()) }
+            // A real page decides what it loads: only its own document failing fails the run.
+            if completion.isRealPage && key != rootKey { return }
             guard let id = expected[key], !finished.contains(key), failure == nil else { return }
             let text = e.params["errorText"] as? String ?? "failed"
             // Firefox cancels a speculative load (its HTML preloader's) that the page's own request
@@ -335,6 +405,11 @@ final class BiDiNetworkTracker {
     }
 
     func pendingSummary(urls: [String: String]) -> String {
+        if completion.isRealPage {
+            let n = network.inFlight.count
+            return (loadEventFired ? "" : "no load event; ")
+                + "\(n) request\(n == 1 ? "" : "s") still in flight (\(completion))"
+        }
         let missing = expected.filter { !finished.contains($0.key) }
             .map { entry -> String in aborted[entry.key].map { "\(entry.value) (\($0))" } ?? entry.value }.sorted()
         if missing.isEmpty { return "the load event never fired" }

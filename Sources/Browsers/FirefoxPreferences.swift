@@ -13,6 +13,9 @@ struct FirefoxPreferences {
     /// The replay server's address (dotted quad) and port (the same for TCP and UDP; `--server`'s).
     var serverAddress: String
     var port: UInt16
+    /// A real page's URLs keep the recorded ports (443 mostly): every port goes to `port`
+    /// (`network.socket.forcePort`), as Chromium's host-resolver rule maps every port of an origin host.
+    var anyPort = false
 
     enum Value: Equatable {
         case bool(Bool)
@@ -48,6 +51,7 @@ struct FirefoxPreferences {
             ("network.http.http3.disable_when_third_party_roots_found", .bool(false)),
             ("browser.shell.checkDefaultBrowser", .bool(false)),
         ]
+        if anyPort { p.append(("network.socket.forcePort", .string("1-65535=\(port)"))) }
         switch transport {
         case .h1:
             p += [("network.http.http2.enabled", .bool(false)), ("network.http.http3.enable", .bool(false))]
@@ -101,6 +105,8 @@ struct FirefoxPreferences {
         network.http.http3.backup_timer_delay=3600000 (Firefox otherwise races a TCP connection against any QUIC \
         handshake not done within 100 ms, and over a 4G round trip an origin's first loads went over HTTP/1.1 or \
         HTTP/2; Chromium's forced QUIC never races). A \
+        recorded page (every body recorded) keeps its recorded ports in its URLs: \
+        network.socket.forcePort=1-65535=<port> sends every port to the replay server's. A \
         resource whose Resource Timing nextHopProtocol is another protocol fails the run. Records Resource \
         Timing, Paint Timing (firstPaintMs when Firefox reports first-paint, firstContentfulPaintMs), \
         largestContentfulPaintMs (a PerformanceObserver added by script.addPreloadScript before the page's \

@@ -91,7 +91,7 @@ struct RunCommand: ParsableCommand {
                 trusts every certificate of --ca (a CA, such as that of 'serve --ca-out', or the server's own \
                 certificate) through its fresh profile's NSS database, and without --ca only its own built-in \
                 roots (not SSL_CERT_FILE). The server must serve pages a browser runs (recorded pages, or \
-                'netbench serve --pages'); recorded pages run in --client chromium only.
+                'netbench serve --pages'); a recorded page's own ports all go to the server's port.
 
                 --pcap DIR (emulated profiles only; DIR must exist): per run, path and direction, the IPv4 packets \
                 entering the emulator's link model (dropped ones included) and leaving it, as pcap files with \

@@ -66,6 +66,27 @@ final class DeterministicJSTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(run.1["d"]), Date().timeIntervalSince1970 * 1000 - 600_000)
     }
 
+    /// Firefox gets the same script through WebDriver BiDi's preload scripts: the same choices as
+    /// Chromium's with the same seed, and the recording's clock.
+    func testFirefoxReplaysMakeTheSameChoices() throws {
+        if FirefoxBrowser.locate() == nil { try missingPrerequisite("Firefox: " + FirefoxBrowser.installHint) }
+        if FirefoxBrowser.locateCertutil() == nil { try missingPrerequisite("certutil: " + FirefoxBrowser.installHint) }
+        let dir = try Self.recordedPage()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let runs = try Self.replay(dir, runs: 1, seed: 1, deterministic: true, client: .firefox)
+        let (run, values) = try XCTUnwrap(runs.first)
+        XCTAssertEqual(run.client, .firefox)
+        XCTAssertEqual(run.deterministicJS?.randomSeed, 1)
+        XCTAssertTrue(run.deterministicJS?.mechanism.contains("script.addPreloadScript") == true)
+        XCTAssertEqual(values["r"], Self.mulberry32(seed: 1).first)
+        XCTAssertEqual(values["r2"], Self.mulberry32(seed: 1).last)
+        for key in ["d", "n"] {
+            let v = try XCTUnwrap(values[key], key)
+            XCTAssertGreaterThanOrEqual(v, Self.recordedMs, key)
+            XCTAssertLessThan(v, Self.recordedMs + 30_000, key)
+        }
+    }
+
     /// The first values of mulberry32, as the injected script computes them.
     static func mulberry32(seed: UInt32, count: Int = 2) -> [Double] {
         var s = seed
@@ -78,8 +99,9 @@ final class DeterministicJSTests: XCTestCase {
         }
     }
 
-    /// Loads the page in Chromium on loopback; each run with the numbers its script sent.
-    static func replay(_ dir: String, runs: Int, seed: UInt64, deterministic: Bool) throws
+    /// Loads the page in `client` on loopback; each run with the numbers its script sent.
+    static func replay(_ dir: String, runs: Int, seed: UInt64, deterministic: Bool, client: RunClient = .chromium)
+        throws
         -> [(RunRecord, [String: Double])]
     {
         let scenario = try Scenario.load(from: dir + "/p.json")
@@ -87,7 +109,7 @@ final class DeterministicJSTests: XCTestCase {
             suiteName: "det", scenarios: [(dir + "/p.json", scenario)], profiles: [.loopback],
             transports: [.h2], runs: runs, seed: seed, outputDirectory: dir + "/out-\(UUID().uuidString.prefix(6))")
         request.pageLoads.timeout = .seconds(30)
-        request.pageLoads.clients = [.chromium]
+        request.pageLoads.clients = [client]
         request.pageLoads.deterministicJS = deterministic
         let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
         return try results.runs.map { run in

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import BenchCore
 @testable import Browsers
 
 /// What stands in for a Resource Timing entry Firefox does not give: the times, protocol, status
@@ -82,5 +83,47 @@ final class FirefoxNetworkEventTests: XCTestCase {
             method: "network.responseCompleted", params: event(url, bodySize: 31472, protocolName: "h3")))
         XCTAssertNil(tracker.failure)
         XCTAssertTrue(tracker.isComplete)
+    }
+
+    /// A real page over WebDriver BiDi: requests followed by id from `network.beforeRequestSent` to
+    /// `responseCompleted` or `fetchError`, done at the load event plus network quiet; a request
+    /// outside the recording failing is not the run's failure, the page's own document failing is.
+    func testARealPageEndsAtNetworkQuietAndFailsOnlyOnItsDocument() {
+        var clock = Instant(nanoseconds: 5_000_000_000)
+        let tracker = BiDiNetworkTracker(
+            expected: ["a.test/": "doc", "a.test/x.css": "css", "a.test/never.png": "img"],
+            completion: .networkQuiet(.milliseconds(500)), rootKey: "a.test/")
+        tracker.now = { clock }
+        func event(_ m: String, _ id: String, _ url: String, _ extra: [String: Any] = [:]) {
+            var p: [String: Any] = ["request": ["request": id, "url": url, "method": "GET"]]
+            p.merge(extra) { $1 }
+            tracker.handle(WebDriverBiDi.Event(method: m, params: p))
+        }
+        event("network.beforeRequestSent", "1", "https://a.test/")
+        event("network.responseCompleted", "1", "https://a.test/")
+        event("network.beforeRequestSent", "2", "https://a.test/x.css")
+        event("network.beforeRequestSent", "3", "https://a.test/missing.js")
+        event("network.fetchError", "3", "https://a.test/missing.js", ["errorText": "NS_ERROR_FAILURE"])
+        // A data: URL never completes as a network request: not followed.
+        event("network.beforeRequestSent", "4", "data:image/png;base64,AA==")
+        XCTAssertNil(tracker.failure, "a request outside the recording is not the run's failure")
+        clock = clock + .seconds(2)
+        XCTAssertFalse(tracker.isComplete, "no load event yet")
+        tracker.loaded()
+        clock = clock + .seconds(2)
+        XCTAssertFalse(tracker.isComplete, "x.css in flight")
+        event("network.responseCompleted", "2", "https://a.test/x.css")
+        clock = clock + .milliseconds(499)
+        XCTAssertFalse(tracker.isComplete)
+        clock = clock + .milliseconds(1)
+        XCTAssertTrue(tracker.isComplete, "never.png was never requested: the page is done anyway")
+        XCTAssertEqual(tracker.neededKeys, ["a.test/", "a.test/x.css"])
+
+        let doc = BiDiNetworkTracker(
+            expected: ["a.test/": "doc"], completion: .networkQuiet(.milliseconds(500)), rootKey: "a.test/")
+        doc.handle(WebDriverBiDi.Event(
+            method: "network.fetchError",
+            params: ["request": ["request": "1", "url": "https://a.test/"], "errorText": "NS_ERROR_FAILURE"]))
+        XCTAssertEqual(doc.failure, "doc (https://a.test/): NS_ERROR_FAILURE")
     }
 }
