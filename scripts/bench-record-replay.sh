@@ -64,7 +64,8 @@ trap cleanup EXIT
 . scripts/lib/peers.sh
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=docs.test \
-  -addext "subjectAltName=DNS:docs.test,DNS:static.test" -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+  -addext "subjectAltName=DNS:docs.test,DNS:static.test" -addext "basicConstraints=critical,CA:FALSE" \
+  -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 port=$(free_port)
 rewrite="sub_filter_once off;
     sub_filter 'src=\"_static/' 'src=\"https://static.test:$port/_static/';

@@ -162,7 +162,7 @@ struct FirefoxPageRun: PageLoad {
         } catch WebDriverBiDi.Failure.timedOut {
             return .failed("timed out after \(Units.format(context.timeout.inMilliseconds / 1000, 1)) s loading \(url)")
         } catch WebDriverBiDi.Failure.protocolError(_, let message) {
-            return .failed("navigation to \(url) failed: \(message)")
+            return .failed("navigation to \(url) failed: \(message)" + Self.hint(message))
         }
         do {
             // Network quiet is a matter of time passing without events: look again every 50 ms.
@@ -252,6 +252,14 @@ struct FirefoxPageRun: PageLoad {
         for p in ProcessTree.descendants(of: pid) where ProcessTree.startTime(p.pid) == p.startTime {
             try? quota.adopt(p.pid)
         }
+    }
+
+    /// What to do about a navigation error a user can fix.
+    static func hint(_ message: String) -> String {
+        guard message.contains("MOZILLA_PKIX_ERROR_CA_CERT_USED_AS_END_ENTITY") else { return "" }
+        return " (the server's certificate is a CA certificate, basicConstraints CA:TRUE as `openssl req -x509` "
+            + "makes it by default; Firefox refuses one as a server's: add -addext basicConstraints=critical,CA:FALSE, "
+            + "or serve a certificate signed by a CA given to --ca)"
     }
 
     static func childContexts(_ info: [String: Any]?) -> [String] {

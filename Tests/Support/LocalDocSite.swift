@@ -31,6 +31,9 @@ public final class LocalDocSite {
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
             dir + "/key.pem", "-out", dir + "/cert.pem", "-days", "2", "-subj", "/CN=docs.test",
             "-addext", "subjectAltName=" + Self.hosts.map { "DNS:\($0)" }.joined(separator: ","),
+            // A server's certificate, not a CA's (`req -x509` makes CA:TRUE): Firefox refuses a CA certificate
+            // as a server's (MOZILLA_PKIX_ERROR_CA_CERT_USED_AS_END_ENTITY).
+            "-addext", "basicConstraints=critical,CA:FALSE",
         ]
         openssl.standardOutput = FileHandle.nullDevice
         openssl.standardError = FileHandle.nullDevice
