@@ -129,7 +129,8 @@ final class FirefoxNetworkEventTests: XCTestCase {
 
     /// A self-signed CA certificate as a server's: the run's error says how to make one Firefox takes.
     func testACACertificateAsAServersGetsAHint() {
-        let e = "Error: NS_ERROR_GENERATE_FAILURE(NS_ERROR_MODULE_SECURITY, MOZILLA_PKIX_ERROR_CA_CERT_USED_AS_END_ENTITY)"
+        let e = "Error: NS_ERROR_GENERATE_FAILURE(NS_ERROR_MODULE_SECURITY, "
+            + "MOZILLA_PKIX_ERROR_CA_CERT_USED_AS_END_ENTITY)"
         XCTAssertTrue(FirefoxPageRun.hint(e).contains("basicConstraints=critical,CA:FALSE"))
         XCTAssertEqual(FirefoxPageRun.hint("NS_ERROR_CONNECTION_REFUSED"), "")
     }

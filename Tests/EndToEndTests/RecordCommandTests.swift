@@ -13,7 +13,9 @@ final class RecordCommandEndToEndTests: XCTestCase {
         if chromium == nil && ProcessInfo.processInfo.environment["NETBENCH_CHROMIUM"] == nil {
             try missingPrerequisite("Chromium is not installed (scripts/bootstrap.sh --test)")
         }
-        let firefox = ["/usr/bin/firefox-esr", "/usr/bin/firefox"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let firefox = ["/usr/bin/firefox-esr", "/usr/bin/firefox"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
         if firefox == nil && ProcessInfo.processInfo.environment["NETBENCH_FIREFOX"] == nil {
             try missingPrerequisite("Firefox is not installed (scripts/bootstrap.sh --test)")
         }
