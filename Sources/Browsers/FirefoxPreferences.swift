@@ -106,7 +106,10 @@ struct FirefoxPreferences {
         handshake not done within 100 ms, and over a 4G round trip an origin's first loads went over HTTP/1.1 or \
         HTTP/2; Chromium's forced QUIC never races). A \
         recorded page (every body recorded) keeps its recorded ports in its URLs: \
-        network.socket.forcePort=1-65535=<port> sends every port to the replay server's. A \
+        network.socket.forcePort=1-65535=<port> sends every port to the replay server's (so Firefox's own \
+        Remote Settings fetches at startup, firefox.settings.services.mozilla.com, about 15 TLS handshakes per \
+        run, reach the server too and fail on its certificate; a release build takes no other Remote Settings \
+        server without MOZ_REMOTE_SETTINGS_DEVTOOLS=1, which also stops its forced HTTP/3). A \
         resource whose Resource Timing nextHopProtocol is another protocol fails the run. Records Resource \
         Timing, Paint Timing (firstPaintMs when Firefox reports first-paint, firstContentfulPaintMs), \
         largestContentfulPaintMs (a PerformanceObserver added by script.addPreloadScript before the page's \

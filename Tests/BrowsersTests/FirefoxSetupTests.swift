@@ -39,6 +39,15 @@ final class FirefoxSetupTests: XCTestCase {
         XCTAssertTrue(js.contains("user_pref(\"network.trr.mode\", 5);\n"), js)
     }
 
+    /// A recorded page's ports all go to the server's; a synthetic page's URLs name the server's port.
+    func testARecordedPageSendsEveryPortToTheServers() {
+        var p = FirefoxPreferences(transport: .h2, hosts: ["a.test"], serverAddress: "10.0.0.2", port: 4433)
+        XCTAssertNil(Dictionary(p.values, uniquingKeysWith: { a, _ in a })["network.socket.forcePort"])
+        p.anyPort = true
+        let values = Dictionary(p.values, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(values["network.socket.forcePort"], .string("1-65535=4433"))
+    }
+
     func testFirefoxIsAClientOfItsOwnInLists() {
         XCTAssertEqual(RunClient.parseList("builtin,chromium,firefox"), [.builtin, .chromium, .firefox])
         XCTAssertEqual(RunClient.parseList("firefox"), [.firefox])
