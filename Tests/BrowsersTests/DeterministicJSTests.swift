@@ -136,25 +136,10 @@ final class DeterministicJSTests: XCTestCase {
             document.documentElement.appendChild(i);
             """
         let html = "<html><head><script>\(script)</script></head><body>clock</body></html>"
-        let entry: [String: Any] = [
-            "startedDateTime": "2020-01-02T03:04:05.100Z", "time": 10,
-            "request": ["method": "GET", "url": "https://det.test/", "headers": []],
-            "response": [
-                "status": 200, "headers": [["name": "Content-Type", "value": "text/html"]],
-                "content": ["size": html.utf8.count, "mimeType": "text/html", "text": html],
-            ],
-        ]
-        let har: [String: Any] = [
-            "log": [
-                "version": "1.2", "pages": [["id": "page_1", "title": "det", "startedDateTime": recordedAt]],
-                "entries": [entry],
-            ]
-        ]
-        let result = try HARImporter.importHAR(
-            try JSONSerialization.data(withJSONObject: har), file: dir + "/p.har",
-            options: .init(name: "p", bodiesDirectory: "bodies"))
-        try ImportHARCommand.writeBodies(result.bodies, to: "bodies", besideScenario: dir + "/p.json")
-        try AtomicFile.write(try JSONFile.encode(result.scenario), to: dir + "/p.json")
+        try RecordedHAR.importInto(
+            dir, name: "p",
+            entries: [RecordedHAR.entry("https://det.test/", "text/html", html, started: "2020-01-02T03:04:05.100Z")],
+            pages: [["id": "page_1", "title": "det", "startedDateTime": recordedAt]])
         return dir
     }
 }

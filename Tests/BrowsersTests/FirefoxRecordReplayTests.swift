@@ -34,33 +34,14 @@ final class FirefoxRecordReplayTests: XCTestCase {
             <script src="https://cdn.real.test/app.js"></script></head>
             <body><p>recorded</p><img src="https://cdn.real.test/late.png"></body></html>
             """
-        func entry(_ url: String, _ mime: String, _ text: String) -> [String: Any] {
-            [
-                "startedDateTime": "2026-11-27T12:00:00.000Z", "time": 10,
-                "request": ["method": "GET", "url": url, "headers": []],
-                "response": [
-                    "status": 200, "headers": [["name": "Content-Type", "value": mime]],
-                    "content": ["size": text.utf8.count, "mimeType": mime, "text": text],
-                ],
-            ]
-        }
-        let har: [String: Any] = [
-            "log": [
-                "version": "1.2",
-                "entries": [
-                    entry("https://www.real.test/", "text/html", html),
-                    entry("https://www.real.test/site.css", "text/css", css),
-                    entry("https://cdn.real.test/app.js", "application/javascript", js),
-                    entry("https://cdn.real.test/unused.js", "application/javascript", "var unused = 1;"),
-                ],
-            ]
-        ]
-        let result = try HARImporter.importHAR(
-            try JSONSerialization.data(withJSONObject: har), file: dir + "/p.har",
-            options: .init(name: "p", bodiesDirectory: "bodies"))
-        try ImportHARCommand.writeBodies(result.bodies, to: "bodies", besideScenario: dir + "/p.json")
-        try AtomicFile.write(try JSONFile.encode(result.scenario), to: dir + "/p.json")
-        let scenario = try Scenario.load(from: dir + "/p.json")
+        let scenario = try RecordedHAR.importInto(
+            dir, name: "p",
+            entries: [
+                RecordedHAR.entry("https://www.real.test/", "text/html", html),
+                RecordedHAR.entry("https://www.real.test/site.css", "text/css", css),
+                RecordedHAR.entry("https://cdn.real.test/app.js", "application/javascript", js),
+                RecordedHAR.entry("https://cdn.real.test/unused.js", "application/javascript", "var unused = 1;"),
+            ])
         XCTAssertTrue(PageCompletion.rule(for: scenario).isRealPage)
 
         var request = RunRequest(

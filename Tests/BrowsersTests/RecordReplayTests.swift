@@ -83,31 +83,13 @@ final class RecordReplayTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let html = "<html><head><link rel=stylesheet href=/a.css></head><body><img src=/late.png>hi</body></html>"
-        func entry(_ url: String, _ mime: String, _ text: String) -> [String: Any] {
-            [
-                "startedDateTime": "2026-11-27T12:00:00.000Z", "time": 10,
-                "request": ["method": "GET", "url": url, "headers": []],
-                "response": [
-                    "status": 200, "headers": [["name": "Content-Type", "value": mime]],
-                    "content": ["size": text.utf8.count, "mimeType": mime, "text": text],
-                ],
-            ]
-        }
-        let har: [String: Any] = [
-            "log": [
-                "version": "1.2",
-                "entries": [
-                    entry("https://real.test/", "text/html", html), entry("https://real.test/a.css", "text/css", "b{}"),
-                    entry("https://real.test/unused.js", "application/javascript", "var x = 1;"),
-                ],
-            ]
-        ]
-        let result = try HARImporter.importHAR(
-            try JSONSerialization.data(withJSONObject: har), file: dir + "/p.har",
-            options: .init(name: "p", bodiesDirectory: "bodies"))
-        try ImportHARCommand.writeBodies(result.bodies, to: "bodies", besideScenario: dir + "/p.json")
-        try AtomicFile.write(try JSONFile.encode(result.scenario), to: dir + "/p.json")
-        let scenario = try Scenario.load(from: dir + "/p.json")
+        let scenario = try RecordedHAR.importInto(
+            dir, name: "p",
+            entries: [
+                RecordedHAR.entry("https://real.test/", "text/html", html),
+                RecordedHAR.entry("https://real.test/a.css", "text/css", "b{}"),
+                RecordedHAR.entry("https://real.test/unused.js", "application/javascript", "var x = 1;"),
+            ])
         var request = RunRequest(
             suiteName: "real", scenarios: [(dir + "/p.json", scenario)], profiles: [.loopback],
             transports: [.h2], runs: 1, outputDirectory: dir + "/out")
