@@ -189,6 +189,6 @@ for t, d in sorted(rows.items()):
 print(f"\nload before: {before.strip()}\nload after: {after.strip()}")
 PY
 echo "replay server: netbench serve ${serve_args:-with its defaults}; original: nginx $(nginx -v 2>&1 | sed "s/.*nginx\///")" \
-  "($gzip; ssl_protocols TLSv1.2 TLSv1.3)"
+  "($gzip ssl_protocols TLSv1.2 TLSv1.3;)"
 grep -E "bodies|gzip" "$work/record.out" || true
 cat "$work/table.md"
