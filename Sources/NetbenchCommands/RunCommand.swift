@@ -258,7 +258,7 @@ struct RunCommand: ParsableCommand {
         parse: .slowdown) var cpuSlowdown: Double?
     @Flag(
         "--no-deterministic-js",
-        help: "with --client chromium on a recorded page (every body recorded): leave the page's Date and "
+        help: "with --client chromium or firefox on a recorded page (every body recorded): leave the page's Date and "
             + "Math.random alone. By default, as Web Page Replay does, a script run in every document before the "
             + "page's own makes Date.now()/new Date() read the recording's start (the scenario's recordedAt) at "
             + "navigation and advance with real time from there, and Math.random() a generator (mulberry32) "
