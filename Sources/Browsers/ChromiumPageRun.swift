@@ -147,13 +147,8 @@ struct ChromiumPageRun: PageLoad {
             return .failed("navigation to \(url) failed: \(e)")
         }
         do {
-            // Network quiet is a matter of time passing without events: look again every 50 ms.
-            while true {
-                let slice = tracker.completion.isRealPage ? min(deadline, Instant.now() + .milliseconds(50)) : deadline
-                do {
-                    try devtools.run(until: slice, "loading the page") { tracker.isComplete || tracker.failure != nil }
-                    break
-                } catch DevToolsPipe.Failure.timedOut where slice < deadline {}
+            try tracker.completion.wait(until: deadline, isTimeout: DevToolsPipe.Failure.isTimeout) {
+                try devtools.run(until: $0, "loading the page") { tracker.isComplete || tracker.failure != nil }
             }
         } catch DevToolsPipe.Failure.timedOut {
             return .failed(
@@ -466,11 +461,7 @@ final class NetworkTracker {
 
     /// What the page was still waiting for.
     func pendingSummary(urls: [String: String]) -> String {
-        if completion.isRealPage {
-            let n = network.inFlight.count
-            return (loadEventFired ? "" : "no load event; ")
-                + "\(n) request\(n == 1 ? "" : "s") still in flight (\(completion))"
-        }
+        if completion.isRealPage { return network.pendingSummary(loadEventFired: loadEventFired, completion) }
         let missing = expected.filter { !finished.contains($0.key) }.map(\.value).sorted()
         if missing.isEmpty { return "the load event never fired" }
         return

@@ -96,8 +96,12 @@ public enum ChromiumRecorder {
             let deadline = Instant.now() + settings.timeout
             let nav = try devtools.call("Page.navigate", ["url": url], session: session, deadline: deadline)
             if let e = nav["errorText"] as? String, !e.isEmpty { throw Unreachable(url: url, reason: e) }
-            try waitQuiet(devtools, deadline: deadline, settings.quiet) {
-                loadEvent && quiet.isQuiet(for: settings.quiet, at: .now())
+            try PageCompletion.networkQuiet(settings.quiet).wait(
+                until: deadline, isTimeout: DevToolsPipe.Failure.isTimeout
+            ) {
+                try devtools.run(until: $0, "loading the page") {
+                    loadEvent && quiet.isQuiet(for: settings.quiet, at: .now())
+                }
             }
             for id in recording.postDataRequests {
                 let posted = try? devtools.call(
@@ -126,18 +130,5 @@ public enum ChromiumRecorder {
         return Recording(
             har: data, failedRequests: recording.failures.map { "\($0.url): \($0.error)" },
             requests: recording.exchanges.count)
-    }
-
-    /// Runs the loop until `done`, looking again every 50 ms (quiet is time passing without events).
-    private static func waitQuiet(
-        _ devtools: DevToolsPipe, deadline: Instant, _ quiet: Nanoseconds, _ done: () -> Bool
-    ) throws {
-        while true {
-            let slice = min(deadline, Instant.now() + .milliseconds(50))
-            do {
-                try devtools.run(until: slice, "loading the page", done)
-                return
-            } catch DevToolsPipe.Failure.timedOut where slice < deadline {}
-        }
     }
 }

@@ -165,13 +165,8 @@ struct FirefoxPageRun: PageLoad {
             return .failed("navigation to \(url) failed: \(message)" + Self.hint(message))
         }
         do {
-            // Network quiet is a matter of time passing without events: look again every 50 ms.
-            while true {
-                let slice = tracker.completion.isRealPage ? min(deadline, Instant.now() + .milliseconds(50)) : deadline
-                do {
-                    try bidi.run(until: slice, "loading the page") { tracker.isComplete || tracker.failure != nil }
-                    break
-                } catch WebDriverBiDi.Failure.timedOut where slice < deadline {}
+            try tracker.completion.wait(until: deadline, isTimeout: WebDriverBiDi.Failure.isTimeout) {
+                try bidi.run(until: $0, "loading the page") { tracker.isComplete || tracker.failure != nil }
             }
         } catch WebDriverBiDi.Failure.timedOut {
             return .failed(
@@ -413,11 +408,7 @@ final class BiDiNetworkTracker {
     }
 
     func pendingSummary(urls: [String: String]) -> String {
-        if completion.isRealPage {
-            let n = network.inFlight.count
-            return (loadEventFired ? "" : "no load event; ")
-                + "\(n) request\(n == 1 ? "" : "s") still in flight (\(completion))"
-        }
+        if completion.isRealPage { return network.pendingSummary(loadEventFired: loadEventFired, completion) }
         let missing = expected.filter { !finished.contains($0.key) }
             .map { entry -> String in aborted[entry.key].map { "\(entry.value) (\($0))" } ?? entry.value }.sorted()
         if missing.isEmpty { return "the load event never fired" }

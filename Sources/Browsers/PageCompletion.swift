@@ -34,6 +34,19 @@ enum PageCompletion: Equatable, CustomStringConvertible {
 
     var isRealPage: Bool { self != .everyResource }
 
+    /// Runs `step` until it returns before `deadline`. On a real page network quiet is a matter of
+    /// time passing without events, so `step` gets 50 ms slices and is called again when a slice ends
+    /// (`isTimeout` tells its time-out from other errors); a synthetic page's step gets the deadline.
+    func wait(until deadline: Instant, isTimeout: (any Error) -> Bool, _ step: (Instant) throws -> Void) throws {
+        while true {
+            let slice = isRealPage ? min(deadline, Instant.now() + .milliseconds(50)) : deadline
+            do {
+                try step(slice)
+                return
+            } catch where slice < deadline && isTimeout(error) {}
+        }
+    }
+
     var description: String {
         switch self {
         case .everyResource: return "the load event and every scenario resource loaded"
@@ -74,6 +87,13 @@ struct NetworkQuiet {
     /// Nothing in flight, and nothing started or ended for `period` before `now`.
     func isQuiet(for period: Nanoseconds, at now: Instant) -> Bool {
         inFlight.isEmpty && (lastActivity.map { now.since($0) >= period } ?? true)
+    }
+
+    /// What a real page was still waiting for when its time ran out.
+    func pendingSummary(loadEventFired: Bool, _ completion: PageCompletion) -> String {
+        let n = inFlight.count
+        return (loadEventFired ? "" : "no load event; ")
+            + "\(n) request\(n == 1 ? "" : "s") still in flight (\(completion))"
     }
 }
 

@@ -18,6 +18,11 @@ final class WebDriverBiDi {
         case timedOut(String)
         case interrupted
         case protocolError(method: String, message: String)
+        /// Whether `error` is a time-out of this kind.
+        static func isTimeout(_ error: any Error) -> Bool {
+            if case .timedOut = error as? Failure { return true }
+            return false
+        }
         var description: String {
             switch self {
             case .closed(let why): return "the browser closed WebDriver BiDi (\(why))"
