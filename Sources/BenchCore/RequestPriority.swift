@@ -19,6 +19,19 @@ public enum RequestPriority: Int, Sendable, Comparable, CaseIterable, CustomStri
     /// The RFC 9218 urgency Chromium gives an HTTP/3 request: its SPDY level (0 most urgent).
     public var urgency: Int { spdyLevel }
 
+    /// The priority of a name Chromium's DevTools give (`Network.ResourcePriority`: VeryHigh, High,
+    /// Medium, Low, VeryLow for net's HIGHEST, MEDIUM, LOW, LOWEST, IDLE); nil for another name.
+    public init?(devTools name: String) {
+        switch name {
+        case "VeryHigh": self = .highest
+        case "High": self = .medium
+        case "Medium": self = .low
+        case "Low": self = .lowest
+        case "VeryLow": self = .idle
+        default: return nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .idle: return "idle"

@@ -327,6 +327,13 @@ public struct RequestRecord: Codable, Sendable, Hashable {
     public var status: Int?
     public var `protocol`: String?
     public var error: String?
+    /// The priority the client gave the request, by the network stack's names (`highest`, `medium`,
+    /// `low`, `lowest`, `idle`): the built-in client's dispatch model, or Chromium's initial priority
+    /// (DevTools' `initialPriority`: VeryHigh, High, Medium, Low, VeryLow). Nil when not known (Firefox).
+    public var priority: String?
+    /// Chromium: the last priority the browser changed the request to (`Network.resourceChangedPriority`,
+    /// an image found in the viewport), when it differs from `priority`.
+    public var priorityChanged: String?
     public init(id: String, origin: String, queued: Double, bytes: Int64 = 0) {
         self.id = id; self.origin = origin; self.queued = queued; self.bytes = bytes
     }

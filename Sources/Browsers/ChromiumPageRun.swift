@@ -174,6 +174,7 @@ struct ChromiumPageRun: PageLoad {
             if !more.isEmpty { frames.append(.init(timeOrigin: top.timeOrigin, navigation: [], resources: more)) }
         }
         var report = BrowserReport(frames: frames, responses: tracker.responses)
+        report.priorities = tracker.priorities
         if let top = frames.first {
             let keys = expected.filter { tracker.byMethod.contains(ChromiumResults.urlKey($0)) }
             report.byMethod = tracker.timings.entriesByKey(for: keys.sorted(), timeOrigin: top.timeOrigin)
@@ -380,6 +381,8 @@ final class NetworkTracker {
     let expected: [String: String]
     var session: String?
     private(set) var responses: [String: BrowserReport.NetworkResponse] = [:]
+    /// The priority each request had when the browser made it, and the last it changed to, by key.
+    private(set) var priorities: [String: BrowserReport.Priority] = [:]
     private(set) var finished = Set<String>()
     private(set) var failure: String?
     private(set) var loadEventFired = false
@@ -425,7 +428,13 @@ final class NetworkTracker {
         case "Network.requestWillBeSent":
             let r = e.params["request"] as? [String: Any]
             if let url = r?["url"] as? String {
-                keyByRequest[request] = (ChromiumResults.key(method: r?["method"] as? String ?? "GET", url: url), url)
+                let key = ChromiumResults.key(method: r?["method"] as? String ?? "GET", url: url)
+                keyByRequest[request] = (key, url)
+                if priorities[key] == nil,
+                    let p = (r?["initialPriority"] as? String).flatMap(RequestPriority.init(devTools:))
+                {
+                    priorities[key] = BrowserReport.Priority(initial: p)
+                }
                 // A stream that never ends (EventSource) would keep a page from ever being quiet.
                 if e.params["type"] as? String != "EventSource" { network.started(request, at: now()) }
             }
@@ -441,6 +450,12 @@ final class NetworkTracker {
             n.tlsVersion = (r["securityDetails"] as? [String: Any])?["protocol"] as? String
             n.status = r["status"] as? Int
             if responses[key] == nil { responses[key] = n }
+        case "Network.resourceChangedPriority":
+            if let key = keyByRequest[request]?.key, !finished.contains(key),
+                let p = (e.params["newPriority"] as? String).flatMap(RequestPriority.init(devTools:))
+            {
+                priorities[key]?.changed = p
+            }
         case "Network.loadingFinished":
             if let key = keyByRequest[request]?.key { finished.insert(key) }
             network.ended(request, at: now())

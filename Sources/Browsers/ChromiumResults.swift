@@ -57,6 +57,13 @@ struct BrowserReport {
         var status: Int?
     }
 
+    /// A request's priority as the browser reported it (`Network.ResourcePriority`).
+    struct Priority: Equatable {
+        var initial: RequestPriority
+        /// The last change (`Network.resourceChangedPriority`) before the response ended.
+        var changed: RequestPriority?
+    }
+
     /// The top frame first.
     var frames: [FrameTimings]
     /// By `ChromiumResults.key(method:url:)`.
@@ -65,6 +72,8 @@ struct BrowserReport {
     /// `ChromiumResults.key(method:url:)`, for the URLs the scenario requests with more than one method:
     /// Resource Timing names no method, so only these tell a GET and a POST of one URL apart.
     var byMethod: [String: TimingEntry] = [:]
+    /// By `ChromiumResults.key(method:url:)`; empty for a browser that does not report priorities.
+    var priorities: [String: Priority] = [:]
     /// Chromium: the page's main-thread task time at the end of the load, and its script and its
     /// style-and-layout parts, ms (`ChromiumPageRun.mainThreadTimes`).
     var mainThread: ChromiumPageRun.MainThreadTimes?
@@ -248,6 +257,10 @@ struct ChromiumResults {
             // @imported stylesheet): the network events have its status.
             rec.status = e.responseStatus.flatMap { $0 > 0 ? $0 : nil } ?? net?.status
             rec.protocol = e.nextHopProtocol ?? net?.protocolName
+            if let p = report.priorities[mk] {
+                rec.priority = p.initial.description
+                rec.priorityChanged = p.changed.flatMap { $0 == p.initial ? nil : $0.description }
+            }
             if let id = net?.connectionID {
                 if connectionIndex[id] == nil {
                     connectionIndex[id] = connections.count

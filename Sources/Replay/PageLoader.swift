@@ -226,7 +226,11 @@ public final class PageLoader {
         let made = PageLoadRecords(
             navigationStart: navigationStart, kind: kind,
             connections: opened.map { ($0.0.origin, $0.1) }, used: usedConnections)
-        let requests = log.entries.map(made.requestRecord)
+        let requests = log.entries.map { p in
+            var r = made.requestRecord(p)
+            r.priority = policy.priority(of: p.resource.id).description
+            return r
+        }
         let root = scenario.root.flatMap { log[$0.id] }
         var metrics = made.metrics(requests: requests, root: root, completed: isFinished && failure == nil)
         metrics.migration = MigrationMetrics.measured(

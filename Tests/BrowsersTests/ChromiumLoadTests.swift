@@ -65,6 +65,12 @@ final class ChromiumLoadTests: XCTestCase {
                 XCTAssertEqual(req.status, 200, "\(t) \(res.id) status")
                 XCTAssertNotNil(req.lastByte, "\(t) \(res.id)")
             }
+            // Chromium's own priorities as DevTools reports them: the document and its render-blocking
+            // stylesheet at net's highest, as the built-in client gives them; every request has one.
+            let priority = Dictionary(uniqueKeysWithValues: run.requests.map { ($0.id, $0.priority) })
+            XCTAssertEqual(priority["doc"], "highest", t)
+            XCTAssertEqual(priority["css"], "highest", t)
+            XCTAssertTrue(run.requests.allSatisfy { $0.priority != nil }, "\(t): \(priority)")
             XCTAssertEqual(run.metrics.bytes, scenario.totalBytes, t)
             XCTAssertEqual(run.metrics.requests, scenario.resources.count, t)
             XCTAssertNotNil(run.metrics.pltMs, t)

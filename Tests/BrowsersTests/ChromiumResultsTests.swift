@@ -243,6 +243,37 @@ final class ChromiumResultsTests: XCTestCase {
         XCTAssertEqual(failing.failure, "css (https://a.test/x.css): net::ERR_QUIC_PROTOCOL_ERROR")
     }
 
+    /// Each request's priority comes from DevTools' `initialPriority` (its names mapped to net's), a
+    /// later `resourceChangedPriority` before the response ends is `priorityChanged`, one after it is
+    /// not, and a change back to the initial priority is no change.
+    func testRequestPrioritiesAsChromiumReportsThem() throws {
+        XCTAssertEqual(
+            ["VeryHigh", "High", "Medium", "Low", "VeryLow", "Urgent"].map { RequestPriority(devTools: $0) },
+            [.highest, .medium, .low, .lowest, .idle, nil])
+        let (results, urls) = try setup()
+        let s = results.scenario
+        let tracker = NetworkTracker(expected: [:])
+        func event(_ m: String, _ p: [String: Any]) { tracker.handle(DevToolsPipe.Event(method: m, params: p)) }
+        let given = ["VeryHigh", "VeryHigh", "Low", "Low", "Low", "High", "VeryLow"]
+        for (i, r) in s.resources.enumerated() {
+            event(
+                "Network.requestWillBeSent",
+                ["requestId": "\(i)", "request": ["url": urls[r.id]!, "initialPriority": given[i]]])
+        }
+        event("Network.resourceChangedPriority", ["requestId": "2", "newPriority": "Medium"])
+        event("Network.resourceChangedPriority", ["requestId": "3", "newPriority": "High"])
+        event("Network.resourceChangedPriority", ["requestId": "3", "newPriority": "Low"])
+        event("Network.loadingFinished", ["requestId": "4"])
+        event("Network.resourceChangedPriority", ["requestId": "4", "newPriority": "High"])
+        var canned = report(s, urls: urls)
+        canned.priorities = tracker.priorities
+        let r = results.records(canned)
+        XCTAssertNil(r.failure)
+        XCTAssertEqual(
+            r.requests.map(\.priority), ["highest", "highest", "lowest", "lowest", "lowest", "medium", "idle"])
+        XCTAssertEqual(r.requests.map(\.priorityChanged), [nil, nil, "low", nil, nil, nil, nil])
+    }
+
     /// Performance.getMetrics as DevTools answers it (seconds): task, script and style-plus-layout
     /// times in ms; a style part alone still counts; no known metric at all: nil.
     func testMainThreadTimesFromPerformanceMetrics() {

@@ -10,6 +10,8 @@ final class FakeConnection: ClientConnection {
     var onStateChange: (() -> Void)?
     var bytesAcknowledged: Int64? { nil }
     var requests: [(path: String, events: (ClientEvent) -> Void)] = []
+    /// The priority each request was sent with, by path.
+    var sentPriorities: [String: RequestPriority] = [:]
 
     init(kind: TransportKind = .h2, slots: Int = 100) {
         info = ConnectionInfo(
@@ -20,6 +22,7 @@ final class FakeConnection: ClientConnection {
     func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
         freeSlots -= 1
         requests.append((request.path, events))
+        sentPriorities[request.path] = request.priority
     }
     func networkChanged(_ change: NetworkChange) {}
     func close() {

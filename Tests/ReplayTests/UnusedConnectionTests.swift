@@ -44,4 +44,45 @@ final class UnusedConnectionTests: XCTestCase {
         XCTAssertNil(records.connections[1].alpn)
         XCTAssertEqual(Set(records.requests.compactMap(\.connection)), [0])
     }
+
+    /// Each request's record names the priority it went out with (the HTTP/2 weight and dependency
+    /// Chromium would give it), so a run can be set beside a browser's, request by request.
+    func testRecordsNameThePrioritySentWithEachRequest() throws {
+        let page = Scenario(
+            name: "prio", origins: [.init(id: "o", host: "o.test")],
+            resources: [
+                .init(id: "html", origin: "o", path: "/", bytes: 1_000, type: .document),
+                .init(
+                    id: "css", origin: "o", path: "/a.css", bytes: 100, type: .stylesheet, parent: "html",
+                    revealAfterBytes: 100, renderBlocking: true),
+                .init(
+                    id: "print", origin: "o", path: "/p.css", bytes: 100, type: .stylesheet, parent: "html",
+                    revealAfterBytes: 100, renderBlocking: false),
+                .init(id: "img", origin: "o", path: "/i.png", bytes: 100, type: .image, parent: "html"),
+                .init(
+                    id: "js", origin: "o", path: "/a.js", bytes: 100, type: .script, parent: "html",
+                    renderBlocking: true),
+            ])
+        var opened: [FakeConnection] = []
+        let loader = PageLoader(scenario: page, kind: .h2) { _, _ in
+            let c = FakeConnection(kind: .h2)
+            opened.append(c)
+            return c
+        }
+        loader.start()
+        opened[0].ready()
+        var answered = 0
+        while answered < opened[0].paths.count {
+            let path = opened[0].paths[answered]
+            opened[0].finish(path, bytes: path == "/" ? 1_000 : 100)
+            answered += 1
+        }
+        XCTAssertTrue(loader.isFinished)
+        let records = loader.records()
+        let byID = Dictionary(uniqueKeysWithValues: records.requests.map { ($0.id, $0.priority) })
+        XCTAssertEqual(byID, ["html": "highest", "css": "highest", "js": "medium", "print": "idle", "img": "lowest"])
+        for r in page.resources {
+            XCTAssertEqual(byID[r.id], opened[0].sentPriorities[r.path]?.description, r.id)
+        }
+    }
 }
