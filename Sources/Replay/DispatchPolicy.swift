@@ -6,9 +6,10 @@ import BenchModel
 /// unless the parser has not reached its tag); requests leave in the priority order Chromium gives
 /// them (`priority(_:parent:)`), at most `maxConnectionsPerOrigin` connections per origin; until
 /// the parser reaches the root document's `<body>`, Blink's tight mode holds requests below
-/// `net::MEDIUM`. Over HTTP/1.1 a request is bound to a connection only when one is ready for it
-/// (Chromium's socket pool: a connect job serves whichever request is most urgent when it
-/// completes, and a socket freed by a response goes to the most urgent waiting request), so a
+/// `net::MEDIUM`, save up to two of the first images Blink boosts to `net::LOW`. Over HTTP/1.1 a
+/// request is bound to a connection only when one is ready for it (Chromium's socket pool: a
+/// connect job serves whichever request is most urgent when it completes, and a socket freed by a
+/// response goes to the most urgent waiting request), so a
 /// request never waits for a handshake while another connection of its origin is free; and after
 /// the tight mode at most `delayableLimit` requests below `net::MEDIUM` are out at once across all
 /// origins (Chromium's network-side `ResourceScheduler` does so for servers not known to support
@@ -51,6 +52,17 @@ struct DispatchPolicy {
     /// at once; more urgent ones are not held. Chromium on the 4G profile requests the page's large
     /// images only as its head's scripts and stylesheets arrive, two at a time, and so does this loader.
     static let tightModeLimit = 2
+    /// Blink's first-images boost (`kBoostImagePriority`, on by default since Chromium 117): the first
+    /// `image_count` (5) images of a document that its preload scanner finds and that are not small
+    /// (`image_size`: at most 10,000 px² by the tag's width and height; an image of unknown size is not
+    /// small) load at Blink's Medium (`net::LOW`) instead of Low (`net::LOWEST`). Chromium 156's
+    /// DevTools report `initialPriority` Medium for exactly the mobile median page's first five images.
+    static let boostedImagesPerDocument = 5
+    static let smallImageArea = 10_000
+    /// `kBoostImagePriorityTightMediumLimit`: in the tight mode a Medium (`net::LOW`) request may start
+    /// while fewer than this many Medium ones are in flight, whatever the tight limit says
+    /// (`ResourceLoadScheduler::IsRunningThrottleableRequestsLessThanOutStandingLimit`).
+    static let tightModeMediumLimit = 2
     /// `ResourceScheduler`'s `kDefaultMaxNumDelayableRequestsPerClient`: requests below
     /// `net::MEDIUM` in flight at once, across all hosts, to servers without request priorities.
     static let http1DelayableLimit = 10
@@ -134,7 +146,11 @@ struct DispatchPolicy {
             return frame.id
         }
         childrenOf = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
-        priorities = byID.mapValues { r in DispatchPolicy.priority(r, parent: r.parent.flatMap { byID[$0] }) }
+        let boosted = DispatchPolicy.boostedImages(scenario)
+        priorities = byID.mapValues { r in
+            let p = DispatchPolicy.priority(r, parent: r.parent.flatMap { byID[$0] })
+            return boosted.contains(r.id) ? max(p, .low) : p
+        }
         headBlocking = (scenario.root.map { PageRenderer.headResources(of: $0.id, in: scenario) } ?? [])
             .filter { ($0.type == .stylesheet || $0.type == .script) && $0.renderBlocking == true }.map(\.id)
     }
@@ -155,6 +171,28 @@ struct DispatchPolicy {
     }
 
     func priority(of id: String) -> RequestPriority { priorities[id]! }
+
+    /// The images `boostedImagesPerDocument` lifts: per document, its own image children in the order
+    /// its HTML names them (`revealAfterBytes`; those without, at its end, in the scenario's order),
+    /// the small ones skipped, the first five. A stylesheet's images are not the preload scanner's and
+    /// never count. A synthetic page's tag carries `PageImage`'s size; a recorded page's size is unknown.
+    static func boostedImages(_ scenario: Scenario) -> Set<String> {
+        var boosted = Set<String>()
+        let index = Dictionary(scenario.resources.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for doc in scenario.resources where doc.type == .document {
+            let sizeKnown = doc.body == nil
+            let images = scenario.resources.filter { $0.parent == doc.id && $0.type == .image }.sorted {
+                ($0.revealAfterBytes ?? .max, index[$0.id]!) < ($1.revealAfterBytes ?? .max, index[$1.id]!)
+            }
+            let notSmall = images.filter { r in
+                guard sizeKnown else { return true }
+                let (w, h) = PageImage.nominalSize(bytes: r.bytes)
+                return w * h > smallImageArea
+            }
+            boosted.formUnion(notSmall.prefix(boostedImagesPerDocument).map(\.id))
+        }
+        return boosted
+    }
     func isInFlight(_ id: String) -> Bool { requests[id]?.inFlight == true }
     func hasEnded(_ id: String) -> Bool { requests[id]?.ended == true }
 
@@ -317,17 +355,24 @@ struct DispatchPolicy {
         let client: (String) -> String = tight ? { _ in "" } : { frames[$0]! }
         var delayableOut: [String: Int] = [:]
         var out: [String: [String: Int]] = [:]
+        // The tight mode's Medium (`net::LOW`) requests in flight: the boosted images.
+        var mediumOut = 0
         for (id, r) in requests where r.inFlight {
             let frame = client(id)
             out[frame, default: [:]][byID[id]!.origin, default: 0] += 1
             if priority(of: id) < .medium { delayableOut[frame, default: 0] += 1 }
+            if priority(of: id) == .low { mediumOut += 1 }
         }
         var allowed = Set<String>()
         for id in waiting {
             let frame = client(id), origin = byID[id]!.origin
-            guard delayableOut[frame, default: 0] < limit, out[frame]?[origin] ?? 0 < perOrigin else { continue }
+            let medium = tight && priority(of: id) == .low && mediumOut < DispatchPolicy.tightModeMediumLimit
+            guard medium || delayableOut[frame, default: 0] < limit, out[frame]?[origin] ?? 0 < perOrigin else {
+                continue
+            }
             out[frame, default: [:]][origin, default: 0] += 1
             delayableOut[frame, default: 0] += 1
+            if priority(of: id) == .low { mediumOut += 1 }
             allowed.insert(id)
         }
         return allowed

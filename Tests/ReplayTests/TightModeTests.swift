@@ -78,4 +78,85 @@ final class TightModeTests: XCTestCase {
         conn.finish("/", bytes: 10_000)
         XCTAssertEqual(conn.paths.count, 7, "the root's bytes are in and its head blocks nothing: \(conn.paths)")
     }
+
+    /// Blink's first-images boost: the first five images a document's HTML names that are not small
+    /// (over 10,000 px² at `PageImage`'s size) are Medium (`net::LOW`); small ones neither get it nor
+    /// count, a stylesheet's image never does, an iframe's document has five of its own, and a recorded
+    /// page's images (size unknown) are not small.
+    func testTheFirstFiveImagesThatAreNotSmallAreBoosted() {
+        var r: [Scenario.Resource] = [
+            .init(id: "html", origin: "o", path: "/", bytes: 10_000, type: .document),
+            .init(
+                id: "css", origin: "o", path: "/a.css", bytes: 100, type: .stylesheet, parent: "html",
+                revealAfterBytes: 100, renderBlocking: true),
+            .init(id: "bg", origin: "o", path: "/bg.gif", bytes: 50_000, type: .image, parent: "css"),
+            .init(
+                id: "tiny", origin: "o", path: "/t.gif", bytes: 1_000, type: .image, parent: "html",
+                revealAfterBytes: 150),
+            .init(
+                id: "frame", origin: "o", path: "/f.html", bytes: 1_000, type: .document, parent: "html",
+                revealAfterBytes: 160),
+            .init(id: "in-frame", origin: "o", path: "/f.gif", bytes: 50_000, type: .image, parent: "frame"),
+        ]
+        // Named out of HTML order: the order is the HTML's, and the last one has no offset (the end).
+        for i in [6, 2, 1, 5, 3, 4] {
+            r.append(
+                .init(
+                    id: "img\(i)", origin: "o", path: "/i\(i).gif", bytes: 50_000, type: .image, parent: "html",
+                    revealAfterBytes: i == 6 ? nil : Int64(200 * i)))
+        }
+        let s = Scenario(name: "boost", origins: [.init(id: "o", host: "o.test")], resources: r)
+        XCTAssertEqual(DispatchPolicy.boostedImages(s), ["img1", "img2", "img3", "img4", "img5", "in-frame"])
+        let policy = DispatchPolicy(scenario: s, maxConnectionsPerOrigin: 6)
+        XCTAssertEqual(policy.priority(of: "img1"), .low)
+        XCTAssertEqual(policy.priority(of: "img6"), .lowest)
+        XCTAssertEqual(policy.priority(of: "tiny"), .lowest)
+        XCTAssertEqual(policy.priority(of: "bg"), .lowest)
+
+        var recorded = s
+        recorded.resources[0].body = .init(sha256: "00")
+        XCTAssertEqual(
+            DispatchPolicy.boostedImages(recorded), ["img1", "img2", "img3", "img4", "tiny", "in-frame"],
+            "a recorded page's image sizes are unknown: none is small")
+    }
+
+    /// In the tight mode a boosted (Medium) image starts while fewer than two Medium requests are in
+    /// flight, even when the two-request tight limit is taken by others (Chromium 156: the mobile median
+    /// page's second image leaves as its origin's connection is up, beside an async script and the first).
+    func testBoostedImagesGoTwoAtATimeBesideTheTightLimit() {
+        var r: [Scenario.Resource] = [
+            .init(id: "html", origin: "o", path: "/", bytes: 10_000, type: .document),
+            .init(
+                id: "js", origin: "o", path: "/a.js", bytes: 100, type: .script, parent: "html",
+                revealAfterBytes: 100, renderBlocking: true),
+        ]
+        for i in 1...2 {
+            r.append(
+                .init(
+                    id: "async\(i)", origin: "o", path: "/async\(i).js", bytes: 100, type: .script,
+                    parent: "html", revealAfterBytes: Int64(100 + i), renderBlocking: false))
+        }
+        for i in 1...3 {
+            r.append(
+                .init(
+                    id: "img\(i)", origin: "o", path: "/i\(i).gif", bytes: 50_000, type: .image, parent: "html",
+                    revealAfterBytes: Int64(1000 * i)))
+        }
+        let conn = FakeConnection()
+        let loader = PageLoader(
+            scenario: Scenario(name: "medium", origins: [.init(id: "o", host: "o.test")], resources: r), kind: .h2
+        ) { _, _ in conn }
+        loader.start()
+        conn.requests[0].events(.data(count: 500, Instant.now()))
+        XCTAssertEqual(conn.paths, ["/", "/a.js", "/async1.js", "/async2.js"], "two async scripts take the tight limit")
+        conn.finish("/", bytes: 9_500)
+        XCTAssertEqual(
+            Array(conn.paths.dropFirst(4)), ["/i1.gif", "/i2.gif"], "two Medium images go beside them, not a third")
+        conn.finish("/i1.gif", bytes: 50_000)
+        XCTAssertEqual(conn.paths.last, "/i3.gif", "a Medium one ended: the next one goes")
+        for p in ["/a.js", "/async1.js", "/async2.js"] { conn.finish(p, bytes: 100) }
+        for p in ["/i2.gif", "/i3.gif"] { conn.finish(p, bytes: 50_000) }
+        XCTAssertNil(loader.failure)
+        XCTAssertTrue(loader.isFinished)
+    }
 }
