@@ -19,17 +19,23 @@ public enum RequestPriority: Int, Sendable, Comparable, CaseIterable, CustomStri
     /// The RFC 9218 urgency Chromium gives an HTTP/3 request: its SPDY level (0 most urgent).
     public var urgency: Int { spdyLevel }
 
-    /// The priority of a name Chromium's DevTools give (`Network.ResourcePriority`: VeryHigh, High,
-    /// Medium, Low, VeryLow for net's HIGHEST, MEDIUM, LOW, LOWEST, IDLE); nil for another name.
-    public init?(devTools name: String) {
-        switch name {
-        case "VeryHigh": self = .highest
-        case "High": self = .medium
-        case "Medium": self = .low
-        case "Low": self = .lowest
-        case "VeryLow": self = .idle
-        default: return nil
+    /// The name Chromium's DevTools give this level (`Network.ResourcePriority`, and what Chrome
+    /// writes in a HAR's `_priority`): VeryHigh, High, Medium, Low, VeryLow for net's HIGHEST, MEDIUM,
+    /// LOW, LOWEST, IDLE.
+    public var devToolsName: String {
+        switch self {
+        case .highest: return "VeryHigh"
+        case .medium: return "High"
+        case .low: return "Medium"
+        case .lowest: return "Low"
+        case .idle: return "VeryLow"
         }
+    }
+
+    /// The priority of a DevTools name (`devToolsName`); nil for another name.
+    public init?(devTools name: String) {
+        guard let p = Self.allCases.first(where: { $0.devToolsName == name }) else { return nil }
+        self = p
     }
 
     public var description: String {

@@ -6,9 +6,10 @@ extension Scenario.Resource {
     /// document, stylesheets that block rendering and fonts "VeryHigh" → highest; parser-blocking
     /// scripts, fetches and preloads "High" → medium; async scripts (also every script another
     /// script inserts) and images "Low" → lowest; a stylesheet that does not block rendering is
-    /// rendered `media="print"` and swapped on load, "VeryLow" → idle. Left out: Chrome's boost of
-    /// the first five large images to "Medium" (the rendered images' sizes come from the scenario's
-    /// bytes, not from layout) and its later re-prioritisation of images in the viewport.
+    /// rendered `media="print"` and swapped on load, "VeryLow" → idle. Chrome's boost of the first five
+    /// images that are not small to "Medium" depends on the page's other images: the built-in client's
+    /// `DispatchPolicy.boostedImages` applies it. Left out: the re-prioritisation of images in the
+    /// viewport after layout.
     public func chromiumPriority(parent: Scenario.Resource?) -> RequestPriority {
         switch type {
         case .document, .font: return .highest

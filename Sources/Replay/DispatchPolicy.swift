@@ -193,6 +193,7 @@ struct DispatchPolicy {
         }
         return boosted
     }
+
     func isInFlight(_ id: String) -> Bool { requests[id]?.inFlight == true }
     func hasEnded(_ id: String) -> Bool { requests[id]?.ended == true }
 

@@ -106,7 +106,7 @@ public enum HARExport {
         }
         if let resource {
             let parent = resource.parent.flatMap { byID[$0] }
-            e["_priority"] = priorityName(resource.chromiumPriority(parent: parent))
+            e["_priority"] = resource.chromiumPriority(parent: parent).devToolsName
             if let parent, let origin = scenario.origin(id: parent.origin) {
                 e["_initiator"] = [
                     "type": parent.type == .script ? "script" : "parser",
@@ -148,17 +148,6 @@ public enum HARExport {
         case "h3", "http/3": return "HTTP/3"
         case "h1", "http/1.1": return "HTTP/1.1"
         default: return p
-        }
-    }
-
-    /// DevTools' names of `net::RequestPriority` levels (what Chrome writes in `_priority`).
-    static func priorityName(_ p: RequestPriority) -> String {
-        switch p {
-        case .highest: return "VeryHigh"
-        case .medium: return "High"
-        case .low: return "Medium"
-        case .lowest: return "Low"
-        case .idle: return "VeryLow"
         }
     }
 
