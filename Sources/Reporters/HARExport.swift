@@ -106,7 +106,10 @@ public enum HARExport {
         }
         if let resource {
             let parent = resource.parent.flatMap { byID[$0] }
-            e["_priority"] = resource.chromiumPriority(parent: parent).devToolsName
+            // What the run recorded (the built-in client's first-image boost, Chromium's own, its last change
+            // as Chrome's HAR writes it), else the scenario's model for runs recorded before priorities were.
+            let recorded = RequestPriority.allCases.first { $0.description == (r.priorityChanged ?? r.priority) }
+            e["_priority"] = (recorded ?? resource.chromiumPriority(parent: parent)).devToolsName
             if let parent, let origin = scenario.origin(id: parent.origin) {
                 e["_initiator"] = [
                     "type": parent.type == .script ? "script" : "parser",

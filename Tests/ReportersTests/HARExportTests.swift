@@ -69,6 +69,20 @@ final class HARExportTests: XCTestCase {
         return try XCTUnwrap(root["log"] as? [String: Any])
     }
 
+    /// `_priority` is the one the run recorded (a boosted image's Medium, a browser's later change)
+    /// where it has one, else the scenario's model.
+    func testPriorityIsTheRecordedOne() throws {
+        var results = Self.results
+        results.runs[0].requests[3].priority = "low"
+        results.runs[0].requests[2].priority = "lowest"
+        results.runs[0].requests[2].priorityChanged = "medium"
+        let entries = try XCTUnwrap(
+            try object(HARExport.files(results, scenarios: [Self.scenario])[0].data)["entries"] as? [[String: Any]])
+        XCTAssertEqual(entries[3]["_priority"] as? String, "Medium", "the recorded low, not the model's lowest")
+        XCTAssertEqual(entries[2]["_priority"] as? String, "High", "the last change")
+        XCTAssertEqual(entries[0]["_priority"] as? String, "VeryHigh", "none recorded: the model's")
+    }
+
     func testFieldsOfAnExportedRun() throws {
         let files = try HARExport.files(Self.results, scenarios: [Self.scenario])
         XCTAssertEqual(files.map(\.fileName), ["har/shop-4G-h2-3.har"])
