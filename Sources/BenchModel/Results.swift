@@ -509,6 +509,15 @@ public struct EmulatorRecord: Codable, Sendable, Hashable {
     public var releaseSpinMs: Double?
     /// The batching window of links of 500 Mbit/s or more (µs; 0: none), its wait part of the lateness.
     public var releaseWindowUs: Double?
+    /// Release lateness of the packets the window did not hold (µs, p50 and p99): every packet of a
+    /// pass that was not a window's end, and a window's last packet before a gap. The lateness a
+    /// crossing's last packet can have; with a window, the run's lateness bound takes these.
+    public var unheldLatenessP50Us: Double?
+    public var unheldLatenessP99Us: Double?
+    /// Release lateness of the packets released while no link held any (µs, p50 and p99): before
+    /// and between transfers. With a window and no cross traffic, the TTFB's bound takes these.
+    public var promptLatenessP50Us: Double?
+    public var promptLatenessP99Us: Double?
     /// Arrivals: `kernel` (stamped as packets entered the TUNs, from a packet tap on each) or `read`
     /// (when the loop read them), with why not `kernel` when it was asked for; how many arrivals had
     /// no tapped copy (stamped when read) and how long after entering the loop read them (µs).

@@ -109,6 +109,15 @@ public struct EmulatorReport: Sendable {
     /// part of the lateness above), and the loop's passes that released packets (released packets
     /// per pass: how much it batched).
     public var releaseWindow: Nanoseconds = 0
+    /// Lateness of the packets the window did not hold (`LinkReleaseGate.unheld`: every packet of a
+    /// pass that was not a window's end, and a window's last packet before a gap), p50 and p99: what
+    /// a crossing's last packet can be late by. Equal to the lateness above when no link has a window.
+    public var unheldLatenessP50: Nanoseconds = 0
+    public var unheldLatenessP99: Nanoseconds = 0
+    /// Lateness of the packets released while no link held any (no windowed link streaming): before
+    /// and between transfers, as a handshake and a first request are. nil when there were none.
+    public var promptLatenessP50: Nanoseconds?
+    public var promptLatenessP99: Nanoseconds?
     public var releasePasses: Int64 = 0
     /// The loop's fatal error, if it ended early.
     public var loopFailure: String?

@@ -64,6 +64,14 @@ final class PacketForwarder: @unchecked Sendable {
     private(set) var wakeHistogram = LatenessHistogram()
     /// The emulator's own part: each packet's lateness minus the late wake-up of its pass.
     private(set) var ownHistogram = LatenessHistogram()
+    /// The lateness of the packets the release window did not hold (`LinkReleaseGate.unheld`; all
+    /// of them when no link has a window): what a crossing's last packet can be late by.
+    private(set) var unheldHistogram = LatenessHistogram()
+    /// The lateness of the packets released while no link held any (no link streaming with a
+    /// window): a handshake's and a first request's packets before any transfer streams.
+    private(set) var promptHistogram = LatenessHistogram()
+    /// The window the links actually got (0 when none is fast enough for one, or none was asked for).
+    var appliedReleaseWindow: Nanoseconds { gates.contains { $0.window.window > 0 } ? releaseWindow : 0 }
     /// Lateness of the wake-up that began the current pass (0 when I/O or a zero timeout began it).
     private var passWakeLateness: Nanoseconds = 0
     var counters = Counters()
@@ -249,10 +257,14 @@ final class PacketForwarder: @unchecked Sendable {
                     drainQuiet.store(0, ordering: .releasing)
                     drained.signal()
                 }
+                // A window's end is not polled for: its packets already wait by design, and the
+                // budget is kept for the releases that are due when they are (a handshake's, an ACK's).
+                let next = nextWakeup(now: now)
+                let spins = spinWindow > 0 && !next.windowEnd && spinBudget.allows(at: now)
                 let sleep = LoopSleep.plan(
-                    now: now, nextRelease: nextWakeup(now: now), moreWaiting: moreWaiting, spinMargin: spinMargin,
+                    now: now, nextRelease: next.at, moreWaiting: moreWaiting, spinMargin: spinMargin,
                     lastPacket: lastPacket, drainQuiet: drainQuiet.load(ordering: .acquiring),
-                    warmWindow: warmWindow, spinWindow: spinWindow > 0 && spinBudget.allows(at: now) ? spinWindow : 0)
+                    warmWindow: warmWindow, spinWindow: spins ? spinWindow : 0)
                 let timeout = sleep.timeout, deadline = sleep.deadline
                 spinStarted = sleep.spin ? now : nil
                 moreWaiting = false
@@ -296,8 +308,8 @@ final class PacketForwarder: @unchecked Sendable {
 
     /// The next pass: the earliest of the schedule's next event and the links' release times, a
     /// windowed link's release that is not held waiting for a window ending soon after it
-    /// (`ReleaseWindow.nextPass`).
-    private func nextWakeup(now: Instant) -> Instant? {
+    /// (`ReleaseWindow.nextPass`); `windowEnd` when that pass is a window's end.
+    private func nextWakeup(now: Instant) -> (at: Instant?, windowEnd: Bool) {
         var next = schedule.nextDue, held: Instant?, free: Instant?
         for k in gates.indices {
             let link = k & 1 == 0 ? uplinks[k >> 1] : downlinks[k >> 1]
@@ -312,8 +324,9 @@ final class PacketForwarder: @unchecked Sendable {
             }
         }
         let windowed = ReleaseWindow(window: releaseWindow).nextPass(held: held, free: free)
-        guard let w = windowed else { return next }
-        return next.map { min($0, w) } ?? w
+        guard let w = windowed else { return (next, false) }
+        if let n = next, n <= w { return (n, false) }
+        return (w, w == held)
     }
 
     /// Reads up to `batch` packets from one TUN into its links; true when the batch filled
@@ -426,13 +439,23 @@ final class PacketForwarder: @unchecked Sendable {
         let now = Instant.now()
         if schedule.nextDue.map({ $0 <= now }) ?? false { applyDueEvents(now: now) }
         var released = false
+        // Whether any windowed link holds packets at this pass (streams): if none, the pass is prompt.
+        var prompt = true
+        for k in gates.indices where gates[k].window.window > 0 {
+            let link = k & 1 == 0 ? uplinks[k >> 1] : downlinks[k >> 1]
+            if gates[k].plan(link, now: now)?.held == true {
+                prompt = false
+                break
+            }
+        }
         for i in 0..<uplinks.count {
-            if gates[2 * i].releaseAt(uplinks[i], now: now).map({ $0 <= now }) ?? false {
-                release(uplinks[i], to: serverFD, now: now, path: i, up: true)
+            if let plan = gates[2 * i].plan(uplinks[i], now: now), plan.at <= now {
+                release(uplinks[i], to: serverFD, now: now, path: i, up: true, heldPass: plan.held, prompt: prompt)
                 released = true
             }
-            if gates[2 * i + 1].releaseAt(downlinks[i], now: now).map({ $0 <= now }) ?? false {
-                release(downlinks[i], to: clientFDs[i], now: now, path: i, up: false)
+            if let plan = gates[2 * i + 1].plan(downlinks[i], now: now), plan.at <= now {
+                release(
+                    downlinks[i], to: clientFDs[i], now: now, path: i, up: false, heldPass: plan.held, prompt: prompt)
                 released = true
             }
             recycleDiscarded(uplinks[i])
@@ -448,7 +471,9 @@ final class PacketForwarder: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func release(_ link: Link, to fd: FileDescriptor, now: Instant, path: Int, up: Bool) {
+    private func release(
+        _ link: Link, to fd: FileDescriptor, now: Instant, path: Int, up: Bool, heldPass: Bool, prompt: Bool
+    ) {
         // Packets that fall due while earlier ones are written go out in the same pass. The link is
         // advanced past the pass's start only for them: a reply the host sent while this pass wrote
         // into its TUN (an echo answered inside the write) keeps the kernel's stamp (`arrival`).
@@ -458,7 +483,12 @@ final class PacketForwarder: @unchecked Sendable {
             let lateness = now.since(p.release)
             histogram.record(lateness)
             ownHistogram.record(lateness - passWakeLateness)
-            gates[2 * path + (up ? 0 : 1)].released(p)
+            let g = 2 * path + (up ? 0 : 1)
+            if !heldPass || gates[g].unheld(p, next: link.nextWakeup(now: now), heldPass: true) {
+                unheldHistogram.record(lateness)
+            }
+            if prompt { promptHistogram.record(lateness) }
+            gates[g].released(p)
             oneWayDelays[2 * path + (up ? 0 : 1)].record(now.since(p.arrival))
             // A discipline marked it Congestion Experienced: rewrite the ECN field (and checksum).
             if p.ceMarked { IPv4Header.markCE(pool.slot(p.handle)) }
@@ -533,7 +563,7 @@ final class PacketForwarder: @unchecked Sendable {
     private func setDown(path i: Int, down: Bool, at t: Instant) {
         uplinks[i].setDown(down, now: t)
         downlinks[i].setDown(down, now: t)
-        release(uplinks[i], to: serverFD, now: t, path: i, up: true)
-        release(downlinks[i], to: clientFDs[i], now: t, path: i, up: false)
+        release(uplinks[i], to: serverFD, now: t, path: i, up: true, heldPass: false, prompt: false)
+        release(downlinks[i], to: clientFDs[i], now: t, path: i, up: false, heldPass: false, prompt: false)
     }
 }

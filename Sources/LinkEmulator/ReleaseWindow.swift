@@ -25,8 +25,8 @@ public struct ReleaseWindow: Equatable, Sendable {
     public var window: Nanoseconds
 
     /// 100 µs: about 8 full-size segments per pass at 1 Gbit/s, 80 at 10 Gbit/s, well inside the
-    /// lateness target (timer floor p99 + 0.3 ms). The emulator's own default is no window
-    /// (`EmulatedNetwork.Options.releaseWindow`); this is the window asked for without a size.
+    /// lateness target (timer floor p99 + 0.3 ms); the emulator's default
+    /// (`EmulatedNetwork.Options.releaseWindow`).
     public static let defaultWindow: Nanoseconds = 100_000
     /// The link rate from which a window applies (as `EmulatedNetwork.napiThreadRate`).
     public static let minimumRate: Double = 500e6
@@ -86,6 +86,19 @@ struct LinkReleaseGate {
         guard let next = link.nextWakeup(now: now) else { return nil }
         let at = window.releaseAt(next: next, previous: lastRelease, inFlight: link.inFlight)
         return (at, at > next)
+    }
+
+    /// Whether `p`, released by a pass that was (`heldPass`) or was not a window's end, is one the
+    /// window did not hold back: every packet of a pass that was not a window's end, and a window's
+    /// last packet before a gap (the link's `next` release more than half a window after `p`'s, or
+    /// none). A crossing (a request, a response's last bytes) ends with such a packet, whose
+    /// lateness is the loop's own and any wait for a window ending soon after it (`nextPass`), not a
+    /// hold: a run's lateness bound takes these packets' lateness (`EmulatorReport.unheldLatenessP50`).
+    @inline(__always)
+    func unheld(_ p: Packet, next: Instant?, heldPass: Bool) -> Bool {
+        guard heldPass else { return true }
+        guard let next else { return true }
+        return next.since(p.release) > window.window / 2
     }
 
     @inline(__always)

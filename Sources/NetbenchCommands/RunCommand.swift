@@ -223,6 +223,13 @@ struct RunCommand: ParsableCommand {
                 + "'netbench calibrate --precise')"
     ) var emulatorPrecise: Bool
     @Option(
+        "--release-window", value: "D",
+        help: "how long past its release a packet of a streaming link of 500 Mbit/s or more may wait for the ones "
+            + "due after it, to leave in one pass and one GSO write with them (counted in the release lateness; "
+            + "see 'netbench calibrate --release-window'); default 100us, 0 releases every packet in a pass of its "
+            + "own. Recorded as emulator.releaseWindowUs",
+        parse: .duration(atLeast: 0)) var releaseWindow: Nanoseconds?
+    @Option(
         "--client", value: "LIST",
         help:
             "who loads the pages: builtin (netbench's loader, default), chromium (a fresh headless Chromium per run, "

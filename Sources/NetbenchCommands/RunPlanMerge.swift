@@ -148,6 +148,10 @@ extension RunCommand {
         return p
     }
 
-    /// `--emulator-precise`; the packet loop runs under SCHED_FIFO 10.
-    var emulator: EmulatorSettings { EmulatorSettings(precise: emulatorPrecise) }
+    /// `--emulator-precise`, `--release-window`; the packet loop runs under SCHED_FIFO 10.
+    var emulator: EmulatorSettings {
+        var e = EmulatorSettings(precise: emulatorPrecise)
+        e.releaseWindow = releaseWindow
+        return e
+    }
 }

@@ -47,8 +47,8 @@ struct ShellCommand: ParsableCommand {
                 lone packet (a ping every 50 ms) is read and released as punctually as a busy link's (about 5% of \
                 a core while it lasts; nothing when no packet flows). A packet's arrival is when COMMAND's \
                 kernel sent it into the emulator, stamped by the kernel (a packet tap on each TUN), not when the \
-                loop woke to read it; the summary prints how long after that the loop read packets (links below \
-                500 Mbit/s; above, arrivals are stamped when read). \
+                loop woke to read it; the summary prints how long after that the loop read packets (at 500 Mbit/s \
+                or more only while the TUNs carry super-packets, else arrivals are stamped when read). \
                 Namespaces, devices and the host's NAT table go with netbench; after a kill -9 the next \
                 netbench command that emulates (run, shell, doctor --cleanup) removes them and kills the programs \
                 left inside. Without root netbench runs itself again in a user namespace where the kernel allows \

@@ -102,12 +102,27 @@ public struct RunFinishing: Sendable {
 extension RunRecord {
     /// Bounds how far the emulator's release lateness could have moved this run's PLT and TTFB
     /// (`LatenessBound`, round trips counted on the page's critical path by the ideal's own
-    /// recursion) and flags the run when either bound exceeds 1% of its figure.
+    /// recursion) and flags the run when either bound exceeds 1% of its figure. Where a link had a
+    /// release window, PLT takes the lateness of the packets it did not hold (`unheldLatenessP50Us`:
+    /// a crossing ends with such a packet, and a held packet leaves no later than the packets behind
+    /// it are due, `ReleaseWindow`), and TTFB that of the packets released while no link streamed
+    /// (`promptLatenessP50Us`: the handshake and the first request go before any transfer), except
+    /// when cross traffic shared the link, or no packet was released so.
     mutating func applyLatenessBound(
         scenario: Scenario, transport: TransportKind, zeroRTT: Bool,
         downlinkBitsPerSecond: Double?
     ) {
-        guard var e = emulator, let p50 = e.releaseLatenessP50Us, let p99 = e.releaseLatenessP99Us else { return }
+        guard var e = emulator, let all50 = e.releaseLatenessP50Us, let all99 = e.releaseLatenessP99Us else { return }
+        typealias Lateness = (p50: Double, p99: Double, what: String)
+        var pltLateness: Lateness = (all50, all99, "release lateness")
+        var ttfbLateness = pltLateness
+        if (e.releaseWindowUs ?? 0) > 0, let u50 = e.unheldLatenessP50Us, let u99 = e.unheldLatenessP99Us {
+            pltLateness = (u50, u99, "release lateness of packets not held")
+            ttfbLateness = pltLateness
+            if crossTraffic?.flows.isEmpty ?? true, let q50 = e.promptLatenessP50Us, let q99 = e.promptLatenessP99Us {
+                ttfbLateness = (q50, q99, "release lateness while no link streamed")
+            }
+        }
         // With a huge RTT and free serialization the ideal counts round trips (think times vanish).
         let unit = 1e6
         let counter = IdealPageLoad(rttMs: unit, downlinkBitsPerSecond: nil, transport: transport, zeroRTT: zeroRTT)
@@ -120,19 +135,21 @@ extension RunRecord {
             forBytes: metrics.bytes ?? 0,
             overhead: handshakePackets * max(1, metrics.connections ?? 1))
         let plt = LatenessBound(
-            latenessP50: ns(p50), latenessP99: ns(p99), roundTrips: pltTrips, packets: packets,
-            packetSpacing: LatenessBound.packetSpacing(bitsPerSecond: downlinkBitsPerSecond))
+            latenessP50: ns(pltLateness.p50), latenessP99: ns(pltLateness.p99), roundTrips: pltTrips,
+            packets: packets, packetSpacing: LatenessBound.packetSpacing(bitsPerSecond: downlinkBitsPerSecond))
         let ttfb = LatenessBound(
-            latenessP50: ns(p50), latenessP99: ns(p99), roundTrips: ttfbTrips,
+            latenessP50: ns(ttfbLateness.p50), latenessP99: ns(ttfbLateness.p99), roundTrips: ttfbTrips,
             packets: handshakePackets)
         e.pltLatenessBoundMs = Double(plt.bound) / 1e6
         e.ttfbLatenessBoundMs = Double(ttfb.bound) / 1e6
         var reasons: [String] = []
-        for (name, bound, figure) in [("pltMs", plt, metrics.pltMs), ("ttfbMs", ttfb, metrics.ttfbMs)] {
+        for (name, bound, figure, l) in [
+            ("pltMs", plt, metrics.pltMs, pltLateness), ("ttfbMs", ttfb, metrics.ttfbMs, ttfbLateness),
+        ] {
             guard let figure, bound.couldMove(ns(figure * 1_000)) else { continue }
             reasons.append(
-                "release lateness (p50 \(Units.format(p50 / 1000, 3)) ms, p99 "
-                    + "\(Units.format(p99 / 1000, 3)) ms) could move \(name) "
+                "\(l.what) (p50 \(Units.format(l.p50 / 1000, 3)) ms, p99 "
+                    + "\(Units.format(l.p99 / 1000, 3)) ms) could move \(name) "
                     + "by up to \(Units.format(Double(bound.bound) / 1e6, 2)) ms = "
                     + "\(Units.format(bound.share(of: ns(figure * 1_000))! * 100, 1))% > 1%")
         }

@@ -41,6 +41,12 @@ extension EmulatorRecord {
         releaseSpinWindowUs = us(report.releaseSpinWindow)
         releaseSpinMs = ms(report.releaseSpinTime)
         releaseWindowUs = us(report.releaseWindow)
+        if report.releaseWindow > 0 {
+            unheldLatenessP50Us = us(report.unheldLatenessP50)
+            unheldLatenessP99Us = us(report.unheldLatenessP99)
+            promptLatenessP50Us = report.promptLatenessP50.map(us)
+            promptLatenessP99Us = report.promptLatenessP99.map(us)
+        }
         wakeLatenessP99Us = us(report.wakeLatenessP99)
         ownLatenessP99Us = us(report.ownLatenessP99)
         arrivalStamps = report.kernelArrivalStamps ? "kernel" : "read"

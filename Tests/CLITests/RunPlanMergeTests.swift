@@ -53,7 +53,7 @@ final class RunPlanMergeTests: XCTestCase {
         let c = try run([
             "-t", "h2", "-n", "3", "--seed", "9", "--tls-records", "16k", "--tcp-cc", "reno", "--tls", "1.2",
             "--quic-cc", "bbr", "--client", "chromium", "--timeout", "20s", "--emulator-precise",
-            "--keylog", "/tmp/k", "--qlog", "/tmp",
+            "--release-window", "0", "--keylog", "/tmp/k", "--qlog", "/tmp",
         ])
         let plan = try PlanValues.merge(values, c)
         XCTAssertEqual(plan.transports, [.h2])
@@ -70,6 +70,8 @@ final class RunPlanMergeTests: XCTestCase {
         XCTAssertTrue(loads.repeatView, "the suite's repeat views stay on")
         XCTAssertEqual(loads.timeout, 20_000_000_000)
         XCTAssertTrue(c.emulator.precise)
+        XCTAssertEqual(c.emulator.releaseWindow, 0, "--release-window 0 turns the window off")
+        XCTAssertNil(try run([]).emulator.releaseWindow, "absent: the emulator's default")
         XCTAssertEqual(c.diagnostics.settings, DiagnosticSettings(keyLogFile: "/tmp/k", qlogDirectory: "/tmp"))
     }
 

@@ -120,14 +120,20 @@ final class ArrivalStampsTests: XCTestCase {
         }
     }
 
-    /// Off, or on a network with a gigabit link: arrivals are stamped when read, and the report
-    /// says why when they were asked for.
-    func testReadStampsWhenOffOrAtGigabitRates() throws {
+    /// Off, or on a gigabit link whose TUNs carry no super-packets: arrivals are stamped when read,
+    /// and the report says why when they were asked for.
+    func testReadStampsWhenOffOrAtGigabitRatesWithoutOffload() throws {
         try requireEmulationPrivileges()
         var off = EmulatedNetwork.Options()
         off.kernelArrivalStamps = false
+        var noOffload = EmulatedNetwork.Options()
+        noOffload.tunOffload = false
         for (options, rate, why) in [
-            (off, 10e6, nil), (EmulatedNetwork.Options(), 1e9, "not used: a link reaches 500 Mbit/s"),
+            (off, 10e6, nil),
+            (
+                noOffload, 1e9,
+                "not used: a link reaches 500 Mbit/s or has no rate limit and the TUNs carry no super-packets"
+            ),
         ] {
             let network = try EmulatedNetwork.create(
                 paths: [.symmetric(name: "wifi", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: rate))],
@@ -140,11 +146,33 @@ final class ArrivalStampsTests: XCTestCase {
             XCTAssertFalse(report.kernelArrivalStamps)
             XCTAssertEqual(report.arrivalsStamped, 0)
             if let why {
-                let fallback = report.arrivalStampsFallback ?? "nil"
-                XCTAssertTrue(fallback.hasPrefix(why), fallback)
+                XCTAssertEqual(report.arrivalStampsFallback, why)
             } else {
                 XCTAssertNil(report.arrivalStampsFallback)
             }
         }
+    }
+
+    /// A gigabit link with offload (the default): the taps stamp lone probes and TCP super-packets
+    /// alike, one tapped copy per super-packet read.
+    func testKernelStampsAtGigabitRatesWithOffload() throws {
+        try requireEmulationPrivileges()
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(name: "fibre", roundTrip: .milliseconds(4), rate: .constant(bitsPerSecond: 1e9))
+        ])
+        defer { network.teardown() }
+        XCTAssertTrue(network.tunOffload, network.offloadFallback ?? "")
+        try network.start()
+        let rtts = try Calibration.measureRoundTrip(on: network, samples: 20, interval: .milliseconds(5))
+        _ = try Calibration.measureGoodput(
+            on: network, duration: 1_500_000_000, warmup: 500_000_000, congestionControl: "reno")
+        let report = try network.stop()
+        XCTAssertEqual(rtts.count, 20)
+        XCTAssertTrue(report.kernelArrivalStamps, report.arrivalStampsFallback ?? "")
+        XCTAssertNil(report.arrivalStampsFallback)
+        XCTAssertGreaterThan(report.offloadReads, 0)
+        // Every read is matched to its tapped copy or counted unmatched; nearly all match.
+        XCTAssertEqual(report.arrivalsStamped + report.arrivalsUnstamped, report.offloadReads)
+        XCTAssertLessThanOrEqual(report.arrivalsUnstamped * 100, report.offloadReads, "≤ 1% unmatched")
     }
 }

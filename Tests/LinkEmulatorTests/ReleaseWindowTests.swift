@@ -51,6 +51,8 @@ final class ReleaseWindowTests: XCTestCase {
     private struct Outcome {
         var released: [(sequence: Int64, release: Instant, ce: Bool)] = []
         var lateness: [Nanoseconds] = []
+        /// The lateness of the packets the window did not hold (`LinkReleaseGate.unheld`).
+        var unheld: [Nanoseconds] = []
         var passes = 0
         var counters = LinkCounters()
     }
@@ -87,11 +89,14 @@ final class ReleaseWindowTests: XCTestCase {
                 }
                 next += 1
             }
-            if let r = gate.releaseAt(link, now: now), r <= now {
+            if let plan = gate.plan(link, now: now), plan.at <= now {
                 out.passes += 1
                 while let p = link.dequeue(now: now) {
                     out.released.append((p.sequence, p.release, p.ceMarked))
                     out.lateness.append(now.since(p.release))
+                    if gate.unheld(p, next: link.nextWakeup(now: now), heldPass: plan.held) {
+                        out.unheld.append(now.since(p.release))
+                    }
                     gate.released(p)
                 }
             }
@@ -121,15 +126,28 @@ final class ReleaseWindowTests: XCTestCase {
         XCTAssertLessThan(batched.passes * 6, batched.released.count, "\(batched.passes) passes")
         // The burst's last packet and the lone one after the gap were not held.
         XCTAssertEqual(batched.lateness.suffix(2), [0, 0])
+        // Without a window no packet is held; with one, the packets not held (a crossing's last)
+        // left on time though the held ones waited: the lateness a run's bound takes.
+        XCTAssertEqual(plain.unheld.count, plain.released.count)
+        XCTAssertEqual(plain.unheld.max(), 0)
+        XCTAssertGreaterThanOrEqual(batched.unheld.count, 2)
+        XCTAssertLessThan(batched.unheld.count * 20, batched.released.count, "\(batched.unheld.count) not held")
+        XCTAssertEqual(batched.unheld.suffix(2), [0, 0])
+        XCTAssertGreaterThan(percentile(batched.lateness, 0.5), 0, "the held packets waited")
+        XCTAssertEqual(percentile(batched.unheld, 0.5), 0)
     }
 
-    /// Through real namespaces at 1 Gbit/s with offload and the window asked for: the loop released
-    /// in batches, every segment counted once, nothing flagged.
+    private func percentile(_ values: [Nanoseconds], _ q: Double) -> Nanoseconds {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? -1 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]
+    }
+
+    /// Through real namespaces at 1 Gbit/s with offload and the default window: the loop released
+    /// in batches, every segment counted once, nothing flagged; a 400 Mbit/s link gets no window.
     func testGigabitLinkReleasesInBatches() throws {
         try requireEmulationPrivileges()
-        var options = EmulatedNetwork.Options()
-        XCTAssertEqual(options.releaseWindow, 0, "off unless asked for")
-        options.releaseWindow = ReleaseWindow.defaultWindow
+        let options = EmulatedNetwork.Options()
+        XCTAssertEqual(options.releaseWindow, ReleaseWindow.defaultWindow, "on by default")
         let network = try EmulatedNetwork.create(
             paths: [.symmetric(name: "fibre", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: 1e9))],
             options: options)
@@ -146,5 +164,21 @@ final class ReleaseWindowTests: XCTestCase {
             report.releasePasses * 2, report.releasedPackets,
             "\(report.releasePasses) passes for \(report.releasedPackets) packets")
         XCTAssertLessThan(report.offloadWrites * 2, report.releasedPackets)
+        XCTAssertGreaterThan(report.latenessP50, report.unheldLatenessP50, "held packets waited")
+        XCTAssertNotNil(report.promptLatenessP50, "the connection's handshake went before the transfer streamed")
+    }
+
+    func testNoWindowBelowItsRate() throws {
+        try requireEmulationPrivileges()
+        let network = try EmulatedNetwork.create(paths: [
+            .symmetric(name: "cable", roundTrip: .milliseconds(10), rate: .constant(bitsPerSecond: 400e6))
+        ])
+        defer { network.teardown() }
+        try network.start()
+        _ = try Calibration.measureGoodput(on: network, duration: .seconds(1), warmup: .milliseconds(500))
+        let report = try network.stop()
+        XCTAssertEqual(report.releaseWindow, 0, "no link reaches 500 Mbit/s")
+        XCTAssertEqual(report.unheldLatenessP50, report.latenessP50)
+        XCTAssertEqual(report.unheldLatenessP99, report.latenessP99)
     }
 }

@@ -100,8 +100,13 @@ final class RunFinishingTests: XCTestCase {
         XCTAssertNil(r.metrics.goodputMbps, "a failed run has no goodput")
     }
 
-    /// A run through the emulator with these figures and this release lateness, finished.
-    private func emulated(pltMs: Double, ttfbMs: Double, latenessUs p50: Double, _ p99: Double) -> RunRecord {
+    /// A run through the emulator with these figures and this release lateness (and, with a release
+    /// window, this lateness of the packets it did not hold and of those released while none
+    /// streamed), finished.
+    private func emulated(
+        pltMs: Double, ttfbMs: Double, latenessUs p50: Double, _ p99: Double,
+        windowUs: Double? = nil, unheldUs: (Double, Double)? = nil, promptUs: (Double, Double)? = nil
+    ) -> RunRecord {
         var r = run(.h2)
         r.metrics.pltMs = pltMs
         r.metrics.ttfbMs = ttfbMs
@@ -109,8 +114,48 @@ final class RunFinishingTests: XCTestCase {
         r.emulator = EmulatorRecord(profile: "p", configured: "x", flagged: false)
         r.emulator?.releaseLatenessP50Us = p50
         r.emulator?.releaseLatenessP99Us = p99
+        r.emulator?.releaseWindowUs = windowUs
+        r.emulator?.unheldLatenessP50Us = unheldUs?.0
+        r.emulator?.unheldLatenessP99Us = unheldUs?.1
+        r.emulator?.promptLatenessP50Us = promptUs?.0
+        r.emulator?.promptLatenessP99Us = promptUs?.1
         RunFinishing(rttMs: 10).finish(&r, scenario: page)
         return r
+    }
+
+    /// With a release window, PLT's bound takes the lateness of the packets it did not hold and
+    /// TTFB's that of the packets released while no link streamed: the held packets of a streaming
+    /// gigabit link (p50 70 µs) and the ACKs that wait to share their passes (unheld p50 40 µs) no
+    /// longer flag a 33 ms TTFB whose handshake left on time. The same figures without a window
+    /// still flag it, and so do late prompt packets.
+    func testAWindowsHeldPacketsDoNotFlagTheRun() throws {
+        let held = (p50: 70.0, p99: 180.0)
+        let windowed = emulated(
+            pltMs: 900, ttfbMs: 33, latenessUs: held.p50, held.p99, windowUs: 100, unheldUs: (40, 150),
+            promptUs: (4, 60))
+        XCTAssertEqual(windowed.emulator?.flagged, false, windowed.error ?? "")
+        // Each bound is that of a run whose every packet was as late as the packets it takes.
+        let asPrompt = emulated(pltMs: 900, ttfbMs: 33, latenessUs: 4, 60)
+        let asUnheld = emulated(pltMs: 900, ttfbMs: 33, latenessUs: 40, 150)
+        XCTAssertEqual(windowed.emulator?.ttfbLatenessBoundMs, asPrompt.emulator?.ttfbLatenessBoundMs)
+        XCTAssertEqual(windowed.emulator?.pltLatenessBoundMs, asUnheld.emulator?.pltLatenessBoundMs)
+        XCTAssertGreaterThan(try XCTUnwrap(windowed.emulator?.ttfbLatenessBoundMs), 0)
+        let plain = emulated(pltMs: 900, ttfbMs: 33, latenessUs: held.p50, held.p99)
+        XCTAssertEqual(plain.emulator?.flagged, true)
+        XCTAssertTrue(plain.error?.contains("release lateness (p50 0.07 ms") == true, plain.error ?? "")
+        // No prompt packet (a link streamed throughout): TTFB takes the unheld ones, and flags.
+        let streamedThroughout = emulated(
+            pltMs: 900, ttfbMs: 33, latenessUs: held.p50, held.p99, windowUs: 100, unheldUs: (40, 150))
+        XCTAssertEqual(streamedThroughout.emulator?.flagged, true)
+        XCTAssertTrue(
+            streamedThroughout.error?.contains("lateness of packets not held (p50 0.04 ms") == true,
+            streamedThroughout.error ?? "")
+        let latePrompt = emulated(
+            pltMs: 900, ttfbMs: 33, latenessUs: held.p50, held.p99, windowUs: 100, unheldUs: (40, 150),
+            promptUs: (90, 400))
+        XCTAssertEqual(latePrompt.emulator?.flagged, true)
+        XCTAssertTrue(
+            latePrompt.error?.contains("lateness while no link streamed (p50 0.09 ms") == true, latePrompt.error ?? "")
     }
 
     func testLatenessThatCouldMoveAFigureByMoreThanOnePercentFlagsTheRun() {
