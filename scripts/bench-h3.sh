@@ -3,10 +3,13 @@
 # example programs (gtlsclient <- gtlsserver, Debian's ngtcp2-client/ngtcp2-server), and netbench's
 # HTTP/2 beside curl --http2 <- nginx (the TCP + TLS counterpart), in one run.
 #
-#   scripts/bench-h3.sh [--size BYTES] [--runs N] [--netbench PATH] [--notebook FILE]
+#   scripts/bench-h3.sh [--size BYTES] [--runs N] [--netbench PATH] [--cpu LIST] [--notebook FILE]
 #   --size BYTES     body size (default 100000000)
 #   --runs N         timed pairs per side (default 5); the median is reported
 #   --netbench PATH  the netbench binary (default .build/release/netbench)
+#   --cpu LIST       run every server and client, netbench included, under `taskset -c LIST` (e.g. 0:
+#                    each side's client and server share one CPU, as netbench's two threads then do);
+#                    default: wherever the scheduler puts them
 #   --notebook FILE  after a successful run, append an entry to FILE (here: results/notebook/http3-bulk.md):
 #                    UTC date, git describe, machine, this command line and the printed output
 #
@@ -28,11 +31,13 @@ notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a
 size=100000000
 runs=5
 netbench=""
+pin=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --netbench) netbench="$2"; shift 2 ;;
+    --cpu) pin=(taskset -c "$2"); shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-h3.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
   esac
@@ -83,7 +88,7 @@ free_port() {  # udp|tcp
 qport=$(free_port udp)
 tport=$(free_port tcp)
 
-gtlsserver -q -d "$work/www" 127.0.0.1 "$qport" "$work/key.pem" "$work/cert.pem" > "$work/gtlsserver.log" 2>&1 &
+"${pin[@]}" gtlsserver -q -d "$work/www" 127.0.0.1 "$qport" "$work/key.pem" "$work/cert.pem" > "$work/gtlsserver.log" 2>&1 &
 server_pids+=($!)
 cat > "$work/nginx/nginx.conf" <<EOF
 daemon off;
@@ -108,7 +113,7 @@ http {
   }
 }
 EOF
-nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" > "$work/nginx/stdout.log" 2>&1 &
+"${pin[@]}" nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" > "$work/nginx/stdout.log" 2>&1 &
 server_pids+=($!)
 sleep 0.5
 for pid in "${server_pids[@]}"; do
@@ -135,7 +140,7 @@ verify_peers() {
 time_gtls() {  # PATH (no --download: the body is not written, as netbench writes none)
   local t0 t1 status=0
   t0=$(now)
-  gtlsclient -q --exit-on-all-streams-close 127.0.0.1 "$qport" "https://127.0.0.1:$qport/$1" \
+  "${pin[@]}" gtlsclient -q --exit-on-all-streams-close 127.0.0.1 "$qport" "https://127.0.0.1:$qport/$1" \
     > "$work/gtls.log" 2>&1 || status=$?
   t1=$(now)
   [ "$status" = 0 ] || { echo "bench-h3.sh: gtlsclient /$1 exited $status" >&2; tail -5 "$work/gtls.log" >&2; exit 2; }
@@ -145,7 +150,7 @@ time_gtls() {  # PATH (no --download: the body is not written, as netbench write
 time_curl() {  # PATH BYTES (written to /dev/null; curl counts what it received)
   local t0 t1 got
   t0=$(now)
-  got=$(curl -sk --http2 -o /dev/null -w '%{size_download} %{http_version}' "https://127.0.0.1:$tport/$1") || true
+  got=$("${pin[@]}" curl -sk --http2 -o /dev/null -w '%{size_download} %{http_version}' "https://127.0.0.1:$tport/$1") || true
   t1=$(now)
   [ "$got" = "$2 2" ] || { echo "bench-h3.sh: curl /$1 got '$got' (bytes, HTTP version), wanted '$2 2'" >&2; exit 2; }
   elapsed "$t0" "$t1"
@@ -155,7 +160,7 @@ time_netbench() {  # TRANSPORT NAME BYTES
   rm -rf "$work/out"
   local t0 t1
   t0=$(now)
-  "$netbench" run "$work/$2.json" --profile loopback --transport "$1" --runs 1 --warmup 0 \
+  "${pin[@]}" "$netbench" run "$work/$2.json" --profile loopback --transport "$1" --runs 1 --warmup 0 \
     --out "$work/out" --quiet > "$work/netbench.log" 2>&1 || { echo "bench-h3.sh: netbench run ($1) failed:" >&2; tail -5 "$work/netbench.log" >&2; exit 2; }
   t1=$(now)
   python3 - "$work/out/results.json" "$3" <<'EOF' || exit 2
