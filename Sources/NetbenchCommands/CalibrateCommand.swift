@@ -127,9 +127,9 @@ struct CalibrateCommand: ParsableCommand {
         "--release-window", value: "D",
         help: "how long past its release a packet of a streaming link of 500 Mbit/s or more may wait for the "
             + "ones due after it, to leave in one pass and one GSO write with them (counted in the lateness); "
-            + "0 releases every packet in a pass of its own. Default 100us: at 1 Gbit/s it takes the loop from "
-            + "92–95% of a core to 61–65% and goodput from 82–92% to 95–97% (idle 2-vCPU VM); `run` uses it too, "
-            + "and a run's lateness bound takes the lateness of the packets it did not hold",
+            + "0 releases every packet in a pass of its own. Default 100us: at 1 Gbit/s it takes the loop "
+            + "from 92–95% of a core to 61–65% and goodput from 82–92% to 95–97% (idle 2-vCPU VM); `run` uses "
+            + "it too, and a run's lateness bound takes the lateness of the packets it did not hold",
         parse: .duration(atLeast: 0)) var releaseWindow: Nanoseconds?
     @Flag(
         "--veth-goodput",
