@@ -142,6 +142,7 @@ struct ChromiumPageRun: PageLoad {
                 deadline: Instant.now() + Self.setupAllowance)
         }
         let deadline = Instant.now() + timeout
+        film.navigationAsked()
         let navigation = try devtools.call("Page.navigate", ["url": url], session: session, deadline: deadline)
         if let e = navigation["errorText"] as? String, !e.isEmpty {
             return .failed("navigation to \(url) failed: \(e)")
@@ -491,7 +492,11 @@ final class NetworkTracker {
 final class ScreencastFrames {
     /// Base64 JPEG (filmstrip) or PNG (visual metrics), as asked in `Page.startScreencast`.
     private var captured: [(epochSeconds: Double, image: String)] = []
+    /// How many frames had arrived when `Page.navigate` was sent (they showed before navigation start).
+    private var arrivedBeforeNavigation = 0
     var count: Int { captured.count }
+
+    func navigationAsked() { arrivedBeforeNavigation = captured.count }
 
     func handle(_ e: DevToolsPipe.Event, _ devtools: DevToolsPipe) {
         guard let data = e.params["data"] as? String else { return }
@@ -505,7 +510,11 @@ final class ScreencastFrames {
     /// The frames for visual metrics (the screencast sent PNG).
     func painted() -> PaintedFrames {
         let out = PaintedFrames()
-        for c in captured { out.add(epochMs: c.epochSeconds * 1000, base64PNG: c.image) }
+        for (i, c) in captured.enumerated() {
+            if i == arrivedBeforeNavigation { out.navigationAsked() }
+            out.add(epochMs: c.epochSeconds * 1000, base64PNG: c.image)
+        }
+        if captured.count == arrivedBeforeNavigation { out.navigationAsked() }
         return out
     }
 

@@ -155,6 +155,7 @@ struct FirefoxPageRun: PageLoad {
                 ], deadline: setup)
         }
         let deadline = Instant.now() + context.timeout
+        capture?.frames.navigationAsked()
         do {
             _ = try bidi.call(
                 "browsingContext.navigate", ["context": top, "url": url, "wait": "complete"], deadline: deadline)

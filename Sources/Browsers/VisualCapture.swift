@@ -56,11 +56,21 @@ enum PNGImage {
 /// The frames a browser painted during a load, as base64 PNGs with the wall-clock time each showed
 /// (ms since the epoch), kept as they come and decoded only after the load: decoding during it would
 /// take CPU from the browser.
+///
+/// A frame that arrived before navigation was asked for showed before navigation start, whatever its
+/// time says: a screencast frame's timestamp and the page's time origin come from different clocks,
+/// and the blank tab's frame, received before `Page.navigate` was sent, was stamped up to 3.5 ms
+/// after the page's time origin here (1 load in 4).
 final class PaintedFrames {
     private var captured: [(epochMs: Double, png: String)] = []
+    /// How many frames had arrived when navigation was asked for.
+    private(set) var arrivedBeforeNavigation = 0
     var count: Int { captured.count }
 
     func add(epochMs: Double, base64PNG: String) { captured.append((epochMs, base64PNG)) }
+
+    /// Call just before asking the browser to navigate: the frames so far showed before it.
+    func navigationAsked() { arrivedBeforeNavigation = captured.count }
 
     /// The longest time between two consecutive frames, ms.
     var longestGapMs: Double? {
@@ -71,7 +81,10 @@ final class PaintedFrames {
     /// The frames on the page's clock (`timeOrigin`: navigation start, ms since the epoch): the last
     /// frame before navigation start shows at 0, earlier ones are dropped.
     func frames(timeOrigin: Double) throws -> [VisualMetrics.Frame] {
-        let sorted = captured.sorted { $0.epochMs < $1.epochMs }
+        let placed = captured.enumerated().map { i, c in
+            (epochMs: i < arrivedBeforeNavigation ? min(c.epochMs, timeOrigin) : c.epochMs, png: c.png)
+        }
+        let sorted = placed.sorted { $0.epochMs < $1.epochMs }
         let before = sorted.lastIndex { $0.epochMs <= timeOrigin }
         var out: [VisualMetrics.Frame] = []
         for (i, c) in sorted.enumerated() where before.map({ i >= $0 }) ?? true {
