@@ -25,6 +25,33 @@ public struct IdealPageLoad: Sendable {
     /// a static server (nginx, caddy, a CDN) answers at once, and a bound that counted think times
     /// would exceed what it measures.
     public var thinkTimes = true
+    /// How fast the sender of a bulk download may open its window, when the sender is netbench's
+    /// own server (its congestion control known); nil: another server, and the bound is the body's
+    /// serialization alone.
+    public var slowStart: SlowStart?
+
+    /// The most a sender's window can deliver per round trip while it opens (RFC 5681 and RFC 9002
+    /// slow start; HyStart++ and delayed ACKs only open it slower).
+    public struct SlowStart: Sendable, Equatable {
+        /// Bytes in flight when the body starts: at most Linux's initial window of 10 segments (or
+        /// RFC 9002's 14,720 bytes for QUIC) plus 6 packets of handshake the peer acknowledged in
+        /// slow start, at 1,500 bytes each, headers counted as body (so it stays a lower bound).
+        public static let initialWindowBytes = 16.0 * 1_500
+        public var initialWindowBytes: Double
+        /// Largest growth of the window in one round trip: 2 for cubic and reno, 3 for BBR (its
+        /// startup gain is 2.89) and for a congestion control not known.
+        public var growthPerRound: Double
+
+        public init(initialWindowBytes: Double = SlowStart.initialWindowBytes, growthPerRound: Double) {
+            self.initialWindowBytes = initialWindowBytes
+            self.growthPerRound = growthPerRound
+        }
+
+        /// The sender's slow start under `congestionControl` (nil: the system's, not known).
+        public static func sender(congestionControl: String?) -> SlowStart {
+            SlowStart(growthPerRound: congestionControl == "cubic" || congestionControl == "reno" ? 2 : 3)
+        }
+    }
 
     public init(
         rttMs: Double, downlinkBitsPerSecond: Double?, transport: TransportKind, zeroRTT: Bool = false,
@@ -52,6 +79,26 @@ public struct IdealPageLoad: Sendable {
         return Double(bytes) * 8 / rate * 1000
     }
 
+    /// A bulk body's time from its first byte to its last at the receiver: its serialization, or,
+    /// with `slowStart`, the round trips the sender's window takes to fill the link (each round
+    /// sends at most the window, which grows by `growthPerRound`) and then the rest at the rate.
+    func bulkTransferMs(_ bytes: Int64) -> Double {
+        guard let rate = downlinkBitsPerSecond, rate > 0 else { return 0 }
+        guard let s = slowStart, rttMs > 0, s.initialWindowBytes > 0, s.growthPerRound > 1 else {
+            return serializationMs(bytes)
+        }
+        let bytesPerMs = rate / 8 / 1000
+        var left = Double(max(0, bytes)), window = s.initialWindowBytes, rounds = 0.0
+        while left > 0 && window / bytesPerMs < rttMs {
+            let n = min(window, left)
+            left -= n
+            rounds += 1
+            window *= s.growthPerRound
+            if left == 0 { return (rounds - 1) * rttMs + n / bytesPerMs }
+        }
+        return rounds * rttMs + left / bytesPerMs
+    }
+
     /// Lower bound of TTFB of the document: handshake round trips plus its think time.
     public func ttfbMs(_ scenario: Scenario) -> Double {
         let hs = Double(handshakeRoundTrips) * rttMs
@@ -61,7 +108,8 @@ public struct IdealPageLoad: Sendable {
     /// Lower bound of the page-load time (ms from navigation start to the last byte).
     public func pltMs(_ scenario: Scenario) -> Double {
         if let bulk = scenario.bulk {
-            return Double(handshakeRoundTrips) * rttMs + serializationMs(bulk.bytes)
+            let transfer = bulk.direction == .download ? bulkTransferMs(bulk.bytes) : serializationMs(bulk.bytes)
+            return Double(handshakeRoundTrips) * rttMs + transfer
         }
         let byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var finish: [String: Double] = [:]  // last byte
@@ -104,6 +152,20 @@ public struct IdealPageLoad: Sendable {
         thinkTimes
             ? "critical path with the scenario's server think times"
             : "critical path without server think times (a server that is not netbench serve answers at once)"
+    }
+
+    /// The model a run of `scenario` follows: a bulk download says whether the sender's slow start
+    /// counts.
+    public func modelDescription(for scenario: Scenario) -> String {
+        guard let bulk = scenario.bulk, bulk.direction == .download, downlinkBitsPerSecond != nil else {
+            return modelDescription
+        }
+        guard let s = slowStart else {
+            return "handshake and the body's serialization (the sender's slow start not counted: its "
+                + "initial window is not known)"
+        }
+        return "handshake, the sender's slow start (from \(Int(s.initialWindowBytes / 1000)) KB in flight, at "
+            + "most ×\(Int(s.growthPerRound)) per round trip) and the rest of the body's serialization"
     }
 
     private func depth(of r: Scenario.Resource, _ byID: [String: Scenario.Resource]) -> Int {

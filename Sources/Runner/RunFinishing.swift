@@ -19,6 +19,9 @@ public struct RunFinishing: Sendable {
     public var configuredTLS12: Bool
     /// Whether the server waits the scenario's think times (netbench serve) or answers at once.
     public var serverThinks: Bool
+    /// The congestion controls of netbench's own server (TCP's, nil for the system's; QUIC's): a
+    /// bulk download's bound then counts the server's slow start. nil: another server.
+    public var ownServerCongestionControl: (tcp: String?, quic: String)?
 
     public init(
         rttMs: Double?, rttProblem: String? = nil, downlinkBitsPerSecond: Double? = nil,
@@ -38,8 +41,14 @@ public struct RunFinishing: Sendable {
                 rttMs: $0, downlinkBitsPerSecond: downlinkBitsPerSecond, transport: transport,
                 tls12: configuredTLS12)
             ideal.thinkTimes = serverThinks
+            ideal.slowStart = senderSlowStart(transport)
             return ideal
         }
+    }
+
+    /// The slow start of netbench's own server sending over `transport`; nil for another server.
+    func senderSlowStart(_ transport: TransportKind) -> IdealPageLoad.SlowStart? {
+        ownServerCongestionControl.map { .sender(congestionControl: transport == .h3 ? $0.quic : $0.tcp) }
     }
 
     /// Finishes `record` (a run of `scenario`): lateness bound, ideal, cross-traffic note, goodput.
@@ -70,7 +79,8 @@ public struct RunFinishing: Sendable {
             transport: record.transport, zeroRTT: doc?.earlyDataAccepted == true,
             tls12: tls12, resumed: doc?.resumed == true)
         ideal.thinkTimes = serverThinks
-        record.metrics.idealModel = ideal.modelDescription
+        ideal.slowStart = senderSlowStart(record.transport)
+        record.metrics.idealModel = ideal.modelDescription(for: scenario)
         record.metrics.idealTtfbMs = ideal.ttfbMs(scenario)
         if let missing = ideal.missingBound(scenario) {
             record.metrics.idealNote = missing

@@ -104,9 +104,11 @@ final class ProfileTestbed {
         network = net
         clientAddress = net.paths[0].address
         rttSource = nil
-        finishing = RunFinishing(
+        var emulated = RunFinishing(
             rttMs: (profile.rtt?.nanoseconds ?? 0).inMilliseconds,
             downlinkBitsPerSecond: ProfileLink.downlinkBitsPerSecond(path), configuredTLS12: tls12)
+        emulated.ownServerCongestionControl = (server.tcpCongestionControl, server.quicCongestionControl.rawValue)
+        finishing = emulated
         try startBackgroundTraffic(net, parts.background)
     }
 

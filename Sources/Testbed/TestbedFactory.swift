@@ -49,10 +49,12 @@ public final class TestbedFactory: PageExecutorFactory {
     public func idealPltMs(profile: Profile, scenarioIndex: Int, transport: TransportKind) -> Double? {
         guard profile.isEmulated, let rtt = profile.rtt else { return nil }
         let path = try? ProfileLink.paths(of: profile, library: request.library).first
-        let finishing = RunFinishing(
+        var finishing = RunFinishing(
             rttMs: rtt.nanoseconds.inMilliseconds,
             downlinkBitsPerSecond: path.flatMap { ProfileLink.downlinkBitsPerSecond($0) },
             configuredTLS12: request.server.tlsVersion == .tls12)
+        finishing.ownServerCongestionControl =
+            (request.server.tcpCongestionControl, request.server.quicCongestionControl.rawValue)
         return finishing.plannedIdeal(transport)?.pltMs(request.scenarios[scenarioIndex].scenario)
     }
 }

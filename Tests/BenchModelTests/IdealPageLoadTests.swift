@@ -66,4 +66,37 @@ final class IdealPageLoadTests: XCTestCase {
         XCTAssertEqual(ideal(.h1).pltMs(bulk), 300 + 1_000, accuracy: 1e-9)
         XCTAssertEqual(ideal(.h3).pltMs(bulk), 200 + 1_000, accuracy: 1e-9)
     }
+
+    /// 100 MB over 1 Gbit/s (125,000 bytes per ms) and 10 ms from a sender whose window starts at
+    /// 24,000 bytes: a window fills the link from 1.25 MB, so cubic (×2) sends 24,000 × (1 + 2 + … +
+    /// 32) = 1,512,000 bytes in 6 round trips and BBR (×3) 24,000 × (1 + 3 + 9 + 27) = 960,000 in 4;
+    /// the rest goes at the rate.
+    func testABulkDownloadFromAKnownSenderCountsItsSlowStart() {
+        let scenario = { (direction: Scenario.Bulk.Direction, bytes: Int64) in
+            Scenario(
+                name: "bulk", origins: [.init(id: "o", host: "o.test")], resources: [],
+                bulk: .init(direction: direction, bytes: bytes))
+        }
+        let big = scenario(.download, 100_000_000)
+        var h1 = IdealPageLoad(rttMs: 10, downlinkBitsPerSecond: 1e9, transport: .h1)
+        XCTAssertEqual(h1.pltMs(big), 30 + 800, accuracy: 1e-9, "no sender known: serialization alone")
+        XCTAssertEqual(h1.modelDescription(for: big).contains("not counted"), true)
+        h1.slowStart = .sender(congestionControl: "cubic")
+        XCTAssertEqual(h1.slowStart?.initialWindowBytes, 24_000)
+        XCTAssertEqual(h1.pltMs(big), 30 + 6 * 10 + 98_488_000 / 125_000, accuracy: 1e-9)
+        XCTAssertEqual(
+            h1.modelDescription(for: big),
+            "handshake, the sender's slow start (from 24 KB in flight, at most ×2 per round trip) and the rest "
+                + "of the body's serialization")
+        var h3 = IdealPageLoad(rttMs: 10, downlinkBitsPerSecond: 1e9, transport: .h3)
+        h3.slowStart = .sender(congestionControl: "bbr")
+        XCTAssertEqual(h3.pltMs(big), 20 + 4 * 10 + 99_040_000 / 125_000, accuracy: 1e-9)
+        XCTAssertEqual(IdealPageLoad.SlowStart.sender(congestionControl: nil).growthPerRound, 3, "unknown: BBR's")
+        XCTAssertEqual(IdealPageLoad.SlowStart.sender(congestionControl: "reno").growthPerRound, 2)
+        // A body the ramp carries whole: 24,000 bytes, then the last 26,000 one round trip later.
+        XCTAssertEqual(h1.pltMs(scenario(.download, 50_000)), 30 + 10 + 26_000.0 / 125_000, accuracy: 1e-9)
+        // An upload's sender is the client: its serialization alone; a page keeps its model.
+        XCTAssertEqual(h1.pltMs(scenario(.upload, 100_000_000)), 30 + 800, accuracy: 1e-9)
+        XCTAssertEqual(h1.modelDescription(for: page), h1.modelDescription)
+    }
 }

@@ -100,6 +100,27 @@ final class RunFinishingTests: XCTestCase {
         XCTAssertNil(r.metrics.goodputMbps, "a failed run has no goodput")
     }
 
+    /// With netbench's own server sending, a bulk download's bound counts that server's slow start,
+    /// under the congestion control of the run's transport (TCP's for h1/h2, QUIC's for h3); from
+    /// another server (`run --server`) it cannot.
+    func testABulkBoundCountsTheOwnServersSlowStart() {
+        let bulk = Scenario(
+            name: "bulk", origins: [.init(id: "a", host: "a.example")], resources: [],
+            bulk: .init(direction: .download, bytes: 100_000_000))
+        var own = RunFinishing(rttMs: 10, downlinkBitsPerSecond: 1e9)
+        own.ownServerCongestionControl = ("cubic", "bbr")
+        var h1 = run(.h1), h3 = run(.h3), other = run(.h1)
+        own.finish(&h1, scenario: bulk)
+        own.finish(&h3, scenario: bulk)
+        RunFinishing(rttMs: 10, downlinkBitsPerSecond: 1e9).finish(&other, scenario: bulk)
+        XCTAssertEqual(h1.metrics.idealPltMs ?? 0, 30 + 60 + 787.904, accuracy: 1e-6, "cubic: ×2 per round trip")
+        XCTAssertEqual(h3.metrics.idealPltMs ?? 0, 20 + 40 + 792.32, accuracy: 1e-6, "bbr: ×3")
+        XCTAssertEqual(other.metrics.idealPltMs ?? 0, 30 + 800, accuracy: 1e-6)
+        XCTAssertEqual(h1.metrics.idealModel?.contains("slow start (from 24 KB"), true)
+        XCTAssertEqual(other.metrics.idealModel?.contains("not counted"), true)
+        XCTAssertEqual(own.plannedIdeal(.h1)?.pltMs(bulk) ?? 0, 30 + 60 + 787.904, accuracy: 1e-6, "the ETA's too")
+    }
+
     /// A run through the emulator with these figures and this release lateness (and, with a release
     /// window, this lateness of the packets it did not hold and of those released while none
     /// streamed), finished.

@@ -25,6 +25,40 @@ final class EmulatedBulkTests: XCTestCase {
         XCTAssertEqual(run.requests.first?.bytes, 3_000_000, "the client received exactly every byte")
     }
 
+    /// A bulk download's bound counts the slow start of netbench's own server, and real downloads
+    /// (TCP and QUIC, no loss) stay above it: 5 MB over 100 Mbit/s and 20 ms, where a window that
+    /// starts at 24 KB and doubles takes 4 round trips to fill the link (51 ms over the body's 400 ms
+    /// of serialization).
+    func testRealDownloadsStayAboveTheirSlowStartBound() throws {
+        try requireRoot("emulated runs need root (network namespaces and TUN devices)")
+        let json = #"{"schemaVersion": 1, "name": "ramp", "down": "100Mbit", "up": "100Mbit", "rtt": "20ms", "#
+            + #""queue": "bdp"}"#
+        let profile = try JSONDecoder().decode(Profile.self, from: Data(json.utf8))
+        try profile.validate(file: "test")
+        let scenario = Scenario(
+            name: "bulk-ramp", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
+            bulk: .init(direction: .download, bytes: 5_000_000)
+        ).withBulkResource()
+        let out = NSTemporaryDirectory() + "netbench-bulk-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var request = RunRequest(
+            suiteName: "bulk-test", scenarios: [("inline", scenario)], profiles: [profile],
+            transports: [.h1, .h3], runs: 1, outputDirectory: out)
+        request.library = library
+        request.pageLoads.timeout = .seconds(60)
+        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
+        XCTAssertEqual(results.runs.map(\.transport), [.h1, .h3])
+        for run in results.runs {
+            let who = run.transport.rawValue
+            XCTAssertEqual(run.status, .ok, "\(who): \(run.error ?? "")")
+            XCTAssertEqual(run.metrics.idealModel?.contains("slow start (from 24 KB"), true, who)
+            let ideal = try XCTUnwrap(run.metrics.idealPltMs, who), plt = try XCTUnwrap(run.metrics.pltMs, who)
+            let flat = Double(run.transport.handshakeRoundTrips()) * 20 + 400
+            XCTAssertEqual(ideal, flat + 80 + 4_640_000 / 12_500 - 400, accuracy: 1e-6, "\(who): the ramp counts")
+            XCTAssertLessThanOrEqual(ideal, plt, "\(who): a bound never exceeds the measurement")
+        }
+    }
+
     private func bulkRun(_ direction: Scenario.Bulk.Direction) throws -> RunRecord {
         try requireRoot("emulated runs need root (network namespaces and TUN devices)")
         var profile = try library.profile("interop")  // 10 Mbit/s, 30 ms, 25-packet queue
