@@ -30,6 +30,8 @@ set -euo pipefail
 # shellcheck source=lib/notebook.sh
 . "$(dirname "$0")/lib/notebook.sh"
 notebook_wrap "$0" "$@"  # --notebook FILE: run again, keep the output, append a dated entry to FILE
+# shellcheck source=lib/peers.sh
+. "$(dirname "$0")/lib/peers.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 runs=3
 sizes=100000000,1000000000
@@ -60,31 +62,10 @@ cat > "$work/gig10.json" <<JSON
 { "schemaVersion": 1, "name": "gig10", "down": "1Gbit", "up": "1Gbit", "rtt": "10ms", "queue": "bdp",
   "description": "bench-bulk-gig: 1 Gbit/s each way, 10 ms round trip, one-BDP drop-tail queue" }
 JSON
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=bench.test -keyout "$work/key.pem" \
-  -out "$work/cert.pem" >/dev/null 2>&1
-mkdir -p "$work/www" "$work/nginx/logs"
+peers_certificate
+mkdir -p "$work/www"
 printf x > "$work/www/one"
-cat > "$work/nginx/nginx.conf" <<EOF
-daemon off;
-worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/body;
-  proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi;
-  scgi_temp_path $work/nginx/scgi;
-  server {
-    listen $port ssl http2;
-    ssl_certificate $work/cert.pem;
-    ssl_certificate_key $work/key.pem;
-    root $work/www;
-  }
-}
-EOF
+peers_nginx_conf "$port ssl http2" "$work/www"
 
 echo "netbench $("$netbench" --version 2>/dev/null | head -1), nginx $(nginx -v 2>&1 | sed 's/.*\///'), $(curl --version | head -1 | cut -d' ' -f1-2), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "profile gig10: 1 Gbit/s each way, RTT 10 ms, one-BDP queue; $runs round(s) per size"
@@ -102,7 +83,7 @@ PY
       -o "$out" --quiet > "$work/netbench.log" 2>&1 || {
       echo "bench-bulk-gig.sh: netbench run failed:" >&2; tail -5 "$work/netbench.log" >&2; exit 2; }
     # The peer: wait until nginx answers (untimed 1-byte fetch), then one timed fetch per HTTP version.
-    "$netbench" shell "$work/gig10.json" --server-shell "exec nginx -p $work/nginx -c $work/nginx/nginx.conf" -- \
+    "$netbench" shell "$work/gig10.json" --server-shell "exec nginx -p $work/nginx -c $work/nginx/nginx.conf -e $work/nginx/error.log" -- \
       sh -c 'u=https://$NETBENCH_SERVER:'"$port"'
         for i in $(seq 100); do curl -sk -o /dev/null "$u/one" && break; sleep 0.1; done
         for v in --http1.1 --http2; do

@@ -28,9 +28,9 @@ start_nghttpd() {
   wait_listening "$port" nghttpd
 }
 
-# start_nginx: nginx over HTTPS/1.1, one worker, serving $work/htdocs.
-start_nginx() {
-  port=$(free_port)
+# peers_nginx_conf LISTEN ROOT: $work/nginx/nginx.conf for one nginx worker in the foreground, serving
+# ROOT over TLS with $work/cert.pem on LISTEN (nginx's listen parameters, e.g. "127.0.0.1:8443 ssl http2").
+peers_nginx_conf() {
   mkdir -p "$work/nginx"
   cat > "$work/nginx/nginx.conf" <<CONF
 daemon off;
@@ -44,12 +44,18 @@ http {
   uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
   keepalive_requests 1000000;
   server {
-    listen 127.0.0.1:$port ssl;
+    listen $1;
     ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
-    root $work/htdocs;
+    root $2;
   }
 }
 CONF
+}
+
+# start_nginx: nginx over HTTPS/1.1, one worker, serving $work/htdocs.
+start_nginx() {
+  port=$(free_port)
+  peers_nginx_conf "127.0.0.1:$port ssl" "$work/htdocs"
   nginx -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" > "$work/nginx.out" 2>&1 &
   server_pid=$!; pids+=("$server_pid")
   wait_listening "$port" nginx
