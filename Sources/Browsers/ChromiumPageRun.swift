@@ -510,11 +510,8 @@ final class ScreencastFrames {
     /// The frames for visual metrics (the screencast sent PNG).
     func painted() -> PaintedFrames {
         let out = PaintedFrames()
-        for (i, c) in captured.enumerated() {
-            if i == arrivedBeforeNavigation { out.navigationAsked() }
-            out.add(epochMs: c.epochSeconds * 1000, base64PNG: c.image)
-        }
-        if captured.count == arrivedBeforeNavigation { out.navigationAsked() }
+        for c in captured { out.add(epochMs: c.epochSeconds * 1000, base64PNG: c.image) }
+        out.navigationAsked(afterFrames: arrivedBeforeNavigation)
         return out
     }
 

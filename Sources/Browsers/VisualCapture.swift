@@ -69,8 +69,11 @@ final class PaintedFrames {
 
     func add(epochMs: Double, base64PNG: String) { captured.append((epochMs, base64PNG)) }
 
-    /// Call just before asking the browser to navigate: the frames so far showed before it.
-    func navigationAsked() { arrivedBeforeNavigation = captured.count }
+    /// Call just before asking the browser to navigate: the frames so far (or the first `frames` of
+    /// them, for frames added afterwards) showed before it.
+    func navigationAsked(afterFrames frames: Int? = nil) {
+        arrivedBeforeNavigation = min(frames ?? captured.count, captured.count)
+    }
 
     /// The longest time between two consecutive frames, ms.
     var longestGapMs: Double? {

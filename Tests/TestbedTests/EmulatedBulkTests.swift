@@ -35,20 +35,9 @@ final class EmulatedBulkTests: XCTestCase {
             + #""queue": "bdp"}"#
         let profile = try JSONDecoder().decode(Profile.self, from: Data(json.utf8))
         try profile.validate(file: "test")
-        let scenario = Scenario(
-            name: "bulk-ramp", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
-            bulk: .init(direction: .download, bytes: 5_000_000)
-        ).withBulkResource()
-        let out = NSTemporaryDirectory() + "netbench-bulk-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(
-            suiteName: "bulk-test", scenarios: [("inline", scenario)], profiles: [profile],
-            transports: [.h1, .h3], runs: 1, outputDirectory: out)
-        request.library = library
-        request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
-        XCTAssertEqual(results.runs.map(\.transport), [.h1, .h3])
-        for run in results.runs {
+        let runs = try bulkRuns(.download, bytes: 5_000_000, profile: profile, transports: [.h1, .h3])
+        XCTAssertEqual(runs.map(\.transport), [.h1, .h3])
+        for run in runs {
             let who = run.transport.rawValue
             XCTAssertEqual(run.status, .ok, "\(who): \(run.error ?? "")")
             XCTAssertEqual(run.metrics.idealModel?.contains("slow start (from 24 KB"), true, who)
@@ -65,25 +54,30 @@ final class EmulatedBulkTests: XCTestCase {
         profile.name = "interop-loss2"
         profile.loss = Fraction(0.02)
         try profile.validate(file: "test")
-        let size: Int64 = 3_000_000
-        let scenario = Scenario(
-            name: "bulk-\(direction.rawValue)", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
-            bulk: .init(direction: direction, bytes: size)
-        ).withBulkResource()
-        let out = NSTemporaryDirectory() + "netbench-bulk-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        var request = RunRequest(
-            suiteName: "bulk-test", scenarios: [("inline", scenario)], profiles: [profile],
-            transports: [.h3], runs: 1, outputDirectory: out)
-        request.library = library
-        request.pageLoads.timeout = .seconds(60)
-        let results = try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly()
-        let run = try XCTUnwrap(results.runs.first)
+        let run = try XCTUnwrap(bulkRuns(direction, bytes: 3_000_000, profile: profile, transports: [.h3]).first)
         XCTAssertEqual(run.status, .ok, run.error ?? "")
         XCTAssertEqual(run.connections.count, 1)
         let emulator = try XCTUnwrap(run.emulator)
         XCTAssertGreaterThan(emulator.packetsDroppedLoss ?? 0, 0, "the loss process dropped packets")
         XCTAssertGreaterThan(run.metrics.goodputMbps ?? 0, 0)
         return run
+    }
+
+    /// One run per transport of a `bytes` bulk transfer in `direction` through `profile`.
+    private func bulkRuns(
+        _ direction: Scenario.Bulk.Direction, bytes: Int64, profile: Profile, transports: [TransportKind]
+    ) throws -> [RunRecord] {
+        let scenario = Scenario(
+            name: "bulk-\(direction.rawValue)", origins: [.init(id: "bulk", host: "bulk.netbench.test")], resources: [],
+            bulk: .init(direction: direction, bytes: bytes)
+        ).withBulkResource()
+        let out = NSTemporaryDirectory() + "netbench-bulk-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        var request = RunRequest(
+            suiteName: "bulk-test", scenarios: [("inline", scenario)], profiles: [profile],
+            transports: transports, runs: 1, outputDirectory: out)
+        request.library = library
+        request.pageLoads.timeout = .seconds(60)
+        return try BenchmarkRunner(request: request, netbenchVersion: "test").executeQuietly().runs
     }
 }
