@@ -152,6 +152,8 @@ extension EmulatedNetwork {
             report.promptLatenessP99 = f.promptHistogram.percentile(0.99)
         }
         report.releasePasses = f.counters.releasePasses
+        report.heldPackets = f.counters.heldPackets
+        report.heldWait = f.counters.heldWait
         report.releaseSpinTime = f.spinBudget.total
         report.ownLatenessP99 = f.ownHistogram.percentile(0.99)
         report.tunOffload = f.offloadIO != nil

@@ -119,6 +119,11 @@ public struct EmulatorReport: Sendable {
     public var promptLatenessP50: Nanoseconds?
     public var promptLatenessP99: Nanoseconds?
     public var releasePasses: Int64 = 0
+    /// Packets a release window held past their release (not among the unheld above), and their
+    /// hold in all, each from its release to the window's end that released it: the part of their
+    /// lateness the window chose, apart from the loop's wake-ups (at most `releaseWindow` each).
+    public var heldPackets: Int64 = 0
+    public var heldWait: Nanoseconds = 0
     /// The loop's fatal error, if it ended early.
     public var loopFailure: String?
     /// Whether the links drained before the stop (`stop(drain:)`); nil when not asked to.

@@ -29,6 +29,10 @@ final class PacketForwarder: @unchecked Sendable {
         var unsegmentable: Int64 = 0
         /// Passes of the loop that released packets (packets / passes: the batching of `ReleaseWindow`).
         var releasePasses: Int64 = 0
+        /// Packets a release window held past their release (`LinkReleaseGate.unheld` false), and
+        /// their hold in all: from each one's release to the window's end that released it.
+        var heldPackets: Int64 = 0
+        var heldWait: Nanoseconds = 0
     }
 
     enum Command {
@@ -450,12 +454,15 @@ final class PacketForwarder: @unchecked Sendable {
         }
         for i in 0..<uplinks.count {
             if let plan = gates[2 * i].plan(uplinks[i], now: now), plan.at <= now {
-                release(uplinks[i], to: serverFD, now: now, path: i, up: true, heldPass: plan.held, prompt: prompt)
+                release(
+                    uplinks[i], to: serverFD, now: now, path: i, up: true, held: plan.held ? plan.at : nil,
+                    prompt: prompt)
                 released = true
             }
             if let plan = gates[2 * i + 1].plan(downlinks[i], now: now), plan.at <= now {
                 release(
-                    downlinks[i], to: clientFDs[i], now: now, path: i, up: false, heldPass: plan.held, prompt: prompt)
+                    downlinks[i], to: clientFDs[i], now: now, path: i, up: false, held: plan.held ? plan.at : nil,
+                    prompt: prompt)
                 released = true
             }
             recycleDiscarded(uplinks[i])
@@ -472,7 +479,8 @@ final class PacketForwarder: @unchecked Sendable {
 
     @inline(__always)
     private func release(
-        _ link: Link, to fd: FileDescriptor, now: Instant, path: Int, up: Bool, heldPass: Bool, prompt: Bool
+        _ link: Link, to fd: FileDescriptor, now: Instant, path: Int, up: Bool, held windowEnd: Instant?,
+        prompt: Bool
     ) {
         // Packets that fall due while earlier ones are written go out in the same pass. The link is
         // advanced past the pass's start only for them: a reply the host sent while this pass wrote
@@ -484,7 +492,10 @@ final class PacketForwarder: @unchecked Sendable {
             histogram.record(lateness)
             ownHistogram.record(lateness - passWakeLateness)
             let g = 2 * path + (up ? 0 : 1)
-            if !heldPass || gates[g].unheld(p, next: link.nextWakeup(now: now), heldPass: true) {
+            if let windowEnd, !gates[g].unheld(p, next: link.nextWakeup(now: now), heldPass: true) {
+                counters.heldPackets += 1
+                counters.heldWait += max(0, windowEnd.since(p.release))
+            } else {
                 unheldHistogram.record(lateness)
             }
             if prompt { promptHistogram.record(lateness) }
@@ -563,7 +574,7 @@ final class PacketForwarder: @unchecked Sendable {
     private func setDown(path i: Int, down: Bool, at t: Instant) {
         uplinks[i].setDown(down, now: t)
         downlinks[i].setDown(down, now: t)
-        release(uplinks[i], to: serverFD, now: t, path: i, up: true, heldPass: false, prompt: false)
-        release(downlinks[i], to: clientFDs[i], now: t, path: i, up: false, heldPass: false, prompt: false)
+        release(uplinks[i], to: serverFD, now: t, path: i, up: true, held: nil, prompt: false)
+        release(downlinks[i], to: clientFDs[i], now: t, path: i, up: false, held: nil, prompt: false)
     }
 }
