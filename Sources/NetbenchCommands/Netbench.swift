@@ -1,6 +1,7 @@
 import Foundation
 import BenchCore
 import CommandLineKit
+import TLS
 
 public let netbenchVersion = "0.1.0"
 
@@ -26,7 +27,8 @@ public struct Netbench: ParsableCommand {
 
     /// Runs a command line (without the program name); returns the exit status.
     public static func main(_ arguments: [String], output: CommandOutput = .standard) -> Int32 {
-        CommandLineTool.main(Netbench.self, arguments, output: output)
+        OpenSSLLibrary.keepUntilExit()
+        return CommandLineTool.main(Netbench.self, arguments, output: output)
     }
 
     /// The exit codes every command shares (DESIGN.md's contract); commands list the ones they use.
