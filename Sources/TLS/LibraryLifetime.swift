@@ -7,9 +7,8 @@ public enum OpenSSLLibrary {
     /// connection closing) would otherwise take a lock that clean-up has just freed and crash the
     /// exit (signal 11 after the work was written, seen once in a CI run of `load -t h3,quic-perf`).
     /// The operating system reclaims the memory. Takes effect only as the process's first OpenSSL
-    /// call; later calls change nothing. Returns whether OpenSSL initialized.
-    @discardableResult
-    public static func keepUntilExit() -> Bool {
-        OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
+    /// call; later calls change nothing.
+    public static func keepUntilExit() {
+        _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil)
     }
 }
