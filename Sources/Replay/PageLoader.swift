@@ -189,8 +189,8 @@ public final class PageLoader {
         guard let p = log[id] else { return }
         if let e = p.error { abort("\(p.resource.path): \(e)"); return }
         reveal(childrenOf: id, at: t, final: true, now: now)
-        if let document = policy.parserResumes(after: id) {
-            reveal(childrenOf: document, at: t, final: policy.hasEnded(document), now: now)
+        for parent in policy.resumes(after: id) {
+            reveal(childrenOf: parent, at: t, final: policy.hasEnded(parent), now: now)
         }
         dispatch(now: now)
     }

@@ -83,9 +83,9 @@ struct PolicyDriver {
         policy.ended(id)
         if let c = connection(of: id) { connections[c].busy -= 1 }
         _ = policy.reveal(childrenOf: id, bodyBytes: bodyBytes[id]!, final: true)
-        if let document = policy.parserResumes(after: id) {
-            let bytes = bodyBytes[document] ?? 0
-            _ = policy.reveal(childrenOf: document, bodyBytes: bytes, final: policy.hasEnded(document))
+        for parent in policy.resumes(after: id) {
+            let bytes = bodyBytes[parent] ?? 0
+            _ = policy.reveal(childrenOf: parent, bodyBytes: bytes, final: policy.hasEnded(parent))
         }
         dispatch()
     }
@@ -208,6 +208,21 @@ final class DispatchPolicyTests: XCTestCase {
         d.receive("html", bytes: 10_000)
         XCTAssertEqual(d.sent, ["html", "font", "api", "sync", "imgA", "async", "imgB", "print"])
         XCTAssertEqual(Set(d.sends.map(\.connection)), [0], "HTTP/2: one connection per origin")
+    }
+
+    /// Origins take their turn in the order their first waiting request was found, not by name:
+    /// the HTML names `zz`'s stylesheet before `aa`'s script, so `zz`'s connection opens first.
+    func testOriginsOpenInTheOrderTheirFirstRequestWasFound() {
+        let s = page(
+            [
+                resource("css", .stylesheet, at: 100, blocking: true, origin: "zz"),
+                resource("js", .script, at: 200, blocking: true, origin: "aa"),
+                resource("img", .image, at: 300, origin: "mm"),
+            ], origins: ["o", "aa", "mm", "zz"])
+        var d = PolicyDriver(s, kind: .h2)
+        d.receive("html", bytes: 10_000)
+        XCTAssertEqual(d.policy.connections.map(\.origin), ["o", "zz", "aa", "mm"])
+        XCTAssertEqual(d.sent, ["html", "css", "js", "img"])
     }
 
     func testHTTP1UsesAtMostSixConnectionsPerOriginEachOneRequestAtATime() throws {

@@ -81,8 +81,8 @@ final class TightModeTests: XCTestCase {
 
     /// Blink's first-images boost: the first five images a document's HTML names that are not small
     /// (over 10,000 px² at `PageImage`'s size) are Medium (`net::LOW`); small ones neither get it nor
-    /// count, a stylesheet's image never does, an iframe's document has five of its own, and a recorded
-    /// page's images (size unknown) are not small.
+    /// count, a stylesheet's image never does (it is raised to High instead, being in view), an iframe's
+    /// document has five of its own, and a recorded page's images (size unknown) are not small.
     func testTheFirstFiveImagesThatAreNotSmallAreBoosted() {
         var r: [Scenario.Resource] = [
             .init(id: "html", origin: "o", path: "/", bytes: 10_000, type: .document),
@@ -111,13 +111,17 @@ final class TightModeTests: XCTestCase {
         XCTAssertEqual(policy.priority(of: "img1"), .low)
         XCTAssertEqual(policy.priority(of: "img6"), .lowest)
         XCTAssertEqual(policy.priority(of: "tiny"), .lowest)
-        XCTAssertEqual(policy.priority(of: "bg"), .lowest)
+        XCTAssertEqual(policy.priority(of: "bg"), .medium, "a stylesheet's image is in view: High")
+        XCTAssertEqual(policy.priority(of: "in-frame"), .low, "a frame's images are not raised to High")
 
         var recorded = s
         recorded.resources[0].body = .init(sha256: "00")
         XCTAssertEqual(
             DispatchPolicy.boostedImages(recorded), ["img1", "img2", "img3", "img4", "tiny", "in-frame"],
             "a recorded page's image sizes are unknown: none is small")
+        XCTAssertEqual(
+            DispatchPolicy(scenario: recorded, maxConnectionsPerOrigin: 6).priority(of: "bg"), .lowest,
+            "a recorded page's elements are not the renderer's: its stylesheet images stay Low")
     }
 
     /// In the tight mode a boosted (Medium) image starts while fewer than two Medium requests are in
@@ -158,5 +162,45 @@ final class TightModeTests: XCTestCase {
         for p in ["/i2.gif", "/i3.gif"] { conn.finish(p, bytes: 50_000) }
         XCTAssertNil(loader.failure)
         XCTAssertTrue(loader.isFinished)
+    }
+
+    /// A stylesheet's font and image load only for the elements its rules style, which come after
+    /// the head: they wait until the parser is past the head's script, however early the stylesheet
+    /// ended; an `@import` does not wait, and a stylesheet that ends after that is not held.
+    func testAStylesheetsFontsAndImagesWaitForTheBody() {
+        var s = page()
+        s.resources += [
+            .init(id: "font", origin: "o", path: "/f.woff2", bytes: 100, type: .font, parent: "css"),
+            .init(id: "bg", origin: "o", path: "/bg.gif", bytes: 100, type: .image, parent: "css"),
+            .init(id: "import", origin: "o", path: "/i.css", bytes: 100, type: .stylesheet, parent: "css"),
+            .init(
+                id: "late", origin: "o", path: "/late.css", bytes: 100, type: .stylesheet, parent: "html",
+                revealAfterBytes: 300, renderBlocking: false),
+            .init(id: "late-font", origin: "o", path: "/lf.woff2", bytes: 100, type: .font, parent: "late"),
+        ]
+        let conn = FakeConnection()
+        let loader = PageLoader(scenario: s, kind: .h2) { _, _ in conn }
+        loader.start()
+        conn.finish("/", bytes: 10_000)
+        conn.finish("/a.css", bytes: 100)
+        XCTAssertTrue(conn.paths.contains("/i.css"), "an @import goes at once: \(conn.paths)")
+        XCTAssertFalse(conn.paths.contains("/f.woff2"), "the parser is still in the head: \(conn.paths)")
+        conn.finish("/i1.gif", bytes: 100)
+        XCTAssertFalse(conn.paths.contains("/bg.gif"), "the stylesheet's image is not known yet: \(conn.paths)")
+        let before = conn.paths.count
+        conn.finish("/a.js", bytes: 100)
+        let sent = Array(conn.paths.dropFirst(before))
+        XCTAssertEqual(
+            sent.first, "/f.woff2", "the head is through: the font first (highest), then the rest: \(sent)")
+        XCTAssertTrue(
+            sent.contains("/late.css") && sent.contains("/bg.gif"),
+            "the stylesheet after the script, the image: \(sent)")
+        conn.finish("/late.css", bytes: 100)
+        XCTAssertEqual(conn.paths.last, "/lf.woff2", "a stylesheet that ends after the head: its font goes at once")
+        for p in conn.paths where !["/", "/a.css", "/i1.gif", "/a.js", "/late.css"].contains(p) {
+            conn.finish(p, bytes: 100)
+        }
+        XCTAssertNil(loader.failure)
+        XCTAssertTrue(loader.isFinished, "\(conn.paths)")
     }
 }
