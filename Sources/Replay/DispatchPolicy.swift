@@ -139,7 +139,7 @@ struct DispatchPolicy {
         origins = Set(scenario.origins.map(\.id))
         let byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.byID = byID
-        frameOf = byID.mapValues { r in
+        let frames = byID.mapValues { r in
             var frame = r
             var hops = 0
             while frame.type != .document, let up = frame.parent.flatMap({ byID[$0] }), hops < byID.count {
@@ -148,9 +148,10 @@ struct DispatchPolicy {
             }
             return frame.id
         }
+        frameOf = frames
         childrenOf = Dictionary(grouping: scenario.resources.filter { $0.parent != nil }, by: { $0.parent! })
         let boosted = DispatchPolicy.boostedImages(scenario)
-        let inView = DispatchPolicy.stylesheetImagesInView(scenario)
+        let inView = DispatchPolicy.stylesheetImagesInView(scenario, frameOf: frames)
         priorities = byID.mapValues { r in
             let p = DispatchPolicy.priority(r, parent: r.parent.flatMap { byID[$0] })
             if inView.contains(r.id) { return max(p, .medium) }
@@ -206,20 +207,15 @@ struct DispatchPolicy {
     /// and raises them after the same layout, so they are asked for at High here. Only the root
     /// document's stylesheets' images of a synthetic page: a recorded page's elements are not the
     /// renderer's, and a frame's viewport is not modelled.
-    static func stylesheetImagesInView(_ scenario: Scenario) -> Set<String> {
+    /// `frameOf`: each resource's frame (the policy's property of that name).
+    static func stylesheetImagesInView(_ scenario: Scenario, frameOf: [String: String]) -> Set<String> {
         guard let root = scenario.root, root.body == nil else { return [] }
-        let byID = Dictionary(scenario.resources.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        var inView = Set<String>()
-        for r in scenario.resources where r.type == .image {
-            guard var up = r.parent.flatMap({ byID[$0] }), up.type == .stylesheet else { continue }
-            var hops = 0
-            while up.type != .document, let next = up.parent.flatMap({ byID[$0] }), hops < byID.count {
-                up = next
-                hops += 1
-            }
-            if up.id == root.id { inView.insert(r.id) }
-        }
-        return inView
+        let stylesheets = Set(scenario.resources.filter { $0.type == .stylesheet }.map(\.id))
+        return Set(
+            scenario.resources.filter { r in
+                guard r.type == .image, let parent = r.parent, stylesheets.contains(parent) else { return false }
+                return frameOf[parent] == root.id
+            }.map(\.id))
     }
 
     func isInFlight(_ id: String) -> Bool { requests[id]?.inFlight == true }

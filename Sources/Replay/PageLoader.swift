@@ -189,7 +189,13 @@ public final class PageLoader {
         guard let p = log[id] else { return }
         if let e = p.error { abort("\(p.resource.path): \(e)"); return }
         reveal(childrenOf: id, at: t, final: true, now: now)
-        for parent in policy.resumes(after: id) {
+        let resumed = policy.resumes(after: id)
+        if !resumed.isEmpty {
+            // Blink runs a script before its parser goes on and lays the page out: the script's own
+            // requests take the free connections before what the parser and layout then find.
+            dispatch(now: now)
+        }
+        for parent in resumed {
             reveal(childrenOf: parent, at: t, final: policy.hasEnded(parent), now: now)
         }
         dispatch(now: now)
