@@ -397,7 +397,7 @@ struct DispatchPolicy {
     /// those elements come after the `<head>` — `PageRenderer` writes them right after `<body>`. So
     /// until the parser is past the head's render-blocking stylesheets and scripts they are not
     /// asked for, however early the stylesheet arrived (Chromium 156 on the mobile median page asks
-    /// for `css-8`'s font 18 ms after the head's last script, not when `css-8` ends 335 ms before).
+    /// for `css-8`'s font 15–18 ms after the head's last script ends, 350–440 ms after `css-8` ends).
     /// An `@import`ed stylesheet is not held; nor are the stylesheets of frames, whose heads are not
     /// modelled.
     private func waitsForBody(_ k: Scenario.Resource, in parent: String) -> Bool {
