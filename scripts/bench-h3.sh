@@ -10,6 +10,10 @@
 #   --cpu LIST       run every server and client, netbench included, under `taskset -c LIST` (e.g. 0:
 #                    each side's client and server share one CPU, as netbench's two threads then do);
 #                    default: wherever the scheduler puts them
+#   --halt-poll-ns NS  on a KVM guest with the haltpoll cpuidle driver, set how long an idle vCPU polls
+#                    before it halts (/sys/module/haltpoll/parameters/guest_halt_poll_ns) for this run,
+#                    restored at its end: where idle vCPUs halt at once, each wake-up of a thread on the
+#                    other vCPU costs tens of µs (results/notebook/gigabit.md); the value in force is printed
 #   --notebook FILE  after a successful run, append an entry to FILE (here: results/notebook/http3-bulk.md):
 #                    UTC date, git describe, machine, this command line and the printed output
 #
@@ -32,17 +36,19 @@ size=100000000
 runs=5
 netbench=""
 pin=()
+haltpoll="" haltpoll_file=/sys/module/haltpoll/parameters/guest_halt_poll_ns haltpoll_saved=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --netbench) netbench="$2"; shift 2 ;;
     --cpu) pin=(taskset -c "$2"); shift 2 ;;
+    --halt-poll-ns) haltpoll="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-h3.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
   esac
 done
-case "$size$runs" in *[!0-9]*|"") echo "bench-h3.sh: --size and --runs take whole numbers" >&2; exit 64 ;; esac
+case "$size$runs$haltpoll" in *[!0-9]*|"") echo "bench-h3.sh: --size, --runs and --halt-poll-ns take whole numbers" >&2; exit 64 ;; esac
 [ "$runs" -ge 1 ] || { echo "bench-h3.sh: --runs must be at least 1" >&2; exit 64; }
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -64,8 +70,14 @@ cleanup() {
   local pid
   for pid in "${server_pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
+  [ -z "$haltpoll_saved" ] || echo "$haltpoll_saved" > "$haltpoll_file"
 }
 trap cleanup EXIT
+if [ -n "$haltpoll" ]; then
+  [ -w "$haltpoll_file" ] || { echo "bench-h3.sh: --halt-poll-ns needs a writable $haltpoll_file" >&2; exit 2; }
+  haltpoll_saved=$(cat "$haltpoll_file")
+  echo "$haltpoll" > "$haltpoll_file"
+fi
 
 # Files for the peer servers, scenarios for netbench, a throw-away certificate.
 mkdir -p "$work/www" "$work/dl" "$work/nginx"
@@ -190,6 +202,7 @@ mbps() { echo "$size / $1 / 1000000" | bc -l | xargs printf '%.0f'; }
 ratio() { echo "$2 / $1" | bc -l | xargs printf '%.2fx'; }
 
 verify_peers
+echo "idle CPUs: $(notebook_idle)"
 sides=(nb3 gtls nb2 curl)
 declare -A got=()
 echo "run  netbench_h3_s  gtls_h3_s  netbench_h2_s  curl_h2_nginx_s   (SIZE fetch minus 1-byte fetch; size $size bytes)"

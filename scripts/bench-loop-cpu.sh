@@ -7,13 +7,17 @@
 # write and per release pass (the batching of --release-window). With --perf, each run's loop thread is
 # sampled by `perf record` for 4 s of the loaded phase and the share of its samples spent in the
 # kernel's receive path inside its writes (netif_receive_skb: the endpoints' IP and TCP input), in its
-# epoll waits and in the kernel at all (the rest is the loop's own code) is printed.
+# epoll waits and in the kernel at all (the rest is the loop's own code) is printed. Each line also
+# gives the loop's sleeps a second and what they cost at the timer floor's CPU per wake-up.
 #
-#   scripts/bench-loop-cpu.sh [--rate 1000Mbit] [--rtt 10ms] [--rounds 2] [--perf]
+#   scripts/bench-loop-cpu.sh [--rate 1000Mbit] [--rtt 10ms] [--rounds 2] [--perf] [--halt-poll-ns LIST]
 #                             [--config "LABEL=BINARY [calibrate flags]"]... [--notebook FILE]
 #   --config  a binary and its calibrate flags under a label, e.g. "before=/tmp/nb-old" or
 #             "napi=.build/release/netbench --tun-napi"; default: this tree's release build as it is
 #             (no release window), with --release-window 100us and with --no-tun-offload
+#   --halt-poll-ns LIST  on a KVM guest with the haltpoll cpuidle driver, run every config once per
+#             value of /sys/module/haltpoll/parameters/guest_halt_poll_ns in LIST (e.g. 0,200000: how
+#             long an idle vCPU polls before it halts), restoring the machine's value at the end
 #   --notebook FILE  append a dated entry (here: results/notebook/gigabit.md), see scripts/lib/notebook.sh
 #
 # Needs root; build first (swift build -c release). Measurements share the machine with whatever runs:
@@ -23,7 +27,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/notebook.sh"
 notebook_wrap "$0" "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
-rate=1000Mbit rtt=10ms rounds=2 perf=0 configs=()
+rate=1000Mbit rtt=10ms rounds=2 perf=0 configs=() haltpolls=("")
 while [ $# -gt 0 ]; do
   case "$1" in
     --rate) rate=$2; shift 2 ;;
@@ -31,6 +35,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --perf) perf=1; shift ;;
     --config) configs+=("$2"); shift 2 ;;
+    --halt-poll-ns) IFS=, read -r -a haltpolls <<<"$2"; shift 2 ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "bench-loop-cpu: unknown option '$1' (try --help)" >&2; exit 64 ;;
   esac
@@ -42,12 +47,19 @@ fi
 if [ "$perf" = 1 ] && ! command -v perf >/dev/null; then
   echo "bench-loop-cpu: --perf needs perf (apt-get install linux-perf)" >&2; exit 2
 fi
+haltpoll_file=/sys/module/haltpoll/parameters/guest_halt_poll_ns haltpoll_saved=""
+if [ -n "${haltpolls[0]}" ]; then
+  [ -w "$haltpoll_file" ] || { echo "bench-loop-cpu: --halt-poll-ns needs a writable $haltpoll_file" >&2; exit 2; }
+  haltpoll_saved=$(cat "$haltpoll_file")
+fi
 work=$(mktemp -d /tmp/netbench-bench-loop-cpu.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; [ -z "$haltpoll_saved" ] || echo "$haltpoll_saved" >"$haltpoll_file"' EXIT
 echo "calibrate --rtt $rtt --rate $rate --page-loads 0 --samples 50, $rounds round(s), $(nproc) CPUs"
 for ((round = 1; round <= rounds; round++)); do
+  for haltpoll in "${haltpolls[@]}"; do
   for config in "${configs[@]}"; do
     label=${config%%=*}; cmd=${config#*=}
+    if [ -n "$haltpoll" ]; then echo "$haltpoll" >"$haltpoll_file"; label="$label hp=$haltpoll"; fi
     bin=${cmd%% *}; flags=""; [ "$bin" != "$cmd" ] && flags=${cmd#* }
     [ -x "$bin" ] || { echo "bench-loop-cpu: $bin is not executable" >&2; exit 2; }
     steal0=$(notebook_cpu_jiffies); load=$(cut -d' ' -f1 /proc/loadavg)
@@ -99,7 +111,11 @@ if m and int(m.group(2)) > 0:
         batching += f", {packets / int(m.group(4)):.2f} per pass (window {m.group(5)} µs)"
 print(f"round {rnd} {label:<14} goodput {goodput:<24} loop CPU {cpu} ({split}), {per}/packet, "
       f"NAPI threads {napi}, lateness p99 {late}, RTT error {rtt}; {batching}; load {load}, steal {steal}")
+sleeps = field(r"; ([0-9.]+ sleeps a second(?:, ≈ [0-9.]+% of a core)?)")
+wake = grab(r"a sleep of [0-9.]+ µs cost ([0-9.]+ µs)")
 if profile: print(f"               {profile}")
+print(f"               {sleeps} (timer floor: {wake} of CPU per 100 µs sleep)")
 PY
+  done
   done
 done

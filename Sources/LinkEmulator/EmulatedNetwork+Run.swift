@@ -173,6 +173,7 @@ extension EmulatedNetwork {
         report.readLatencyMax = f.readLatency.maximum
         report.loopUserTime = f.threadTimes?.user
         report.loopSystemTime = f.threadTimes?.system
+        report.loopSleeps = f.threadSleeps
         report.drained = drained
         report.pcapFiles = f.capture?.files ?? []
         report.captureFailure = f.capture?.failure ?? lock.withLock { captureFailureAtStart }

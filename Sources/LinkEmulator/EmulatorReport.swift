@@ -90,6 +90,9 @@ public struct EmulatorReport: Sendable {
     public var readLatencyMax: Nanoseconds = 0
     public var loopUserTime: Nanoseconds?
     public var loopSystemTime: Nanoseconds?
+    /// How often the loop's thread slept and was woken (its voluntary context switches); nil when
+    /// unknown. Each sleep costs about the timer floor's `cpuPerWakeUp` of the loop's CPU.
+    public var loopSleeps: Int64?
     public var pathEvents: [AppliedPathEvent]
     /// CPU time the packet loop's thread used, and how long it waited runnable for a CPU
     /// (a large wait means the machine is too busy for faithful timing); nil when unknown.

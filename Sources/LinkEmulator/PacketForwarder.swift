@@ -87,6 +87,8 @@ final class PacketForwarder: @unchecked Sendable {
     private(set) var schedulerTimes: (cpu: Int64, runQueueWait: Int64)?
     /// The loop thread's user and system time (ns) at its end, `getrusage(RUSAGE_THREAD)`.
     private(set) var threadTimes: (user: Int64, system: Int64)?
+    /// The loop thread's sleeps that blocked (voluntary context switches) at its end.
+    private(set) var threadSleeps: Int64?
     /// The run's pcap files (`--pcap`); set before `startThread`.
     var capture: PacketCapture?
     /// The TUNs' offload I/O (`TUNDevice.openWithOffload`); nil for plain TUNs. Set before `startThread`.
@@ -208,6 +210,7 @@ final class PacketForwarder: @unchecked Sendable {
         let thread = Thread { [self] in
             run()
             threadTimes = CPUTime.currentThreadUserSystemNs()
+            threadSleeps = CPUTime.currentThreadVoluntarySwitches()
             finished.signal()
         }
         thread.name = "netbench-emulator"

@@ -25,6 +25,16 @@ public struct TimerFloor: Sendable, Equatable {
     /// The wake-ups themselves (nil when built from percentiles): what a measured delay is
     /// convolved with before it is compared with the link model's (calibrate's delay check).
     public var histogram: LatenessHistogram?
+    /// The median CPU time the measuring thread used per sleep of `shortSleep` and its wake-up
+    /// (thread CPU clock read around each sleep), measured after the floor in `shortSleepPhase` of
+    /// such sleeps back to back, as the packet loop sleeps between its release passes while traffic
+    /// streams: what each of those sleeps costs this machine (see `IdlePolicy`); nil when not measured.
+    public var cpuPerWakeUp: Nanoseconds?
+    /// The sleeps `cpuPerWakeUp` is taken from: as long as the default release window.
+    public static let shortSleep: Nanoseconds = 100_000
+    public static let shortSleepPhase: Nanoseconds = 250_000_000
+    /// The machine's idle policy when measured (nil when not read).
+    public var idle: IdlePolicy?
 
     public init(
         samples: Int, duration: Nanoseconds, p50: Nanoseconds, p99: Nanoseconds, p999: Nanoseconds?,
@@ -44,7 +54,8 @@ public struct TimerFloor: Sendable, Equatable {
 
     /// Sleeps until absolute deadlines for `duration`, on a new thread with timer slack 1 ns and
     /// `nice`, under SCHED_FIFO at `realtimePriority` when allowed (the packet loop's defaults:
-    /// the floor is measured as the loop is scheduled). Blocks the caller for about `duration`.
+    /// the floor is measured as the loop is scheduled). Blocks the caller for about `duration`
+    /// and `shortSleepPhase` (`cpuPerWakeUp`).
     ///
     /// The sleeps are as long as the packet loop's: log-uniform from `shortest` to `longest`
     /// (a fixed seed, so every measurement draws the same lengths). The length matters: measured
@@ -79,6 +90,15 @@ public struct TimerFloor: Sendable, Equatable {
             }
             var floor = TimerFloor(histogram: h, duration: now.since(start))
             floor.policy = policy
+            var costs: [Nanoseconds] = []
+            let phaseEnd = Instant.now() + shortSleepPhase
+            while let cpu0 = CPUTime.currentThreadNs(), Instant.now() < phaseEnd {
+                ProcessControl.sleep(until: Instant.now() + shortSleep)
+                guard let cpu1 = CPUTime.currentThreadNs() else { break }
+                costs.append(cpu1 - cpu0)
+            }
+            if !costs.isEmpty { floor.cpuPerWakeUp = costs.sorted()[costs.count / 2] }
+            floor.idle = IdlePolicy.current()
             box.value = floor
             done.signal()
         }
@@ -96,7 +116,15 @@ public struct TimerFloor: Sendable, Equatable {
                 + "ms, "
             + "max \(ms(maximum)) ms (\(samples) wake-ups in \(Units.format(Double(duration) / 1e9, 2)) s, "
             + "\(policy.isEmpty ? "policy unknown" : policy))"
+            + (cpuPerWakeUp.map {
+                ", a sleep of \(Units.format(Double(Self.shortSleep) / 1e3, 0)) µs cost "
+                    + "\(Units.format(Double($0) / 1e3, 1)) µs of CPU (median)"
+            } ?? "")
+            + (idle.map { "; \($0.summary)" } ?? "")
     }
+
+    /// `IdlePolicy.advice` for this measurement, or nil.
+    public var advice: String? { idle?.advice(cpuPerWakeUp: cpuPerWakeUp) }
 
     private final class ResultBox: @unchecked Sendable { var value: TimerFloor? }
 }

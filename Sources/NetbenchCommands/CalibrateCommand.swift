@@ -17,33 +17,35 @@ struct CalibrateCommand: ParsableCommand {
             abstract: "measure the link emulator against the profile it claims",
             discussion: """
                 Measures the timer floor first (how late a thread sleeping until absolute deadlines wakes: no \
-                sleeping emulator can be more punctual), then builds each profile's emulated network (--profile, or \
-                ad-hoc symmetric links from every --rtt × --rate pair) and measures: the round trip of lone UDP echoes \
-                (kernel timestamps) against the RTT the link model predicts for them (configured RTT plus the probe's \
-                serialization each way, so a slow link's serialization is not counted as error); the emulator's \
-                release lateness while only the probes pass (idle) and while --flows TCP connections (one by default) \
-                saturate the link downstream (loaded; cubic, after a warm-up), split into late wake-ups and the \
-                emulator's own part; their goodput together, and for profiles of 1 Gbit/s and more (any rate with \
-                --veth-goodput) the same goodput over a bare veth pair between the namespaces without the emulator, \
-                the machine's own limit (over several rates, the highest one whose goodput held 90% is printed last); \
-                the loop's CPU share (user and system) and CPU time per packet, with TUN offload the CPU of the TUNs' \
-                NAPI threads (profiles with a link of 500 Mbit/s or more), where the endpoints' kernel receive work \
-                runs instead of inside the loop's writes (--tun-napi), its wait for a CPU and the machine's steal \
-                time (--queue droptail,fq_codel \
-                puts the same link behind each queue discipline, so an AQM's cost per packet is measured beside \
-                drop-tail's); \
-                then the release lateness while a page loads through the same profile's emulator, built as a benchmark \
-                run builds it (--page, default the mobile median page, --page-loads times over h2 and h3 with the \
-                built-in client and the replay server, whose CPU competes with the emulator as in a benchmark). \
-                For a profile with jitter, a delay trace or reordering, a delay check follows: timestamped one-way UDP \
-                probes each way (--delay-probes, every --delay-interval) against the link model run on a virtual \
-                clock with the same send times, side by side: the configured delays, the same convolved with the \
-                timer floor (two wake-ups per packet), and the measured ones, which must pass a two-sample \
-                Kolmogorov-Smirnov test at alpha 0.001; and the measured reordering rate (RFC 4737) against the \
-                model's, within a two-proportion bound at alpha 0.001. \
-                Targets, default mode: probe RTT error p99 ≤ floor p99 + 0.5 ms and lateness p99 ≤ floor p99 + 0.3 ms; \
-                --precise: ≤ 0.5 ms and ≤ 0.3 ms. The loop and the floor's thread run under SCHED_FIFO 10 unless \
-                --normal-scheduler; goodput ≥ 94% of the rate (96.5% is the header limit at MTU 1500). \
+                sleeping emulator can be more punctual; and the CPU one 100 µs sleep and its wake-up cost, which on \
+                a KVM guest whose idle vCPUs halt at once is tens of µs: the cpuidle policy is printed beside it, \
+                with how to let idle vCPUs poll first where that applies), then builds each profile's emulated \
+                network (--profile, or ad-hoc symmetric links from every --rtt × --rate pair) and measures: the \
+                round trip of lone UDP echoes (kernel timestamps) against the RTT the link model predicts for them \
+                (configured RTT plus the probe's serialization each way, so a slow link's serialization is not \
+                counted as error); the emulator's release lateness while only the probes pass (idle) and while \
+                --flows TCP connections (one by default) saturate the link downstream (loaded; cubic, after a \
+                warm-up), split into late wake-ups and the emulator's own part; their goodput together, and for \
+                profiles of 1 Gbit/s and more (any rate with --veth-goodput) the same goodput over a bare veth pair \
+                between the namespaces without the emulator, the machine's own limit (over several rates, the \
+                highest one whose goodput held 90% is printed last); the loop's CPU share (user and system), CPU \
+                time per packet and sleeps a second (with their cost at the floor's price per sleep), with TUN \
+                offload the CPU of the TUNs' NAPI threads (profiles with a link of 500 Mbit/s or more), where the \
+                endpoints' kernel receive work runs instead of inside the loop's writes (--tun-napi), its wait for a \
+                CPU and the machine's steal time (--queue droptail,fq_codel puts the same link behind each queue \
+                discipline, so an AQM's cost per packet is measured beside drop-tail's); then the release lateness \
+                while a page loads through the same profile's emulator, built as a benchmark run builds it (--page, \
+                default the mobile median page, --page-loads times over h2 and h3 with the built-in client and the \
+                replay server, whose CPU competes with the emulator as in a benchmark). For a profile with jitter, a \
+                delay trace or reordering, a delay check follows: timestamped one-way UDP probes each way \
+                (--delay-probes, every --delay-interval) against the link model run on a virtual clock with the same \
+                send times, side by side: the configured delays, the same convolved with the timer floor (two \
+                wake-ups per packet), and the measured ones, which must pass a two-sample Kolmogorov-Smirnov test at \
+                alpha 0.001; and the measured reordering rate (RFC 4737) against the model's, within a \
+                two-proportion bound at alpha 0.001. Targets, default mode: probe RTT error p99 ≤ floor p99 + 0.5 ms \
+                and lateness p99 ≤ floor p99 + 0.3 ms; --precise: ≤ 0.5 ms and ≤ 0.3 ms. The loop and the floor's \
+                thread run under SCHED_FIFO 10 unless --normal-scheduler; goodput ≥ 94% of the rate (96.5% is the \
+                header limit at MTU 1500). \
                 Needs root (network namespaces and TUN devices).
                 """,
             examples: [
@@ -200,6 +202,7 @@ struct CalibrateCommand: ParsableCommand {
             duration: .seconds(2),
             realtimePriority: emulator.scheduling == .realtime ? 10 : nil)
         print(floor.summary)
+        if let advice = floor.advice { print("  note: " + advice) }
         var worst: ExitCode = .success
         var ladder: [(rate: Double, share: Double)] = []
         for p in profiles where p.isEmulated {
@@ -345,7 +348,9 @@ struct CalibrateCommand: ParsableCommand {
                     + "\(ok ? "✓" : "✗") "
                     + "(late wake-ups p99 \(ms(report.wakeLatenessP99)), own p99 \(ms(report.ownLatenessP99)); "
                     + "\(report.releasedPackets) packets)   "
-                    + "loop CPU \(cpu) of a core (\(loopSplit(report))\(perPacket) per packet), waited for a CPU "
+                    + "loop CPU \(cpu) of a core (\(loopSplit(report))\(perPacket) per packet"
+                    + "\(sleepShare(sleeps: report.loopSleeps, in: report.duration, cost: floor.cpuPerWakeUp))), "
+                    + "waited for a CPU "
                     + "\(report.loopRunQueueWait.map(ms) ?? "unknown") ms, "
                     + "machine steal \(report.stealTime.map(ms) ?? "unknown") ms in "
                     + "\(Units.format(Double(report.duration) / 1e9, 1)) s"
@@ -388,6 +393,19 @@ extension CalibrateCommand {
         }
         let pct = { (t: Nanoseconds) in Units.format(Double(t) / Double(report.duration) * 100, 1) + "%" }
         return "user \(pct(user)), system \(pct(system)); "
+    }
+
+    /// "; 9,100 sleeps a second, ≈ 30% of a core at the timer floor's 33 µs per short sleep" (the sleeps
+    /// alone, at what one cost the floor's thread), or nothing when the sleeps are unknown.
+    static func sleepShare(sleeps: Int64?, in duration: Nanoseconds, cost: Nanoseconds?) -> String {
+        guard let sleeps, duration > 0 else { return "" }
+        var text = "; \(Units.format(Double(sleeps) / (Double(duration) / 1e9), 0)) sleeps a second"
+        if let cost {
+            text +=
+                ", ≈ \(Units.format(Double(sleeps) * Double(cost) / Double(duration) * 100, 1))% of a core "
+                + "at the timer floor's \(Units.format(Double(cost) / 1e3, 1)) µs per short sleep"
+        }
+        return text
     }
 
     /// The page-load phase: per transport, the release lateness p99 of each load (median and

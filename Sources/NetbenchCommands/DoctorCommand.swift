@@ -67,7 +67,8 @@ struct DoctorCommand: ParsableCommand {
             ?? "?"
         add("kernel", nil, "Linux \(kernel) (epoll_pwait2 needs ≥ 5.11; netem is not used)")
         // The bound on any sleeping emulator's punctuality here (see `netbench calibrate`).
-        add("timer floor", nil, TimerFloor.measure(duration: .seconds(2)).summary)
+        let floor = TimerFloor.measure(duration: .seconds(2))
+        add("timer floor", nil, floor.summary + (floor.advice.map { "; " + $0 } ?? ""))
         // The same lookup runs use ($NETBENCH_CHROMIUM, then Debian's and the usual places).
         if let chromium = RunClient.chromiumPath {
             add("chromium", true, (Self.shell(chromium, ["--version"]) ?? "") + " (\(chromium))")

@@ -27,6 +27,21 @@ public enum CPUTime {
         return (ns(usage.ru_utime), ns(usage.ru_stime))
     }
 
+    /// CPU time of the calling thread in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`); nil when unreadable.
+    public static func currentThreadNs() -> Int64? {
+        var ts = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 else { return nil }
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    /// The calling thread's voluntary context switches so far (`getrusage(RUSAGE_THREAD)`'s
+    /// `ru_nvcsw`): each one a sleep that blocked (a wait that found nothing ready); nil when unreadable.
+    public static func currentThreadVoluntarySwitches() -> Int64? {
+        var usage = rusage()
+        guard getrusage(__rusage_who_t(1), &usage) == 0 else { return nil }  // RUSAGE_THREAD
+        return Int64(usage.ru_nvcsw)
+    }
+
     /// A thread's CPU time on a CPU so far (ns), from `/proc/<pid>/schedstat` (any thread of any
     /// process, kernel threads included); nil once it has gone.
     public static func threadOnCPUNs(pid: Int32) -> Int64? {

@@ -17,6 +17,16 @@ final class CalibrateLadderTests: XCTestCase {
         XCTAssertNil(CalibrateCommand.ladderSummary([]))
     }
 
+    /// The loop's sleeps a second, and the share of a core they cost at the floor's price per wake-up.
+    func testTheLoopsSleepsAndWhatTheyCost() {
+        XCTAssertEqual(
+            CalibrateCommand.sleepShare(sleeps: 91_000, in: 10_000_000_000, cost: 33_000),
+            "; 9100 sleeps a second, ≈ 30% of a core at the timer floor's 33 µs per short sleep")
+        XCTAssertEqual(
+            CalibrateCommand.sleepShare(sleeps: 500, in: 500_000_000, cost: nil), "; 1000 sleeps a second")
+        XCTAssertEqual(CalibrateCommand.sleepShare(sleeps: nil, in: 1_000_000_000, cost: 33_000), "")
+    }
+
     /// `--release-window` reaches the emulator's settings; 0 turns the window off, absent keeps the default.
     func testReleaseWindowOption() throws {
         XCTAssertNil(try ArgumentParser.parse(CalibrateCommand.self, ["-p", "4G"]).emulatorSettings.releaseWindow)

@@ -172,6 +172,10 @@ final class ReleaseWindowTests: XCTestCase {
         XCTAssertGreaterThan(meanHold, 0, "held packets waited")
         XCTAssertLessThanOrEqual(meanHold, ReleaseWindow.defaultWindow, "a hold ends with its window")
         XCTAssertNotNil(report.promptLatenessP50, "the connection's handshake went before the transfer streamed")
+        // The loop slept between its passes, fewer times than it released packets.
+        let sleeps = try XCTUnwrap(report.loopSleeps, "the loop's sleeps are counted")
+        XCTAssertGreaterThan(sleeps, 0)
+        XCTAssertLessThan(sleeps, report.releasedPackets, "\(sleeps) sleeps for \(report.releasedPackets) packets")
     }
 
     func testNoWindowBelowItsRate() throws {

@@ -24,6 +24,18 @@ notebook_steal_percent() {
     printf "%.1f%%\n", 100 * (y[1] - x[1]) / total }'
 }
 
+# What idle CPUs do: the cpuidle driver and, for a KVM guest's haltpoll driver, how long an idle vCPU
+# polls before it halts. On a guest that halts at once, every sleep and every wake-up of a thread on
+# the other vCPU costs tens of microseconds (results/notebook/gigabit.md, 2026-11-29 22:38).
+notebook_idle() {
+  local driver poll
+  driver=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null) || driver=""
+  poll=$(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns 2>/dev/null) || poll=""
+  if [ -z "$driver" ]; then echo "cpuidle unknown"
+  elif [ "$driver" = haltpoll ] && [ -n "$poll" ]; then echo "cpuidle haltpoll, guest_halt_poll_ns $poll"
+  else echo "cpuidle $driver"; fi
+}
+
 # One line describing the machine, from /proc, uname and lscpu (whatever of them is readable).
 notebook_machine() {
   local cpus kernel model hypervisor
@@ -34,8 +46,9 @@ notebook_machine() {
   if [ -z "$hypervisor" ]; then
     grep -qw hypervisor /proc/cpuinfo 2>/dev/null && hypervisor="yes (vendor unknown)" || hypervisor="none seen"
   fi
-  printf '%s CPUs (nproc), %s, %s, hypervisor: %s, load average %s' \
-    "$cpus" "$kernel" "${model:-CPU model unknown}" "$hypervisor" "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+  printf '%s CPUs (nproc), %s, %s, hypervisor: %s, %s, load average %s' \
+    "$cpus" "$kernel" "${model:-CPU model unknown}" "$hypervisor" "$(notebook_idle)" \
+    "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 }
 
 # The build the entry belongs to: `git describe --always --dirty` of the checkout.
