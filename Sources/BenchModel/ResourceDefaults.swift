@@ -21,6 +21,23 @@ extension Scenario.Resource {
     }
 }
 
+extension Scenario.Resource {
+    /// Whether Chromium asks for the resource as incremental (RFC 9218 `i`: a server may interleave
+    /// it with other responses of the same urgency instead of sending them one after another; sent
+    /// over HTTP/3 only). Blink's `ShouldLoadIncremental`: stylesheets, scripts and fonts are used
+    /// whole and are not; images and fetches are; the browser asks for documents as incremental
+    /// too. Read off Chromium 156's HTTP/3 requests to the replay server for the mobile median page
+    /// (2026-11-29): `u=0, i` for the document and the frame's, `u=2, i` or `i` for images, `u=1, i`
+    /// for fetches, the manifest, favicons and the service worker's script (all `other` or `xhr`
+    /// here), and no `i` on any stylesheet, script or font.
+    public var chromiumIncremental: Bool {
+        switch type {
+        case .stylesheet, .script, .font: return false
+        case .document, .image, .xhr, .other: return true
+        }
+    }
+}
+
 extension Scenario.ResourceType {
     /// The `content-type` the replay server sends with a generated body of this type.
     public var defaultContentType: String {

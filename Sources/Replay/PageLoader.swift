@@ -143,6 +143,7 @@ public final class PageLoader {
         let host = scenario.origin(id: r.origin)?.host ?? r.origin
         var request = ClientRequest(
             method: r.httpMethod, authority: host, path: r.path, priority: policy.priority(of: id))
+        request.incremental = r.chromiumIncremental
         if let b = r.requestBody {
             request.setBody(b.bytes)
             if let t = b.contentType { request.headers.append(("content-type", t)) }

@@ -14,8 +14,12 @@ public struct ClientRequest: Sendable {
     /// Bytes the body starts with (a recorded POST's body); `bodyLength` counts them.
     public var body: [UInt8] = []
     /// How urgent the request is, as a browser would say it (HTTP/2: Chromium's dependency chain
-    /// and weight; HTTP/3: a `priority: u=N` header); nil sends none.
+    /// and weight; HTTP/3: a `priority: u=N` header, see `H3ClientConnection.priorityField`); nil
+    /// sends none.
     public var priority: RequestPriority?
+    /// RFC 9218's incremental flag (HTTP/3 only: `priority: …, i`); Chromium's per resource type is
+    /// `Scenario.Resource.chromiumIncremental`.
+    public var incremental = false
     public init(
         method: String = "GET", authority: String, path: String, headers: [(String, String)] = [],
         bodyLength: Int64 = 0,

@@ -109,11 +109,25 @@ final class H3ClientConnection: ClientConnection {
     var isUsable: Bool { !closed }
     var freeSlots: Int { closed ? 0 : 1000 }
 
+    /// The `priority` header field as Chromium writes it (RFC 9218): `u=2, i`, `u=0`, `i` (urgency 3,
+    /// incremental); nil for the default, urgency 3 and not incremental, which goes unsaid.
+    static func priorityField(urgency: Int, incremental: Bool) -> String? {
+        switch (urgency == 3, incremental) {
+        case (true, false): return nil
+        case (true, true): return "i"
+        case (false, false): return "u=\(urgency)"
+        case (false, true): return "u=\(urgency), i"
+        }
+    }
+
     func send(_ request: ClientRequest, _ events: @escaping (ClientEvent) -> Void) {
         do {
-            // RFC 9218: the default (u=3, not incremental) goes unsaid.
             var headers = request.headers
-            if let p = request.priority, p.urgency != 3 { headers.append(("priority", "u=\(p.urgency)")) }
+            if let p = request.priority,
+                let field = Self.priorityField(urgency: p.urgency, incremental: request.incremental)
+            {
+                headers.append(("priority", field))
+            }
             let id = try client.submitRequest(
                 method: request.method, authority: request.authority, path: request.path,
                 headers: headers, bodyLength: request.bodyLength, prefix: request.body)

@@ -12,6 +12,8 @@ final class FakeConnection: ClientConnection {
     var requests: [(path: String, events: (ClientEvent) -> Void)] = []
     /// The priority each request was sent with, by path.
     var sentPriorities: [String: RequestPriority] = [:]
+    /// Whether each request was sent incremental (RFC 9218 `i`), by path.
+    var sentIncremental: [String: Bool] = [:]
 
     init(kind: TransportKind = .h2, slots: Int = 100) {
         info = ConnectionInfo(
@@ -23,6 +25,7 @@ final class FakeConnection: ClientConnection {
         freeSlots -= 1
         requests.append((request.path, events))
         sentPriorities[request.path] = request.priority
+        sentIncremental[request.path] = request.incremental
     }
     func networkChanged(_ change: NetworkChange) {}
     func close() {

@@ -22,4 +22,15 @@ final class RequestPriorityTests: XCTestCase {
         XCTAssertEqual(p("font-1"), .highest)
         XCTAssertEqual(p("img-3"), .lowest)
     }
+
+    /// Incremental (RFC 9218 `i`) as Chromium 156 asked for this page's resources over HTTP/3:
+    /// documents, images, fetches and the rest, but no stylesheet, script or font.
+    func testChromiumsIncrementalFlagPerResourceType() throws {
+        let s = try Scenario.load(from: packageRoot + "/Scenarios/pages/mobile-median.json")
+        for r in s.resources {
+            let expected = ![.stylesheet, .script, .font].contains(r.type)
+            XCTAssertEqual(r.chromiumIncremental, expected, "\(r.id) (\(r.type))")
+        }
+        XCTAssertEqual(Set(s.resources.map(\.type)), Set(Scenario.ResourceType.allCases), "every type checked")
+    }
 }

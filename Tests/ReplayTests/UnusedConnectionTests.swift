@@ -83,6 +83,8 @@ final class UnusedConnectionTests: XCTestCase {
         XCTAssertEqual(byID, ["html": "highest", "css": "highest", "js": "medium", "print": "idle", "img": "lowest"])
         for r in page.resources {
             XCTAssertEqual(byID[r.id], opened[0].sentPriorities[r.path]?.description, r.id)
+            // The document and the image incremental (RFC 9218 `i`), stylesheets and the script not.
+            XCTAssertEqual(opened[0].sentIncremental[r.path], r.type == .document || r.type == .image, r.id)
         }
     }
 }
