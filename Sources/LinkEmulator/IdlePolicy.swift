@@ -10,9 +10,9 @@ import SystemIO
 /// or another CPU wakes it, and on some hosts that is dear: on the 2-vCPU guests netbench is
 /// developed on (haltpoll with polling set to 0 by the provider), each sleep of 20–200 µs cost the
 /// sleeping thread 30–37 µs of CPU, and a wake-up across vCPUs 26–32 µs on each side, against
-/// 18 µs and 2.3–2.5 µs with `guest_halt_poll_ns` at 200000 (results/notebook/gigabit.md,
-/// 2026-11-29 22:30). The packet loop sleeps between its release passes, so at 1 Gbit/s that cost
-/// is a third of its CPU (`TimerFloor.cpuPerWakeUp` measures it on each machine).
+/// 18 µs and 2.3–2.5 µs with `guest_halt_poll_ns` at 200000 (results/notebook/http3-bulk.md and
+/// gigabit.md, 2026-11-29 22:38–22:45). The packet loop sleeps between its release passes, so at
+/// 1 Gbit/s that cost is about half of its CPU (`TimerFloor.cpuPerWakeUp` measures it on each machine).
 public struct IdlePolicy: Equatable, Sendable {
     /// `/sys/devices/system/cpu/cpuidle/current_driver` (`haltpoll`, `intel_idle`, `acpi_idle`…);
     /// nil when the kernel has no cpuidle or the file is unreadable.
