@@ -209,8 +209,10 @@ final class PacketForwarder: @unchecked Sendable {
     func startThread() {
         let thread = Thread { [self] in
             run()
-            threadTimes = CPUTime.currentThreadUserSystemNs()
-            threadSleeps = CPUTime.currentThreadVoluntarySwitches()
+            if let usage = CPUTime.currentThreadUsage() {
+                threadTimes = (usage.user, usage.system)
+                threadSleeps = usage.voluntarySwitches
+            }
             finished.signal()
         }
         thread.name = "netbench-emulator"

@@ -10,21 +10,18 @@ import BenchCore
 /// Chromium's and other helper processes not at all.
 public enum CPUTime {
     /// CPU time of the calling thread.
-    public static func currentThreadMs() -> Double {
-        var ts = timespec()
-        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 else { return .nan }
-        return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
-    }
+    public static func currentThreadMs() -> Double { currentThreadNs().map { Double($0) / 1e6 } ?? .nan }
 
-    /// The calling thread's user and system CPU time in nanoseconds (`getrusage(RUSAGE_THREAD)`,
-    /// microsecond resolution; tick-sampled on kernels without fine-grained accounting). System
-    /// time includes whatever the kernel does inside the thread's system calls: for a TUN write
-    /// without NAPI, the receiving stack's whole IP and TCP input.
-    public static func currentThreadUserSystemNs() -> (user: Int64, system: Int64)? {
+    /// The calling thread's user and system CPU time in nanoseconds and its voluntary context switches
+    /// (`getrusage(RUSAGE_THREAD)`: times of microsecond resolution, tick-sampled on kernels without
+    /// fine-grained accounting; each switch a sleep that blocked, a wait that found nothing ready).
+    /// System time includes whatever the kernel does inside the thread's system calls: for a TUN
+    /// write without NAPI, the receiving stack's whole IP and TCP input.
+    public static func currentThreadUsage() -> (user: Int64, system: Int64, voluntarySwitches: Int64)? {
         var usage = rusage()
         guard getrusage(__rusage_who_t(1), &usage) == 0 else { return nil }  // RUSAGE_THREAD (a GNU extension)
         func ns(_ t: timeval) -> Int64 { Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_usec) * 1_000 }
-        return (ns(usage.ru_utime), ns(usage.ru_stime))
+        return (ns(usage.ru_utime), ns(usage.ru_stime), Int64(usage.ru_nvcsw))
     }
 
     /// CPU time of the calling thread in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`); nil when unreadable.
@@ -32,14 +29,6 @@ public enum CPUTime {
         var ts = timespec()
         guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 else { return nil }
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
-
-    /// The calling thread's voluntary context switches so far (`getrusage(RUSAGE_THREAD)`'s
-    /// `ru_nvcsw`): each one a sleep that blocked (a wait that found nothing ready); nil when unreadable.
-    public static func currentThreadVoluntarySwitches() -> Int64? {
-        var usage = rusage()
-        guard getrusage(__rusage_who_t(1), &usage) == 0 else { return nil }  // RUSAGE_THREAD
-        return Int64(usage.ru_nvcsw)
     }
 
     /// A thread's CPU time on a CPU so far (ns), from `/proc/<pid>/schedstat` (any thread of any
