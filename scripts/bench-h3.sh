@@ -36,7 +36,7 @@ size=100000000
 runs=5
 netbench=""
 pin=()
-haltpoll="" haltpoll_file=/sys/module/haltpoll/parameters/guest_halt_poll_ns haltpoll_saved=""
+haltpoll=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size="$2"; shift 2 ;;
@@ -48,7 +48,9 @@ while [ $# -gt 0 ]; do
     *) echo "bench-h3.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
   esac
 done
-case "$size$runs$haltpoll" in *[!0-9]*|"") echo "bench-h3.sh: --size, --runs and --halt-poll-ns take whole numbers" >&2; exit 64 ;; esac
+case "$size$runs$haltpoll" in
+  *[!0-9]*|"") echo "bench-h3.sh: --size, --runs and --halt-poll-ns take whole numbers" >&2; exit 64 ;;
+esac
 [ "$runs" -ge 1 ] || { echo "bench-h3.sh: --runs must be at least 1" >&2; exit 64; }
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -70,14 +72,10 @@ cleanup() {
   local pid
   for pid in "${server_pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
-  [ -z "$haltpoll_saved" ] || echo "$haltpoll_saved" > "$haltpoll_file"
+  notebook_halt_poll_restore
 }
 trap cleanup EXIT
-if [ -n "$haltpoll" ]; then
-  [ -w "$haltpoll_file" ] || { echo "bench-h3.sh: --halt-poll-ns needs a writable $haltpoll_file" >&2; exit 2; }
-  haltpoll_saved=$(cat "$haltpoll_file")
-  echo "$haltpoll" > "$haltpoll_file"
-fi
+if [ -n "$haltpoll" ]; then notebook_halt_poll_set "$haltpoll" || exit 2; fi
 
 # Files for the peer servers, scenarios for netbench, a throw-away certificate.
 mkdir -p "$work/www" "$work/dl" "$work/nginx"

@@ -47,19 +47,14 @@ fi
 if [ "$perf" = 1 ] && ! command -v perf >/dev/null; then
   echo "bench-loop-cpu: --perf needs perf (apt-get install linux-perf)" >&2; exit 2
 fi
-haltpoll_file=/sys/module/haltpoll/parameters/guest_halt_poll_ns haltpoll_saved=""
-if [ -n "${haltpolls[0]}" ]; then
-  [ -w "$haltpoll_file" ] || { echo "bench-loop-cpu: --halt-poll-ns needs a writable $haltpoll_file" >&2; exit 2; }
-  haltpoll_saved=$(cat "$haltpoll_file")
-fi
 work=$(mktemp -d /tmp/netbench-bench-loop-cpu.XXXXXX)
-trap 'rm -rf "$work"; [ -z "$haltpoll_saved" ] || echo "$haltpoll_saved" >"$haltpoll_file"' EXIT
+trap 'rm -rf "$work"; notebook_halt_poll_restore' EXIT
 echo "calibrate --rtt $rtt --rate $rate --page-loads 0 --samples 50, $rounds round(s), $(nproc) CPUs"
 for ((round = 1; round <= rounds; round++)); do
   for haltpoll in "${haltpolls[@]}"; do
   for config in "${configs[@]}"; do
     label=${config%%=*}; cmd=${config#*=}
-    if [ -n "$haltpoll" ]; then echo "$haltpoll" >"$haltpoll_file"; label="$label hp=$haltpoll"; fi
+    if [ -n "$haltpoll" ]; then notebook_halt_poll_set "$haltpoll" || exit 2; label="$label hp=$haltpoll"; fi
     bin=${cmd%% *}; flags=""; [ "$bin" != "$cmd" ] && flags=${cmd#* }
     [ -x "$bin" ] || { echo "bench-loop-cpu: $bin is not executable" >&2; exit 2; }
     steal0=$(notebook_cpu_jiffies); load=$(cut -d' ' -f1 /proc/loadavg)

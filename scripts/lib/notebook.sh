@@ -27,13 +27,27 @@ notebook_steal_percent() {
 # What idle CPUs do: the cpuidle driver and, for a KVM guest's haltpoll driver, how long an idle vCPU
 # polls before it halts. On a guest that halts at once, every sleep and every wake-up of a thread on
 # the other vCPU costs tens of microseconds (results/notebook/gigabit.md, 2026-11-29 22:38).
+NOTEBOOK_HALT_POLL=/sys/module/haltpoll/parameters/guest_halt_poll_ns
 notebook_idle() {
   local driver poll
   driver=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null) || driver=""
-  poll=$(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns 2>/dev/null) || poll=""
+  poll=$(cat "$NOTEBOOK_HALT_POLL" 2>/dev/null) || poll=""
   if [ -z "$driver" ]; then echo "cpuidle unknown"
   elif [ "$driver" = haltpoll ] && [ -n "$poll" ]; then echo "cpuidle haltpoll, guest_halt_poll_ns $poll"
   else echo "cpuidle $driver"; fi
+}
+
+# For the benchmarks' --halt-poll-ns: `notebook_halt_poll_set NS` sets how long an idle vCPU polls before
+# it halts, keeping the machine's value the first time (fails with a message if the file is not
+# writable); `notebook_halt_poll_restore` puts that value back (call it from the script's EXIT trap).
+notebook_halt_poll_saved=""
+notebook_halt_poll_set() {
+  [ -w "$NOTEBOOK_HALT_POLL" ] || { echo "--halt-poll-ns needs a writable $NOTEBOOK_HALT_POLL" >&2; return 2; }
+  [ -n "$notebook_halt_poll_saved" ] || notebook_halt_poll_saved=$(cat "$NOTEBOOK_HALT_POLL")
+  echo "$1" > "$NOTEBOOK_HALT_POLL"
+}
+notebook_halt_poll_restore() {
+  [ -z "$notebook_halt_poll_saved" ] || echo "$notebook_halt_poll_saved" > "$NOTEBOOK_HALT_POLL"
 }
 
 # One line describing the machine, from /proc, uname and lscpu (whatever of them is readable).
